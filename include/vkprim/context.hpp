@@ -1,0 +1,121 @@
+// vkprim/context.hpp — borrow an engine's VkDevice: function tables, capabilities, pipeline/kernel cache.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vkprim/result.hpp"
+#include "vkprim/types.hpp"
+
+namespace vkprim {
+
+// Device features vkprim can use. ContextOptions::mask_features hides them as if absent (for tests).
+enum Feature : uint32_t {
+  feature_subgroup_arithmetic = 1u << 0,   // subgroupAdd/Min/... in compute (Vulkan 1.1 property)
+  feature_subgroup_size_control = 1u << 1, // requiredSubgroupSize + full subgroups
+  feature_int64 = 1u << 2,                 // shaderInt64
+  feature_float64 = 1u << 3,               // shaderFloat64
+  feature_subgroup_extended_types = 1u << 4,  // 64-bit integers in subgroup operations
+  feature_int64_atomics = 1u << 5,         // shaderBufferInt64Atomics
+  feature_memory_model = 1u << 6,          // vulkanMemoryModel + vulkanMemoryModelDeviceScope
+  feature_push_descriptors = 1u << 7,      // VK_KHR_push_descriptor
+  feature_synchronization2 = 1u << 8,      // vkCmdPipelineBarrier2
+  feature_debug_utils = 1u << 9,           // VK_EXT_debug_utils labels (instance extension)
+  feature_timestamps = 1u << 10,           // timestamp queries on the context's queue family
+};
+
+// What the context found on the device after applying what the caller enabled and the masks.
+struct Capabilities {
+  std::string device_name;
+  uint32_t vendor_id = 0, device_id = 0, api_version = 0, driver_version = 0;
+  VkPhysicalDeviceType device_type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  VkDriverId driver_id = static_cast<VkDriverId>(0);
+  std::string driver_name, driver_info;
+  uint32_t features = 0;                    // Feature bits
+  uint32_t subgroup_size = 1;               // the default size the driver reports
+  uint32_t min_subgroup_size = 1, max_subgroup_size = 1;
+  VkSubgroupFeatureFlags subgroup_operations = 0;
+  uint32_t max_shared_memory = 0;           // maxComputeSharedMemorySize
+  uint32_t max_workgroup_invocations = 0;
+  uint32_t max_workgroup_size[3] = {};
+  uint32_t max_workgroup_count[3] = {};     // after ContextOptions::max_workgroups_per_dimension
+  VkDeviceSize max_storage_buffer_range = 0;  // after ContextOptions::max_storage_buffer_range
+  VkDeviceSize min_storage_buffer_offset_alignment = 0;
+  uint32_t max_push_constants = 0;
+  float timestamp_period_ns = 0;            // 0 when timestamps are unsupported
+  uint32_t timestamp_valid_bits = 0;
+  bool has(uint32_t feature) const { return (features & feature) == feature; }
+};
+
+struct ContextOptions {
+  bool force_no_subgroups = false;       // use the shared-memory emulation of subgroup operations
+  bool disable_push_descriptors = false; // use the plan-owned descriptor-set cache instead
+  bool debug_labels = true;              // name each pass with VK_EXT_debug_utils where enabled
+  uint32_t fallback_spin_limit = 64;     // chained scans: not-ready polls before a tile falls back
+  uint32_t mask_features = 0;            // Feature bits to treat as absent
+  uint32_t max_workgroups_per_dimension = 0;  // 0 = device limit; lower it to test y/z spill
+  VkDeviceSize max_storage_buffer_range = 0;  // 0 = device limit; lower it to test windowing
+  uint32_t descriptor_cache_size = 256;  // descriptor sets per plan when push descriptors are off
+};
+
+// Borrow an engine's device. Every Vulkan call goes through function tables loaded from
+// get_instance_proc_addr, so vkprim links into engines that use volk or VK_NO_PROTOTYPES and never
+// touches their global function pointers. enabled_features is the pNext chain given to vkCreateDevice
+// (VkPhysicalDeviceFeatures2 and what it chains); without it only core Vulkan 1.0 features are assumed.
+struct ContextCreateInfo {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  uint32_t queue_family_index = 0;
+  PFN_vkGetInstanceProcAddr get_instance_proc_addr = nullptr;
+  VkPipelineCache pipeline_cache = VK_NULL_HANDLE;  // optional, caller-owned
+  uint32_t api_version = VK_API_VERSION_1_1;         // the instance's apiVersion (>= 1.1)
+  const VkPhysicalDeviceFeatures2* enabled_features = nullptr;
+  std::vector<const char*> enabled_device_extensions;
+  bool debug_utils_enabled = false;  // VK_EXT_debug_utils enabled on the instance
+  ContextOptions options{};
+};
+
+// What to enable at vkCreateDevice for vkprim's fastest paths on one physical device: the extensions
+// it supports among those vkprim uses, and the feature structs with the supported features set.
+// features() links the chain (Features2 -> 1.1 -> 1.2 -> 1.3 or the EXT structs) and returns its head;
+// the object must stay alive and unmoved while the chain is in use.
+struct DeviceRequirements {
+  uint32_t api_version = VK_API_VERSION_1_1;   // the device's, capped at 1.3
+  std::vector<const char*> extensions;
+  VkPhysicalDeviceFeatures2 features2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceVulkan11Features vulkan11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features vulkan12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan13Features vulkan13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceFeatures2* features();
+};
+Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
+                                               PFN_vkGetInstanceProcAddr get_instance_proc_addr,
+                                               VkInstance instance);
+
+namespace detail { struct ContextImpl; }
+
+// A Context must outlive every plan created from it. Thread-safe: plans may be created and recorded
+// from several threads at once.
+class Context {
+ public:
+  static Result<std::unique_ptr<Context>> create(const ContextCreateInfo& info);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const Capabilities& capabilities() const;
+  const ContextOptions& options() const;
+  VkDevice device() const;
+  detail::ContextImpl& impl() const { return *impl_; }
+
+ private:
+  explicit Context(std::unique_ptr<detail::ContextImpl> impl);
+  std::unique_ptr<detail::ContextImpl> impl_;
+};
+
+}  // namespace vkprim

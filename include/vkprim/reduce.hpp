@@ -1,0 +1,79 @@
+// vkprim/reduce.hpp — output[0] = op-reduction of input[0..count) as a multi-level reduction.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vkprim/context.hpp"
+#include "vkprim/result.hpp"
+#include "vkprim/types.hpp"
+
+namespace vkprim {
+
+// The classic progression (Harris, "Optimizing Parallel Reduction in CUDA", 2007), each a complete
+// multi-level reduction: a level writes one partial per workgroup, levels repeat until one remains.
+// automatic = the fastest measured for the device's class (grid_stride on every device measured).
+enum class ReduceAlgorithm {
+  automatic,
+  interleaved_divergent,   // stride doubles, tid % (2s) == 0 adds
+  interleaved_strided,     // stride doubles, index = 2*s*tid (bank conflicts)
+  sequential,              // stride halves, tid < s (conflict-free)
+  first_add_during_load,   // each thread adds two elements while loading
+  unrolled_subgroup,       // last steps as subgroup operations (no warp-synchronous tricks)
+  unrolled_complete,       // workgroup size a specialization constant: the whole tree unrolls
+  grid_stride,             // many 16-byte vector loads per thread, grid sized to the device
+};
+const char* to_string(ReduceAlgorithm algorithm);
+bool parse(const char* name, ReduceAlgorithm& out);
+
+struct ReduceDesc {
+  DataType type = DataType::u32;
+  Op op = Op::add;
+  uint64_t max_count = 0;
+  ReduceAlgorithm algorithm = ReduceAlgorithm::automatic;
+};
+
+namespace detail { struct ReducePlan; }
+
+// A plan: create once (builds every pipeline it needs), record many times, from several threads.
+// Integer add wraps modulo 2^bits. Float add differs from the exact sum by at most
+// (L + ceil(log2 count)) * eps * sum|x_i|, eps = 2^-24 (f32) or 2^-53 (f64), L = sequential_run(count)
+// (the longest run one thread sums sequentially). min/max of NaN are unspecified.
+class Reduce {
+ public:
+  // invalid_argument: bitwise op on a float type, max_count 0 or > 2^40.
+  // unsupported: 64-bit type without shaderInt64/shaderFloat64 (or subgroup int64 with no fallback).
+  static Result<Reduce> create(Context& context, const ReduceDesc& desc);
+  Reduce(Reduce&&) noexcept;
+  Reduce& operator=(Reduce&&) noexcept;
+  ~Reduce();
+
+  const ReduceDesc& desc() const;
+  ReduceAlgorithm algorithm() const;   // the resolved algorithm (never automatic)
+  // Scratch for any count <= max_count: usage STORAGE_BUFFER, alignment minStorageBufferOffsetAlignment.
+  ScratchRequirements scratch_requirements() const;
+  uint64_t sequential_run(uint64_t count) const;
+  // Number of dispatches record() issues for `count` (levels x windows).
+  uint32_t dispatch_count(uint64_t count) const;
+
+  // output[0] = reduction of input[0..count); count 0 writes the operator's identity.
+  // Before: the caller makes input writes visible to compute-shader reads (and scratch/output free of
+  // hazards). record places every barrier between its own passes, never submits or waits. After: output
+  // is written by compute shaders; the caller adds a barrier (src COMPUTE_SHADER / SHADER_WRITE) before
+  // consuming it. Clobbers the bound compute pipeline, descriptor set 0 and push constants. On error
+  // nothing is recorded. input/output/scratch must not overlap.
+  Result<void> record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output, uint64_t count,
+                      const BufferRange& scratch) const;
+
+  // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only
+  // when no pending command buffer uses sets recorded by this plan.
+  void release_descriptor_sets() const;
+
+ private:
+  explicit Reduce(std::unique_ptr<detail::ReducePlan> plan);
+  std::unique_ptr<detail::ReducePlan> plan_;
+};
+
+}  // namespace vkprim

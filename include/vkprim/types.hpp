@@ -1,0 +1,38 @@
+// vkprim/types.hpp — value types, operators, buffer ranges and scratch requirements shared by all plans.
+#pragma once
+
+#include <cstdint>
+
+#include <vulkan/vulkan_core.h>
+
+namespace vkprim {
+
+// 64-bit types need shaderInt64 / shaderFloat64 on the device (Capabilities says which).
+enum class DataType { u32, i32, f32, u64, i64, f64 };
+// Bitwise operators are defined for integer types only.
+enum class Op { add, min, max, bit_and, bit_or, bit_xor };
+
+const char* to_string(DataType type);
+const char* to_string(Op op);
+uint32_t size_of(DataType type);        // bytes per element: 4 or 8
+bool is_integer(DataType type);
+bool is_64bit(DataType type);
+
+// A byte range of a caller-owned buffer. size = VK_WHOLE_SIZE means "to the end of the buffer",
+// in which case the plan cannot check the buffer's size and the caller vouches for it.
+// offset must be a multiple of the element size of what the range holds.
+struct BufferRange {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0;
+  VkDeviceSize size = VK_WHOLE_SIZE;
+};
+
+// Scratch a plan needs for its max_count: a caller-owned buffer range of at least `size` bytes, offset
+// aligned to `alignment`, created with `usage`. size may be 0 (then any range, even a null one, works).
+struct ScratchRequirements {
+  VkDeviceSize size = 0;
+  VkDeviceSize alignment = 1;
+  VkBufferUsageFlags usage = 0;
+};
+
+}  // namespace vkprim

@@ -1,0 +1,8 @@
+// vkprim/vkprim.hpp — every public vkprim header.
+#pragma once
+
+#include "vkprim/context.hpp"
+#include "vkprim/device.hpp"
+#include "vkprim/reduce.hpp"
+#include "vkprim/result.hpp"
+#include "vkprim/types.hpp"

@@ -1,0 +1,19 @@
+// Specialization constants every kernel shares, and the linearized workgroup index.
+//   constant_id 0 = WG_SIZE (also local_size_x), a power of two
+//   constant_id 1 = ITEMS   (items, or 16-byte vectors, per thread; kernel-specific meaning)
+// Workgroup counts above maxComputeWorkGroupCount[0] are spilled into y and z by the runtime; the kernel
+// sees one linear index and skips groups past the push-constant group count.
+#ifndef VKPRIM_CONFIG_GLSL
+#define VKPRIM_CONFIG_GLSL
+
+#extension GL_EXT_control_flow_attributes : require
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint WG_SIZE = 256;
+layout(constant_id = 1) const uint ITEMS = 1;
+
+uint vk_workgroup_index() {
+  return gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+}
+
+#endif  // VKPRIM_CONFIG_GLSL

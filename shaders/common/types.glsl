@@ -1,0 +1,99 @@
+// Value type and operator of a kernel variant, chosen at build time.
+// Defines (one of each): VKPRIM_TYPE_{U32,I32,F32,U64,I64,F64}, VKPRIM_OP_{ADD,MIN,MAX,BIT_AND,BIT_OR,BIT_XOR}.
+// Provides: VALUE_T, VEC_T (16 bytes of VALUE_T), VEC_N, vk_op(a, b), vk_identity(), vk_vec_reduce(v).
+#ifndef VKPRIM_TYPES_GLSL
+#define VKPRIM_TYPES_GLSL
+
+#if defined(VKPRIM_TYPE_U64) || defined(VKPRIM_TYPE_I64)
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#define VKPRIM_INT64 1
+#endif
+
+#if defined(VKPRIM_TYPE_U32)
+#define VALUE_T uint
+#define VEC_T uvec4
+#define VEC_N 4
+#define VKPRIM_MAX_VALUE 0xFFFFFFFFu
+#define VKPRIM_LOWEST_VALUE 0u
+#define VKPRIM_ZERO 0u
+#define VKPRIM_ALL_ONES 0xFFFFFFFFu
+#elif defined(VKPRIM_TYPE_I32)
+#define VALUE_T int
+#define VEC_T ivec4
+#define VEC_N 4
+#define VKPRIM_MAX_VALUE 0x7FFFFFFF
+#define VKPRIM_LOWEST_VALUE (-0x7FFFFFFF - 1)
+#define VKPRIM_ZERO 0
+#define VKPRIM_ALL_ONES (-1)
+#elif defined(VKPRIM_TYPE_F32)
+#define VALUE_T float
+#define VEC_T vec4
+#define VEC_N 4
+#define VKPRIM_MAX_VALUE uintBitsToFloat(0x7F800000u)
+#define VKPRIM_LOWEST_VALUE uintBitsToFloat(0xFF800000u)
+#define VKPRIM_ZERO 0.0
+#define VKPRIM_FLOAT 1
+#elif defined(VKPRIM_TYPE_U64)
+#define VALUE_T uint64_t
+#define VEC_T u64vec2
+#define VEC_N 2
+#define VKPRIM_MAX_VALUE 0xFFFFFFFFFFFFFFFFul
+#define VKPRIM_LOWEST_VALUE 0ul
+#define VKPRIM_ZERO 0ul
+#define VKPRIM_ALL_ONES 0xFFFFFFFFFFFFFFFFul
+#elif defined(VKPRIM_TYPE_I64)
+#define VALUE_T int64_t
+#define VEC_T i64vec2
+#define VEC_N 2
+#define VKPRIM_MAX_VALUE 0x7FFFFFFFFFFFFFFFl
+#define VKPRIM_LOWEST_VALUE (-0x7FFFFFFFFFFFFFFFl - 1l)
+#define VKPRIM_ZERO 0l
+#define VKPRIM_ALL_ONES (-1l)
+#elif defined(VKPRIM_TYPE_F64)
+#define VALUE_T double
+#define VEC_T dvec2
+#define VEC_N 2
+#define VKPRIM_MAX_VALUE packDouble2x32(uvec2(0u, 0x7FF00000u))
+#define VKPRIM_LOWEST_VALUE packDouble2x32(uvec2(0u, 0xFFF00000u))
+#define VKPRIM_ZERO 0.0lf
+#define VKPRIM_FLOAT 1
+#else
+#error "define one VKPRIM_TYPE_*"
+#endif
+
+#if defined(VKPRIM_FLOAT) && (defined(VKPRIM_OP_BIT_AND) || defined(VKPRIM_OP_BIT_OR) || defined(VKPRIM_OP_BIT_XOR))
+#error "bitwise operators are defined for integer types only"
+#endif
+
+#if defined(VKPRIM_OP_ADD)
+VALUE_T vk_op(VALUE_T a, VALUE_T b) { return a + b; }
+VALUE_T vk_identity() { return VKPRIM_ZERO; }
+#elif defined(VKPRIM_OP_MIN)
+VALUE_T vk_op(VALUE_T a, VALUE_T b) { return min(a, b); }
+VALUE_T vk_identity() { return VKPRIM_MAX_VALUE; }
+#elif defined(VKPRIM_OP_MAX)
+VALUE_T vk_op(VALUE_T a, VALUE_T b) { return max(a, b); }
+VALUE_T vk_identity() { return VKPRIM_LOWEST_VALUE; }
+#elif defined(VKPRIM_OP_BIT_AND)
+VALUE_T vk_op(VALUE_T a, VALUE_T b) { return a & b; }
+VALUE_T vk_identity() { return VKPRIM_ALL_ONES; }
+#elif defined(VKPRIM_OP_BIT_OR)
+VALUE_T vk_op(VALUE_T a, VALUE_T b) { return a | b; }
+VALUE_T vk_identity() { return VKPRIM_ZERO; }
+#elif defined(VKPRIM_OP_BIT_XOR)
+VALUE_T vk_op(VALUE_T a, VALUE_T b) { return a ^ b; }
+VALUE_T vk_identity() { return VKPRIM_ZERO; }
+#else
+#error "define one VKPRIM_OP_*"
+#endif
+
+// In-order reduction of one 16-byte vector.
+VALUE_T vk_vec_reduce(VEC_T v) {
+#if VEC_N == 4
+  return vk_op(vk_op(v.x, v.y), vk_op(v.z, v.w));
+#else
+  return vk_op(v.x, v.y);
+#endif
+}
+
+#endif  // VKPRIM_TYPES_GLSL

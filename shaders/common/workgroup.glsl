@@ -1,0 +1,33 @@
+// Workgroup layer: reductions across the workgroup over one shared array of WG_SIZE values.
+// Requires common/config.glsl (WG_SIZE, a power of two) and common/subgroup.glsl.
+// vk_workgroup_reduce(x): every invocation calls it (it contains barriers); the result is valid in
+// invocation 0 (and in all of subgroup 0). wg_shared may be reused after it returns.
+#ifndef VKPRIM_WORKGROUP_GLSL
+#define VKPRIM_WORKGROUP_GLSL
+
+#include "common/config.glsl"
+#include "common/subgroup.glsl"
+
+shared VALUE_T wg_shared[WG_SIZE];
+
+VALUE_T vk_workgroup_reduce(VALUE_T x) {
+  const uint tid = gl_LocalInvocationIndex;
+  VALUE_T partial = vk_subgroup_reduce(x);
+  if (VK_SUBGROUP_LANE == 0u) wg_shared[VK_SUBGROUP_ID] = partial;
+  barrier();
+  // Tree over the per-subgroup partials, down to what one subgroup finishes.
+  const uint partials = VK_NUM_SUBGROUPS;
+  for (uint s = partials / 2u; s >= VK_SUBGROUP_SIZE && s > 0u; s >>= 1u) {
+    if (tid < s) wg_shared[tid] = vk_op(wg_shared[tid], wg_shared[tid + s]);
+    barrier();
+  }
+  VALUE_T result = vk_identity();
+  if (VK_SUBGROUP_ID == 0u) {
+    const uint remaining = min(partials, VK_SUBGROUP_SIZE);
+    result = vk_subgroup_reduce(tid < remaining ? wg_shared[tid] : vk_identity());
+  }
+  barrier();
+  return result;
+}
+
+#endif  // VKPRIM_WORKGROUP_GLSL

@@ -1,0 +1,23 @@
+#version 460
+// Reduce level, Harris kernel 4: half the workgroups; each thread combines two elements (one workgroup
+// apart) while loading, then sequential addressing.
+// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*. Specialization: WG_SIZE (power of two).
+#extension GL_GOOGLE_include_directive : require
+#include "common/config.glsl"
+#include "common/pass_io.glsl"
+
+shared VALUE_T tree[WG_SIZE];
+
+void main() {
+  const uint group = vk_workgroup_index();
+  if (group >= pc.group_count) return;
+  const uint tid = gl_LocalInvocationIndex;
+  const uint i = group * (2u * WG_SIZE) + tid;
+  tree[tid] = vk_op(vk_load_or_identity(i), vk_load_or_identity(i + WG_SIZE));
+  barrier();
+  for (uint s = WG_SIZE / 2u; s > 0u; s >>= 1u) {
+    if (tid < s) tree[tid] = vk_op(tree[tid], tree[tid + s]);
+    barrier();
+  }
+  if (tid == 0u) out_values[pc.out_offset + group] = tree[0];
+}

@@ -1,0 +1,15 @@
+// The one barrier helper: a global memory barrier, through synchronization2 where enabled.
+#pragma once
+
+#include <vulkan/vulkan_core.h>
+
+namespace vkprim::detail {
+
+struct ContextImpl;
+
+// Compute-shader writes -> compute-shader reads and writes (between two of vkprim's own passes).
+void compute_to_compute_barrier(const ContextImpl& context, VkCommandBuffer cmd);
+// Transfer writes (vkCmdFillBuffer of scratch) -> compute-shader reads and writes.
+void transfer_to_compute_barrier(const ContextImpl& context, VkCommandBuffer cmd);
+
+}  // namespace vkprim::detail

@@ -1,0 +1,304 @@
+// Context: borrow an engine's device, load function tables, probe capabilities.
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "context_impl.hpp"
+#include "errors.hpp"
+
+namespace vkprim {
+namespace detail {
+
+Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice physical_device,
+                                  uint32_t queue_family_index) {
+  ProbedDevice p;
+  vki.vkGetPhysicalDeviceProperties(physical_device, &p.properties);
+  if (p.properties.apiVersion < VK_API_VERSION_1_1)
+    return make_error(Status::unsupported, "device '", p.properties.deviceName,
+                      "' supports only Vulkan 1.0; vkprim needs Vulkan 1.1");
+  const uint32_t version = p.properties.apiVersion;
+
+  uint32_t count = 0;
+  vki.vkEnumerateDeviceExtensionProperties(physical_device, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vki.vkEnumerateDeviceExtensionProperties(physical_device, nullptr, &count, extensions.data());
+  auto has_extension = [&](const char* name) {
+    return std::any_of(extensions.begin(), extensions.end(),
+                       [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
+  };
+  p.has_push_descriptor = has_extension(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  p.has_sync2_ext = version >= VK_API_VERSION_1_3 || has_extension(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME);
+  p.has_size_control_ext = version >= VK_API_VERSION_1_3 || has_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  p.has_memory_model_ext = version >= VK_API_VERSION_1_2;
+
+  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  p.subgroup = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  p.size_control = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+  p.driver = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  props2.pNext = &p.subgroup;
+  void** tail = &p.subgroup.pNext;
+  if (p.has_size_control_ext) { *tail = &p.size_control; tail = &p.size_control.pNext; }
+  if (version >= VK_API_VERSION_1_2) { *tail = &p.driver; tail = &p.driver.pNext; }
+  vki.vkGetPhysicalDeviceProperties2(physical_device, &props2);
+
+  p.features2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  p.v11 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  p.v12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  p.v13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  // Core feature structs exist only for the versions the device reports; 1.1-only devices keep 1.0 features.
+  if (version >= VK_API_VERSION_1_2) {
+    p.features2.pNext = &p.v11;
+    p.v11.pNext = &p.v12;
+    if (version >= VK_API_VERSION_1_3) p.v12.pNext = &p.v13;
+  }
+  vki.vkGetPhysicalDeviceFeatures2(physical_device, &p.features2);
+  p.features2.pNext = nullptr;
+  p.v11.pNext = p.v12.pNext = p.v13.pNext = nullptr;
+
+  vki.vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vki.vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, families.data());
+  if (queue_family_index >= count)
+    return make_error(Status::invalid_argument, "queue_family_index ", queue_family_index, " is not below the ",
+                      count, " queue families of the device");
+  if (!(families[queue_family_index].queueFlags & VK_QUEUE_COMPUTE_BIT))
+    return make_error(Status::invalid_argument, "queue family ", queue_family_index, " has no compute support");
+  p.timestamp_bits = families[queue_family_index].timestampValidBits;
+  p.timestamps = p.timestamp_bits > 0 && p.properties.limits.timestampPeriod > 0;
+  p.timestamp_period = p.properties.limits.timestampPeriod;
+  return p;
+}
+
+namespace {
+
+bool has_name(const std::vector<const char*>& names, const char* name) {
+  return std::any_of(names.begin(), names.end(), [&](const char* n) { return n && std::strcmp(n, name) == 0; });
+}
+
+// What the caller enabled, read from the pNext chain it gave vkCreateDevice.
+struct EnabledFeatures {
+  bool int64 = false, float64 = false, subgroup_extended_types = false, int64_atomics = false;
+  bool memory_model = false, memory_model_device_scope = false;
+  bool subgroup_size_control = false, full_subgroups = false, sync2 = false;
+};
+
+EnabledFeatures read_enabled(const VkPhysicalDeviceFeatures2* head) {
+  EnabledFeatures e;
+  for (auto* s = reinterpret_cast<const VkBaseInStructure*>(head); s; s = s->pNext) {
+    switch (s->sType) {
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2: {
+        auto* f = reinterpret_cast<const VkPhysicalDeviceFeatures2*>(s);
+        e.int64 |= f->features.shaderInt64 == VK_TRUE;
+        e.float64 |= f->features.shaderFloat64 == VK_TRUE;
+        break;
+      }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: {
+        auto* f = reinterpret_cast<const VkPhysicalDeviceVulkan12Features*>(s);
+        e.subgroup_extended_types |= f->shaderSubgroupExtendedTypes == VK_TRUE;
+        e.int64_atomics |= f->shaderBufferInt64Atomics == VK_TRUE;
+        e.memory_model |= f->vulkanMemoryModel == VK_TRUE;
+        e.memory_model_device_scope |= f->vulkanMemoryModelDeviceScope == VK_TRUE;
+        break;
+      }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES: {
+        auto* f = reinterpret_cast<const VkPhysicalDeviceVulkan13Features*>(s);
+        e.subgroup_size_control |= f->subgroupSizeControl == VK_TRUE;
+        e.full_subgroups |= f->computeFullSubgroups == VK_TRUE;
+        e.sync2 |= f->synchronization2 == VK_TRUE;
+        break;
+      }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES: {
+        auto* f = reinterpret_cast<const VkPhysicalDeviceSubgroupSizeControlFeatures*>(s);
+        e.subgroup_size_control |= f->subgroupSizeControl == VK_TRUE;
+        e.full_subgroups |= f->computeFullSubgroups == VK_TRUE;
+        break;
+      }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES: {
+        e.sync2 |= reinterpret_cast<const VkPhysicalDeviceSynchronization2Features*>(s)->synchronization2 == VK_TRUE;
+        break;
+      }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES: {
+        auto* f = reinterpret_cast<const VkPhysicalDeviceVulkanMemoryModelFeatures*>(s);
+        e.memory_model |= f->vulkanMemoryModel == VK_TRUE;
+        e.memory_model_device_scope |= f->vulkanMemoryModelDeviceScope == VK_TRUE;
+        break;
+      }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES: {
+        e.int64_atomics |= reinterpret_cast<const VkPhysicalDeviceShaderAtomicInt64Features*>(s)->shaderBufferInt64Atomics == VK_TRUE;
+        break;
+      }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES: {
+        e.subgroup_extended_types |= reinterpret_cast<const VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures*>(s)
+                                         ->shaderSubgroupExtendedTypes == VK_TRUE;
+        break;
+      }
+      default: break;
+    }
+  }
+  return e;
+}
+
+}  // namespace
+}  // namespace detail
+
+Context::Context(std::unique_ptr<detail::ContextImpl> impl) : impl_(std::move(impl)) {}
+
+Context::~Context() {
+  if (impl_) detail::destroy_kernels(*impl_);
+}
+
+const Capabilities& Context::capabilities() const { return impl_->caps; }
+const ContextOptions& Context::options() const { return impl_->options; }
+VkDevice Context::device() const { return impl_->device; }
+
+Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) {
+  using detail::make_error;
+  if (!info.instance || !info.physical_device || !info.device || !info.get_instance_proc_addr)
+    return make_error(Status::invalid_argument,
+                      "ContextCreateInfo needs instance, physical_device, device and get_instance_proc_addr");
+  if (info.api_version < VK_API_VERSION_1_1)
+    return make_error(Status::unsupported, "vkprim needs an instance created with apiVersion >= 1.1");
+  auto impl = std::make_unique<detail::ContextImpl>();
+  impl->instance = info.instance;
+  impl->physical_device = info.physical_device;
+  impl->device = info.device;
+  impl->queue_family_index = info.queue_family_index;
+  impl->get_instance_proc_addr = info.get_instance_proc_addr;
+  impl->pipeline_cache = info.pipeline_cache;
+  impl->options = info.options;
+  if (const char* missing = impl->vki.load(info.get_instance_proc_addr, info.instance))
+    return make_error(Status::unsupported, "instance function ", missing, " is not available");
+  if (const char* missing = impl->vk.load(impl->vki.vkGetDeviceProcAddr, info.device))
+    return make_error(Status::unsupported, "device function ", missing, " is not available");
+
+  auto probed = detail::probe_device(impl->vki, info.physical_device, info.queue_family_index);
+  if (!probed) return std::move(probed).error();
+  const detail::ProbedDevice& p = probed.value();
+  const detail::EnabledFeatures enabled = detail::read_enabled(info.enabled_features);
+  const uint32_t version = std::min(p.properties.apiVersion, info.api_version);
+  const auto& ext = info.enabled_device_extensions;
+
+  Capabilities& c = impl->caps;
+  c.device_name = p.properties.deviceName;
+  c.vendor_id = p.properties.vendorID;
+  c.device_id = p.properties.deviceID;
+  c.api_version = version;
+  c.driver_version = p.properties.driverVersion;
+  c.device_type = p.properties.deviceType;
+  c.driver_id = p.driver.driverID;
+  c.driver_name = p.driver.driverName;
+  c.driver_info = p.driver.driverInfo;
+  c.subgroup_size = p.subgroup.subgroupSize;
+  c.subgroup_operations = p.subgroup.supportedOperations;
+  c.min_subgroup_size = c.max_subgroup_size = c.subgroup_size;
+  const auto& limits = p.properties.limits;
+  c.max_shared_memory = limits.maxComputeSharedMemorySize;
+  c.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;
+  for (int i = 0; i < 3; ++i) {
+    c.max_workgroup_size[i] = limits.maxComputeWorkGroupSize[i];
+    c.max_workgroup_count[i] = limits.maxComputeWorkGroupCount[i];
+    if (info.options.max_workgroups_per_dimension)
+      c.max_workgroup_count[i] = std::min(c.max_workgroup_count[i], info.options.max_workgroups_per_dimension);
+  }
+  c.max_storage_buffer_range = limits.maxStorageBufferRange;
+  if (info.options.max_storage_buffer_range)
+    c.max_storage_buffer_range = std::min<VkDeviceSize>(c.max_storage_buffer_range, info.options.max_storage_buffer_range);
+  c.min_storage_buffer_offset_alignment = limits.minStorageBufferOffsetAlignment;
+  c.max_push_constants = limits.maxPushConstantsSize;
+  if (p.timestamps) {
+    c.features |= feature_timestamps;
+    c.timestamp_period_ns = p.timestamp_period;
+    c.timestamp_valid_bits = p.timestamp_bits;
+  }
+
+  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  if ((p.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) && (p.subgroup.supportedOperations & needed) == needed &&
+      p.subgroup.subgroupSize >= 4)
+    c.features |= feature_subgroup_arithmetic;
+  const bool size_control_enabled =
+      p.has_size_control_ext && enabled.subgroup_size_control && enabled.full_subgroups &&
+      (version >= VK_API_VERSION_1_3 || detail::has_name(ext, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME)) &&
+      (p.size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
+  if (size_control_enabled) {
+    c.features |= feature_subgroup_size_control;
+    c.min_subgroup_size = p.size_control.minSubgroupSize;
+    c.max_subgroup_size = p.size_control.maxSubgroupSize;
+  }
+  if (enabled.int64) c.features |= feature_int64;
+  if (enabled.float64) c.features |= feature_float64;
+  if (enabled.subgroup_extended_types && version >= VK_API_VERSION_1_2) c.features |= feature_subgroup_extended_types;
+  if (enabled.int64_atomics) c.features |= feature_int64_atomics;
+  if (enabled.memory_model && enabled.memory_model_device_scope && version >= VK_API_VERSION_1_2)
+    c.features |= feature_memory_model;
+  if (detail::has_name(ext, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) && !info.options.disable_push_descriptors)
+    c.features |= feature_push_descriptors;
+  if (enabled.sync2 && (version >= VK_API_VERSION_1_3 || detail::has_name(ext, VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME)))
+    c.features |= feature_synchronization2;
+  if (info.debug_utils_enabled && impl->vki.vkCmdBeginDebugUtilsLabelEXT && impl->vki.vkCmdEndDebugUtilsLabelEXT)
+    c.features |= feature_debug_utils;
+  c.features &= ~info.options.mask_features;
+  if (!c.has(feature_push_descriptors) || !impl->vk.vkCmdPushDescriptorSetKHR) c.features &= ~feature_push_descriptors;
+  if (c.has(feature_synchronization2) && !impl->vk.vkCmdPipelineBarrier2) {
+    impl->vk.vkCmdPipelineBarrier2 = impl->vk.vkCmdPipelineBarrier2KHR;
+    if (!impl->vk.vkCmdPipelineBarrier2) c.features &= ~feature_synchronization2;
+  }
+  if (!c.has(feature_subgroup_size_control)) c.min_subgroup_size = c.max_subgroup_size = c.subgroup_size;
+  impl->sync2 = c.has(feature_synchronization2);
+  impl->debug_labels = c.has(feature_debug_utils) && info.options.debug_labels;
+  return std::unique_ptr<Context>(new Context(std::move(impl)));
+}
+
+VkPhysicalDeviceFeatures2* DeviceRequirements::features() {
+  features2.pNext = nullptr;
+  vulkan11.pNext = vulkan12.pNext = vulkan13.pNext = nullptr;
+  if (api_version >= VK_API_VERSION_1_2) {
+    features2.pNext = &vulkan11;
+    vulkan11.pNext = &vulkan12;
+    if (api_version >= VK_API_VERSION_1_3) vulkan12.pNext = &vulkan13;
+  }
+  return &features2;
+}
+
+Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
+                                               PFN_vkGetInstanceProcAddr get_instance_proc_addr, VkInstance instance) {
+  using detail::make_error;
+  if (!physical_device || !get_instance_proc_addr || !instance)
+    return make_error(Status::invalid_argument, "device_requirements needs a physical device, instance and loader");
+  detail::InstanceFunctions vki;
+  if (const char* missing = vki.load(get_instance_proc_addr, instance))
+    return make_error(Status::unsupported, "instance function ", missing, " is not available");
+  uint32_t family_count = 0;
+  vki.vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &family_count, nullptr);
+  if (family_count == 0) return make_error(Status::unsupported, "device has no queue families");
+  auto probed = detail::probe_device(vki, physical_device, 0);
+  if (!probed && probed.status() != Status::invalid_argument) return std::move(probed).error();
+  // Queue family 0 may lack compute; features do not depend on it, so probe again without that check.
+  detail::ProbedDevice p;
+  if (probed) {
+    p = probed.value();
+  } else {
+    for (uint32_t i = 1; i < family_count && !probed; ++i) probed = detail::probe_device(vki, physical_device, i);
+    if (!probed) return std::move(probed).error();
+    p = probed.value();
+  }
+  DeviceRequirements r;
+  r.api_version = std::min(p.properties.apiVersion, VK_API_VERSION_1_3);
+  if (p.has_push_descriptor) r.extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  r.features2.features.shaderInt64 = p.features2.features.shaderInt64;
+  r.features2.features.shaderFloat64 = p.features2.features.shaderFloat64;
+  if (r.api_version >= VK_API_VERSION_1_2) {
+    r.vulkan12.shaderSubgroupExtendedTypes = p.v12.shaderSubgroupExtendedTypes;
+    r.vulkan12.shaderBufferInt64Atomics = p.v12.shaderBufferInt64Atomics;
+    r.vulkan12.vulkanMemoryModel = p.v12.vulkanMemoryModel;
+    r.vulkan12.vulkanMemoryModelDeviceScope = p.v12.vulkanMemoryModelDeviceScope;
+  }
+  if (r.api_version >= VK_API_VERSION_1_3) {
+    r.vulkan13.subgroupSizeControl = p.v13.subgroupSizeControl;
+    r.vulkan13.computeFullSubgroups = p.v13.computeFullSubgroups;
+    r.vulkan13.synchronization2 = p.v13.synchronization2;
+  }
+  return r;
+}
+
+}  // namespace vkprim

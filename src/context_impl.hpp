@@ -1,0 +1,61 @@
+// The state behind vkprim::Context.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#include "kernel.hpp"
+#include "vk_functions.hpp"
+#include "vkprim/context.hpp"
+
+namespace vkprim::detail {
+
+struct ContextImpl {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  uint32_t queue_family_index = 0;
+  PFN_vkGetInstanceProcAddr get_instance_proc_addr = nullptr;
+  VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
+  InstanceFunctions vki;
+  DeviceFunctions vk;
+  Capabilities caps;
+  ContextOptions options;
+  bool sync2 = false;
+  bool debug_labels = false;
+
+  std::mutex kernel_mutex;
+  std::map<std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint32_t, bool>,
+           std::unique_ptr<Kernel>> kernels;
+
+  bool use_subgroups() const {
+    return caps.has(feature_subgroup_arithmetic) && !options.force_no_subgroups;
+  }
+  bool use_push_descriptors() const { return caps.has(feature_push_descriptors); }
+};
+
+// Capability probe shared by Context::create and device_requirements.
+struct ProbedDevice {
+  VkPhysicalDeviceProperties properties{};
+  VkPhysicalDeviceSubgroupProperties subgroup{};
+  VkPhysicalDeviceSubgroupSizeControlProperties size_control{};
+  VkPhysicalDeviceDriverProperties driver{};
+  VkPhysicalDeviceFeatures2 features2{};
+  VkPhysicalDeviceVulkan11Features v11{};
+  VkPhysicalDeviceVulkan12Features v12{};
+  VkPhysicalDeviceVulkan13Features v13{};
+  bool has_push_descriptor = false;
+  bool has_sync2_ext = false;
+  bool has_size_control_ext = false;
+  bool has_memory_model_ext = false;
+  bool timestamps = false;
+  float timestamp_period = 0;
+  uint32_t timestamp_bits = 0;
+};
+Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice physical_device,
+                                  uint32_t queue_family_index);
+
+}  // namespace vkprim::detail

@@ -1,0 +1,119 @@
+#include "dispatch.hpp"
+
+#include <algorithm>
+
+#include "barriers.hpp"
+#include "context_impl.hpp"
+#include "errors.hpp"
+
+namespace vkprim::detail {
+
+Result<DispatchSize> split_groups(const ContextImpl& c, uint64_t groups) {
+  const auto& max = c.caps.max_workgroup_count;
+  DispatchSize d;
+  if (groups == 0) groups = 1;
+  if (groups <= max[0]) {
+    d.x = static_cast<uint32_t>(groups);
+    return d;
+  }
+  d.x = max[0];
+  const uint64_t rows = (groups + d.x - 1) / d.x;
+  if (rows <= max[1]) {
+    d.y = static_cast<uint32_t>(rows);
+    return d;
+  }
+  d.y = max[1];
+  const uint64_t slices = (rows + d.y - 1) / d.y;
+  if (slices > max[2])
+    return make_error(Status::invalid_argument, groups, " workgroups exceed the device's dispatch limits");
+  d.z = static_cast<uint32_t>(slices);
+  return d;
+}
+
+VkDeviceSize binding_alignment(const ContextImpl& c) {
+  return std::max<VkDeviceSize>(16, c.caps.min_storage_buffer_offset_alignment);
+}
+
+ElementBinding bind_elements(const ContextImpl& c, const BufferRange& range, uint64_t first, uint64_t count,
+                             uint32_t elem_size) {
+  const VkDeviceSize align = binding_alignment(c);
+  const VkDeviceSize start = range.offset + first * elem_size;
+  ElementBinding b;
+  b.bound.buffer = range.buffer;
+  b.bound.offset = start / align * align;
+  b.shift = static_cast<uint32_t>((start - b.bound.offset) / elem_size);
+  // A zero-length range is not a valid descriptor: bind at least one element (never read).
+  b.bound.range = (start - b.bound.offset) + std::max<uint64_t>(count, 1) * elem_size;
+  return b;
+}
+
+uint64_t window_elements(const ContextImpl& c, uint32_t elem_size, uint64_t granule) {
+  const uint64_t usable = (c.caps.max_storage_buffer_range - binding_alignment(c)) / elem_size;
+  // Shader indices are 32-bit: keep a window's element count below 2^31 too.
+  const uint64_t capped = std::min<uint64_t>(usable, uint64_t(1) << 31);
+  return std::max<uint64_t>(capped / granule * granule, granule);
+}
+
+Result<void> record_passes(ContextImpl& c, DescriptorCache& cache, VkCommandBuffer cmd,
+                           const std::vector<Pass>& passes) {
+  if (!cmd) return make_error(Status::invalid_argument, "command buffer is VK_NULL_HANDLE");
+  std::vector<DispatchSize> sizes;
+  sizes.reserve(passes.size());
+  for (const Pass& p : passes) {
+    auto size = split_groups(c, p.groups);
+    if (!size) return std::move(size).error();
+    sizes.push_back(size.value());
+  }
+  std::vector<VkDescriptorSet> sets;
+  if (!c.use_push_descriptors()) {
+    std::vector<DescriptorKey> keys;
+    for (const Pass& p : passes) {
+      DescriptorKey key;
+      key.layout = p.kernel->set_layout;
+      key.bindings = p.kernel->desc.bindings;
+      for (uint32_t b = 0; b < p.kernel->desc.bindings; ++b) key.buffers[b] = p.buffers[b];
+      keys.push_back(key);
+    }
+    auto acquired = cache.acquire(keys);
+    if (!acquired) return std::move(acquired).error();
+    sets = std::move(acquired).value();
+  }
+
+  for (size_t i = 0; i < passes.size(); ++i) {
+    const Pass& p = passes[i];
+    const Kernel& k = *p.kernel;
+    if (c.debug_labels) {
+      VkDebugUtilsLabelEXT label{VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
+      label.pLabelName = p.label.c_str();
+      c.vki.vkCmdBeginDebugUtilsLabelEXT(cmd, &label);
+    }
+    if (p.fill_before) {
+      c.vk.vkCmdFillBuffer(cmd, p.fill.buffer, p.fill.offset, p.fill.range, p.fill_word);
+      transfer_to_compute_barrier(c, cmd);
+    }
+    c.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+    if (c.use_push_descriptors()) {
+      std::array<VkDescriptorBufferInfo, kMaxBindings> infos{};
+      std::array<VkWriteDescriptorSet, kMaxBindings> writes{};
+      for (uint32_t b = 0; b < k.desc.bindings; ++b) {
+        infos[b] = {p.buffers[b].buffer, p.buffers[b].offset, p.buffers[b].range};
+        writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        writes[b].dstBinding = b;
+        writes[b].descriptorCount = 1;
+        writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[b].pBufferInfo = &infos[b];
+      }
+      c.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, k.desc.bindings, writes.data());
+    } else {
+      c.vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &sets[i], 0, nullptr);
+    }
+    if (k.desc.push_bytes)
+      c.vk.vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k.desc.push_bytes, p.push.data());
+    c.vk.vkCmdDispatch(cmd, sizes[i].x, sizes[i].y, sizes[i].z);
+    if (c.debug_labels) c.vki.vkCmdEndDebugUtilsLabelEXT(cmd);
+    if (i + 1 < passes.size()) compute_to_compute_barrier(c, cmd);
+  }
+  return {};
+}
+
+}  // namespace vkprim::detail

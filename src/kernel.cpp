@@ -1,0 +1,113 @@
+// Pipelines are created when a plan is created (never while recording) and shared through the context.
+#include <vector>
+
+#include "context_impl.hpp"
+#include "errors.hpp"
+#include "kernel.hpp"
+#include "shader_registry.hpp"
+
+namespace vkprim::detail {
+
+namespace {
+
+void destroy_kernel(ContextImpl& c, Kernel& k) {
+  if (k.pipeline) c.vk.vkDestroyPipeline(c.device, k.pipeline, nullptr);
+  if (k.layout) c.vk.vkDestroyPipelineLayout(c.device, k.layout, nullptr);
+  if (k.set_layout) c.vk.vkDestroyDescriptorSetLayout(c.device, k.set_layout, nullptr);
+}
+
+Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& desc) {
+  const ShaderVariant* shader = find_shader(desc.kernel, desc.variant);
+  if (!shader)
+    return make_error(Status::unsupported, "kernel '", desc.kernel, "' has no embedded variant '", desc.variant, "'");
+  const Capabilities& caps = c.caps;
+  if (desc.workgroup_size == 0 || desc.workgroup_size > caps.max_workgroup_size[0] ||
+      desc.workgroup_size > caps.max_workgroup_invocations)
+    return make_error(Status::unsupported, "workgroup size ", desc.workgroup_size, " exceeds the device's limit of ",
+                      std::min(caps.max_workgroup_size[0], caps.max_workgroup_invocations));
+  if (desc.push_bytes > caps.max_push_constants)
+    return make_error(Status::unsupported, "kernel needs ", desc.push_bytes, " bytes of push constants; device has ",
+                      caps.max_push_constants);
+
+  auto kernel = std::make_unique<Kernel>();
+  kernel->desc = desc;
+  kernel->push_descriptors = c.use_push_descriptors();
+  auto fail = [&](VkResult r, const char* what) {
+    destroy_kernel(c, *kernel);
+    return vk_error(r, what, " for kernel ", desc.kernel, " [", desc.variant, "]");
+  };
+
+  std::vector<VkDescriptorSetLayoutBinding> bindings(desc.bindings);
+  for (uint32_t i = 0; i < desc.bindings; ++i)
+    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.flags = kernel->push_descriptors ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR : 0;
+  set_info.bindingCount = desc.bindings;
+  set_info.pBindings = bindings.data();
+  VkResult r = c.vk.vkCreateDescriptorSetLayout(c.device, &set_info, nullptr, &kernel->set_layout);
+  if (r != VK_SUCCESS) return fail(r, "vkCreateDescriptorSetLayout");
+
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, desc.push_bytes};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &kernel->set_layout;
+  layout_info.pushConstantRangeCount = desc.push_bytes ? 1 : 0;
+  layout_info.pPushConstantRanges = &push;
+  r = c.vk.vkCreatePipelineLayout(c.device, &layout_info, nullptr, &kernel->layout);
+  if (r != VK_SUCCESS) return fail(r, "vkCreatePipelineLayout");
+
+  VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  module_info.codeSize = size_t(shader->word_count) * 4;
+  module_info.pCode = shader->words;
+  VkShaderModule module = VK_NULL_HANDLE;
+  r = c.vk.vkCreateShaderModule(c.device, &module_info, nullptr, &module);
+  if (r != VK_SUCCESS) return fail(r, "vkCreateShaderModule");
+
+  const uint32_t spec_values[2] = {desc.workgroup_size, desc.items};
+  const VkSpecializationMapEntry spec_entries[2] = {{0, 0, 4}, {1, 4, 4}};
+  VkSpecializationInfo spec{2, spec_entries, sizeof(spec_values), spec_values};
+
+  VkComputePipelineCreateInfo pipe_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  pipe_info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  pipe_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pipe_info.stage.module = module;
+  pipe_info.stage.pName = "main";
+  pipe_info.stage.pSpecializationInfo = &spec;
+  pipe_info.layout = kernel->layout;
+  // Pin the subgroup size the shaders were tuned for, with full subgroups, where the device allows it.
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  if (desc.uses_subgroups && caps.has(feature_subgroup_size_control) &&
+      desc.workgroup_size % caps.max_subgroup_size == 0) {
+    required.requiredSubgroupSize = caps.max_subgroup_size;
+    pipe_info.stage.pNext = &required;
+    pipe_info.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+  }
+  r = c.vk.vkCreateComputePipelines(c.device, c.pipeline_cache, 1, &pipe_info, nullptr, &kernel->pipeline);
+  c.vk.vkDestroyShaderModule(c.device, module, nullptr);
+  if (r != VK_SUCCESS) return fail(r, "vkCreateComputePipelines");
+  return kernel;
+}
+
+}  // namespace
+
+Result<const Kernel*> get_kernel(ContextImpl& c, const KernelDesc& desc) {
+  auto key = std::make_tuple(desc.kernel, desc.variant, desc.workgroup_size, desc.items, desc.bindings,
+                             desc.push_bytes, desc.uses_subgroups);
+  std::lock_guard<std::mutex> lock(c.kernel_mutex);
+  auto it = c.kernels.find(key);
+  if (it != c.kernels.end()) return static_cast<const Kernel*>(it->second.get());
+  auto built = build_kernel(c, desc);
+  if (!built) return std::move(built).error();
+  const Kernel* kernel = built.value().get();
+  c.kernels.emplace(std::move(key), std::move(built).value());
+  return kernel;
+}
+
+void destroy_kernels(ContextImpl& c) {
+  std::lock_guard<std::mutex> lock(c.kernel_mutex);
+  for (auto& [key, kernel] : c.kernels) destroy_kernel(c, *kernel);
+  c.kernels.clear();
+}
+
+}  // namespace vkprim::detail

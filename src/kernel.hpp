@@ -1,0 +1,39 @@
+// Compute pipelines built from embedded SPIR-V, cached per context by (kernel, variant, specialization).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vkprim/result.hpp"
+
+namespace vkprim::detail {
+
+struct ContextImpl;
+
+// A kernel's binding model: `bindings` storage buffers at set 0, bindings 0..n-1, and `push_bytes`
+// bytes of push constants, all in the compute stage.
+struct KernelDesc {
+  std::string kernel;    // "reduce/grid_stride"
+  std::string variant;   // "u32.add", "u32.add.nosg", "default"
+  uint32_t workgroup_size = 256;
+  uint32_t items = 1;
+  uint32_t bindings = 2;
+  uint32_t push_bytes = 0;
+  bool uses_subgroups = false;  // pin requiredSubgroupSize + full subgroups where the device allows
+};
+
+struct Kernel {
+  KernelDesc desc;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  bool push_descriptors = false;
+};
+
+// Returns a kernel owned by the context's cache (valid as long as the context).
+Result<const Kernel*> get_kernel(ContextImpl& context, const KernelDesc& desc);
+void destroy_kernels(ContextImpl& context);
+
+}  // namespace vkprim::detail

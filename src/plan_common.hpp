@@ -1,0 +1,70 @@
+// Argument checks and variant naming shared by every plan.
+#pragma once
+
+#include <string>
+
+#include "context_impl.hpp"
+#include "errors.hpp"
+#include "vkprim/types.hpp"
+
+namespace vkprim::detail {
+
+constexpr uint64_t kMaxCount = uint64_t(1) << 40;
+
+inline Result<void> check_type_op(const ContextImpl& c, DataType type, Op op, const char* plan) {
+  if (!is_integer(type) && (op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor))
+    return make_error(Status::invalid_argument, plan, ": bitwise operator ", to_string(op),
+                      " is defined for integer types only, not ", to_string(type));
+  if ((type == DataType::u64 || type == DataType::i64) && !c.caps.has(feature_int64))
+    return make_error(Status::unsupported, plan, ": ", to_string(type), " needs shaderInt64, which the device ",
+                      "lacks or the caller did not enable");
+  if (type == DataType::f64 && !c.caps.has(feature_float64))
+    return make_error(Status::unsupported, plan, ": f64 needs shaderFloat64, which the device lacks or the caller ",
+                      "did not enable");
+  return {};
+}
+
+// "u32.add" or "u32.add.nosg": the subgroup variant when the kernel uses subgroups, the device offers
+// them for this type, and the caller did not force the emulation.
+inline Result<std::string> variant_name(const ContextImpl& c, DataType type, Op op, bool kernel_uses_subgroups) {
+  std::string name = std::string(to_string(type)) + "." + to_string(op);
+  if (!kernel_uses_subgroups) return name;
+  bool subgroups = c.use_subgroups();
+  // 64-bit integers in subgroup operations need shaderSubgroupExtendedTypes.
+  if ((type == DataType::u64 || type == DataType::i64) && !c.caps.has(feature_subgroup_extended_types))
+    subgroups = false;
+  return subgroups ? name : name + ".nosg";
+}
+
+// A range the plan reads or writes `bytes` of. required: a null buffer is an error.
+inline Result<void> check_range(const BufferRange& r, VkDeviceSize bytes, uint32_t elem, const char* what,
+                                bool required) {
+  if (!required) return {};
+  if (!r.buffer) return make_error(Status::invalid_argument, what, " buffer is VK_NULL_HANDLE");
+  if (r.offset % elem)
+    return make_error(Status::invalid_argument, what, " offset ", r.offset, " is not a multiple of the element size ",
+                      elem);
+  if (r.size != VK_WHOLE_SIZE && r.size < bytes)
+    return make_error(Status::invalid_argument, what, " range holds ", r.size, " bytes; ", bytes, " are needed");
+  return {};
+}
+
+inline Result<void> check_scratch(const BufferRange& r, const ScratchRequirements& need, const char* plan) {
+  if (need.size == 0) return {};
+  if (!r.buffer) return make_error(Status::invalid_argument, plan, ": scratch buffer is VK_NULL_HANDLE but ", need.size,
+                                   " bytes are needed");
+  if (r.offset % need.alignment)
+    return make_error(Status::invalid_argument, plan, ": scratch offset ", r.offset, " is not a multiple of ",
+                      need.alignment);
+  if (r.size != VK_WHOLE_SIZE && r.size < need.size)
+    return make_error(Status::invalid_argument, plan, ": scratch holds ", r.size, " bytes; scratch_requirements() asks ",
+                      need.size);
+  return {};
+}
+
+inline bool overlaps(const BufferRange& a, VkDeviceSize a_bytes, const BufferRange& b, VkDeviceSize b_bytes) {
+  if (a.buffer != b.buffer) return false;
+  return a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
+}
+
+}  // namespace vkprim::detail

@@ -1,0 +1,234 @@
+// Reduce: the classic progression as multi-level plans (Harris, "Optimizing Parallel Reduction in
+// CUDA", NVIDIA 2007), plus a grid-stride kernel with 16-byte vector loads.
+#include "vkprim/reduce.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "context_impl.hpp"
+#include "dispatch.hpp"
+#include "errors.hpp"
+#include "plan_common.hpp"
+
+namespace vkprim {
+
+const char* to_string(ReduceAlgorithm a) {
+  switch (a) {
+    case ReduceAlgorithm::automatic: return "automatic";
+    case ReduceAlgorithm::interleaved_divergent: return "interleaved_divergent";
+    case ReduceAlgorithm::interleaved_strided: return "interleaved_strided";
+    case ReduceAlgorithm::sequential: return "sequential";
+    case ReduceAlgorithm::first_add_during_load: return "first_add_during_load";
+    case ReduceAlgorithm::unrolled_subgroup: return "unrolled_subgroup";
+    case ReduceAlgorithm::unrolled_complete: return "unrolled_complete";
+    case ReduceAlgorithm::grid_stride: return "grid_stride";
+  }
+  return "unknown";
+}
+
+bool parse(const char* name, ReduceAlgorithm& out) {
+  for (int i = 0; i <= int(ReduceAlgorithm::grid_stride); ++i)
+    if (std::strcmp(name, to_string(ReduceAlgorithm(i))) == 0) {
+      out = ReduceAlgorithm(i);
+      return true;
+    }
+  return false;
+}
+
+namespace detail {
+
+namespace {
+
+constexpr uint32_t kReducePushBytes = 5 * sizeof(uint32_t);
+
+struct ReduceShape {
+  const char* kernel;
+  uint32_t workgroup_size;
+  uint32_t items;             // specialization constant ITEMS
+  bool uses_subgroups;
+  uint64_t elements_per_group;  // elements one workgroup covers per tile
+  uint64_t max_groups;          // 0 = one group per tile; else the grid is capped (grid-stride)
+};
+
+ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, DataType type) {
+  const uint32_t wg = 256;
+  switch (a) {
+    case ReduceAlgorithm::interleaved_divergent: return {"reduce/interleaved_divergent", wg, 1, false, wg, 0};
+    case ReduceAlgorithm::interleaved_strided: return {"reduce/interleaved_strided", wg, 1, false, wg, 0};
+    case ReduceAlgorithm::sequential: return {"reduce/sequential", wg, 1, false, wg, 0};
+    case ReduceAlgorithm::first_add_during_load: return {"reduce/first_add_during_load", wg, 1, false, 2 * wg, 0};
+    case ReduceAlgorithm::unrolled_subgroup: return {"reduce/unrolled_subgroup", wg, 1, true, 2 * wg, 0};
+    case ReduceAlgorithm::unrolled_complete: return {"reduce/unrolled_complete", wg, 1, true, 2 * wg, 0};
+    default: break;
+  }
+  // grid_stride: a tile is WG_SIZE threads x ITEMS vectors of 16 bytes; the grid is capped so that one
+  // more level finishes the reduction. CPU drivers run a workgroup per core, so a small grid suffices.
+  const uint32_t items = 4;
+  const uint32_t vec = 16 / size_of(type);
+  const uint64_t cap = c.caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 64 : 2048;
+  return {"reduce/grid_stride", wg, items, true, uint64_t(wg) * items * vec, cap};
+}
+
+}  // namespace
+
+struct ReducePlan {
+  ContextImpl* context = nullptr;
+  ReduceDesc desc;
+  ReduceAlgorithm algorithm = ReduceAlgorithm::grid_stride;
+  ReduceShape shape{};
+  uint32_t elem = 4;
+  const Kernel* kernel = nullptr;
+  uint64_t window = 0;               // elements per binding window (multiple of elements_per_group)
+  VkDeviceSize scratch_align = 16;
+  VkDeviceSize region_bytes[2] = {};  // ping-pong partial regions
+  std::unique_ptr<DescriptorCache> descriptors;
+
+  uint64_t groups_for(uint64_t n) const {
+    const uint64_t tiles = std::max<uint64_t>(1, (n + shape.elements_per_group - 1) / shape.elements_per_group);
+    return shape.max_groups ? std::min(tiles, shape.max_groups) : tiles;
+  }
+  // Partials a level leaves for n inputs: windows each reduce to their own groups.
+  uint64_t partials_for(uint64_t n) const {
+    if (n <= window) return groups_for(n);
+    uint64_t total = 0;
+    for (uint64_t first = 0; first < n; first += window) total += groups_for(std::min(window, n - first));
+    return total;
+  }
+  uint64_t level_count(uint64_t n) const {
+    uint64_t levels = 1;
+    for (uint64_t p = partials_for(n); p > 1; p = partials_for(p)) ++levels;
+    return levels;
+  }
+};
+
+}  // namespace detail
+
+using detail::make_error;
+
+Reduce::Reduce(std::unique_ptr<detail::ReducePlan> plan) : plan_(std::move(plan)) {}
+Reduce::Reduce(Reduce&&) noexcept = default;
+Reduce& Reduce::operator=(Reduce&&) noexcept = default;
+Reduce::~Reduce() = default;
+
+const ReduceDesc& Reduce::desc() const { return plan_->desc; }
+ReduceAlgorithm Reduce::algorithm() const { return plan_->algorithm; }
+uint64_t Reduce::sequential_run(uint64_t count) const {
+  const auto& p = *plan_;
+  const uint64_t threads = p.groups_for(std::min(count, p.window)) * p.shape.workgroup_size;
+  return std::max<uint64_t>(1, (std::min(count, p.window) + threads - 1) / threads);
+}
+
+ScratchRequirements Reduce::scratch_requirements() const {
+  const auto& p = *plan_;
+  return {p.region_bytes[0] + p.region_bytes[1], p.scratch_align, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
+}
+
+uint32_t Reduce::dispatch_count(uint64_t count) const {
+  const auto& p = *plan_;
+  uint32_t dispatches = 0;
+  uint64_t n = count;
+  while (true) {
+    dispatches += uint32_t(std::max<uint64_t>(1, (n + p.window - 1) / p.window));
+    const uint64_t partials = p.partials_for(n);
+    if (partials <= 1) break;
+    n = partials;
+  }
+  return dispatches;
+}
+
+void Reduce::release_descriptor_sets() const { plan_->descriptors->release(); }
+
+Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
+  detail::ContextImpl& c = context.impl();
+  if (auto ok = detail::check_type_op(c, desc.type, desc.op, "Reduce"); !ok) return ok.error();
+  if (desc.max_count == 0 || desc.max_count > detail::kMaxCount)
+    return make_error(Status::invalid_argument, "Reduce: max_count ", desc.max_count, " must be in 1..2^40");
+  auto plan = std::make_unique<detail::ReducePlan>();
+  plan->context = &c;
+  plan->desc = desc;
+  plan->algorithm = desc.algorithm == ReduceAlgorithm::automatic ? ReduceAlgorithm::grid_stride : desc.algorithm;
+  plan->shape = detail::shape_of(plan->algorithm, c, desc.type);
+  plan->elem = size_of(desc.type);
+
+  detail::KernelDesc kd;
+  kd.kernel = plan->shape.kernel;
+  kd.workgroup_size = plan->shape.workgroup_size;
+  kd.items = plan->shape.items;
+  kd.bindings = 2;
+  kd.push_bytes = detail::kReducePushBytes;
+  kd.uses_subgroups = plan->shape.uses_subgroups;
+  auto variant = detail::variant_name(c, desc.type, desc.op, plan->shape.uses_subgroups);
+  if (!variant) return std::move(variant).error();
+  kd.variant = variant.value();
+  auto kernel = detail::get_kernel(c, kd);
+  if (!kernel) return std::move(kernel).error();
+  plan->kernel = kernel.value();
+
+  plan->window = detail::window_elements(c, plan->elem, plan->shape.elements_per_group);
+  plan->scratch_align = detail::binding_alignment(c);
+  // Level sizes only shrink, so the largest two levels of max_count bound every smaller count.
+  const uint64_t level1 = plan->partials_for(desc.max_count);
+  const uint64_t level2 = level1 > 1 ? plan->partials_for(level1) : 0;
+  auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
+  plan->region_bytes[0] = level1 > 1 ? align_up(level1 * plan->elem) : 0;
+  plan->region_bytes[1] = level2 > 1 ? align_up(level2 * plan->elem) : 0;
+  plan->descriptors = std::make_unique<detail::DescriptorCache>(c, c.options.descriptor_cache_size);
+  return Reduce(std::move(plan));
+}
+
+Result<void> Reduce::record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output, uint64_t count,
+                            const BufferRange& scratch) const {
+  const detail::ReducePlan& p = *plan_;
+  detail::ContextImpl& c = *p.context;
+  const ScratchRequirements need = scratch_requirements();
+  if (count > p.desc.max_count)
+    return make_error(Status::invalid_argument, "Reduce::record: count ", count, " exceeds max_count ", p.desc.max_count);
+  if (auto ok = detail::check_range(input, count * p.elem, p.elem, "input", count > 0); !ok) return ok;
+  if (auto ok = detail::check_range(output, p.elem, p.elem, "output", true); !ok) return ok;
+  if (auto ok = detail::check_scratch(scratch, need, "Reduce::record"); !ok) return ok;
+  if (count > 0 && detail::overlaps(input, count * p.elem, output, p.elem))
+    return make_error(Status::invalid_argument, "Reduce::record: input and output ranges overlap");
+  if (need.size > 0 && detail::overlaps(scratch, need.size, output, p.elem))
+    return make_error(Status::invalid_argument, "Reduce::record: scratch and output ranges overlap");
+  if (need.size > 0 && count > 0 && detail::overlaps(scratch, need.size, input, count * p.elem))
+    return make_error(Status::invalid_argument, "Reduce::record: scratch and input ranges overlap");
+
+  std::vector<detail::Pass> passes;
+  BufferRange source = count > 0 ? input : output;  // count 0 reads nothing; any valid binding will do
+  uint64_t n = count;
+  for (uint32_t level = 0;; ++level) {
+    const uint64_t partials = p.partials_for(n);
+    const bool last = partials <= 1;
+    const BufferRange target =
+        last ? output
+             : BufferRange{scratch.buffer, scratch.offset + (level % 2 ? p.region_bytes[0] : 0), p.region_bytes[level % 2]};
+    uint64_t written = 0;
+    uint64_t first = 0;
+    do {
+      const uint64_t wn = std::min(p.window, n - first);
+      const uint64_t groups = p.groups_for(wn);
+      const auto in = detail::bind_elements(c, source, first, wn, p.elem);
+      const auto out = detail::bind_elements(c, target, written, groups, p.elem);
+      detail::Pass pass;
+      pass.kernel = p.kernel;
+      pass.buffers[0] = in.bound;
+      pass.buffers[1] = out.bound;
+      const uint32_t vec = 16 / p.elem;
+      pass.push = {uint32_t(wn), in.shift, out.shift, uint32_t(groups), in.shift % vec == 0 ? 1u : 0u};
+      pass.groups = groups;
+      pass.label = std::string("vkprim ") + p.shape.kernel + " level " + std::to_string(level) +
+                   (n > p.window ? " window " + std::to_string(first / p.window) : std::string());
+      passes.push_back(std::move(pass));
+      written += groups;
+      first += wn;
+    } while (first < n);
+    if (last) break;
+    source = target;
+    n = partials;
+  }
+  return detail::record_passes(c, *p.descriptors, cmd, passes);
+}
+
+}  // namespace vkprim

@@ -1,0 +1,157 @@
+#include "bench_support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "barriers.hpp"
+#include "context_impl.hpp"
+#include "dispatch.hpp"
+#include "errors.hpp"
+
+namespace vkprim::tools {
+
+using detail::make_error;
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+Result<std::vector<double>> time_gpu(const Device& device, int repeats,
+                                     const std::function<Result<void>(VkCommandBuffer)>& record) {
+  auto& c = device.context().impl();
+  if (!c.caps.has(feature_timestamps)) return make_error(Status::unsupported, "the queue has no timestamp support");
+  VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  info.queryCount = uint32_t(2 * repeats);
+  VkQueryPool pool = VK_NULL_HANDLE;
+  VkResult r = c.vk.vkCreateQueryPool(c.device, &info, nullptr, &pool);
+  if (r != VK_SUCCESS) return detail::vk_error(r, "vkCreateQueryPool");
+  Result<void> recorded;
+  auto submitted = device.submit([&](VkCommandBuffer cmd) {
+    c.vk.vkCmdResetQueryPool(cmd, pool, 0, info.queryCount);
+    for (int i = 0; i < repeats && recorded.ok(); ++i) {
+      detail::compute_to_compute_barrier(c, cmd);
+      c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, uint32_t(2 * i));
+      recorded = record(cmd);
+      c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, uint32_t(2 * i + 1));
+    }
+  });
+  std::vector<uint64_t> stamps(info.queryCount);
+  if (submitted && recorded)
+    r = c.vk.vkGetQueryPoolResults(c.device, pool, 0, info.queryCount, stamps.size() * 8, stamps.data(), 8,
+                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  c.vk.vkDestroyQueryPool(c.device, pool, nullptr);
+  if (!submitted) return submitted.error();
+  if (!recorded) return recorded.error();
+  if (r != VK_SUCCESS) return detail::vk_error(r, "vkGetQueryPoolResults");
+  const uint64_t mask = c.caps.timestamp_valid_bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << c.caps.timestamp_valid_bits) - 1;
+  std::vector<double> ns;
+  for (int i = 0; i < repeats; ++i)
+    ns.push_back(double((stamps[2 * i + 1] - stamps[2 * i]) & mask) * c.caps.timestamp_period_ns);
+  return ns;
+}
+
+namespace {
+
+Result<std::vector<detail::Pass>> ceiling_passes(detail::ContextImpl& c, const char* kernel_name, const Buffer& src,
+                                                 const Buffer& dst, uint64_t bytes, bool copy) {
+  detail::KernelDesc kd;
+  kd.kernel = kernel_name;
+  kd.variant = "default";
+  kd.workgroup_size = 256;
+  kd.items = 4;
+  kd.bindings = 2;
+  kd.push_bytes = copy ? 8 : 12;
+  auto kernel = detail::get_kernel(c, kd);
+  if (!kernel) return std::move(kernel).error();
+  const uint64_t per_group = uint64_t(kd.workgroup_size) * kd.items;
+  const uint64_t window = detail::window_elements(c, 16, per_group);
+  std::vector<detail::Pass> passes;
+  const uint64_t vectors = bytes / 16;
+  for (uint64_t first = 0; first < vectors; first += window) {
+    const uint64_t n = std::min(window, vectors - first);
+    detail::Pass p;
+    p.kernel = kernel.value();
+    p.buffers[0] = detail::bind_elements(c, src.range(), first, n, 16).bound;
+    p.buffers[1] = copy ? detail::bind_elements(c, dst.range(), first, n, 16).bound
+                        : detail::bind_elements(c, dst.range(), 0, 256, 4).bound;
+    p.groups = (n + per_group - 1) / per_group;
+    p.push = {uint32_t(n), uint32_t(p.groups), 0x9E3779B9u};
+    p.label = kernel_name;
+    passes.push_back(std::move(p));
+  }
+  return passes;
+}
+
+}  // namespace
+
+Result<Ceilings> measure_ceilings(const Device& device, const Buffer& src, const Buffer& dst, uint64_t bytes,
+                                  int repeats) {
+  auto& c = device.context().impl();
+  Ceilings out;
+  detail::DescriptorCache cache(c, 64);
+  for (bool copy : {true, false}) {
+    auto passes = ceiling_passes(c, copy ? "ceiling/copy" : "ceiling/read", src, dst, bytes, copy);
+    if (!passes) return std::move(passes).error();
+    auto run = [&](VkCommandBuffer cmd) { return detail::record_passes(c, cache, cmd, passes.value()); };
+    auto warm = time_gpu(device, 2, run);
+    if (!warm) return std::move(warm).error();
+    auto ns = time_gpu(device, repeats, run);
+    if (!ns) return std::move(ns).error();
+    const double gbps = double(bytes) * (copy ? 2 : 1) / median(ns.value());
+    (copy ? out.copy_gbps : out.read_gbps) = gbps;
+  }
+  return out;
+}
+
+bool parse_sizes(const std::string& text, std::vector<uint64_t>& out) {
+  auto parse_one = [](const std::string& s, uint64_t& v) {
+    if (s.empty()) return false;
+    size_t plus = s.find('+', 1), minus = s.find('-', 1);
+    size_t split = std::min(plus, minus);
+    std::string head = s.substr(0, split);
+    int64_t adjust = 0;
+    if (split != std::string::npos) {
+      adjust = std::strtoll(s.c_str() + split + 1, nullptr, 10);
+      if (s[split] == '-') adjust = -adjust;
+    }
+    char* end = nullptr;
+    if (head.rfind("2^", 0) == 0) {
+      unsigned long e = std::strtoul(head.c_str() + 2, &end, 10);
+      if (*end || e > 62) return false;
+      v = uint64_t(1) << e;
+    } else {
+      v = std::strtoull(head.c_str(), &end, 10);
+      if (*end) return false;
+    }
+    v = uint64_t(int64_t(v) + adjust);
+    return true;
+  };
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const size_t dots = item.find("..");
+    if (dots != std::string::npos) {
+      uint64_t lo, hi;
+      if (!parse_one(item.substr(0, dots), lo) || !parse_one(item.substr(dots + 2), hi) || lo == 0) return false;
+      for (uint64_t v = lo; v <= hi; v *= 2) out.push_back(v);
+    } else {
+      uint64_t v;
+      if (!parse_one(item, v)) return false;
+      out.push_back(v);
+    }
+  }
+  return !out.empty();
+}
+
+std::string size_label(uint64_t n) {
+  if (n && (n & (n - 1)) == 0) return "2^" + std::to_string(__builtin_ctzll(n));
+  return std::to_string(n);
+}
+
+}  // namespace vkprim::tools

@@ -1,0 +1,54 @@
+#include "commands.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace vkprim::tools {
+
+bool take_option(std::vector<std::string>& args, const char* name, std::string& value) {
+  auto it = std::find(args.begin(), args.end(), name);
+  if (it == args.end() || it + 1 == args.end()) return false;
+  value = *(it + 1);
+  args.erase(it, it + 2);
+  return true;
+}
+
+bool take_flag(std::vector<std::string>& args, const char* name) {
+  auto it = std::find(args.begin(), args.end(), name);
+  if (it == args.end()) return false;
+  args.erase(it);
+  return true;
+}
+
+std::unique_ptr<Device> open_device(std::vector<std::string>& args) {
+  DeviceOptions options;
+  take_option(args, "--device", options.select);
+  options.validation = take_flag(args, "--validation");
+  auto device = Device::create(options);
+  if (!device) {
+    std::fprintf(stderr, "vkprim: cannot open a Vulkan device: %s (%s)\n", device.error().message.c_str(),
+                 to_string(device.status()));
+    return nullptr;
+  }
+  return std::move(device).value();
+}
+
+bool parse_type(const std::string& s, DataType& t) {
+  for (DataType v : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64})
+    if (s == to_string(v)) {
+      t = v;
+      return true;
+    }
+  return false;
+}
+
+bool parse_op(const std::string& s, Op& o) {
+  for (Op v : {Op::add, Op::min, Op::max, Op::bit_and, Op::bit_or, Op::bit_xor})
+    if (s == to_string(v)) {
+      o = v;
+      return true;
+    }
+  return false;
+}
+
+}  // namespace vkprim::tools

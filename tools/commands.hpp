@@ -1,0 +1,24 @@
+// Sub-commands of the `vkprim` program.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vkprim/device.hpp"
+
+namespace vkprim::tools {
+
+int run_info(std::vector<std::string> args);
+int run_verify(std::vector<std::string> args);
+int run_bench(std::vector<std::string> args);
+
+// Takes "--name value" from args (removing both); false if absent.
+bool take_option(std::vector<std::string>& args, const char* name, std::string& value);
+bool take_flag(std::vector<std::string>& args, const char* name);
+// Device from --device / --validation (or VKPRIM_DEVICE); prints the error and returns null on failure.
+std::unique_ptr<Device> open_device(std::vector<std::string>& args);
+bool parse_type(const std::string& s, DataType& t);
+bool parse_op(const std::string& s, Op& o);
+
+}  // namespace vkprim::tools

@@ -1,0 +1,36 @@
+// The `vkprim` command-line program: info, bench, verify.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+
+namespace {
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: vkprim <command> [options]\n"
+               "  info                       Vulkan devices, the chosen one, its capabilities, automatic picks\n"
+               "  bench reduce [--type T] [--op O] [--algorithm all|NAME] [--sizes LIST] [--repeat N] [--json FILE]\n"
+               "  verify                     quick self-check of every primitive on the chosen device\n"
+               "common options: --device INDEX|NAME (else env VKPRIM_DEVICE), --validation\n"
+               "sizes: 2^10..2^28 (powers of two), 2^20+1, 1000, comma-separated\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+    usage();
+    return args.empty() ? 2 : 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "info") return vkprim::tools::run_info(args);
+  if (command == "verify") return vkprim::tools::run_verify(args);
+  if (command == "bench") return vkprim::tools::run_bench(args);
+  usage();
+  return 2;
+}
