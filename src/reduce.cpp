@@ -3,6 +3,8 @@
 #include "vkprim/reduce.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -65,9 +67,17 @@ ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, DataType type) {
   }
   // grid_stride: a tile is WG_SIZE threads x ITEMS vectors of 16 bytes; the grid is capped so that one
   // more level finishes the reduction. CPU drivers run a workgroup per core, so a small grid suffices.
-  const uint32_t items = 4;
+  uint32_t items = 4;
   const uint32_t vec = 16 / size_of(type);
-  const uint64_t cap = c.caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 64 : 2048;
+  uint64_t cap = c.caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 64 : 2048;
+  // Tuning hook for benchmarking sessions only: VKPRIM_TUNE_REDUCE="<grid cap>,<vectors per thread>".
+  if (const char* tune = std::getenv("VKPRIM_TUNE_REDUCE")) {
+    unsigned long g = 0, i = 0;
+    if (std::sscanf(tune, "%lu,%lu", &g, &i) == 2 && g > 0 && i > 0 && i <= 16) {
+      cap = g;
+      items = uint32_t(i);
+    }
+  }
   return {"reduce/grid_stride", wg, items, true, uint64_t(wg) * items * vec, cap};
 }
 
