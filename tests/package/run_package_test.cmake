@@ -1,0 +1,88 @@
+# cmake -DVKPRIM_SOURCE_DIR=<vkprim source> -DWORK_DIR=<scratch build dir> [-DJOBS=2] -P run_package_test.cmake
+#
+# Proves vkprim can be consumed both ways by an outside project that compiles volk itself:
+#  (a) configure/build/install vkprim (Release, no tests/tools) into a temporary prefix, check the
+#      installed archive references no Vulkan loader symbol, then build and run the consumer with
+#      find_package(vkprim) against that prefix;
+#  (b) build and run the consumer with add_subdirectory(<vkprim source>).
+# Any failing step stops the script with a FATAL_ERROR naming the step.
+cmake_minimum_required(VERSION 3.25)
+
+if(NOT VKPRIM_SOURCE_DIR OR NOT EXISTS "${VKPRIM_SOURCE_DIR}/CMakeLists.txt")
+  message(FATAL_ERROR "pass -DVKPRIM_SOURCE_DIR=<vkprim source tree> (got '${VKPRIM_SOURCE_DIR}')")
+endif()
+if(NOT WORK_DIR)
+  message(FATAL_ERROR "pass -DWORK_DIR=<scratch build directory>")
+endif()
+if(NOT JOBS)
+  set(JOBS 2)
+endif()
+get_filename_component(VKPRIM_SOURCE_DIR "${VKPRIM_SOURCE_DIR}" ABSOLUTE)
+get_filename_component(WORK_DIR "${WORK_DIR}" ABSOLUTE)
+set(CONSUMER_DIR "${CMAKE_CURRENT_LIST_DIR}/consumer")
+
+if(NOT DEFINED ENV{XDG_RUNTIME_DIR} OR "$ENV{XDG_RUNTIME_DIR}" STREQUAL "")
+  set(ENV{XDG_RUNTIME_DIR} "${WORK_DIR}/xdg-runtime")
+  file(MAKE_DIRECTORY "$ENV{XDG_RUNTIME_DIR}")
+endif()
+
+# Start from a clean slate so a stale cache or an old install cannot hide a broken package.
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+set(prefix "${WORK_DIR}/prefix")
+
+function(step name)
+  list(JOIN ARGN " " command_line)
+  message(STATUS "[package] ${name}: ${command_line}")
+  string(TIMESTAMP t0 "%s")
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
+  string(TIMESTAMP t1 "%s")
+  math(EXPR dt "${t1} - ${t0}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "[package] step '${name}' failed (exit ${rc}) after ${dt} s:\n  ${command_line}")
+  endif()
+  message(STATUS "[package] ${name}: ok (${dt} s)")
+endfunction()
+
+# (a) install, then find_package.
+step("configure vkprim" ${CMAKE_COMMAND} -S "${VKPRIM_SOURCE_DIR}" -B "${WORK_DIR}/vkprim-build"
+     -DCMAKE_BUILD_TYPE=Release -DVKPRIM_BUILD_TESTS=OFF -DVKPRIM_BUILD_TOOLS=OFF -DVKPRIM_INSTALL=ON
+     "-DCMAKE_INSTALL_PREFIX=${prefix}")
+step("build vkprim" ${CMAKE_COMMAND} --build "${WORK_DIR}/vkprim-build" -j ${JOBS})
+step("install vkprim" ${CMAKE_COMMAND} --install "${WORK_DIR}/vkprim-build")
+
+# The library must reach Vulkan only through its own tables: an undefined vk* symbol in the archive
+# would bind to volk's same-named global pointer in an engine and crash at run time.
+file(GLOB_RECURSE archives "${prefix}/lib*/libvkprim.a")
+if(NOT archives)
+  message(FATAL_ERROR "[package] install produced no libvkprim.a under ${prefix}")
+endif()
+find_program(NM_PROGRAM NAMES nm)
+if(NM_PROGRAM)
+  list(GET archives 0 archive)
+  execute_process(COMMAND ${NM_PROGRAM} -u -C "${archive}" OUTPUT_VARIABLE undefined RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "[package] nm -u ${archive} failed (exit ${rc})")
+  endif()
+  string(REGEX MATCHALL "[ \t]U (vk[A-Z][A-Za-z0-9_]*)" loader_refs "${undefined}")
+  if(loader_refs)
+    list(REMOVE_DUPLICATES loader_refs)
+    string(REPLACE ";" "\n  " loader_refs "${loader_refs}")
+    message(FATAL_ERROR "[package] ${archive} references Vulkan loader symbols (it must use its own function tables):\n  ${loader_refs}")
+  endif()
+  message(STATUS "[package] ${archive}: no undefined vk* symbols")
+endif()
+
+step("configure consumer (find_package)" ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${WORK_DIR}/consumer-find_package"
+     -DCMAKE_BUILD_TYPE=Release -DCONSUMER_MODE=find_package "-DCMAKE_PREFIX_PATH=${prefix}")
+step("build consumer (find_package)" ${CMAKE_COMMAND} --build "${WORK_DIR}/consumer-find_package" -j ${JOBS})
+step("run consumer (find_package)" "${WORK_DIR}/consumer-find_package/consumer")
+
+# (b) add_subdirectory.
+step("configure consumer (add_subdirectory)" ${CMAKE_COMMAND} -S "${CONSUMER_DIR}"
+     -B "${WORK_DIR}/consumer-add_subdirectory" -DCMAKE_BUILD_TYPE=Release -DCONSUMER_MODE=add_subdirectory
+     "-DVKPRIM_SOURCE_DIR=${VKPRIM_SOURCE_DIR}")
+step("build consumer (add_subdirectory)" ${CMAKE_COMMAND} --build "${WORK_DIR}/consumer-add_subdirectory" -j ${JOBS})
+step("run consumer (add_subdirectory)" "${WORK_DIR}/consumer-add_subdirectory/consumer")
+
+message(STATUS "[package] find_package and add_subdirectory: both passed")
