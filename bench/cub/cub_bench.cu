@@ -1,0 +1,677 @@
+// cub_bench: times NVIDIA CUB device-wide primitives so vkprim can be compared with them in the same
+// device run.
+//
+// What it measures: cub::DeviceReduce::Sum, DeviceScan::InclusiveSum / ExclusiveSum,
+// DeviceRadixSort::SortKeys / SortPairs (all 32 key bits, values u32) and DeviceSelect::Flagged
+// (u32 flags, about half set), on u32 or f32 data, over a sweep of sizes.
+//
+// How: the largest buffers of the sweep are allocated first with plain cudaMalloc (largest first, no
+// managed memory) and every size uses a prefix of them, since an allocation made after large frees can
+// be slower (see DESIGN.md, "Benchmark method notes"). Inputs are random, generated on the GPU by a
+// counter hash (f32 in [-1, 1), u32 full range) and copied back once for the CPU checks. For each
+// op/type/size the temporary-storage size is queried once; then 3 warm-up runs, then N timed runs, each
+// between its own pair of cudaEvents, all enqueued back to back on one stream and waited for once (so
+// an interval is GPU time, not launch latency; no L2 flush between runs). The median and the minimum
+// are reported. The output of the last run is checked on the CPU; a wrong result prints FAIL
+// and the program exits with status 1.
+//
+// Bytes counted for GB/s (each byte once; CUB's extra passes and temporary storage are not counted):
+//   reduce          n * sizeof(T)                               read
+//   scans           2 * n * sizeof(T)                           read + write
+//   sort_keys       2 * n * sizeof(K)                           keys read + written once
+//   sort_pairs      2 * n * (sizeof(K) + sizeof(V))             keys and values read + written once
+//   select_flagged  n * sizeof(T) + n * sizeof(flag) + s * sizeof(T)   read input and flags, write s kept
+// Gelem/s is n / median time (for the sorts: G keys/s or G pairs/s).
+//
+// Exit status: 0 all results correct, 1 a result was wrong, 2 usage error or no CUDA device,
+// 3 CUDA error (including out of memory).
+
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------------
+// Errors
+
+[[noreturn]] void die(int status, const std::string& message) {
+  std::fprintf(stderr, "cub_bench: error: %s\n", message.c_str());
+  std::exit(status);
+}
+
+void check_cuda(cudaError_t err, const char* what, const char* file, int line) {
+  if (err == cudaSuccess) return;
+  std::string msg = std::string(what) + " failed at " + file + ":" + std::to_string(line) + ": " +
+                    cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
+  if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorUnsupportedPtxVersion)
+    msg += "; this binary was built for sm_90 (Hopper): rebuild for the device's architecture";
+  if (err == cudaErrorMemoryAllocation) msg += "; use smaller --sizes";
+  die(3, msg);
+}
+#define CUDA_CHECK(expr) check_cuda((expr), #expr, __FILE__, __LINE__)
+
+// ---------------------------------------------------------------------------------------------------
+// Operations, types and command line
+
+enum class Op { reduce, inclusive_scan, exclusive_scan, sort_keys, sort_pairs, select_flagged };
+const Op kAllOps[] = {Op::reduce,    Op::inclusive_scan, Op::exclusive_scan,
+                      Op::sort_keys, Op::sort_pairs,     Op::select_flagged};
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::reduce: return "reduce";
+    case Op::inclusive_scan: return "inclusive_scan";
+    case Op::exclusive_scan: return "exclusive_scan";
+    case Op::sort_keys: return "sort_keys";
+    case Op::sort_pairs: return "sort_pairs";
+    case Op::select_flagged: return "select_flagged";
+  }
+  return "?";
+}
+
+enum class Type { u32, f32 };
+const char* type_name(Type t) { return t == Type::u32 ? "u32" : "f32"; }
+
+using Value = uint32_t;  // sort_pairs values: the input index, so the permutation can be checked
+using Flag = uint32_t;   // select_flagged flags: 0 or 1, 32-bit as a GLSL storage buffer would hold them
+
+struct Options {
+  std::vector<Op> ops;
+  std::vector<Type> types{Type::u32};
+  std::vector<int64_t> sizes;
+  int iterations = 20;
+  std::string json_path;
+};
+
+constexpr int kWarmupRuns = 3;
+
+void print_usage(FILE* f) {
+  std::fprintf(f,
+               "usage: cub_bench <op> [--type u32|f32] [--sizes LIST] [--iterations N] [--json FILE]\n"
+               "  op:           reduce | inclusive_scan | exclusive_scan | sort_keys | sort_pairs |\n"
+               "                select_flagged | all\n"
+               "  --type        u32 (default) or f32; a comma list such as u32,f32 runs both\n"
+               "  --sizes       comma list of element counts: 1048576, 2^20, or a range 2^10..2^28\n"
+               "                (every power of two); default 2^20,2^22,2^24,2^26,2^28\n"
+               "  --iterations  timed runs per size after %d warm-up runs (default 20; use >= 10)\n"
+               "  --json FILE   also write the results as a JSON array\n",
+               kWarmupRuns);
+}
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "cub_bench: error: %s\n", message.c_str());
+  print_usage(stderr);
+  std::exit(2);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t end = s.find(sep, start);
+    parts.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return parts;
+    start = end + 1;
+  }
+}
+
+// Parses "123" or "2^k". Returns false on anything else.
+bool parse_count(const std::string& s, int64_t& out, bool& is_power) {
+  if (s.empty()) return false;
+  is_power = s.size() > 2 && s[0] == '2' && s[1] == '^';
+  const std::string digits = is_power ? s.substr(2) : s;
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+  errno = 0;
+  const unsigned long long v = std::strtoull(digits.c_str(), nullptr, 10);
+  if (errno != 0) return false;
+  if (is_power) {
+    if (v > 62) return false;
+    out = int64_t{1} << v;
+  } else {
+    if (v > static_cast<unsigned long long>(INT64_MAX)) return false;
+    out = static_cast<int64_t>(v);
+  }
+  return true;
+}
+
+std::vector<int64_t> parse_sizes(const std::string& list) {
+  std::vector<int64_t> sizes;
+  for (const std::string& item : split(list, ',')) {
+    const size_t dots = item.find("..");
+    if (dots != std::string::npos) {
+      int64_t lo = 0, hi = 0;
+      bool lo_pow = false, hi_pow = false;
+      if (!parse_count(item.substr(0, dots), lo, lo_pow) || !parse_count(item.substr(dots + 2), hi, hi_pow))
+        usage_error("bad size range '" + item + "' (expected e.g. 2^10..2^28)");
+      auto is_pow2 = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+      if (!is_pow2(lo) || !is_pow2(hi) || lo > hi)
+        usage_error("size range '" + item + "' must go from a power of two up to a power of two");
+      for (int64_t v = lo; v <= hi; v *= 2) sizes.push_back(v);
+    } else {
+      int64_t v = 0;
+      bool pow = false;
+      if (!parse_count(item, v, pow)) usage_error("bad size '" + item + "' (expected e.g. 1048576 or 2^20)");
+      sizes.push_back(v);
+    }
+  }
+  for (int64_t n : sizes) {
+    // CUB is called with int counts (its common, tuned case), so sizes stay below 2^31.
+    if (n < 1 || n > INT_MAX) usage_error("size " + std::to_string(n) + " out of range [1, 2^31 - 1]");
+  }
+  return sizes;
+}
+
+Options parse_args(int argc, char** argv) {
+  Options opt;
+  if (argc < 2) usage_error("missing <op>");
+  const std::string first = argv[1];
+  if (first == "-h" || first == "--help") {
+    print_usage(stdout);
+    std::exit(0);
+  }
+  if (first == "all") {
+    opt.ops.assign(std::begin(kAllOps), std::end(kAllOps));
+  } else {
+    for (Op op : kAllOps)
+      if (first == op_name(op)) opt.ops.push_back(op);
+    if (opt.ops.empty()) usage_error("unknown op '" + first + "'");
+  }
+  opt.sizes = parse_sizes("2^20,2^22,2^24,2^26,2^28");
+
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--type") {
+      opt.types.clear();
+      for (const std::string& t : split(value(), ',')) {
+        if (t == "u32") opt.types.push_back(Type::u32);
+        else if (t == "f32") opt.types.push_back(Type::f32);
+        else usage_error("unknown type '" + t + "' (expected u32 or f32)");
+      }
+    } else if (arg == "--sizes") {
+      opt.sizes = parse_sizes(value());
+    } else if (arg == "--iterations") {
+      const std::string v = value();
+      char* end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > 100000) usage_error("bad --iterations '" + v + "'");
+      opt.iterations = static_cast<int>(n);
+    } else if (arg == "--json") {
+      opt.json_path = value();
+    } else if (arg == "-h" || arg == "--help") {
+      print_usage(stdout);
+      std::exit(0);
+    } else {
+      usage_error("unknown argument '" + arg + "'");
+    }
+  }
+  return opt;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Device buffers and input generation
+
+// One allocation per role, sized for the largest n of the sweep; every size uses a prefix.
+struct Buffers {
+  void* in = nullptr;          // keys / values to reduce, scan, sort or select (4-byte elements)
+  void* out = nullptr;         // result of the op
+  Value* values_in = nullptr;  // sort_pairs only
+  Value* values_out = nullptr; // sort_pairs only
+  Flag* flags = nullptr;       // select_flagged only
+  int64_t* num_selected = nullptr;
+  void* temp = nullptr;
+  size_t temp_bytes = 0;
+};
+
+__host__ __device__ uint32_t hash32(uint64_t x) {
+  // splitmix64-style finalizer of a counter: cheap, well mixed, reproducible on host and device.
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return static_cast<uint32_t>(x >> 32);
+}
+
+__device__ void store_random(uint32_t* p, uint32_t h) { *p = h; }
+__device__ void store_random(float* p, uint32_t h) {
+  *p = static_cast<float>(h >> 8) * (1.0f / 8388608.0f) - 1.0f;  // [-1, 1), 2^-23 steps, exact in f32
+}
+
+template <class T>
+__global__ void fill_kernel(T* in, Value* values, Flag* flags, int64_t n, uint64_t seed) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    store_random(&in[i], hash32(seed ^ static_cast<uint64_t>(i)));
+    if (values) values[i] = static_cast<Value>(i);
+    if (flags) flags[i] = hash32((seed + 0x5151) * 0x2545F4914F6CDD1Dull + static_cast<uint64_t>(i)) & 1u;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// CUB calls. With temp == nullptr this only writes the needed temporary-storage size (CUB's protocol).
+
+template <class T>
+cudaError_t call_cub(Op op, void* temp, size_t& temp_bytes, const Buffers& b, int n, cudaStream_t s) {
+  const T* in = static_cast<const T*>(b.in);
+  T* out = static_cast<T*>(b.out);
+  switch (op) {
+    case Op::reduce: return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n, s);
+    case Op::inclusive_scan: return cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, n, s);
+    case Op::exclusive_scan: return cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, out, n, s);
+    case Op::sort_keys:
+      return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, n, 0, int(sizeof(T) * 8), s);
+    case Op::sort_pairs:
+      return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, in, out, b.values_in, b.values_out, n, 0,
+                                             int(sizeof(T) * 8), s);
+    case Op::select_flagged:
+      return cub::DeviceSelect::Flagged(temp, temp_bytes, in, b.flags, out, b.num_selected, n, s);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t call_cub(Type t, Op op, void* temp, size_t& temp_bytes, const Buffers& b, int n, cudaStream_t s) {
+  return t == Type::u32 ? call_cub<uint32_t>(op, temp, temp_bytes, b, n, s)
+                        : call_cub<float>(op, temp, temp_bytes, b, n, s);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// CPU checks. Each returns an empty string when the result is right, else a description.
+
+std::string at(int64_t i) { return "at index " + std::to_string(i); }
+
+// f32 sums: CUB adds in a different order than the CPU, so compare with a double-precision reference
+// and allow an error relative to the sum of magnitudes (|x_0| + ... + |x_i|): 1e-5 of it is far above
+// the rounding error of any reasonable summation order at these sizes and far below one input element
+// at small sizes.
+constexpr double kF32RelTol = 1e-5;
+
+bool close_f32(float got, double ref, double magnitude) {
+  return std::isfinite(got) && std::fabs(static_cast<double>(got) - ref) <= kF32RelTol * magnitude;
+}
+
+std::string fmt_f(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string check_reduce(const uint32_t* in, int64_t n, uint32_t got) {
+  uint32_t ref = 0;
+  for (int64_t i = 0; i < n; ++i) ref += in[i];  // unsigned add wraps modulo 2^32, as on the GPU
+  return got == ref ? "" : "sum " + std::to_string(got) + " != expected " + std::to_string(ref);
+}
+
+std::string check_reduce(const float* in, int64_t n, float got) {
+  double ref = 0, mag = 0;
+  for (int64_t i = 0; i < n; ++i) ref += in[i], mag += std::fabs(in[i]);
+  return close_f32(got, ref, mag) ? "" : "sum " + fmt_f(got) + " != expected " + fmt_f(ref);
+}
+
+std::string check_scan(const uint32_t* in, const uint32_t* out, int64_t n, bool inclusive) {
+  uint32_t run = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (inclusive) run += in[i];
+    if (out[i] != run) return at(i) + ": " + std::to_string(out[i]) + " != expected " + std::to_string(run);
+    if (!inclusive) run += in[i];
+  }
+  return "";
+}
+
+std::string check_scan(const float* in, const float* out, int64_t n, bool inclusive) {
+  double run = 0, mag = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (inclusive) run += in[i], mag += std::fabs(in[i]);
+    if (!close_f32(out[i], run, mag)) return at(i) + ": " + fmt_f(out[i]) + " != expected " + fmt_f(run);
+    if (!inclusive) run += in[i], mag += std::fabs(in[i]);
+  }
+  return "";
+}
+
+template <class T>
+uint32_t bits(T v) {
+  uint32_t u;
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+// Radix order of the key type: unsigned order for u32, numeric order for f32 (the inputs hold no NaN
+// and no -0.0, so the two float orders agree).
+template <class T>
+bool radix_less(T a, T b) { return a < b; }
+
+// Sorted keys: non-decreasing, and the same multiset as the input, compared through two
+// order-independent 64-bit fingerprints (sum and xor of a hash of each key's bits). Sorting 2^28 keys
+// on the CPU for every size would take far longer than the benchmark.
+template <class T>
+std::string check_sort_keys(const T* in, const T* out, int64_t n) {
+  for (int64_t i = 1; i < n; ++i)
+    if (radix_less(out[i], out[i - 1])) return at(i) + ": keys out of order";
+  uint64_t sum_in = 0, xor_in = 0, sum_out = 0, xor_out = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t hi = hash32(bits(in[i])), ho = hash32(bits(out[i]));
+    const uint64_t a = (hi << 32) | hash32(hi ^ 0xA5A5), b = (ho << 32) | hash32(ho ^ 0xA5A5);
+    sum_in += a, xor_in ^= a, sum_out += b, xor_out ^= b;
+  }
+  return sum_in == sum_out && xor_in == xor_out ? "" : "output keys are not a permutation of the input";
+}
+
+// Sorted pairs: the values were the input indices, so they must be a permutation of 0..n-1, each
+// output key must be the input key at its value's index, keys must be non-decreasing, and equal keys
+// must keep input order (CUB's radix sort is stable).
+template <class T>
+std::string check_sort_pairs(const T* in, const T* keys, const Value* values, int64_t n) {
+  std::vector<bool> seen(static_cast<size_t>(n), false);
+  for (int64_t i = 0; i < n; ++i) {
+    const Value v = values[i];
+    if (v >= static_cast<uint64_t>(n) || seen[v]) return at(i) + ": values are not a permutation";
+    seen[v] = true;
+    if (bits(in[v]) != bits(keys[i])) return at(i) + ": key does not match its value's input key";
+    if (i > 0) {
+      if (radix_less(keys[i], keys[i - 1])) return at(i) + ": keys out of order";
+      if (!radix_less(keys[i - 1], keys[i]) && values[i - 1] > v) return at(i) + ": equal keys not stable";
+    }
+  }
+  return "";
+}
+
+template <class T>
+std::string check_select(const T* in, const Flag* flags, int64_t n, const T* out, int64_t got_count) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!flags[i]) continue;
+    if (k >= got_count) break;
+    if (bits(out[k]) != bits(in[i])) return "output " + at(k) + " is not input element " + std::to_string(i);
+    ++k;
+  }
+  int64_t ref_count = 0;
+  for (int64_t i = 0; i < n; ++i) ref_count += flags[i] != 0;
+  if (got_count != ref_count)
+    return "selected " + std::to_string(got_count) + " != expected " + std::to_string(ref_count);
+  return "";
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Timing and reporting
+
+struct Result {
+  Op op;
+  Type type;
+  int64_t n;
+  double median_ms, min_ms, gbps, gelems;
+};
+
+double bytes_moved(Op op, int64_t n, int64_t selected) {
+  const double e = 4.0;  // sizeof(u32) == sizeof(f32)
+  switch (op) {
+    case Op::reduce: return n * e;
+    case Op::inclusive_scan:
+    case Op::exclusive_scan: return 2.0 * n * e;
+    case Op::sort_keys: return 2.0 * n * e;
+    case Op::sort_pairs: return 2.0 * n * (e + sizeof(Value));
+    case Op::select_flagged: return n * e + n * double(sizeof(Flag)) + selected * e;
+  }
+  return 0;
+}
+
+struct Timing {
+  double median_ms, min_ms;
+};
+
+// All timed runs are enqueued back to back, each between its own pair of events, and waited for once
+// at the end: the host stays ahead of the GPU, so each interval is the GPU time of one run rather than
+// launch latency.
+Timing time_op(Type t, Op op, const Buffers& b, size_t temp_bytes, int n, int iterations, cudaStream_t s) {
+  for (int i = 0; i < kWarmupRuns; ++i) {
+    size_t bytes = temp_bytes;
+    CUDA_CHECK(call_cub(t, op, b.temp, bytes, b, n, s));
+  }
+  std::vector<cudaEvent_t> start(static_cast<size_t>(iterations)), stop(static_cast<size_t>(iterations));
+  for (int i = 0; i < iterations; ++i) {
+    CUDA_CHECK(cudaEventCreate(&start[i]));
+    CUDA_CHECK(cudaEventCreate(&stop[i]));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  for (int i = 0; i < iterations; ++i) {
+    size_t bytes = temp_bytes;
+    CUDA_CHECK(cudaEventRecord(start[i], s));
+    CUDA_CHECK(call_cub(t, op, b.temp, bytes, b, n, s));
+    CUDA_CHECK(cudaEventRecord(stop[i], s));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  CUDA_CHECK(cudaGetLastError());
+  std::vector<double> ms(static_cast<size_t>(iterations));
+  for (int i = 0; i < iterations; ++i) {
+    float elapsed = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&elapsed, start[i], stop[i]));
+    ms[static_cast<size_t>(i)] = elapsed;
+    CUDA_CHECK(cudaEventDestroy(start[i]));
+    CUDA_CHECK(cudaEventDestroy(stop[i]));
+  }
+  std::sort(ms.begin(), ms.end());
+  const size_t m = ms.size();
+  const double median = m % 2 ? ms[m / 2] : 0.5 * (ms[m / 2 - 1] + ms[m / 2]);
+  return {median, ms.front()};
+}
+
+void write_json(const std::string& path, const std::vector<Result>& results) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) die(3, "cannot open '" + path + "' for writing: " + std::strerror(errno));
+  std::fprintf(f, "[\n");
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    std::fprintf(f,
+                 "  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %lld, \"median_ms\": %.6f, \"min_ms\": %.6f, "
+                 "\"gbps\": %.3f, \"gelems\": %.4f}%s\n",
+                 op_name(r.op), type_name(r.type), static_cast<long long>(r.n), r.median_ms, r.min_ms, r.gbps,
+                 r.gelems, i + 1 < results.size() ? "," : "");
+  }
+  std::fprintf(f, "]\n");
+  if (std::fclose(f) != 0) die(3, "writing '" + path + "' failed");
+}
+
+std::string version_string(int v) {  // CUDA encodes 13.0 as 13000
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Driver
+
+bool uses(const Options& opt, Op op) { return std::find(opt.ops.begin(), opt.ops.end(), op) != opt.ops.end(); }
+
+// Host copies of one type's inputs (largest size; each size checks a prefix).
+template <class T>
+struct HostInputs {
+  std::vector<T> in;
+  std::vector<Flag> flags;
+};
+
+template <class T>
+void fill_inputs(const Buffers& b, int64_t max_n, bool with_values, bool with_flags, uint64_t seed,
+                 HostInputs<T>& host) {
+  fill_kernel<T><<<1024, 256>>>(static_cast<T*>(b.in), with_values ? b.values_in : nullptr,
+                                with_flags ? b.flags : nullptr, max_n, seed);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  host.in.resize(static_cast<size_t>(max_n));
+  CUDA_CHECK(cudaMemcpy(host.in.data(), b.in, max_n * sizeof(T), cudaMemcpyDeviceToHost));
+  if (with_flags) {
+    host.flags.resize(static_cast<size_t>(max_n));
+    CUDA_CHECK(cudaMemcpy(host.flags.data(), b.flags, max_n * sizeof(Flag), cudaMemcpyDeviceToHost));
+  }
+}
+
+// Runs one op over the sweep for element type T; returns false (after printing FAIL) on a wrong result.
+template <class T>
+bool run_op(Op op, Type type, const Options& opt, const Buffers& b, const HostInputs<T>& host,
+            const std::map<std::tuple<Op, Type, int64_t>, size_t>& temp_sizes, cudaStream_t s,
+            std::vector<Result>& results) {
+  for (int64_t n64 : opt.sizes) {
+    const int n = static_cast<int>(n64);
+    const size_t temp_bytes = temp_sizes.at({op, type, n64});
+    const Timing t = time_op(type, op, b, temp_bytes, n, opt.iterations, s);
+
+    // Check the last run's output.
+    const T* in = host.in.data();
+    std::vector<T> out(op == Op::reduce ? 1 : static_cast<size_t>(n));
+    CUDA_CHECK(cudaMemcpy(out.data(), b.out, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    int64_t selected = 0;
+    std::string error;
+    switch (op) {
+      case Op::reduce: error = check_reduce(in, n, out[0]); break;
+      case Op::inclusive_scan: error = check_scan(in, out.data(), n, true); break;
+      case Op::exclusive_scan: error = check_scan(in, out.data(), n, false); break;
+      case Op::sort_keys: error = check_sort_keys(in, out.data(), n); break;
+      case Op::sort_pairs: {
+        std::vector<Value> values(static_cast<size_t>(n));
+        CUDA_CHECK(cudaMemcpy(values.data(), b.values_out, n * sizeof(Value), cudaMemcpyDeviceToHost));
+        error = check_sort_pairs(in, out.data(), values.data(), n);
+        break;
+      }
+      case Op::select_flagged: {
+        CUDA_CHECK(cudaMemcpy(&selected, b.num_selected, sizeof selected, cudaMemcpyDeviceToHost));
+        error = check_select(in, host.flags.data(), n, out.data(), selected);
+        break;
+      }
+    }
+    if (!error.empty()) {
+      std::printf("FAIL %s %s n=%lld: %s\n", op_name(op), type_name(type), static_cast<long long>(n64),
+                  error.c_str());
+      std::fflush(stdout);
+      return false;
+    }
+
+    Result r{op, type, n64, t.median_ms, t.min_ms, 0, 0};
+    r.gbps = bytes_moved(op, n64, selected) / (t.median_ms * 1e-3) / 1e9;
+    r.gelems = n64 / (t.median_ms * 1e-3) / 1e9;
+    results.push_back(r);
+    std::printf("%-15s %-4s %11lld %11.4f %9.1f %9.2f %11.4f\n", op_name(op), type_name(type),
+                static_cast<long long>(n64), r.median_ms, r.gbps, r.gelems, r.min_ms);
+    std::fflush(stdout);
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options opt = parse_args(argc, argv);
+
+  int device_count = 0;
+  const cudaError_t count_err = cudaGetDeviceCount(&device_count);
+  if (count_err != cudaSuccess || device_count == 0) {
+    std::fprintf(stderr,
+                 "cub_bench: error: no CUDA device available (%s); this program needs an NVIDIA GPU and driver\n",
+                 count_err != cudaSuccess ? cudaGetErrorString(count_err) : "cudaGetDeviceCount found 0 devices");
+    return 2;
+  }
+  int device = 0;
+  CUDA_CHECK(cudaSetDevice(device));
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  int driver = 0, runtime = 0;
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  std::printf("# device: %s (sm_%d%d, %d SMs, %.1f GiB) | driver: CUDA %s (%d) | runtime: CUDA %s (%d) | CUB %d.%d.%d\n",
+              prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+              prop.totalGlobalMem / double(1ull << 30), version_string(driver).c_str(), driver,
+              version_string(runtime).c_str(), runtime, CUB_MAJOR_VERSION, CUB_MINOR_VERSION,
+              CUB_SUBMINOR_VERSION);
+
+  const int64_t max_n = *std::max_element(opt.sizes.begin(), opt.sizes.end());
+  const bool need_values = uses(opt, Op::sort_pairs);
+  const bool need_flags = uses(opt, Op::select_flagged);
+
+  // Query every temporary-storage size once, before allocating, so the temp buffer can be sized for
+  // the whole sweep and allocated together with the others, largest first. CUB's query reads no data.
+  std::map<std::tuple<Op, Type, int64_t>, size_t> temp_sizes;
+  size_t max_temp = 1;
+  {
+    Buffers dummy;
+    for (Type t : opt.types)
+      for (Op op : opt.ops)
+        for (int64_t n : opt.sizes) {
+          size_t bytes = 0;
+          CUDA_CHECK(call_cub(t, op, nullptr, bytes, dummy, static_cast<int>(n), nullptr));
+          temp_sizes[{op, t, n}] = bytes;
+          max_temp = std::max(max_temp, bytes);
+        }
+  }
+
+  Buffers b;
+  struct Allocation {
+    void** ptr;
+    size_t bytes;
+    const char* name;
+  };
+  const size_t elems = static_cast<size_t>(max_n) * 4;
+  std::vector<Allocation> allocations = {{&b.in, elems, "input"}, {&b.out, elems, "output"},
+                                         {&b.temp, max_temp, "temp storage"},
+                                         {reinterpret_cast<void**>(&b.num_selected), sizeof(int64_t), "count"}};
+  if (need_values) {
+    allocations.push_back({reinterpret_cast<void**>(&b.values_in), max_n * sizeof(Value), "values in"});
+    allocations.push_back({reinterpret_cast<void**>(&b.values_out), max_n * sizeof(Value), "values out"});
+  }
+  if (need_flags) allocations.push_back({reinterpret_cast<void**>(&b.flags), max_n * sizeof(Flag), "flags"});
+  std::stable_sort(allocations.begin(), allocations.end(),
+                   [](const Allocation& x, const Allocation& y) { return x.bytes > y.bytes; });
+  for (const Allocation& a : allocations) {
+    const cudaError_t err = cudaMalloc(a.ptr, a.bytes);
+    if (err != cudaSuccess)
+      die(3, std::string("cudaMalloc of ") + std::to_string(a.bytes) + " bytes (" + a.name +
+                 ") failed: " + cudaGetErrorString(err) + "; use smaller --sizes");
+  }
+  b.temp_bytes = max_temp;
+
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+  std::printf("# %d warm-up + %d timed runs per size, cudaEvent per run; median reported (min last).\n",
+              kWarmupRuns, opt.iterations);
+  std::printf("# GB/s bytes: reduce n*4 read; scans 2n*4 read+write; sort_keys 2n*4 and sort_pairs 2n*8\n"
+              "#   keys(+values) read+written once; select_flagged n*4 in + n*4 u32 flags + kept*4 out.\n"
+              "#   Gelem/s for sorts = G keys/s (G pairs/s).\n");
+  std::printf("%-15s %-4s %11s %11s %9s %9s %11s\n", "op", "type", "n", "median_ms", "GB/s", "Gelem/s", "min_ms");
+  std::fflush(stdout);
+
+  std::vector<Result> results;
+  bool ok = true;
+  for (Type t : opt.types) {
+    const uint64_t seed = 0xC0B0 + static_cast<uint64_t>(t);
+    if (t == Type::u32) {
+      HostInputs<uint32_t> host;
+      fill_inputs(b, max_n, need_values, need_flags, seed, host);
+      for (Op op : opt.ops)
+        if (ok) ok = run_op<uint32_t>(op, t, opt, b, host, temp_sizes, stream, results);
+    } else {
+      HostInputs<float> host;
+      fill_inputs(b, max_n, need_values, need_flags, seed, host);
+      for (Op op : opt.ops)
+        if (ok) ok = run_op<float>(op, t, opt, b, host, temp_sizes, stream, results);
+    }
+    if (!ok) break;
+  }
+
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  for (const Allocation& a : allocations) CUDA_CHECK(cudaFree(*a.ptr));
+
+  if (!ok) return 1;  // FAIL was printed; no JSON is written for a run with a wrong result
+  if (!opt.json_path.empty()) write_json(opt.json_path, results);
+  return 0;
+}
