@@ -31,6 +31,8 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   p.has_sync2_ext = version >= VK_API_VERSION_1_3 || has_extension(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME);
   p.has_size_control_ext = version >= VK_API_VERSION_1_3 || has_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   p.has_memory_model_ext = version >= VK_API_VERSION_1_2;
+  p.has_sm_builtins = has_extension(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  p.has_amd_cores = has_extension(VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
 
   VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   p.subgroup = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
@@ -40,6 +42,10 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   void** tail = &p.subgroup.pNext;
   if (p.has_size_control_ext) { *tail = &p.size_control; tail = &p.size_control.pNext; }
   if (version >= VK_API_VERSION_1_2) { *tail = &p.driver; tail = &p.driver.pNext; }
+  p.sm_builtins = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  p.amd_cores = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
+  if (p.has_sm_builtins) { *tail = &p.sm_builtins; tail = &p.sm_builtins.pNext; }
+  if (p.has_amd_cores) { *tail = &p.amd_cores; tail = &p.amd_cores.pNext; }
   vki.vkGetPhysicalDeviceProperties2(physical_device, &props2);
 
   p.features2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -206,6 +212,14 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
     c.max_storage_buffer_range = std::min<VkDeviceSize>(c.max_storage_buffer_range, info.options.max_storage_buffer_range);
   c.min_storage_buffer_offset_alignment = limits.minStorageBufferOffsetAlignment;
   c.max_push_constants = limits.maxPushConstantsSize;
+  if (p.has_sm_builtins && p.sm_builtins.shaderSMCount) {
+    c.compute_units = p.sm_builtins.shaderSMCount;
+    c.threads_per_compute_unit = p.sm_builtins.shaderWarpsPerSM * 32;
+  } else if (p.has_amd_cores && p.amd_cores.computeUnitsPerShaderArray) {
+    c.compute_units = p.amd_cores.shaderEngineCount * p.amd_cores.shaderArraysPerEngineCount *
+                      p.amd_cores.computeUnitsPerShaderArray;
+    c.threads_per_compute_unit = p.amd_cores.simdPerComputeUnit * p.amd_cores.wavefrontsPerSimd * p.amd_cores.wavefrontSize;
+  }
   if (p.timestamps) {
     c.features |= feature_timestamps;
     c.timestamp_period_ns = p.timestamp_period;

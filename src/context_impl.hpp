@@ -47,6 +47,10 @@ struct ProbedDevice {
   VkPhysicalDeviceVulkan11Features v11{};
   VkPhysicalDeviceVulkan12Features v12{};
   VkPhysicalDeviceVulkan13Features v13{};
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm_builtins{};
+  VkPhysicalDeviceShaderCorePropertiesAMD amd_cores{};
+  bool has_sm_builtins = false;
+  bool has_amd_cores = false;
   bool has_push_descriptor = false;
   bool has_sync2_ext = false;
   bool has_size_control_ext = false;

@@ -3,8 +3,6 @@
 #include "vkprim/reduce.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -54,7 +52,8 @@ struct ReduceShape {
   uint64_t max_groups;          // 0 = one group per tile; else the grid is capped (grid-stride)
 };
 
-ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, DataType type) {
+ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, const ReduceDesc& desc) {
+  const DataType type = desc.type;
   const uint32_t wg = 256;
   switch (a) {
     case ReduceAlgorithm::interleaved_divergent: return {"reduce/interleaved_divergent", wg, 1, false, wg, 0};
@@ -67,17 +66,16 @@ ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, DataType type) {
   }
   // grid_stride: a tile is WG_SIZE threads x ITEMS vectors of 16 bytes; the grid is capped so that one
   // more level finishes the reduction. CPU drivers run a workgroup per core, so a small grid suffices.
-  uint32_t items = 4;
+  // Grid: one full wave of resident workgroups where the driver reports its compute units (each group
+  // then loops over equal shares, so none waits for a second wave); 2048 otherwise; CPU drivers run a
+  // workgroup per core, so a small grid suffices there.
+  const uint32_t items = desc.vectors_per_thread ? std::min(desc.vectors_per_thread, 16u) : 4u;
   const uint32_t vec = 16 / size_of(type);
-  uint64_t cap = c.caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 64 : 2048;
-  // Tuning hook for benchmarking sessions only: VKPRIM_TUNE_REDUCE="<grid cap>,<vectors per thread>".
-  if (const char* tune = std::getenv("VKPRIM_TUNE_REDUCE")) {
-    unsigned long g = 0, i = 0;
-    if (std::sscanf(tune, "%lu,%lu", &g, &i) == 2 && g > 0 && i > 0 && i <= 16) {
-      cap = g;
-      items = uint32_t(i);
-    }
-  }
+  uint64_t cap = 2048;
+  if (c.caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU) cap = 64;
+  else if (c.caps.compute_units && c.caps.threads_per_compute_unit >= wg)
+    cap = uint64_t(c.caps.compute_units) * (c.caps.threads_per_compute_unit / wg);
+  if (desc.max_workgroups) cap = desc.max_workgroups;
   return {"reduce/grid_stride", wg, items, true, uint64_t(wg) * items * vec, cap};
 }
 
@@ -159,7 +157,7 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   plan->context = &c;
   plan->desc = desc;
   plan->algorithm = desc.algorithm == ReduceAlgorithm::automatic ? ReduceAlgorithm::grid_stride : desc.algorithm;
-  plan->shape = detail::shape_of(plan->algorithm, c, desc.type);
+  plan->shape = detail::shape_of(plan->algorithm, c, desc);
   plan->elem = size_of(desc.type);
 
   detail::KernelDesc kd;

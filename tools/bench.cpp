@@ -37,17 +37,27 @@ void write_json(const std::string& path, const std::string& device, const std::v
   out << "]}\n";
 }
 
+// A plan to measure and its row label ("grid_stride" or, for tuning sweeps, "grid_stride[1056x4]").
+struct Variant {
+  ReduceDesc desc;
+  std::string label;
+};
+
 template <class T>
-int bench_reduce_typed(const Device& device, DataType type, Op op, const std::vector<ReduceAlgorithm>& algorithms,
-                       const std::vector<uint64_t>& sizes, int repeats, std::vector<Row>& rows) {
+int bench_reduce_typed(const Device& device, const std::vector<Variant>& variants, const std::vector<uint64_t>& sizes,
+                       int repeats, std::vector<Row>& rows) {
+  const DataType type = variants.front().desc.type;
+  const Op op = variants.front().desc.op;
   const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
   const uint32_t elem = sizeof(T);
   std::vector<Reduce> plans;
   VkDeviceSize scratch_bytes = 16;
-  for (ReduceAlgorithm a : algorithms) {
-    auto plan = Reduce::create(const_cast<Device&>(device).context(), ReduceDesc{type, op, max_n, a});
+  for (const Variant& v : variants) {
+    ReduceDesc desc = v.desc;
+    desc.max_count = max_n;
+    auto plan = Reduce::create(const_cast<Device&>(device).context(), desc);
     if (!plan) {
-      std::fprintf(stderr, "reduce %s: %s\n", to_string(a), plan.error().message.c_str());
+      std::fprintf(stderr, "reduce %s: %s\n", v.label.c_str(), plan.error().message.c_str());
       return 1;
     }
     scratch_bytes = std::max(scratch_bytes, plan->scratch_requirements().size);
@@ -84,19 +94,21 @@ int bench_reduce_typed(const Device& device, DataType type, Op op, const std::ve
                     read / copy, true});
     rows.push_back({"ceiling", "copy (uvec4 shader)", "u32", "-", n, 2.0 * double(ceiling_bytes) / copy / 1e3, copy,
                     copy / read, 1.0, true});
-    // CPU row: std::reduce semantics through the same reference operator.
+    // CPU row: std::reduce on one core.
     std::vector<double> cpu_ns;
-    T expected{};
+    const T expected = host::reduce<T>(op, host.data(), n);
     for (int i = 0; i < 3; ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      expected = host::reduce<T>(op, host.data(), n);
+      volatile T sink = host::std_reduce<T>(op, host.data(), n);
+      (void)sink;
       cpu_ns.push_back(double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()));
     }
     const double cpu = median(cpu_ns);
-    rows.push_back({"reduce", "cpu (sequential)", to_string(type), to_string(op), n, cpu / 1e3, double(n * elem) / cpu,
+    rows.push_back({"reduce", "cpu (std::reduce)", to_string(type), to_string(op), n, cpu / 1e3, double(n * elem) / cpu,
                     double(n * elem) / cpu / read, double(n * elem) / cpu / copy, true});
     const auto exact = host::exact_sum(host.data(), n);
-    for (const Reduce& plan : plans) {
+    for (size_t k = 0; k < plans.size(); ++k) {
+      const Reduce& plan = plans[k];
       auto run = [&](VkCommandBuffer cmd) {
         return plan.record(cmd, input->range(0, n * elem), output->range(0, elem), n, scratch->range());
       };
@@ -126,7 +138,7 @@ int bench_reduce_typed(const Device& device, DataType type, Op op, const std::ve
       }
       const double t = median(ns.value());
       const double gbps = double(n * elem) / t;
-      rows.push_back({"reduce", to_string(plan.algorithm()), to_string(type), to_string(op), n, t / 1e3, gbps,
+      rows.push_back({"reduce", variants[k].label, to_string(type), to_string(op), n, t / 1e3, gbps,
                       gbps / read, gbps / copy, ok});
     }
   }
@@ -134,7 +146,7 @@ int bench_reduce_typed(const Device& device, DataType type, Op op, const std::ve
 }
 
 void print_rows(const std::vector<Row>& rows) {
-  std::printf("%-10s %-22s %-4s %-7s %12s %12s %10s %8s %8s %8s %s\n", "primitive", "algorithm", "type", "op", "n",
+  std::printf("%-10s %-26s %-4s %-7s %12s %12s %10s %8s %8s %8s %s\n", "primitive", "algorithm", "type", "op", "n",
               "median_us", "GB/s", "x_read", "x_copy", "x_prev", "verified");
   const Row* prev = nullptr;
   for (const Row& r : rows) {
@@ -142,7 +154,7 @@ void print_rows(const std::vector<Row>& rows) {
     if (prev && r.primitive == "reduce" && prev->primitive == "reduce" && prev->n == r.n &&
         prev->algorithm.rfind("cpu", 0) != 0)
       std::snprintf(step, sizeof(step), "%.2f", prev->median_us / r.median_us);
-    std::printf("%-10s %-22s %-4s %-7s %12s %12.2f %10.1f %8.3f %8.3f %8s %s\n", r.primitive.c_str(),
+    std::printf("%-10s %-26s %-4s %-7s %12s %12.2f %10.1f %8.3f %8.3f %8s %s\n", r.primitive.c_str(),
                 r.algorithm.c_str(), r.type.c_str(), r.op.c_str(), size_label(r.n).c_str(), r.median_us, r.gbps,
                 r.of_read, r.of_copy, step, r.verified ? "yes" : "NO");
     prev = &r;
@@ -157,13 +169,14 @@ int run_bench(std::vector<std::string> args) {
     return 2;
   }
   args.erase(args.begin());
-  std::string type_s = "u32", op_s = "add", alg_s = "automatic", sizes_s = "2^16..2^24", repeat_s = "20", json;
+  std::string type_s = "u32", op_s = "add", alg_s = "automatic", sizes_s = "2^16..2^24", repeat_s = "20", json, grid_s;
   take_option(args, "--type", type_s);
   take_option(args, "--op", op_s);
   take_option(args, "--algorithm", alg_s);
   take_option(args, "--sizes", sizes_s);
   take_option(args, "--repeat", repeat_s);
   take_option(args, "--json", json);
+  take_option(args, "--grid", grid_s);  // grid_stride sweep: "1056x4,2048x4,..." (workgroups x vectors)
   auto device = open_device(args);
   if (!device) return 1;
   if (!args.empty()) {
@@ -189,13 +202,28 @@ int run_bench(std::vector<std::string> args) {
     }
     algorithms.push_back(a);
   }
+  std::vector<Variant> variants;
+  for (ReduceAlgorithm a : algorithms) variants.push_back({ReduceDesc{type, op, 0, a}, to_string(a)});
+  for (size_t pos = 0; pos < grid_s.size();) {
+    size_t comma = grid_s.find(',', pos);
+    if (comma == std::string::npos) comma = grid_s.size();
+    const std::string item = grid_s.substr(pos, comma - pos);
+    unsigned groups = 0, vectors = 0;
+    if (std::sscanf(item.c_str(), "%ux%u", &groups, &vectors) != 2 || !groups || !vectors) {
+      std::fprintf(stderr, "vkprim bench: bad --grid entry '%s' (want GROUPSxVECTORS)\n", item.c_str());
+      return 2;
+    }
+    ReduceDesc desc{type, op, 0, ReduceAlgorithm::grid_stride, groups, vectors};
+    variants.push_back({desc, "grid_stride[" + item + "]"});
+    pos = comma + 1;
+  }
   const int repeats = std::max(10, std::atoi(repeat_s.c_str()));
   const Capabilities& caps = device->context().capabilities();
   std::printf("device: %s, driver %s %s; median of %d timed runs after 2 warm-up runs\n", caps.device_name.c_str(),
               caps.driver_name.c_str(), caps.driver_info.c_str(), repeats);
   std::vector<Row> rows;
   const int rc = host::with_type(type, [&](auto t) {
-    return bench_reduce_typed<decltype(t)>(*device, type, op, algorithms, sizes, repeats, rows);
+    return bench_reduce_typed<decltype(t)>(*device, variants, sizes, repeats, rows);
   });
   print_rows(rows);
   if (!json.empty()) write_json(json, caps.device_name, rows);

@@ -46,6 +46,10 @@ struct Capabilities {
   VkDeviceSize max_storage_buffer_range = 0;  // after ContextOptions::max_storage_buffer_range
   VkDeviceSize min_storage_buffer_offset_alignment = 0;
   uint32_t max_push_constants = 0;
+  // Streaming multiprocessors / compute units and resident threads per unit, where the driver says
+  // (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties); 0 when unknown.
+  uint32_t compute_units = 0;
+  uint32_t threads_per_compute_unit = 0;
   float timestamp_period_ns = 0;            // 0 when timestamps are unsupported
   uint32_t timestamp_valid_bits = 0;
   bool has(uint32_t feature) const { return (features & feature) == feature; }

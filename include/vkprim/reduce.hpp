@@ -33,6 +33,10 @@ struct ReduceDesc {
   Op op = Op::add;
   uint64_t max_count = 0;
   ReduceAlgorithm algorithm = ReduceAlgorithm::automatic;
+  // grid_stride tuning overrides for benchmarking (0 = the device's default): workgroups in the grid,
+  // and 16-byte vectors each thread loads per step (1..16).
+  uint32_t max_workgroups = 0;
+  uint32_t vectors_per_thread = 0;
 };
 
 namespace detail { struct ReducePlan; }

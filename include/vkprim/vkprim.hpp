@@ -5,4 +5,5 @@
 #include "vkprim/device.hpp"
 #include "vkprim/reduce.hpp"
 #include "vkprim/result.hpp"
+#include "vkprim/scan.hpp"
 #include "vkprim/types.hpp"

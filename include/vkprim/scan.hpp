@@ -1,0 +1,100 @@
+// vkprim/scan.hpp — prefix scans (inclusive and exclusive) as multi-level plans.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vkprim/context.hpp"
+#include "vkprim/result.hpp"
+#include "vkprim/types.hpp"
+
+namespace vkprim {
+
+// inclusive: output[i] = x[0] op ... op x[i]. exclusive: output[0] = identity, output[i] = x[0] op ... op x[i-1].
+// The identity is 0 for add/bit_or/bit_xor, the largest value (+inf for floats) for min, the lowest
+// (-inf for floats) for max, and all ones for bit_and.
+enum class ScanKind { inclusive, exclusive };
+const char* to_string(ScanKind kind);
+bool parse(const char* name, ScanKind& out);
+
+// The classic progression, each a complete multi-level scan (every level a dispatch with a barrier):
+//   hillis_steele     Hillis & Steele 1986: ceil(log2 n) global passes (at least 2), double buffer in scratch.
+//   blelloch_global   Blelloch 1990: global up-sweep and down-sweep passes over a power-of-two array in scratch.
+//   blocked_blelloch  Harris, Sengupta & Owens, GPU Gems 3 ch. 39: Blelloch per workgroup in shared memory
+//                     (2 elements per thread), block sums scanned recursively, carries added back.
+//   subgroup_blocked  as blocked, with subgroup inclusive scans inside the block.
+//   reduce_then_scan  Merrill & Garland 2016 (background): reduce tiles of 16-byte vectors, scan the tile
+//                     sums, rescan each tile with its carry-in. ~3n memory traffic.
+//   chained_lookback, chained_fallback: single-pass chained scans; not implemented yet (create() returns
+//                     unsupported).
+// automatic = reduce_then_scan.
+enum class ScanAlgorithm {
+  automatic,
+  hillis_steele,
+  blelloch_global,
+  blocked_blelloch,
+  subgroup_blocked,
+  reduce_then_scan,
+  chained_lookback,
+  chained_fallback,
+};
+const char* to_string(ScanAlgorithm algorithm);
+bool parse(const char* name, ScanAlgorithm& out);
+
+struct ScanDesc {
+  DataType type = DataType::u32;
+  Op op = Op::add;
+  ScanKind kind = ScanKind::inclusive;
+  uint64_t max_count = 0;
+  ScanAlgorithm algorithm = ScanAlgorithm::automatic;
+};
+
+namespace detail { struct ScanPlan; }
+
+// A plan: create once (builds every pipeline it needs), record many times, into many command buffers,
+// from several threads. Integer add wraps modulo 2^bits. min/max of NaN are unspecified.
+// Float add: output[i] differs from the exact prefix by at most float_add_depth(count) * eps * S_i, where
+// S_i = sum of |x_j| over the elements output[i] covers, eps = 2^-24 (f32) or 2^-53 (f64).
+class Scan {
+ public:
+  // invalid_argument: bitwise op on a float type, max_count 0 or > 2^40.
+  // unsupported: 64-bit type without shaderInt64/shaderFloat64; chained_lookback/chained_fallback (not yet).
+  static Result<Scan> create(Context& context, const ScanDesc& desc);
+  Scan(Scan&&) noexcept;
+  Scan& operator=(Scan&&) noexcept;
+  ~Scan();
+
+  const ScanDesc& desc() const;
+  ScanAlgorithm algorithm() const;   // the resolved algorithm (never automatic)
+  // Scratch for any count <= max_count: usage STORAGE_BUFFER, alignment minStorageBufferOffsetAlignment
+  // (at least 16). Never 0: every plan keeps at least its level sums or working arrays there.
+  ScratchRequirements scratch_requirements() const;
+  // Number of dispatches record() issues for `count` (passes x windows); 0 for count 0.
+  uint32_t dispatch_count(uint64_t count) const;
+  // Longest chain of dependent operations behind any output (the float add error bound above).
+  uint64_t float_add_depth(uint64_t count) const;
+
+  // output[0..count) = the scan of input[0..count); count 0 records nothing (after the checks).
+  // In place (input and output the same buffer and offset) works for every algorithm; partially
+  // overlapping input/output ranges, or scratch overlapping either, are invalid_argument.
+  // Before: the caller makes input writes visible to compute-shader reads (and scratch/output free of
+  // hazards). record places every barrier between its own passes, never submits or waits. After: output
+  // is written by compute shaders; the caller adds a barrier (src COMPUTE_SHADER / SHADER_WRITE) before
+  // consuming it. Clobbers the bound compute pipeline, descriptor set 0 and push constants. On error
+  // nothing is recorded. Inputs past maxStorageBufferRange are scanned window by window, the running
+  // total carried between windows through scratch.
+  Result<void> record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output, uint64_t count,
+                      const BufferRange& scratch) const;
+
+  // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only
+  // when no pending command buffer uses sets recorded by this plan.
+  void release_descriptor_sets() const;
+
+ private:
+  explicit Scan(std::unique_ptr<detail::ScanPlan> plan);
+  std::unique_ptr<detail::ScanPlan> plan_;
+};
+
+}  // namespace vkprim

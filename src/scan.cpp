@@ -1,0 +1,495 @@
+// Scan: the classic multi-level scans. Hillis & Steele, "Data parallel algorithms" (1986); Blelloch,
+// "Prefix sums and their applications" (1990); Harris, Sengupta & Owens, "Parallel Prefix Sum (Scan) with
+// CUDA", GPU Gems 3 ch. 39 (2007); reduce-then-scan as background in Merrill & Garland, "Single-pass
+// parallel prefix scan with decoupled look-back" (2016).
+//
+// Every algorithm scans the input window by window (a window is what one storage-buffer binding can
+// cover); the pass that sees a window's whole total (the last Hillis-Steele step, the Blelloch root, the
+// top block level, or the single tile) starts from the previous window's carry (scratch carry slot P) and
+// writes the next one (slot 1 - P), with P alternating by window parity.
+#include "vkprim/scan.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "context_impl.hpp"
+#include "dispatch.hpp"
+#include "errors.hpp"
+#include "plan_common.hpp"
+
+namespace vkprim {
+
+const char* to_string(ScanKind k) {
+  switch (k) {
+    case ScanKind::inclusive: return "inclusive";
+    case ScanKind::exclusive: return "exclusive";
+  }
+  return "unknown";
+}
+
+bool parse(const char* name, ScanKind& out) {
+  for (ScanKind k : {ScanKind::inclusive, ScanKind::exclusive})
+    if (std::strcmp(name, to_string(k)) == 0) {
+      out = k;
+      return true;
+    }
+  return false;
+}
+
+const char* to_string(ScanAlgorithm a) {
+  switch (a) {
+    case ScanAlgorithm::automatic: return "automatic";
+    case ScanAlgorithm::hillis_steele: return "hillis_steele";
+    case ScanAlgorithm::blelloch_global: return "blelloch_global";
+    case ScanAlgorithm::blocked_blelloch: return "blocked_blelloch";
+    case ScanAlgorithm::subgroup_blocked: return "subgroup_blocked";
+    case ScanAlgorithm::reduce_then_scan: return "reduce_then_scan";
+    case ScanAlgorithm::chained_lookback: return "chained_lookback";
+    case ScanAlgorithm::chained_fallback: return "chained_fallback";
+  }
+  return "unknown";
+}
+
+bool parse(const char* name, ScanAlgorithm& out) {
+  for (int i = 0; i <= int(ScanAlgorithm::chained_fallback); ++i)
+    if (std::strcmp(name, to_string(ScanAlgorithm(i))) == 0) {
+      out = ScanAlgorithm(i);
+      return true;
+    }
+  return false;
+}
+
+namespace detail {
+
+namespace {
+
+constexpr uint32_t kScanPushBytes = 8 * sizeof(uint32_t);
+constexpr uint32_t kScanBindings = 4;
+constexpr uint32_t kWorkgroup = 256;
+constexpr uint32_t kRows = 4;  // ITEMS of subgroup_block and of the reduce_then_scan tiles
+
+// Flag bits of common/scan_io.glsl.
+enum : uint32_t {
+  kInVectors = 1u,
+  kOutVectors = 2u,
+  kExclusive = 4u,
+  kCarryInSlot = 8u,
+  kCarryOutSlot = 16u,
+  kWriteSums = 32u,
+  kCarryFromAux = 64u,
+  kSlotParity = 128u,
+  kFirst = 256u,
+  kLast = 512u,
+};
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint32_t ceil_log2(uint64_t n) {
+  uint32_t l = 0;
+  while ((uint64_t(1) << l) < n) ++l;
+  return l;
+}
+
+// The carry flags of window w of `windows`: read slot P = (w + 1) % 2 (the one window w - 1 wrote), write
+// slot 1 - P = w % 2.
+uint32_t window_flags(uint64_t w, uint64_t windows) {
+  if (windows <= 1) return 0;
+  uint32_t f = (w + 1) % 2 ? kSlotParity : 0u;
+  if (w > 0) f |= kCarryInSlot;
+  if (w + 1 < windows) f |= kCarryOutSlot;
+  return f;
+}
+
+}  // namespace
+
+struct ScanPlan {
+  ContextImpl* context = nullptr;
+  ScanDesc desc;
+  ScanAlgorithm algorithm = ScanAlgorithm::reduce_then_scan;
+  uint32_t elem = 4;
+  bool subgroups = false;            // the subgroup variants are in use (not the emulation)
+  const Kernel* step = nullptr;      // hillis_steele
+  const Kernel* up = nullptr;        // blelloch_global
+  const Kernel* down = nullptr;
+  const Kernel* block = nullptr;     // blocked levels (blelloch_block or subgroup_block)
+  const Kernel* add = nullptr;
+  const Kernel* tile_reduce = nullptr;  // reduce_then_scan
+  const Kernel* tile_scan = nullptr;
+  uint64_t block_elements = 0;       // elements per block of `block`
+  uint64_t tile_elements = 0;        // elements per reduce_then_scan tile
+  uint64_t window = 0;               // elements per binding window
+  VkDeviceSize scratch_align = 16;
+  std::vector<VkDeviceSize> region_offset, region_bytes;  // level sums / working arrays
+  VkDeviceSize carry_offset = 0, carry_bytes = 0;         // the two carry slots (windowed plans)
+  VkDeviceSize scratch_bytes = 0;
+  std::unique_ptr<DescriptorCache> descriptors;
+
+  uint64_t windows_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, window)); }
+  // Block levels of a blocked scan of n elements (the top level is one block).
+  uint32_t block_levels(uint64_t n) const {
+    uint32_t levels = 1;
+    for (uint64_t b = ceil_div(n, block_elements); b > 1; b = ceil_div(b, block_elements)) ++levels;
+    return levels;
+  }
+};
+
+namespace {
+
+// A binding: `count` elements of `range` from element `first`.
+struct Span {
+  BufferRange range;
+  uint64_t first = 0;
+  uint64_t count = 1;
+};
+
+// Builds the passes of one record() call.
+class PassBuilder {
+ public:
+  PassBuilder(const ScanPlan& p, const BufferRange& input, const BufferRange& output, const BufferRange& scratch,
+              std::vector<Pass>& passes)
+      : p_(p), c_(*p.context), input_(input), output_(output), scratch_(scratch), passes_(passes) {}
+
+  void scan(uint64_t count) {
+    const uint64_t windows = p_.windows_for(count);
+    for (uint64_t w = 0; w < windows; ++w) {
+      const uint64_t first = w * p_.window;
+      const uint64_t n = std::min(p_.window, count - first);
+      window_ = windows > 1 ? " window " + std::to_string(w) : std::string();
+      const uint32_t wf = window_flags(w, windows);
+      const Span in{input_, first, n}, out{output_, first, n};
+      switch (p_.algorithm) {
+        case ScanAlgorithm::hillis_steele: hillis_steele(in, out, wf); break;
+        case ScanAlgorithm::blelloch_global: blelloch_global(in, out, wf); break;
+        case ScanAlgorithm::blocked_blelloch:
+        case ScanAlgorithm::subgroup_blocked: blocked_levels(in, out, kind_flag(), 0, wf); break;
+        default: reduce_then_scan(in, out, wf); break;
+      }
+    }
+  }
+
+ private:
+  uint32_t kind_flag() const { return p_.desc.kind == ScanKind::exclusive ? kExclusive : 0u; }
+  Span region(size_t r, uint64_t count) const {
+    return {{scratch_.buffer, scratch_.offset + p_.region_offset[r], p_.region_bytes[r]}, 0, count};
+  }
+  Span dummy() const { return {output_, 0, 1}; }
+
+  void pass(const Kernel* kernel, const char* what, uint64_t groups, const Span& in, const Span& out, const Span& aux,
+            uint64_t count, uint64_t param, uint64_t param2, uint32_t flags) {
+    const auto bin = bind_elements(c_, in.range, in.first, in.count, p_.elem);
+    const auto bout = bind_elements(c_, out.range, out.first, out.count, p_.elem);
+    const auto baux = bind_elements(c_, aux.range, aux.first, aux.count, p_.elem);
+    const uint32_t vec = 16 / p_.elem;
+    Pass pass;
+    pass.kernel = kernel;
+    pass.buffers[0] = bin.bound;
+    pass.buffers[1] = bout.bound;
+    pass.buffers[2] = baux.bound;
+    pass.buffers[3] = p_.carry_bytes
+                          ? BoundBuffer{scratch_.buffer, scratch_.offset + p_.carry_offset, p_.carry_bytes}
+                          : bind_elements(c_, output_, 0, 1, p_.elem).bound;
+    if (bin.shift % vec == 0) flags |= kInVectors;
+    if (bout.shift % vec == 0) flags |= kOutVectors;
+    pass.push = {uint32_t(count), bin.shift, bout.shift, uint32_t(groups), uint32_t(param), uint32_t(param2), flags,
+                 baux.shift};
+    pass.groups = groups;
+    pass.label = std::string("vkprim scan/") + what + window_;
+    passes_.push_back(std::move(pass));
+  }
+
+  // Hillis-Steele: steps of distance 1, 2, 4, ... (at least two, so the last reads scratch), ping-pong
+  // through scratch regions 0 and 1.
+  void hillis_steele(const Span& in, const Span& out, uint32_t wf) {
+    const uint64_t n = in.count;
+    const uint32_t steps = std::max<uint32_t>(2, ceil_log2(n));
+    const uint64_t groups = ceil_div(n, kWorkgroup);
+    for (uint32_t k = 0; k < steps; ++k) {
+      const bool last = k + 1 == steps;
+      const Span src = k == 0 ? in : region((k - 1) % 2, n);
+      const Span dst = last ? out : region(k % 2, n);
+      pass(p_.step, last ? "hillis_steele last step" : "hillis_steele step", groups, src, dst, dummy(), n,
+           uint64_t(1) << k, 0, last ? (kLast | kind_flag() | wf) : 0u);
+    }
+  }
+
+  // Blelloch: up-sweep levels over the power-of-two working array (region 0), then down-sweep levels
+  // from the root (which takes the carry-in) to the last (which writes the output).
+  void blelloch_global(const Span& in, const Span& out, uint32_t wf) {
+    const uint64_t n = in.count;
+    const uint32_t levels = std::max<uint32_t>(1, ceil_log2(n));
+    const uint64_t size = uint64_t(1) << levels;
+    const Span work = region(0, size);
+    for (uint32_t d = 0; d < levels; ++d) {
+      const uint64_t pairs = size >> (d + 1);
+      pass(p_.up, "blelloch_global up-sweep", ceil_div(pairs, kWorkgroup), in, out, work, n, uint64_t(1) << d, pairs,
+           d == 0 ? kFirst : 0u);
+    }
+    for (uint32_t d = levels; d-- > 0;) {
+      const uint64_t pairs = size >> (d + 1);
+      uint32_t flags = 0;
+      if (d + 1 == levels) flags |= kFirst | wf;
+      if (d == 0) flags |= kLast | kind_flag();
+      pass(p_.down, "blelloch_global down-sweep", ceil_div(pairs, kWorkgroup), in, out, work, n, uint64_t(1) << d,
+           pairs, flags);
+    }
+  }
+
+  // Blocked levels: scan blocks of src into dst writing block sums to region r, r + 1, ... until one
+  // block remains (it takes the window carry), then add the scanned sums back level by level.
+  void blocked_levels(const Span& src, const Span& dst, uint32_t level0_kind, size_t r, uint32_t wf) {
+    struct Level {
+      Span dst;
+      uint64_t blocks;
+      size_t sums;
+    };
+    std::vector<Level> levels;
+    Span s = src, d = dst;
+    const uint64_t block = p_.block_elements;
+    while (true) {
+      const uint64_t blocks = ceil_div(s.count, block);
+      const bool top = blocks == 1;
+      const uint32_t kind = levels.empty() ? level0_kind : kExclusive;
+      const Span sums = top ? dummy() : region(r, blocks);
+      pass(p_.block, top ? "block scan (top)" : "block scan", blocks, s, d, sums, s.count, block, 0,
+           kind | (top ? wf : kWriteSums));
+      levels.push_back({d, blocks, r});
+      if (top) break;
+      s = d = sums;
+      ++r;
+    }
+    for (size_t l = levels.size() - 1; l-- > 0;) {
+      const Level& level = levels[l];
+      pass(p_.add, "add carries", level.blocks, level.dst, level.dst, region(level.sums, level.blocks),
+           level.dst.count, block, 0, 0);
+    }
+  }
+
+  // Reduce-then-scan: tile totals into region 0, their exclusive scan (blocked levels, regions 1..), then
+  // every tile rescanned with its carry. A window of one tile is a single pass.
+  void reduce_then_scan(const Span& in, const Span& out, uint32_t wf) {
+    const uint64_t tiles = ceil_div(in.count, p_.tile_elements);
+    if (tiles == 1) {
+      pass(p_.tile_scan, "reduce_then_scan tile scan", 1, in, out, dummy(), in.count, 0, 0, kind_flag() | wf);
+      return;
+    }
+    const Span sums = region(0, tiles);
+    pass(p_.tile_reduce, "reduce_then_scan tile reduce", tiles, in, out, sums, in.count, 0, 0, 0);
+    blocked_levels(sums, sums, kExclusive, 1, wf);
+    pass(p_.tile_scan, "reduce_then_scan tile scan", tiles, in, out, sums, in.count, 0, 0, kind_flag() | kCarryFromAux);
+  }
+
+  const ScanPlan& p_;
+  ContextImpl& c_;
+  BufferRange input_, output_, scratch_;
+  std::vector<Pass>& passes_;
+  std::string window_;
+};
+
+}  // namespace
+
+}  // namespace detail
+
+using detail::make_error;
+
+Scan::Scan(std::unique_ptr<detail::ScanPlan> plan) : plan_(std::move(plan)) {}
+Scan::Scan(Scan&&) noexcept = default;
+Scan& Scan::operator=(Scan&&) noexcept = default;
+Scan::~Scan() = default;
+
+const ScanDesc& Scan::desc() const { return plan_->desc; }
+ScanAlgorithm Scan::algorithm() const { return plan_->algorithm; }
+
+ScratchRequirements Scan::scratch_requirements() const {
+  return {plan_->scratch_bytes, plan_->scratch_align, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
+}
+
+uint32_t Scan::dispatch_count(uint64_t count) const {
+  if (count == 0) return 0;
+  std::vector<detail::Pass> passes;
+  const BufferRange none{};
+  detail::PassBuilder(*plan_, none, none, none, passes).scan(std::min(count, plan_->desc.max_count));
+  return uint32_t(passes.size());
+}
+
+uint64_t Scan::float_add_depth(uint64_t count) const {
+  const detail::ScanPlan& p = *plan_;
+  const Capabilities& caps = p.context->caps;
+  const uint64_t n = std::max<uint64_t>(1, std::min(count, p.window));
+  const uint64_t windows = p.windows_for(count);
+  const uint32_t log_wg = detail::ceil_log2(detail::kWorkgroup);
+  // A subgroup scan or reduce may be sequential within the subgroup; the raking of the subgroup totals is.
+  const uint64_t sg_max = p.subgroups ? std::max<uint32_t>(1, caps.max_subgroup_size) : 1;
+  const uint64_t sg_min = p.subgroups ? std::max<uint32_t>(1, caps.min_subgroup_size) : 1;
+  const uint64_t wg_scan = p.subgroups ? 2 * sg_max + detail::ceil_div(detail::kWorkgroup / sg_min, sg_min) + 2
+                                       : uint64_t(log_wg) + 1;
+  const uint64_t wg_reduce = sg_max + log_wg + 1;
+  uint64_t depth = 0;
+  switch (p.algorithm) {
+    case ScanAlgorithm::hillis_steele: depth = std::max<uint32_t>(2, detail::ceil_log2(n)) + 1; break;
+    case ScanAlgorithm::blelloch_global: depth = 2 * uint64_t(std::max<uint32_t>(1, detail::ceil_log2(n))) + 2; break;
+    case ScanAlgorithm::blocked_blelloch:
+      depth = uint64_t(p.block_levels(n)) * (2 * detail::ceil_log2(p.block_elements) + 3);
+      break;
+    case ScanAlgorithm::subgroup_blocked: depth = uint64_t(p.block_levels(n)) * (detail::kRows + wg_scan + 3); break;
+    default: {
+      const uint64_t vec = 16 / p.elem;
+      const uint64_t tiles = detail::ceil_div(n, p.tile_elements);
+      depth = vec + detail::kRows + wg_scan + 3;  // within the tile
+      if (tiles > 1)
+        depth += detail::kRows * vec + wg_reduce + uint64_t(p.block_levels(tiles)) * (detail::kRows + wg_scan + 3);
+      break;
+    }
+  }
+  return depth + windows;
+}
+
+void Scan::release_descriptor_sets() const { plan_->descriptors->release(); }
+
+Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
+  detail::ContextImpl& c = context.impl();
+  if (desc.algorithm == ScanAlgorithm::chained_lookback || desc.algorithm == ScanAlgorithm::chained_fallback)
+    return make_error(Status::unsupported, "Scan: chained_lookback/chained_fallback are not implemented yet");
+  if (int(desc.algorithm) < 0 || int(desc.algorithm) > int(ScanAlgorithm::chained_fallback))
+    return make_error(Status::invalid_argument, "Scan: unknown algorithm ", int(desc.algorithm));
+  if (desc.kind != ScanKind::inclusive && desc.kind != ScanKind::exclusive)
+    return make_error(Status::invalid_argument, "Scan: unknown kind ", int(desc.kind));
+  if (auto ok = detail::check_type_op(c, desc.type, desc.op, "Scan"); !ok) return ok.error();
+  if (desc.max_count == 0 || desc.max_count > detail::kMaxCount)
+    return make_error(Status::invalid_argument, "Scan: max_count ", desc.max_count, " must be in 1..2^40");
+  auto plan = std::make_unique<detail::ScanPlan>();
+  plan->context = &c;
+  plan->desc = desc;
+  plan->algorithm = desc.algorithm == ScanAlgorithm::automatic ? ScanAlgorithm::reduce_then_scan : desc.algorithm;
+  plan->elem = size_of(desc.type);
+  const uint32_t wg = detail::kWorkgroup;
+  const uint64_t vec = 16 / plan->elem;
+
+  auto kernel = [&](const char* name, uint32_t items, bool uses_subgroups) -> Result<const detail::Kernel*> {
+    detail::KernelDesc kd;
+    kd.kernel = name;
+    kd.workgroup_size = wg;
+    kd.items = items;
+    kd.bindings = detail::kScanBindings;
+    kd.push_bytes = detail::kScanPushBytes;
+    kd.uses_subgroups = uses_subgroups;
+    auto variant = detail::variant_name(c, desc.type, desc.op, uses_subgroups);
+    if (!variant) return std::move(variant).error();
+    if (uses_subgroups) plan->subgroups = variant.value().find(".nosg") == std::string::npos;
+    kd.variant = variant.value();
+    return detail::get_kernel(c, kd);
+  };
+  // Builds every kernel the algorithm needs; the first failure is returned.
+  Result<void> built;
+  auto need = [&](const detail::Kernel*& slot, const char* name, uint32_t items, bool uses_subgroups) {
+    if (!built) return;
+    auto k = kernel(name, items, uses_subgroups);
+    if (!k) built = std::move(k).error();
+    else slot = k.value();
+  };
+  uint64_t granule = wg;
+  switch (plan->algorithm) {
+    case ScanAlgorithm::hillis_steele: need(plan->step, "scan/hillis_steele", 1, false); break;
+    case ScanAlgorithm::blelloch_global:
+      need(plan->up, "scan/blelloch_upsweep", 1, false);
+      need(plan->down, "scan/blelloch_downsweep", 1, false);
+      break;
+    case ScanAlgorithm::blocked_blelloch:
+      need(plan->block, "scan/blelloch_block", 1, false);
+      need(plan->add, "scan/add_carry", 1, false);
+      plan->block_elements = 2 * wg;
+      granule = plan->block_elements;
+      break;
+    case ScanAlgorithm::subgroup_blocked:
+      need(plan->block, "scan/subgroup_block", detail::kRows, true);
+      need(plan->add, "scan/add_carry", 1, false);
+      plan->block_elements = uint64_t(wg) * detail::kRows;
+      granule = plan->block_elements;
+      break;
+    default:
+      need(plan->tile_reduce, "scan/reduce_then_scan_reduce", detail::kRows, true);
+      need(plan->tile_scan, "scan/reduce_then_scan_scan", detail::kRows, true);
+      need(plan->block, "scan/subgroup_block", detail::kRows, true);
+      need(plan->add, "scan/add_carry", 1, false);
+      plan->block_elements = uint64_t(wg) * detail::kRows;
+      plan->tile_elements = uint64_t(wg) * detail::kRows * vec;
+      granule = plan->tile_elements;
+      break;
+  }
+  if (!built) return built.error();
+
+  plan->window = detail::window_elements(c, plan->elem, granule);
+  if (plan->algorithm == ScanAlgorithm::blelloch_global) {
+    // The working array is the window rounded up to a power of two: keep windows powers of two.
+    uint64_t pow2 = 1;
+    while (pow2 * 2 <= plan->window) pow2 *= 2;
+    plan->window = pow2;
+  }
+  plan->scratch_align = detail::binding_alignment(c);
+  auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
+  // Level sizes only shrink with the count, so those of min(max_count, window) bound every smaller count.
+  const uint64_t n = std::min(desc.max_count, plan->window);
+  std::vector<uint64_t> regions;
+  auto block_sums = [&](uint64_t m) {
+    for (uint64_t b = detail::ceil_div(m, plan->block_elements); b > 1; b = detail::ceil_div(b, plan->block_elements))
+      regions.push_back(b);
+  };
+  switch (plan->algorithm) {
+    case ScanAlgorithm::hillis_steele: regions = {n, n}; break;
+    case ScanAlgorithm::blelloch_global: regions = {uint64_t(1) << std::max<uint32_t>(1, detail::ceil_log2(n))}; break;
+    case ScanAlgorithm::blocked_blelloch:
+    case ScanAlgorithm::subgroup_blocked: block_sums(n); break;
+    default: {
+      const uint64_t tiles = detail::ceil_div(n, plan->tile_elements);
+      if (tiles > 1) {
+        regions.push_back(tiles);
+        block_sums(tiles);
+      }
+      break;
+    }
+  }
+  VkDeviceSize offset = 0;
+  for (uint64_t r : regions) {
+    plan->region_offset.push_back(offset);
+    plan->region_bytes.push_back(align_up(r * plan->elem));
+    offset += plan->region_bytes.back();
+  }
+  if (desc.max_count > plan->window) {
+    plan->carry_offset = offset;
+    plan->carry_bytes = align_up(2 * plan->elem);
+    offset += plan->carry_bytes;
+  }
+  // Never 0, so every plan can be handed the same kind of scratch range.
+  plan->scratch_bytes = std::max<VkDeviceSize>(offset, plan->scratch_align);
+  plan->descriptors = std::make_unique<detail::DescriptorCache>(c, c.options.descriptor_cache_size);
+  return Scan(std::move(plan));
+}
+
+Result<void> Scan::record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output, uint64_t count,
+                          const BufferRange& scratch) const {
+  const detail::ScanPlan& p = *plan_;
+  detail::ContextImpl& c = *p.context;
+  const ScratchRequirements need = scratch_requirements();
+  const VkDeviceSize bytes = count * p.elem;
+  if (count > p.desc.max_count)
+    return make_error(Status::invalid_argument, "Scan::record: count ", count, " exceeds max_count ", p.desc.max_count);
+  if (auto ok = detail::check_range(input, bytes, p.elem, "input", count > 0); !ok) return ok;
+  if (auto ok = detail::check_range(output, bytes, p.elem, "output", count > 0); !ok) return ok;
+  if (auto ok = detail::check_scratch(scratch, need, "Scan::record"); !ok) return ok;
+  if (count > 0) {
+    const bool in_place = input.buffer == output.buffer && input.offset == output.offset;
+    if (!in_place && detail::overlaps(input, bytes, output, bytes))
+      return make_error(Status::invalid_argument,
+                        "Scan::record: input and output ranges partially overlap (in place needs the same buffer and "
+                        "offset)");
+    if (detail::overlaps(scratch, need.size, output, bytes))
+      return make_error(Status::invalid_argument, "Scan::record: scratch and output ranges overlap");
+    if (detail::overlaps(scratch, need.size, input, bytes))
+      return make_error(Status::invalid_argument, "Scan::record: scratch and input ranges overlap");
+  }
+  std::vector<detail::Pass> passes;
+  if (count > 0) detail::PassBuilder(p, input, output, scratch, passes).scan(count);
+  return detail::record_passes(c, *p.descriptors, cmd, passes);
+}
+
+}  // namespace vkprim
