@@ -12,3 +12,12 @@ endforeach()
 
 vkprim_add_kernel(ceiling/copy ceiling/copy.comp)
 vkprim_add_kernel(ceiling/read ceiling/read.comp)
+
+# Scan (shaders/scan): one kernel per phase.
+foreach(phase hillis_steele blelloch_upsweep blelloch_downsweep blelloch_block add_carry)
+  vkprim_add_kernel(scan/${phase} scan/${phase}.comp TYPES ${VKPRIM_ALL_TYPES} OPS ${VKPRIM_ALL_OPS})
+endforeach()
+foreach(phase subgroup_block reduce_then_scan_reduce reduce_then_scan_scan)
+  vkprim_add_kernel(scan/${phase} scan/${phase}.comp TYPES ${VKPRIM_ALL_TYPES} OPS ${VKPRIM_ALL_OPS}
+                    NO_SUBGROUP_VARIANT)
+endforeach()

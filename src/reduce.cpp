@@ -175,6 +175,9 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   plan->kernel = kernel.value();
 
   plan->window = detail::window_elements(c, plan->elem, plan->shape.elements_per_group);
+  if (auto fits = detail::split_groups(c, plan->groups_for(std::min(plan->window, desc.max_count))); !fits)
+    return make_error(Status::unsupported, "Reduce: max_count ", desc.max_count, " needs more workgroups per dispatch",
+                      " than the device allows (", fits.error().message, ")");
   plan->scratch_align = detail::binding_alignment(c);
   // Level sizes only shrink, so the largest two levels of max_count bound every smaller count.
   const uint64_t level1 = plan->partials_for(desc.max_count);

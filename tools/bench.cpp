@@ -11,6 +11,7 @@
 #include "bench_support.hpp"
 #include "commands.hpp"
 #include "host_reference.hpp"
+#include "scan_commands.hpp"
 #include "vkprim/reduce.hpp"
 
 namespace vkprim::tools {
@@ -164,6 +165,7 @@ void print_rows(const std::vector<Row>& rows) {
 }  // namespace
 
 int run_bench(std::vector<std::string> args) {
+  if (!args.empty() && args[0] == "scan") return run_bench_scan({args.begin() + 1, args.end()});
   if (args.empty() || args[0] != "reduce") {
     std::fprintf(stderr, "usage: vkprim bench reduce [options] (see vkprim --help)\n");
     return 2;

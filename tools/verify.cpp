@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "host_reference.hpp"
+#include "scan_commands.hpp"
 #include "vkprim/reduce.hpp"
 
 namespace vkprim::tools {
@@ -96,6 +97,7 @@ int run_verify(std::vector<std::string> args) {
     }
   }
   std::printf("reduce: %d passed, %d failed%s\n", passed, failed, skipped ? " (64-bit types unsupported: skipped)" : "");
+  failed += verify_scan(*device, rng);
   return failed ? 1 : 0;
 }
 

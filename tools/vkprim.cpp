@@ -13,6 +13,8 @@ void usage() {
                "usage: vkprim <command> [options]\n"
                "  info                       Vulkan devices, the chosen one, its capabilities, automatic picks\n"
                "  bench reduce [--type T] [--op O] [--algorithm all|NAME] [--sizes LIST] [--repeat N] [--json FILE]\n"
+               "  bench scan [--kind inclusive|exclusive] [--type T] [--op O] [--algorithm all|NAME] [--sizes LIST]\n"
+               "             [--repeat N] [--json FILE]\n"
                "  verify                     quick self-check of every primitive on the chosen device\n"
                "common options: --device INDEX|NAME (else env VKPRIM_DEVICE), --validation\n"
                "sizes: 2^10..2^28 (powers of two), 2^20+1, 1000, comma-separated\n");

@@ -71,8 +71,9 @@ class Reduce {
   Result<void> record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output, uint64_t count,
                       const BufferRange& scratch) const;
 
-  // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only
-  // when no pending command buffer uses sets recorded by this plan.
+  // Plans with push descriptors off keep a bounded cache of descriptor sets keyed by buffer handle and
+  // range; this frees them. Call only when no pending command buffer uses sets recorded by this plan, and
+  // call it after destroying a buffer this plan recorded with (drivers may reuse the handle).
   void release_descriptor_sets() const;
 
  private:

@@ -1,0 +1,44 @@
+// Scan row vectors: ROW_T holds one value per row of a tile (up to four rows), so a single workgroup
+// scan of ROW_T values scans up to four rows at once (the rows' scans run side by side in the vector
+// components; the rows are then chained serially).
+// Requires the defines of common/types.glsl (VKPRIM_TYPE_*, VKPRIM_OP_*).
+// Provides: ROW_T, ROW_N (= 4), vk_row_op(a, b) (componentwise vk_op), vk_row_identity().
+#ifndef VKPRIM_SCAN_TYPES_GLSL
+#define VKPRIM_SCAN_TYPES_GLSL
+
+#include "common/types.glsl"
+
+#if defined(VKPRIM_TYPE_U32)
+#define ROW_T uvec4
+#elif defined(VKPRIM_TYPE_I32)
+#define ROW_T ivec4
+#elif defined(VKPRIM_TYPE_F32)
+#define ROW_T vec4
+#elif defined(VKPRIM_TYPE_U64)
+#define ROW_T u64vec4
+#elif defined(VKPRIM_TYPE_I64)
+#define ROW_T i64vec4
+#else
+#define ROW_T dvec4
+#endif
+#define ROW_N 4u
+
+ROW_T vk_row_op(ROW_T a, ROW_T b) {
+#if defined(VKPRIM_OP_ADD)
+  return a + b;
+#elif defined(VKPRIM_OP_MIN)
+  return min(a, b);
+#elif defined(VKPRIM_OP_MAX)
+  return max(a, b);
+#elif defined(VKPRIM_OP_BIT_AND)
+  return a & b;
+#elif defined(VKPRIM_OP_BIT_OR)
+  return a | b;
+#else
+  return a ^ b;
+#endif
+}
+
+ROW_T vk_row_identity() { return ROW_T(vk_identity()); }
+
+#endif  // VKPRIM_SCAN_TYPES_GLSL

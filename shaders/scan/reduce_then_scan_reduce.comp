@@ -1,0 +1,24 @@
+#version 460
+// reduce_then_scan pass 1 (Merrill & Garland 2016, "Single-pass parallel prefix scan with decoupled
+// look-back", for the reduce-then-scan background): reduce each tile of WG_SIZE * ITEMS 16-byte vectors
+// (common/scan_tile.glsl) to one value, aux[group] = tile total. ITEMS loads in flight per invocation,
+// then subgroup reduce and shared memory across subgroups (common/workgroup.glsl).
+// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS.
+// Bindings: common/scan_io.glsl.
+#extension GL_GOOGLE_include_directive : require
+#include "common/config.glsl"
+#include "common/scan_io.glsl"
+#include "common/scan_tile.glsl"
+#include "common/workgroup.glsl"
+
+void main() {
+  const uint group = vk_workgroup_index();
+  if (group >= pc.group_count) return;
+  const uint first = vk_tile_first_vector(group);
+  VEC_T loaded[ITEMS];
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) loaded[k] = vk_tile_load(first + k * WG_SIZE);
+  VALUE_T acc = vk_vec_reduce(loaded[0]);
+  [[unroll]] for (uint k = 1u; k < ITEMS; ++k) acc = vk_op(acc, vk_vec_reduce(loaded[k]));
+  const VALUE_T total = vk_workgroup_reduce(acc);
+  if (gl_LocalInvocationIndex == 0u) aux_values[pc.aux_offset + group] = total;
+}

@@ -1,0 +1,124 @@
+#include "test_support.hpp"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+namespace vkprim::test {
+
+namespace {
+
+auto key_of(const ContextOptions& o) {
+  return std::make_tuple(o.force_no_subgroups, o.disable_push_descriptors, o.debug_labels, o.fallback_spin_limit,
+                         o.mask_features, o.max_workgroups_per_dimension, o.max_storage_buffer_range,
+                         o.descriptor_cache_size);
+}
+using Key = decltype(key_of(ContextOptions{}));
+
+std::mutex& devices_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<Key, std::unique_ptr<Device>>& devices() {
+  static std::map<Key, std::unique_ptr<Device>> d;
+  return d;
+}
+
+}  // namespace
+
+Device& device(const ContextOptions& options) {
+  std::lock_guard<std::mutex> lock(devices_mutex());
+  auto& cache = devices();
+  const Key key = key_of(options);
+  auto it = cache.find(key);
+  if (it != cache.end()) return *it->second;
+  DeviceOptions device_options;
+  device_options.validation = true;
+  device_options.persistent_pipeline_cache = false;
+  device_options.options = options;
+  auto created = Device::create(device_options);
+  INFO("Device::create with validation: " << (created ? std::string("ok") : created.error().message));
+  REQUIRE(created.ok());
+  Device& dev = *created.value();
+  cache.emplace(key, std::move(created).value());
+  return dev;
+}
+
+std::vector<Device*> cached_devices() {
+  std::lock_guard<std::mutex> lock(devices_mutex());
+  std::vector<Device*> out;
+  for (auto& [key, dev] : devices()) out.push_back(dev.get());
+  return out;
+}
+
+void release_devices() {
+  std::lock_guard<std::mutex> lock(devices_mutex());
+  devices().clear();
+}
+
+std::string describe_messages(const Device& dev) {
+  std::string text;
+  for (const auto& m : dev.validation_messages()) text += "  - " + m + "\n";
+  return text.empty() ? std::string("  (none)\n") : text;
+}
+
+uint64_t fresh_seed() {
+  if (const char* env = std::getenv("VKPRIM_TEST_SEED"); env && *env) return std::strtoull(env, nullptr, 0);
+  std::random_device rd;
+  return (uint64_t(rd()) << 32) ^ rd();
+}
+
+Buffer make_buffer(const Device& dev, VkDeviceSize bytes) {
+  auto made = dev.create_buffer(bytes);
+  INFO("create_buffer(" << bytes << "): " << (made ? std::string("ok") : made.error().message));
+  REQUIRE(made.ok());
+  return std::move(made).value();
+}
+
+Buffer make_scratch(const Device& dev, const Reduce& plan) {
+  return make_buffer(dev, std::max<VkDeviceSize>(16, plan.scratch_requirements().size));
+}
+
+void poison(const Device& dev, const Buffer& buffer) {
+  auto done = dev.fill(buffer, kPoison);
+  INFO(done.message());
+  REQUIRE(done.ok());
+}
+
+bool still_poisoned(const Device& dev, const Buffer& buffer) {
+  const auto words = download<uint32_t>(dev, buffer, buffer.size() / 4);
+  for (uint32_t w : words)
+    if (w != kPoison) return false;
+  return true;
+}
+
+Reduce make_reduce(Context& context, const ReduceDesc& desc) {
+  auto plan = Reduce::create(context, desc);
+  INFO("Reduce::create(" << to_string(desc.type) << ", " << to_string(desc.op) << ", max_count " << desc.max_count
+                         << ", " << to_string(desc.algorithm) << "): " << (plan ? std::string("ok") : plan.error().message));
+  REQUIRE(plan.ok());
+  return std::move(plan).value();
+}
+
+Result<void> submit_compute(const Device& dev, const std::function<void(VkCommandBuffer)>& body) {
+  auto gipa = dev.get_instance_proc_addr();
+  auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(gipa(dev.instance(), "vkGetDeviceProcAddr"));
+  auto barrier = reinterpret_cast<PFN_vkCmdPipelineBarrier>(gdpa(dev.device(), "vkCmdPipelineBarrier"));
+  REQUIRE(barrier != nullptr);
+  return dev.submit([&](VkCommandBuffer cmd) {
+    VkMemoryBarrier before{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    before.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    before.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &before, 0, nullptr, 0,
+            nullptr);
+    body(cmd);
+    VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &after, 0, nullptr, 0,
+            nullptr);
+  });
+}
+
+}  // namespace vkprim::test

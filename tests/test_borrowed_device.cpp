@@ -1,0 +1,416 @@
+// A borrowed device: the test plays an engine that loads Vulkan with volk (compiled into this test),
+// creates its own instance (validation + synchronization validation where installed) and VkDevice with
+// what device_requirements() asks for, wraps it in a vkprim::Context, and records a reduce into its
+// own command buffer. vkprim must leave volk's global function pointers alone.
+#include <volk.h>  // before any vkprim header
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+#include "vkprim/context.hpp"
+#include "vkprim/reduce.hpp"
+
+using namespace vkprim;
+
+namespace {
+
+struct Engine {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t family = 0;
+  uint32_t api_version = VK_API_VERSION_1_1;
+  VkPhysicalDeviceMemoryProperties memory{};
+  bool debug_utils = false;
+  std::mutex mutex;
+  std::vector<std::string> messages;
+
+  static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                   VkDebugUtilsMessageTypeFlagsEXT,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+    if (severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) return VK_FALSE;
+    auto* self = static_cast<Engine*>(user);
+    std::lock_guard<std::mutex> lock(self->mutex);
+    self->messages.push_back(data && data->pMessage ? data->pMessage : "(no message)");
+    return VK_FALSE;
+  }
+
+  std::string describe_messages() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string text;
+    for (const auto& m : messages) text += "  - " + m + "\n";
+    return text.empty() ? "  (none)\n" : text;
+  }
+  size_t message_count() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return messages.size();
+  }
+
+  void create_instance() {
+    REQUIRE(volkInitialize() == VK_SUCCESS);
+    uint32_t loader_version = VK_API_VERSION_1_0;
+    if (vkEnumerateInstanceVersion) vkEnumerateInstanceVersion(&loader_version);
+    REQUIRE(loader_version >= VK_API_VERSION_1_1);
+    api_version = std::min<uint32_t>(loader_version, VK_API_VERSION_1_3);
+
+    uint32_t count = 0;
+    vkEnumerateInstanceLayerProperties(&count, nullptr);
+    std::vector<VkLayerProperties> layers(count);
+    vkEnumerateInstanceLayerProperties(&count, layers.data());
+    const bool validation = std::any_of(layers.begin(), layers.end(), [](const VkLayerProperties& l) {
+      return std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0;
+    });
+    vkEnumerateInstanceExtensionProperties(nullptr, &count, nullptr);
+    std::vector<VkExtensionProperties> available(count);
+    vkEnumerateInstanceExtensionProperties(nullptr, &count, available.data());
+    debug_utils = std::any_of(available.begin(), available.end(), [](const VkExtensionProperties& e) {
+      return std::strcmp(e.extensionName, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) == 0;
+    });
+    if (!validation) WARN("VK_LAYER_KHRONOS_validation is not installed: the borrowed device runs unvalidated");
+
+    std::vector<const char*> extensions, enabled_layers;
+    if (debug_utils) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    if (validation) {
+      enabled_layers.push_back("VK_LAYER_KHRONOS_validation");
+      extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    }
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "vkprim borrowed-device test";
+    app.apiVersion = api_version;
+    VkDebugUtilsMessengerCreateInfoEXT messenger_info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    messenger_info.messageSeverity =
+        VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    messenger_info.messageType =
+        VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
+    messenger_info.pfnUserCallback = &Engine::on_message;
+    messenger_info.pUserData = this;
+    VkValidationFeatureEnableEXT sync = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+    features.enabledValidationFeatureCount = 1;
+    features.pEnabledValidationFeatures = &sync;
+    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    info.pApplicationInfo = &app;
+    info.enabledExtensionCount = uint32_t(extensions.size());
+    info.ppEnabledExtensionNames = extensions.data();
+    info.enabledLayerCount = uint32_t(enabled_layers.size());
+    info.ppEnabledLayerNames = enabled_layers.data();
+    if (validation && debug_utils) {
+      features.pNext = &messenger_info;
+      info.pNext = &features;
+    }
+    REQUIRE(vkCreateInstance(&info, nullptr, &instance) == VK_SUCCESS);
+    volkLoadInstance(instance);
+    if (debug_utils && vkCreateDebugUtilsMessengerEXT)
+      REQUIRE(vkCreateDebugUtilsMessengerEXT(instance, &messenger_info, nullptr, &messenger) == VK_SUCCESS);
+
+    vkEnumeratePhysicalDevices(instance, &count, nullptr);
+    REQUIRE(count > 0);
+    std::vector<VkPhysicalDevice> devices(count);
+    vkEnumeratePhysicalDevices(instance, &count, devices.data());
+    // The same choice Device makes: VKPRIM_DEVICE as an index, else discrete > integrated > virtual > cpu.
+    auto rank = [](VkPhysicalDeviceType t) {
+      switch (t) {
+        case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+        case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+        case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+        case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+        default: return 4;
+      }
+    };
+    int best = -1;
+    VkPhysicalDeviceProperties best_props{};
+    for (uint32_t i = 0; i < count; ++i) {
+      VkPhysicalDeviceProperties p;
+      vkGetPhysicalDeviceProperties(devices[i], &p);
+      if (p.apiVersion < VK_API_VERSION_1_1) continue;
+      if (best < 0 || rank(p.deviceType) < rank(best_props.deviceType)) {
+        best = int(i);
+        best_props = p;
+      }
+    }
+    if (const char* env = std::getenv("VKPRIM_DEVICE"); env && *env && std::isdigit((unsigned char)env[0])) {
+      best = std::atoi(env);
+      REQUIRE(best < int(count));
+    }
+    REQUIRE(best >= 0);
+    physical_device = devices[best];
+    vkGetPhysicalDeviceMemoryProperties(physical_device, &memory);
+
+    vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, nullptr);
+    std::vector<VkQueueFamilyProperties> families(count);
+    vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, families.data());
+    bool found = false;
+    for (uint32_t i = 0; i < count && !found; ++i)
+      if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+        family = i;
+        found = true;
+      }
+    REQUIRE(found);
+  }
+
+  // features == nullptr: only core Vulkan 1.0 features and no extensions.
+  void create_device(const VkPhysicalDeviceFeatures2* features, const std::vector<const char*>& extensions) {
+    const float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    queue_info.queueFamilyIndex = family;
+    queue_info.queueCount = 1;
+    queue_info.pQueuePriorities = &priority;
+    VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    info.pNext = features;
+    info.queueCreateInfoCount = 1;
+    info.pQueueCreateInfos = &queue_info;
+    info.enabledExtensionCount = uint32_t(extensions.size());
+    info.ppEnabledExtensionNames = extensions.data();
+    REQUIRE(vkCreateDevice(physical_device, &info, nullptr, &device) == VK_SUCCESS);
+    volkLoadDevice(device);
+    vkGetDeviceQueue(device, family, 0, &queue);
+  }
+
+  ~Engine() {
+    if (device) {
+      vkDeviceWaitIdle(device);
+      vkDestroyDevice(device, nullptr);
+    }
+    if (messenger) vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
+    if (instance) vkDestroyInstance(instance, nullptr);
+  }
+};
+
+// A host-visible storage buffer the engine owns.
+struct EngineBuffer {
+  Engine* engine = nullptr;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void* mapped = nullptr;
+  VkDeviceSize size = 0;
+
+  EngineBuffer(Engine& e, VkDeviceSize bytes, VkBufferUsageFlags usage) : engine(&e), size(bytes) {
+    VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    info.size = bytes;
+    info.usage = usage | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    REQUIRE(vkCreateBuffer(e.device, &info, nullptr, &buffer) == VK_SUCCESS);
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(e.device, buffer, &req);
+    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    int type = -1;
+    for (uint32_t i = 0; i < e.memory.memoryTypeCount && type < 0; ++i)
+      if ((req.memoryTypeBits & (1u << i)) && (e.memory.memoryTypes[i].propertyFlags & want) == want) type = int(i);
+    REQUIRE(type >= 0);
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = uint32_t(type);
+    REQUIRE(vkAllocateMemory(e.device, &alloc, nullptr, &memory) == VK_SUCCESS);
+    REQUIRE(vkBindBufferMemory(e.device, buffer, memory, 0) == VK_SUCCESS);
+    REQUIRE(vkMapMemory(e.device, memory, 0, VK_WHOLE_SIZE, 0, &mapped) == VK_SUCCESS);
+  }
+  ~EngineBuffer() {
+    if (mapped) vkUnmapMemory(engine->device, memory);
+    if (buffer) vkDestroyBuffer(engine->device, buffer, nullptr);
+    if (memory) vkFreeMemory(engine->device, memory, nullptr);
+  }
+  EngineBuffer(const EngineBuffer&) = delete;
+  EngineBuffer& operator=(const EngineBuffer&) = delete;
+  BufferRange range(VkDeviceSize offset, VkDeviceSize bytes) const { return BufferRange{buffer, offset, bytes}; }
+};
+
+// Records `body` into the engine's own command buffer, submits it and waits. Host writes before the
+// submission are visible to the device; the trailing barrier makes compute writes visible to the host.
+void run_on_engine(Engine& e, const std::function<void(VkCommandBuffer)>& body) {
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.queueFamilyIndex = e.family;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  REQUIRE(vkCreateCommandPool(e.device, &pool_info, nullptr, &pool) == VK_SUCCESS);
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = pool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  REQUIRE(vkAllocateCommandBuffers(e.device, &alloc, &cmd) == VK_SUCCESS);
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vkBeginCommandBuffer(cmd, &begin);
+  body(cmd);
+  VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  after.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, nullptr,
+                       0, nullptr);
+  REQUIRE(vkEndCommandBuffer(cmd) == VK_SUCCESS);
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence = VK_NULL_HANDLE;
+  REQUIRE(vkCreateFence(e.device, &fence_info, nullptr, &fence) == VK_SUCCESS);
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  CHECK(vkQueueSubmit(e.queue, 1, &submit, fence) == VK_SUCCESS);
+  CHECK(vkWaitForFences(e.device, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS);
+  vkDestroyFence(e.device, fence, nullptr);
+  vkDestroyCommandPool(e.device, pool, nullptr);
+}
+
+// Reduces fresh random data of type T in the engine's buffers and checks it against the host.
+template <class T>
+void check_engine_reduce(Engine& e, Context& context, DataType type, Op op, ReduceAlgorithm algorithm, uint64_t n,
+                         std::mt19937_64& rng) {
+  INFO(to_string(type) << " " << to_string(op) << " " << to_string(algorithm) << " n=" << n);
+  auto plan = Reduce::create(context, ReduceDesc{type, op, n, algorithm});
+  INFO((plan ? std::string("created") : plan.error().message));
+  REQUIRE(plan.ok());
+  const ScratchRequirements need = plan->scratch_requirements();
+  EngineBuffer input(e, n * sizeof(T), 0);
+  EngineBuffer output(e, 64, 0);
+  EngineBuffer scratch(e, std::max<VkDeviceSize>(need.size, 16), need.usage);
+  const auto data = test::random_values<T>(n, rng);
+  std::memcpy(input.mapped, data.data(), n * sizeof(T));
+  std::vector<uint32_t> poison(16, test::kPoison);
+  std::memcpy(output.mapped, poison.data(), 64);
+  Result<void> recorded;
+  run_on_engine(e, [&](VkCommandBuffer cmd) {
+    recorded = plan->record(cmd, input.range(0, n * sizeof(T)), output.range(0, sizeof(T)), n,
+                            scratch.range(0, scratch.size));
+  });
+  INFO(recorded.message());
+  REQUIRE(recorded.ok());
+  T got;
+  std::memcpy(&got, output.mapped, sizeof(T));
+  CHECK(test::matches_reference(data, op, got, plan->sequential_run(n)));
+  CHECK(std::memcmp(static_cast<const char*>(output.mapped) + 16, poison.data(), 48) == 0);
+}
+
+// A few of volk's global function pointers, which vkprim must never overwrite.
+struct VolkSnapshot {
+  PFN_vkCmdDispatch dispatch = vkCmdDispatch;
+  PFN_vkCmdBindPipeline bind = vkCmdBindPipeline;
+  PFN_vkCmdPipelineBarrier barrier = vkCmdPipelineBarrier;
+  PFN_vkCmdPushConstants push = vkCmdPushConstants;
+  PFN_vkCreateComputePipelines pipelines = vkCreateComputePipelines;
+  PFN_vkQueueSubmit submit = vkQueueSubmit;
+  PFN_vkGetDeviceProcAddr gdpa = vkGetDeviceProcAddr;
+  PFN_vkGetInstanceProcAddr gipa = vkGetInstanceProcAddr;
+  bool operator==(const VolkSnapshot& o) const {
+    return dispatch == o.dispatch && bind == o.bind && barrier == o.barrier && push == o.push &&
+           pipelines == o.pipelines && submit == o.submit && gdpa == o.gdpa && gipa == o.gipa;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a borrowed VkDevice created with device_requirements() runs reduces recorded into the engine's "
+          "own command buffers",
+          "[borrowed]") {
+  Engine engine;
+  engine.create_instance();
+  auto requirements = device_requirements(engine.physical_device, vkGetInstanceProcAddr, engine.instance);
+  INFO((requirements ? std::string("requirements ok") : requirements.error().message));
+  REQUIRE(requirements.ok());
+  DeviceRequirements& req = requirements.value();
+  engine.create_device(req.features(), req.extensions);
+  const VolkSnapshot before;
+
+  ContextCreateInfo info;
+  info.instance = engine.instance;
+  info.physical_device = engine.physical_device;
+  info.device = engine.device;
+  info.queue_family_index = engine.family;
+  info.get_instance_proc_addr = vkGetInstanceProcAddr;
+  info.api_version = engine.api_version;
+  info.enabled_features = req.features();
+  info.enabled_device_extensions = req.extensions;
+  info.debug_utils_enabled = engine.debug_utils;
+  auto context = Context::create(info);
+  INFO((context ? std::string("context ok") : context.error().message));
+  REQUIRE(context.ok());
+  const Capabilities& caps = context.value()->capabilities();
+  VkPhysicalDeviceFeatures supported{};
+  vkGetPhysicalDeviceFeatures(engine.physical_device, &supported);
+  // What the engine enabled is what the context reports.
+  CHECK(caps.has(feature_int64) == (supported.shaderInt64 == VK_TRUE));
+  CHECK(caps.has(feature_float64) == (supported.shaderFloat64 == VK_TRUE));
+  const bool has_push = std::any_of(req.extensions.begin(), req.extensions.end(), [](const char* e) {
+    return std::strcmp(e, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0;
+  });
+  CHECK(caps.has(feature_push_descriptors) == has_push);
+
+  VKPRIM_TEST_RNG(rng);
+  Context& ctx = *context.value();
+  check_engine_reduce<uint32_t>(engine, ctx, DataType::u32, Op::add, ReduceAlgorithm::automatic, 100003, rng);
+  check_engine_reduce<int32_t>(engine, ctx, DataType::i32, Op::min, ReduceAlgorithm::unrolled_complete, 70001, rng);
+  check_engine_reduce<float>(engine, ctx, DataType::f32, Op::add, ReduceAlgorithm::sequential, 4097, rng);
+  if (caps.has(feature_int64))
+    check_engine_reduce<uint64_t>(engine, ctx, DataType::u64, Op::add, ReduceAlgorithm::grid_stride, 100003, rng);
+  if (caps.has(feature_float64))
+    check_engine_reduce<double>(engine, ctx, DataType::f64, Op::max, ReduceAlgorithm::first_add_during_load, 9999, rng);
+
+  CHECK(VolkSnapshot{} == before);
+  context.value().reset();  // destroys vkprim's pipelines before the engine destroys its device
+  CHECK(VolkSnapshot{} == before);
+  INFO("validation messages:\n" << engine.describe_messages());
+  REQUIRE(engine.message_count() == 0);
+}
+
+TEST_CASE("a Context given no enabled features reports no 64-bit support and refuses 64-bit reduces with "
+          "unsupported",
+          "[borrowed]") {
+  Engine engine;
+  engine.create_instance();
+  engine.create_device(nullptr, {});  // core features only, no extensions
+
+  ContextCreateInfo info;
+  info.instance = engine.instance;
+  info.physical_device = engine.physical_device;
+  info.device = engine.device;
+  info.queue_family_index = engine.family;
+  info.get_instance_proc_addr = vkGetInstanceProcAddr;
+  info.api_version = engine.api_version;
+  info.enabled_features = nullptr;
+  auto context = Context::create(info);
+  INFO((context ? std::string("context ok") : context.error().message));
+  REQUIRE(context.ok());
+  Context& ctx = *context.value();
+  const Capabilities& caps = ctx.capabilities();
+  CHECK_FALSE(caps.has(feature_int64));
+  CHECK_FALSE(caps.has(feature_float64));
+  CHECK_FALSE(caps.has(feature_push_descriptors));
+  CHECK_FALSE(caps.has(feature_subgroup_size_control));
+  CHECK_FALSE(caps.has(feature_synchronization2));
+
+  for (DataType type : {DataType::u64, DataType::i64, DataType::f64}) {
+    auto plan = Reduce::create(ctx, ReduceDesc{type, Op::add, 1000});
+    INFO(to_string(type));
+    REQUIRE_FALSE(plan.ok());
+    INFO(plan.error().message);
+    CHECK(plan.status() == Status::unsupported);
+    CHECK_FALSE(plan.error().message.empty());
+    CHECK(plan.error().message.find(type == DataType::f64 ? "shaderFloat64" : "shaderInt64") != std::string::npos);
+  }
+  // 32-bit reduces work with core features only (descriptor sets, no size control, no sync2).
+  VKPRIM_TEST_RNG(rng);
+  for (int a = 0; a <= int(ReduceAlgorithm::grid_stride); ++a)
+    check_engine_reduce<uint32_t>(engine, ctx, DataType::u32, Op::add, ReduceAlgorithm(a), 70001, rng);
+  check_engine_reduce<float>(engine, ctx, DataType::f32, Op::max, ReduceAlgorithm::grid_stride, 4097, rng);
+  context.value().reset();
+  INFO("validation messages:\n" << engine.describe_messages());
+  REQUIRE(engine.message_count() == 0);
+}
+
+TEST_CASE("Context::create rejects missing handles with invalid_argument", "[borrowed]") {
+  ContextCreateInfo info;
+  auto context = Context::create(info);
+  REQUIRE_FALSE(context.ok());
+  INFO(context.error().message);
+  CHECK(context.status() == Status::invalid_argument);
+  CHECK_FALSE(context.error().message.empty());
+  auto requirements = device_requirements(VK_NULL_HANDLE, nullptr, VK_NULL_HANDLE);
+  CHECK(requirements.status() == Status::invalid_argument);
+}
