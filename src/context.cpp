@@ -226,7 +226,8 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
     c.timestamp_valid_bits = p.timestamp_bits;
   }
 
-  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  const VkSubgroupFeatureFlags needed =
+      VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
   if ((p.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) && (p.subgroup.supportedOperations & needed) == needed &&
       p.subgroup.subgroupSize >= 4)
     c.features |= feature_subgroup_arithmetic;

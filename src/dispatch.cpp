@@ -111,7 +111,10 @@ Result<void> record_passes(ContextImpl& c, DescriptorCache& cache, VkCommandBuff
       c.vk.vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k.desc.push_bytes, p.push.data());
     c.vk.vkCmdDispatch(cmd, sizes[i].x, sizes[i].y, sizes[i].z);
     if (c.debug_labels) c.vki.vkCmdEndDebugUtilsLabelEXT(cmd);
-    if (i + 1 < passes.size()) compute_to_compute_barrier(c, cmd);
+    if (i + 1 < passes.size()) {
+      if (passes[i + 1].fill_before) compute_to_fill_barrier(c, cmd);
+      else compute_to_compute_barrier(c, cmd);
+    }
   }
   return {};
 }

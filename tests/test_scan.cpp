@@ -17,6 +17,7 @@ using namespace vkprim;
 namespace {
 
 constexpr uint64_t kWorkgroup = 256;
+constexpr uint64_t kTileWorkgroup = 128;  // reduce_then_scan
 constexpr uint64_t kLargeCount = (uint64_t(1) << 20) + 1;
 
 constexpr std::array<ScanAlgorithm, 5> kAlgorithms = {ScanAlgorithm::hillis_steele, ScanAlgorithm::blelloch_global,
@@ -24,15 +25,15 @@ constexpr std::array<ScanAlgorithm, 5> kAlgorithms = {ScanAlgorithm::hillis_stee
                                                       ScanAlgorithm::reduce_then_scan};
 constexpr std::array<ScanKind, 2> kKinds = {ScanKind::inclusive, ScanKind::exclusive};
 
-// Elements per block or tile of each algorithm (256 invocations): blocked_blelloch 2 per invocation,
-// subgroup_blocked 4 rows, reduce_then_scan 4 vectors of 16 bytes per invocation.
+// Elements per block or tile of each algorithm: blocked_blelloch 2 per invocation (256), subgroup_blocked
+// 4 rows (256 invocations), reduce_then_scan 4 vectors of 16 bytes per invocation (128).
 uint64_t block_of(ScanAlgorithm a, DataType type) {
   switch (a) {
     case ScanAlgorithm::blocked_blelloch: return 2 * kWorkgroup;
     case ScanAlgorithm::subgroup_blocked: return 4 * kWorkgroup;
     case ScanAlgorithm::hillis_steele:
     case ScanAlgorithm::blelloch_global: return kWorkgroup;
-    default: return kWorkgroup * 4 * (16 / size_of(type));
+    default: return kTileWorkgroup * 4 * (16 / size_of(type));
   }
 }
 
@@ -188,6 +189,16 @@ VKPRIM_SCAN_MATRIX_ALGORITHM(blocked_blelloch)
 VKPRIM_SCAN_MATRIX_ALGORITHM(subgroup_blocked)
 VKPRIM_SCAN_MATRIX_ALGORITHM(reduce_then_scan)
 
+namespace {
+
+ContextOptions no_subgroups() {
+  ContextOptions o;
+  o.force_no_subgroups = true;
+  return o;
+}
+
+}  // namespace
+
 TEST_CASE("automatic scan resolves to reduce_then_scan and matches the CPU", "[scan][matrix][automatic]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
@@ -281,18 +292,30 @@ TEST_CASE("every algorithm scans 2^20+1 u32 with add, both kinds, through severa
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("reduce_then_scan scans tile sums that need three block levels", "[scan][large][reduce_then_scan]") {
-  Device& dev = test::device();
-  VKPRIM_TEST_RNG(rng);
-  // 1025 tiles: the tile-sum scan has two levels below its top.
-  const uint64_t tile = block_of(ScanAlgorithm::reduce_then_scan, DataType::u32);
-  const uint64_t n = 1025 * tile + 77;
-  const auto data = test::random_values<uint32_t>(n, rng);
+namespace {
+
+// 1025 tiles: the tile sums span two block levels (the rescan adds the second level's carry itself).
+template <class T>
+void check_two_level_tile_sums(Device& dev, DataType type, Op op, std::mt19937_64& rng) {
+  const uint64_t n = 1025 * block_of(ScanAlgorithm::reduce_then_scan, type) + 77;
+  const auto data = test::random_values<T>(n, rng);
   for (ScanKind kind : kKinds) {
-    ScanRig<uint32_t> rig(dev, ScanDesc{DataType::u32, Op::add, kind, n, ScanAlgorithm::reduce_then_scan});
+    ScanRig<T> rig(dev, ScanDesc{type, op, kind, n, ScanAlgorithm::reduce_then_scan});
     CHECK(rig.check(data, 1, 2));
   }
+}
+
+}  // namespace
+
+TEST_CASE("reduce_then_scan scans tile sums that span two block levels", "[scan][large][reduce_then_scan]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  check_two_level_tile_sums<uint32_t>(dev, DataType::u32, Op::add, rng);
+  if (test::type_supported(dev.context(), DataType::i64)) check_two_level_tile_sums<int64_t>(dev, DataType::i64, Op::min, rng);
+  Device& emulated = test::device(no_subgroups());
+  check_two_level_tile_sums<float>(emulated, DataType::f32, Op::add, rng);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  REQUIRE_NO_VALIDATION_MESSAGES(emulated);
 }
 
 TEST_CASE("every algorithm matches the CPU at random sizes and offsets", "[scan][random]") {
@@ -408,16 +431,6 @@ TEST_CASE("hillis_steele scans a count that needs more than 65535 workgroups", "
   CHECK(rig.check(test::random_values<uint32_t>(n, rng)));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
-
-namespace {
-
-ContextOptions no_subgroups() {
-  ContextOptions o;
-  o.force_no_subgroups = true;
-  return o;
-}
-
-}  // namespace
 
 #define VKPRIM_SCAN_NOSG_CASE(ALG, TYPE)                                                                  \
   TEST_CASE(#ALG " scan of " #TYPE " matches the CPU on the no-subgroup path",                           \

@@ -1,12 +1,17 @@
 // `vkprim bench scan`: GPU time from timestamps (median after warm-up), GB/s counting read + write, the
 // ratio to the copy ceiling measured on the same buffers in the same run, a CPU row
-// (std::inclusive_scan / std::exclusive_scan through the host reference operators), and every result
-// verified against the CPU.
+// (std::inclusive_scan / std::exclusive_scan), and every result verified against the CPU.
+// Warm-up is timed, not counted: each plan first runs for about 200 ms, and so does the first plan
+// before the ceilings. On an H200 a scan measured right after the short ceiling runs was 15% slower than
+// the same scan measured after other work (clocks still ramping); with the timed warm-up the order in
+// which plans run no longer matters.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <type_traits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -50,6 +55,43 @@ void print_scan_rows(const std::vector<ScanRow>& rows) {
     std::printf("%-9s %-26s %-9s %-4s %-7s %8s %12.2f %10.1f %8.3f %8.3f %s\n", r.primitive.c_str(),
                 r.algorithm.c_str(), r.kind.c_str(), r.type.c_str(), r.op.c_str(), size_label(r.n).c_str(),
                 r.median_us, r.gbps, r.of_read, r.of_copy, r.verified ? "yes" : "NO");
+}
+
+using Recorder = std::function<Result<void>(VkCommandBuffer)>;
+
+// Runs `run` back to back for about `ms` milliseconds of GPU time.
+Result<void> warm_up(const Device& device, const Recorder& run, double ms = 200) {
+  auto first = time_gpu(device, 2, run);
+  if (!first) return first.error();
+  const double each_ns = std::max(1.0, median(first.value()));
+  const int repeats = int(std::clamp(ms * 1e6 / each_ns, 0.0, 2000.0));
+  if (repeats > 0) {
+    auto more = time_gpu(device, repeats, run);
+    if (!more) return more.error();
+  }
+  return {};
+}
+
+// std::inclusive_scan / std::exclusive_scan with the operator chosen outside the loop (integer add
+// through the unsigned type, so it wraps like the GPU).
+template <class T>
+void cpu_scan(Op op, ScanKind kind, const T* in, size_t n, T* out) {
+  auto run = [&](auto f) {
+    if (kind == ScanKind::inclusive) std::inclusive_scan(in, in + n, out, f);
+    else std::exclusive_scan(in, in + n, out, host::identity<T>(op), f);
+  };
+  switch (op) {
+    case Op::add:
+      if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<T>;
+        return run([](T a, T b) { return T(U(a) + U(b)); });
+      } else {
+        return run([](T a, T b) { return a + b; });
+      }
+    case Op::min: return run([](T a, T b) { return std::min(a, b); });
+    case Op::max: return run([](T a, T b) { return std::max(a, b); });
+    default: return run([op](T a, T b) { return host::apply(op, a, b); });
+  }
 }
 
 template <class T>
@@ -98,6 +140,15 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
     std::fprintf(stderr, "bench scan %s %s %s n=%s ...\n", kind_s, to_string(type), to_string(op),
                  size_label(n).c_str());
     const uint64_t ceiling_bytes = std::max<uint64_t>(n * elem / 16 * 16, 16);
+    auto record_for = [&](const Scan& plan) -> Recorder {
+      return [&, n](VkCommandBuffer cmd) {
+        return plan.record(cmd, input->range(0, n * elem), output->range(0, n * elem), n, scratch->range());
+      };
+    };
+    if (auto warmed = warm_up(device, record_for(plans.front())); !warmed) {
+      std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
+      return 1;
+    }
     auto ceilings = measure_ceilings(device, input.value(), output.value(), ceiling_bytes, repeats);
     if (!ceilings) {
       std::fprintf(stderr, "bench: ceilings: %s\n", ceilings.error().message.c_str());
@@ -109,26 +160,20 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
     rows.push_back({"ceiling", "copy (uvec4 shader)", "-", "u32", "-", n, 2.0 * double(ceiling_bytes) / copy / 1e3,
                     copy, copy / read, 1.0, true});
     const double moved = 2.0 * double(n) * elem;  // read + write
-    // CPU row: std::inclusive_scan / std::exclusive_scan with the reference operator.
-    const auto f = [op](T a, T b) { return host::apply(op, a, b); };
+    // CPU row: std::inclusive_scan / std::exclusive_scan, one core.
     std::vector<double> cpu_ns;
     for (int i = 0; i < 3; ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      if (kind == ScanKind::inclusive)
-        std::inclusive_scan(host.begin(), host.begin() + std::ptrdiff_t(n), expected.begin(), f);
-      else
-        std::exclusive_scan(host.begin(), host.begin() + std::ptrdiff_t(n), expected.begin(), host::identity<T>(op), f);
+      cpu_scan(op, kind, host.data(), n, expected.data());
       cpu_ns.push_back(double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()));
     }
     const double cpu = median(cpu_ns);
     rows.push_back({"scan", "cpu (std::" + std::string(kind_s) + "_scan)", kind_s, to_string(type), to_string(op), n,
                     cpu / 1e3, moved / cpu, moved / cpu / read, moved / cpu / copy, true});
     for (const Scan& plan : plans) {
-      auto run = [&](VkCommandBuffer cmd) {
-        return plan.record(cmd, input->range(0, n * elem), output->range(0, n * elem), n, scratch->range());
-      };
-      auto warm = time_gpu(device, 2, run);
-      auto ns = warm ? time_gpu(device, repeats, run) : warm;
+      const Recorder run = record_for(plan);
+      auto warmed = warm_up(device, run);
+      auto ns = warmed ? time_gpu(device, repeats, run) : Result<std::vector<double>>(warmed.error());
       if (!ns) {
         std::fprintf(stderr, "bench: scan %s: %s\n", to_string(plan.algorithm()), ns.error().message.c_str());
         return 1;
@@ -194,7 +239,7 @@ int run_bench_scan(std::vector<std::string> args) {
   }
   const int repeats = std::max(10, std::atoi(repeat_s.c_str()));
   const Capabilities& caps = device->context().capabilities();
-  std::printf("device: %s, driver %s %s; median of %d timed runs after 2 warm-up runs; GB/s count read + write\n",
+  std::printf("device: %s, driver %s %s; median of %d timed runs after ~200 ms of warm-up; GB/s count read + write\n",
               caps.device_name.c_str(), caps.driver_name.c_str(), caps.driver_info.c_str(), repeats);
   std::vector<ScanRow> rows;
   const int rc = host::with_type(desc.type, [&](auto t) {

@@ -35,7 +35,7 @@ Result<std::vector<double>> time_gpu(const Device& device, int repeats,
   auto submitted = device.submit([&](VkCommandBuffer cmd) {
     c.vk.vkCmdResetQueryPool(cmd, pool, 0, info.queryCount);
     for (int i = 0; i < repeats && recorded.ok(); ++i) {
-      detail::compute_to_compute_barrier(c, cmd);
+      detail::compute_to_fill_barrier(c, cmd);  // runs may clear scratch with a transfer first
       c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, uint32_t(2 * i));
       recorded = record(cmd);
       c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, uint32_t(2 * i + 1));

@@ -15,7 +15,7 @@ namespace vkprim {
 
 // Device features vkprim can use. ContextOptions::mask_features hides them as if absent (for tests).
 enum Feature : uint32_t {
-  feature_subgroup_arithmetic = 1u << 0,   // subgroupAdd/Min/... in compute (Vulkan 1.1 property)
+  feature_subgroup_arithmetic = 1u << 0,   // subgroupAdd/Min/..., scans and ballot in compute (1.1 property)
   feature_subgroup_size_control = 1u << 1, // requiredSubgroupSize + full subgroups
   feature_int64 = 1u << 2,                 // shaderInt64
   feature_float64 = 1u << 3,               // shaderFloat64
@@ -60,6 +60,8 @@ struct ContextOptions {
   bool disable_push_descriptors = false; // use the plan-owned descriptor-set cache instead
   bool debug_labels = true;              // name each pass with VK_EXT_debug_utils where enabled
   uint32_t fallback_spin_limit = 64;     // chained scans: not-ready polls before a tile falls back
+  uint32_t debug_skip_publication_period = 0;  // tests: every k-th chained-scan tile skips publishing its
+                                               // aggregate, forcing successors to wait or fall back
   uint32_t mask_features = 0;            // Feature bits to treat as absent
   uint32_t max_workgroups_per_dimension = 0;  // 0 = device limit; lower it to test y/z spill
   VkDeviceSize max_storage_buffer_range = 0;  // 0 = device limit; lower it to test windowing

@@ -34,6 +34,8 @@ layout(push_constant) uniform ScanConstants {
 #define SCAN_SLOT_PARITY 128u    // P
 #define SCAN_FIRST 256u          // kernel-specific: first pass of a sequence
 #define SCAN_LAST 512u           // kernel-specific: last pass of a sequence (writes the output)
+#define SCAN_CARRY_TWO_LEVEL 1024u  // with SCAN_CARRY_FROM_AUX: the carry-in of g is
+                                    // op(aux[param2 + g / param], aux[g]) (block-local prefix + block carry)
 
 layout(set = 0, binding = 0, std430) readonly buffer ScanInValues { VALUE_T in_values[]; };
 layout(set = 0, binding = 0, std430) readonly buffer ScanInVectors { VEC_T in_vectors[]; };
@@ -46,9 +48,12 @@ bool vk_scan_flag(uint bit) { return (pc.flags & bit) != 0u; }
 
 bool vk_scan_has_carry_in() { return (pc.flags & (SCAN_CARRY_IN_SLOT | SCAN_CARRY_FROM_AUX)) != 0u; }
 
-// The carry-in of workgroup `group`: aux[group], carry slot P, or the identity.
+// The carry-in of workgroup (or tile) `group`: from aux, carry slot P, or the identity.
 VALUE_T vk_scan_carry_in(uint group) {
-  if (vk_scan_flag(SCAN_CARRY_FROM_AUX)) return aux_values[pc.aux_offset + group];
+  if (vk_scan_flag(SCAN_CARRY_FROM_AUX)) {
+    const VALUE_T local = aux_values[pc.aux_offset + group];
+    return vk_scan_flag(SCAN_CARRY_TWO_LEVEL) ? vk_op(aux_values[pc.param2 + group / pc.param], local) : local;
+  }
   if (vk_scan_flag(SCAN_CARRY_IN_SLOT)) return carry_values[vk_scan_flag(SCAN_SLOT_PARITY) ? 1u : 0u];
   return vk_identity();
 }

@@ -1,0 +1,130 @@
+// Tile state of the chained scans (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled
+// Look-back", 2016; Smith, Levien & Owens, "Decoupled Fallback", SPAA 2025), bound at set 0 binding 2:
+//   u32 words 0..15: header: [0] tile ticket, [1] fallbacks, [2] lookback polls, [3] deepest lookback
+//   then one state per tile carrying the FULL value with its flag (NOT_READY 0 -> AGGREGATE 1 ->
+//   INCLUSIVE 2; flags only move forward because every write is an atomicMax):
+//   VKPRIM_STATE64 (32-bit values, shaderBufferInt64Atomics): one u64 word (flag << 32 | value bits).
+//   otherwise: the value bits in 16-bit halves over 2 (32-bit values) or 4 (64-bit values) u32 words,
+//   each (flag << 16 | half); a reader accepts a state only when every part carries the same flag. For a
+//   given flag every writer writes the same value (the owner and any fallback compute the aggregate with
+//   the same code in the same order), so parts written by different writers still agree.
+// Atomics follow the Vulkan memory model: queue-family scope, buffer storage semantics, release on
+// publication, acquire on reads.
+// Requires common/types.glsl. Provides vk_state_publish(tile, flag, value), vk_state_read(tile, out value)
+// (returns the flag), vk_stat_add(counter, n), vk_stat_max(counter, n), vk_ticket().
+#ifndef VKPRIM_TILE_STATE_GLSL
+#define VKPRIM_TILE_STATE_GLSL
+
+#extension GL_KHR_memory_scope_semantics : require
+#if defined(VKPRIM_STATE64)
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
+#endif
+#include "common/types.glsl"
+
+#define STATE_NOT_READY 0u
+#define STATE_AGGREGATE 1u
+#define STATE_INCLUSIVE 2u
+#define STATE_HEADER_WORDS 16u
+#define STAT_FALLBACKS 1u
+#define STAT_POLLS 2u
+#define STAT_DEPTH 3u
+
+layout(set = 0, binding = 2, std430) buffer TileStateWords { uint state_words[]; };
+
+uint vk_ticket() {
+  return atomicAdd(state_words[0], 1u, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+void vk_stat_add(uint counter, uint n) {
+  atomicAdd(state_words[counter], n, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+void vk_stat_max(uint counter, uint n) {
+  atomicMax(state_words[counter], n, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+
+// Value <-> bits.
+#if defined(VKPRIM_INT64) || defined(VKPRIM_TYPE_F64)
+#define VALUE_BITS_T uvec2
+VALUE_BITS_T vk_value_bits(VALUE_T v) {
+#if defined(VKPRIM_TYPE_U64)
+  return unpackUint2x32(v);
+#elif defined(VKPRIM_TYPE_I64)
+  return unpackUint2x32(uint64_t(v));
+#else
+  return unpackDouble2x32(v);
+#endif
+}
+VALUE_T vk_bits_value(VALUE_BITS_T b) {
+#if defined(VKPRIM_TYPE_U64)
+  return packUint2x32(b);
+#elif defined(VKPRIM_TYPE_I64)
+  return int64_t(packUint2x32(b));
+#else
+  return packDouble2x32(b);
+#endif
+}
+#define STATE_PARTS 4u
+uint vk_bits_part(VALUE_BITS_T b, uint k) { return (b[k >> 1u] >> (16u * (k & 1u))) & 0xFFFFu; }
+VALUE_BITS_T vk_bits_from_parts(uint p0, uint p1, uint p2, uint p3) { return uvec2(p0 | (p1 << 16u), p2 | (p3 << 16u)); }
+#else
+#define VALUE_BITS_T uint
+VALUE_BITS_T vk_value_bits(VALUE_T v) {
+#if defined(VKPRIM_TYPE_F32)
+  return floatBitsToUint(v);
+#else
+  return uint(v);
+#endif
+}
+VALUE_T vk_bits_value(VALUE_BITS_T b) {
+#if defined(VKPRIM_TYPE_F32)
+  return uintBitsToFloat(b);
+#elif defined(VKPRIM_TYPE_I32)
+  return int(b);
+#else
+  return b;
+#endif
+}
+#define STATE_PARTS 2u
+uint vk_bits_part(VALUE_BITS_T b, uint k) { return (b >> (16u * k)) & 0xFFFFu; }
+VALUE_BITS_T vk_bits_from_parts(uint p0, uint p1, uint p2, uint p3) { return p0 | (p1 << 16u); }
+#endif
+
+#if defined(VKPRIM_STATE64)
+layout(set = 0, binding = 2, std430) buffer TileStateWords64 { uint64_t state_words64[]; };
+
+void vk_state_publish(uint tile, uint flag, VALUE_T value) {
+  const uint64_t word = (uint64_t(flag) << 32) | uint64_t(vk_value_bits(value));
+  atomicMax(state_words64[STATE_HEADER_WORDS / 2u + tile], word, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
+            gl_SemanticsRelease);
+}
+uint vk_state_read(uint tile, out VALUE_T value) {
+  const uint64_t word = atomicLoad(state_words64[STATE_HEADER_WORDS / 2u + tile], gl_ScopeQueueFamily,
+                                   gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+  value = vk_bits_value(uint(word & 0xFFFFFFFFul));
+  return uint(word >> 32);
+}
+#else
+void vk_state_publish(uint tile, uint flag, VALUE_T value) {
+  const VALUE_BITS_T bits = vk_value_bits(value);
+  const uint base = STATE_HEADER_WORDS + tile * STATE_PARTS;
+  [[unroll]] for (uint k = 0u; k < STATE_PARTS; ++k)
+    atomicMax(state_words[base + k], (flag << 16u) | vk_bits_part(bits, k), gl_ScopeQueueFamily,
+              gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+}
+uint vk_state_read(uint tile, out VALUE_T value) {
+  const uint base = STATE_HEADER_WORDS + tile * STATE_PARTS;
+  uint parts[4] = uint[4](0u, 0u, 0u, 0u);
+  uint flag = 0xFFFFFFFFu;
+  bool agree = true;
+  [[unroll]] for (uint k = 0u; k < STATE_PARTS; ++k) {
+    const uint w = atomicLoad(state_words[base + k], gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+    parts[k] = w & 0xFFFFu;
+    if (k == 0u) flag = w >> 16u;
+    else agree = agree && (w >> 16u) == flag;
+  }
+  value = vk_bits_value(vk_bits_from_parts(parts[0], parts[1], parts[2], parts[3]));
+  return agree ? flag : STATE_NOT_READY;
+}
+#endif
+
+#endif  // VKPRIM_TILE_STATE_GLSL

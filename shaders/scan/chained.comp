@@ -1,0 +1,219 @@
+#version 460
+#pragma use_vulkan_memory_model
+// Single-pass chained scan with decoupled look-back (Merrill & Garland 2016) and, when FALLBACK is set,
+// decoupled fallback (Smith, Levien & Owens, SPAA 2025). One dispatch per storage-range window:
+//  1. the tile index comes from an atomic ticket, so tiles start in order whatever the scheduler does;
+//  2. the tile (WG_SIZE x ITEMS 16-byte vectors, rows of coalesced vectors as in common/scan_tile.glsl)
+//     is scanned in registers and one workgroup scan; its aggregate is published at once;
+//  3. subgroup 0 looks back over as many predecessors at once as it has lanes, stops at the first
+//     inclusive prefix and combines the aggregates before it;
+//  4. the tile publishes its inclusive prefix and writes its output.
+// Fallback: after pc.param not-ready polls of the same predecessor, the whole workgroup reduces that
+// predecessor's tile from the input itself (same code as the owner, so the same value), publishes it with
+// atomicMax and goes on looking back: no forward-progress assumption. Without FALLBACK it waits.
+// Test knob: pc.param2 = k > 0 makes every k-th tile skip publishing its aggregate.
+// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64 (see common/tile_state.glsl),
+// VKPRIM_FALLBACK. Specialization: WG_SIZE (power of two), ITEMS (1..4). Bindings: common/scan_io.glsl,
+// with binding 2 the tile state. Push: count, shifts, group_count = tiles, param = spin limit,
+// param2 = forced-skip period, flags (SCAN_EXCLUSIVE, carry slots).
+#extension GL_GOOGLE_include_directive : require
+#include "common/config.glsl"
+#include "common/scan_io.glsl"
+#include "common/scan_tile.glsl"
+#include "common/workgroup_scan.glsl"
+#include "common/tile_state.glsl"
+#if !defined(VKPRIM_NO_SUBGROUPS)
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
+
+shared uint s_tile;
+shared uint s_action;     // LOOK_ON, LOOK_DONE, or the tile to reduce ourselves (>= LOOK_FALLBACK)
+shared uint s_look;       // next predecessor to inspect
+shared VALUE_T s_prefix;  // combined aggregates of the predecessors inspected so far
+shared VALUE_T s_fallback;
+
+#define LOOK_ON 0u
+#define LOOK_DONE 1u
+#define LOOK_FALLBACK 2u
+
+// Everything a tile computes from its input: per-vector inclusive scans, the exclusive prefix of each
+// vector within its row, and the row totals; shared by the owner and by fallback reductions.
+void scan_tile(uint tile, out VEC_T scanned[ITEMS], out ROW_T prefix, out ROW_T row_totals) {
+  const uint first = vk_tile_first_vector(tile);
+  ROW_T totals = vk_row_identity();
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+    scanned[k] = vk_tile_load(first + k * WG_SIZE);
+    [[unroll]] for (uint c = 1u; c < VEC_N; ++c) scanned[k][c] = vk_op(scanned[k][c - 1u], scanned[k][c]);
+    totals[k] = scanned[k][VEC_N - 1u];
+  }
+  prefix = vk_workgroup_exclusive_scan(totals, row_totals);
+}
+
+VALUE_T chain_rows(ROW_T row_totals) {
+  VALUE_T total = row_totals[0];
+  [[unroll]] for (uint k = 1u; k < ITEMS; ++k) total = vk_op(total, row_totals[k]);
+  return total;
+}
+
+// One look-back step by subgroup 0 (lane i inspects predecessor look - i). Only its first invocation
+// writes the shared look-back state; every invocation read `look` before the barrier that ended the
+// previous step.
+void look_back_step(uint look, inout uint polls, inout uint depth) {
+#if !defined(VKPRIM_NO_SUBGROUPS)
+  const uint lane = gl_SubgroupInvocationID;
+  VALUE_T value = vk_identity();
+  uint flag = STATE_INCLUSIVE;  // lanes before tile 0 act as an inclusive identity
+  if (lane <= look) flag = vk_state_read(look - lane, value);
+  const uvec4 inclusive = subgroupBallot(flag == STATE_INCLUSIVE);
+  const uvec4 not_ready = subgroupBallot(flag == STATE_NOT_READY);
+  const uint first_inclusive = subgroupBallotFindLSB(inclusive);  // exists: some lane reaches tile 0 or not
+  const uint first_blocked = any(notEqual(not_ready, uvec4(0u))) ? subgroupBallotFindLSB(not_ready) : gl_SubgroupSize;
+  const bool any_inclusive = any(notEqual(inclusive, uvec4(0u)));
+  const uint stop = any_inclusive ? first_inclusive : gl_SubgroupSize;
+  if (first_blocked < stop) {
+    // Fold the ready aggregates before the blocked lane, then wait on (or fall back for) that predecessor.
+    const VALUE_T part = vk_subgroup_reduce(lane < first_blocked ? value : vk_identity());
+    if (lane == 0u) {
+      s_prefix = first_blocked > 0u ? vk_op(part, s_prefix) : s_prefix;
+      s_look = look - first_blocked;
+      depth += first_blocked;
+      polls = first_blocked > 0u ? 1u : polls + 1u;
+      s_action = LOOK_ON;
+#if defined(VKPRIM_FALLBACK)
+      if (polls > pc.param) s_action = LOOK_FALLBACK + s_look;
+#endif
+    }
+  } else {
+    const VALUE_T part = vk_subgroup_reduce(lane <= stop ? value : vk_identity());
+    if (lane == 0u) {
+      s_prefix = vk_op(part, s_prefix);
+      depth += min(stop + 1u, gl_SubgroupSize);
+      if (any_inclusive) {
+        s_action = LOOK_DONE;
+      } else {
+        s_look = look - gl_SubgroupSize;
+        s_action = LOOK_ON;
+      }
+    }
+  }
+#else
+  // Emulation: one predecessor per step.
+  VALUE_T value;
+  const uint flag = vk_state_read(look, value);
+  if (flag == STATE_NOT_READY) {
+    polls += 1u;
+    s_action = LOOK_ON;
+#if defined(VKPRIM_FALLBACK)
+    if (polls > pc.param) s_action = LOOK_FALLBACK + s_look;
+#endif
+  } else {
+    s_prefix = vk_op(value, s_prefix);
+    depth += 1u;
+    polls = 0u;
+    if (flag == STATE_INCLUSIVE) s_action = LOOK_DONE;
+    else { s_look = look - 1u; s_action = LOOK_ON; }
+  }
+#endif
+}
+
+void main() {
+  const uint tid = gl_LocalInvocationIndex;
+  if (vk_workgroup_index() >= pc.group_count) return;
+  if (tid == 0u) s_tile = vk_ticket();
+  barrier();
+  const uint tile = s_tile;
+
+  VEC_T scanned[ITEMS];
+  ROW_T prefix, row_totals;
+  scan_tile(tile, scanned, prefix, row_totals);
+  const VALUE_T aggregate = chain_rows(row_totals);
+  const bool has_carry = vk_scan_flag(SCAN_CARRY_IN_SLOT);
+  const VALUE_T carry_in = vk_scan_carry_in(0u);
+
+  // The exclusive prefix of this tile.
+  if (tile == 0u) {
+    if (tid == 0u) {
+      vk_state_publish(0u, STATE_INCLUSIVE, has_carry ? vk_op(carry_in, aggregate) : aggregate);
+      s_prefix = carry_in;
+    }
+  } else {
+    const bool skip = pc.param2 != 0u && tile % pc.param2 == pc.param2 - 1u;
+    if (tid == 0u) {
+      if (!skip) vk_state_publish(tile, STATE_AGGREGATE, aggregate);
+      s_look = tile - 1u;
+      s_prefix = vk_identity();
+      s_action = LOOK_ON;
+    }
+    barrier();
+    uint polls = 0u, depth = 0u, steps = 0u;
+    uint look = tile - 1u;
+    for (;;) {
+#if !defined(VKPRIM_NO_SUBGROUPS)
+      if (gl_SubgroupID == 0u) look_back_step(look, polls, depth);
+#else
+      if (tid == 0u) look_back_step(look, polls, depth);
+#endif
+      barrier();
+      uint action = s_action;
+      look = s_look;
+      barrier();  // all have read before the next step writes
+      steps += 1u;
+      if (action == LOOK_DONE) break;
+      if (action >= LOOK_FALLBACK) {
+        // Reduce the stuck predecessor ourselves and publish its aggregate (never downgrading).
+        const uint stuck = action - LOOK_FALLBACK;
+        VEC_T other[ITEMS];
+        ROW_T other_prefix, other_totals;
+        scan_tile(stuck, other, other_prefix, other_totals);
+        if (tid == 0u) {
+          const VALUE_T stuck_aggregate = chain_rows(other_totals);
+          if (stuck == 0u) {
+            const VALUE_T inclusive = has_carry ? vk_op(carry_in, stuck_aggregate) : stuck_aggregate;
+            vk_state_publish(0u, STATE_INCLUSIVE, inclusive);
+            s_prefix = vk_op(inclusive, s_prefix);
+            s_action = LOOK_DONE;
+          } else {
+            vk_state_publish(stuck, STATE_AGGREGATE, stuck_aggregate);
+            s_prefix = vk_op(stuck_aggregate, s_prefix);
+            s_look = stuck - 1u;
+            s_action = LOOK_ON;
+          }
+          vk_stat_add(STAT_FALLBACKS, 1u);
+          polls = 0u;
+        }
+        barrier();
+        action = s_action;
+        look = s_look;
+        barrier();
+        if (action == LOOK_DONE) break;
+      }
+    }
+    if (tid == 0u) {
+      vk_state_publish(tile, STATE_INCLUSIVE, vk_op(s_prefix, aggregate));
+      vk_stat_add(STAT_POLLS, steps);
+      vk_stat_max(STAT_DEPTH, depth);
+    }
+  }
+  barrier();
+
+  // Output: tile prefix op row chain op vector prefix op in-vector scan.
+  const VALUE_T tile_prefix = s_prefix;
+  const bool exclusive = vk_scan_flag(SCAN_EXCLUSIVE);
+  const bool prefixed = tile != 0u || has_carry;  // keep tile 0 bit-exact without a carry (e.g. -0.0)
+  VALUE_T run = tile_prefix;
+  const uint first = vk_tile_first_vector(tile);
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+    const bool plain = k == 0u && !prefixed;
+    const VALUE_T p = plain ? prefix[k] : vk_op(run, prefix[k]);
+    VEC_T y;
+    if (exclusive) {
+      y[0] = p;
+      [[unroll]] for (uint c = 1u; c < VEC_N; ++c) y[c] = vk_op(p, scanned[k][c - 1u]);
+    } else {
+      [[unroll]] for (uint c = 0u; c < VEC_N; ++c) y[c] = vk_op(p, scanned[k][c]);
+    }
+    vk_tile_store(first + k * WG_SIZE, y);
+    run = plain ? row_totals[k] : vk_op(run, row_totals[k]);
+  }
+  if (tid == 0u && tile == pc.group_count - 1u && vk_scan_flag(SCAN_CARRY_OUT_SLOT)) vk_scan_write_carry_out(run);
+}
