@@ -71,7 +71,8 @@ constexpr uint32_t kWorkgroup = 256;
 // reduce_then_scan: 128 invocations x 4 vectors per tile rescanned 2-3% faster than 256 x 4 on an H200
 // (more resident workgroups overlap one tile's scan with another's loads); 6 or 8 vectors were slower.
 constexpr uint32_t kTileWorkgroup = 128;
-constexpr uint32_t kRows = 4;  // ITEMS of subgroup_block and of the reduce_then_scan tiles
+constexpr uint32_t kRows = 4;
+constexpr uint32_t kChainedWorkgroup = 256;  // chained tiles: 256 invocations x kRows vectors  // ITEMS of subgroup_block and of the reduce_then_scan tiles
 
 // Flag bits of common/scan_io.glsl.
 enum : uint32_t {
@@ -121,6 +122,8 @@ struct ScanPlan {
   const Kernel* add = nullptr;
   const Kernel* tile_reduce = nullptr;  // reduce_then_scan
   const Kernel* tile_scan = nullptr;
+  const Kernel* chained = nullptr;      // chained_lookback / chained_fallback
+  VkDeviceSize state_offset = 0, state_bytes = 0;  // chained tile state: 64-byte header + one state per tile
   uint64_t block_elements = 0;       // elements per block of `block`
   uint64_t tile_elements = 0;        // elements per reduce_then_scan tile
   uint64_t window = 0;               // elements per binding window
@@ -168,6 +171,8 @@ class PassBuilder {
         case ScanAlgorithm::blelloch_global: blelloch_global(in, out, wf); break;
         case ScanAlgorithm::blocked_blelloch:
         case ScanAlgorithm::subgroup_blocked: blocked_levels(in, out, kind_flag(), 0, wf); break;
+        case ScanAlgorithm::chained_lookback:
+        case ScanAlgorithm::chained_fallback: chained(in, out, wf); break;
         default: reduce_then_scan(in, out, wf); break;
       }
     }
@@ -275,6 +280,20 @@ class PassBuilder {
   // exactly two block levels (more tiles than one block holds, up to 2^29 32-bit elements per window), the
   // rescan adds the second level's carry itself instead of an add-back pass; deeper sums use the generic
   // blocked levels.
+  // One dispatch per window: clear the tile state (ticket, counters, flags), then every tile scans,
+  // looks back and writes (shaders/scan/chained.comp).
+  void chained(const Span& in, const Span& out, uint32_t wf) {
+    const uint64_t tiles = std::max<uint64_t>(1, ceil_div(in.count, p_.tile_elements));
+    const Span state{{scratch_.buffer, scratch_.offset + p_.state_offset, p_.state_bytes}, 0, p_.state_bytes / p_.elem};
+    pass(p_.chained, p_.algorithm == ScanAlgorithm::chained_fallback ? "chained_fallback" : "chained_lookback", tiles,
+         in, out, state, in.count, c_.options.fallback_spin_limit, c_.options.debug_skip_publication_period,
+         kind_flag() | wf);
+    Pass& last = passes_.back();
+    last.fill_before = true;
+    last.fill = {scratch_.buffer, scratch_.offset + p_.state_offset, p_.state_bytes};
+    last.fill_word = 0;
+  }
+
   void reduce_then_scan(const Span& in, const Span& out, uint32_t wf) {
     const uint64_t tiles = ceil_div(in.count, p_.tile_elements);
     if (tiles == 1) {
@@ -356,6 +375,15 @@ uint64_t Scan::float_add_depth(uint64_t count) const {
       depth = uint64_t(p.block_levels(n)) * (2 * detail::ceil_log2(p.block_elements) + 3);
       break;
     case ScanAlgorithm::subgroup_blocked: depth = uint64_t(p.block_levels(n)) * (detail::kRows + wg_scan + 3); break;
+    case ScanAlgorithm::chained_lookback:
+    case ScanAlgorithm::chained_fallback: {
+      // Within the tile as reduce_then_scan's rescan; the look-back folds up to one subgroup of aggregates
+      // per step into a prefix chained over all earlier tiles.
+      const uint64_t vec = 16 / p.elem;
+      const uint64_t tiles = detail::ceil_div(n, p.tile_elements);
+      depth = vec + detail::kRows + wg_scan + 3 + tiles + sg_max;
+      break;
+    }
     default: {
       const uint64_t vec = 16 / p.elem;
       const uint64_t tiles = detail::ceil_div(n, p.tile_elements);
@@ -368,12 +396,12 @@ uint64_t Scan::float_add_depth(uint64_t count) const {
   return depth + windows;
 }
 
+VkDeviceSize Scan::statistics_offset() const { return plan_->state_offset; }
+
 void Scan::release_descriptor_sets() const { plan_->descriptors->release(); }
 
 Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   detail::ContextImpl& c = context.impl();
-  if (desc.algorithm == ScanAlgorithm::chained_lookback || desc.algorithm == ScanAlgorithm::chained_fallback)
-    return make_error(Status::unsupported, "Scan: chained_lookback/chained_fallback are not implemented yet");
   if (int(desc.algorithm) < 0 || int(desc.algorithm) > int(ScanAlgorithm::chained_fallback))
     return make_error(Status::invalid_argument, "Scan: unknown algorithm ", int(desc.algorithm));
   if (desc.kind != ScanKind::inclusive && desc.kind != ScanKind::exclusive)
@@ -384,9 +412,20 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   auto plan = std::make_unique<detail::ScanPlan>();
   plan->context = &c;
   plan->desc = desc;
-  plan->algorithm = desc.algorithm == ScanAlgorithm::automatic ? ScanAlgorithm::reduce_then_scan : desc.algorithm;
+  // automatic: the single-pass chained scan with fallback wherever the Vulkan memory model is enabled.
+  const bool memory_model = c.caps.has(feature_memory_model);
+  plan->algorithm = desc.algorithm;
+  if (desc.algorithm == ScanAlgorithm::automatic)
+    plan->algorithm = memory_model ? ScanAlgorithm::chained_fallback : ScanAlgorithm::reduce_then_scan;
+  const bool chained =
+      plan->algorithm == ScanAlgorithm::chained_lookback || plan->algorithm == ScanAlgorithm::chained_fallback;
+  if (chained && !memory_model)
+    return make_error(Status::unsupported, "Scan: ", to_string(plan->algorithm), " needs the vulkanMemoryModel and ",
+                      "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
+                      "(device_requirements() lists them)");
   plan->elem = size_of(desc.type);
   if (plan->algorithm == ScanAlgorithm::reduce_then_scan) plan->wg = detail::kTileWorkgroup;
+  if (chained) plan->wg = detail::kChainedWorkgroup;
   const uint32_t wg = plan->wg;
   const uint64_t vec = 16 / plan->elem;
 
@@ -431,6 +470,17 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       plan->block_elements = uint64_t(wg) * detail::kRows;
       granule = plan->block_elements;
       break;
+    case ScanAlgorithm::chained_lookback:
+    case ScanAlgorithm::chained_fallback: {
+      // One 64-bit {flag, value} word per tile where 64-bit atomics are enabled and the value is 32 bits;
+      // otherwise the value in 16-bit parts across u32 words (common/tile_state.glsl).
+      const bool state64 = c.caps.has(feature_int64_atomics) && !is_64bit(desc.type);
+      const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
+      need(plan->chained, name.c_str(), detail::kRows, true);
+      plan->tile_elements = uint64_t(wg) * detail::kRows * vec;
+      granule = plan->tile_elements;
+      break;
+    }
     default:
       need(plan->tile_reduce, "scan/reduce_then_scan_reduce", detail::kRows, true);
       need(plan->tile_scan, "scan/reduce_then_scan_scan", detail::kRows, true);
@@ -464,6 +514,8 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     case ScanAlgorithm::blelloch_global: regions = {uint64_t(1) << std::max<uint32_t>(1, detail::ceil_log2(n))}; break;
     case ScanAlgorithm::blocked_blelloch:
     case ScanAlgorithm::subgroup_blocked: block_sums(n); break;
+    case ScanAlgorithm::chained_lookback:
+    case ScanAlgorithm::chained_fallback: break;  // the tile state is placed below
     default: {
       const uint64_t tiles = detail::ceil_div(n, plan->tile_elements);
       if (tiles > 1) {
@@ -478,6 +530,13 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     plan->region_offset.push_back(offset);
     plan->region_bytes.push_back(align_up(r * plan->elem));
     offset += plan->region_bytes.back();
+  }
+  if (chained) {
+    const uint64_t tiles = detail::ceil_div(n, plan->tile_elements);
+    const VkDeviceSize per_tile = is_64bit(desc.type) ? 16 : 8;  // 4 or 2 u32 parts, or one u64 word
+    plan->state_offset = offset;
+    plan->state_bytes = align_up(64 + tiles * per_tile);
+    offset += plan->state_bytes;
   }
   if (desc.max_count > plan->window) {
     plan->carry_offset = offset;
@@ -503,6 +562,10 @@ Result<void> Scan::record(VkCommandBuffer cmd, const BufferRange& input, const B
   if (auto ok = detail::check_scratch(scratch, need, "Scan::record"); !ok) return ok;
   if (count > 0) {
     const bool in_place = input.buffer == output.buffer && input.offset == output.offset;
+    if (in_place && p.algorithm == ScanAlgorithm::chained_fallback)
+      return make_error(Status::invalid_argument,
+                        "Scan::record: chained_fallback cannot run in place: a fallback re-reads a predecessor's input, "
+                        "which that predecessor may already be overwriting (use chained_lookback or another algorithm)");
     if (!in_place && detail::overlaps(input, bytes, output, bytes))
       return make_error(Status::invalid_argument,
                         "Scan::record: input and output ranges partially overlap (in place needs the same buffer and "

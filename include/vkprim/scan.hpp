@@ -27,9 +27,18 @@ bool parse(const char* name, ScanKind& out);
 //   subgroup_blocked  as blocked, with subgroup inclusive scans inside the block.
 //   reduce_then_scan  Merrill & Garland 2016 (background): reduce tiles of 16-byte vectors, scan the tile
 //                     sums, rescan each tile with its carry-in. ~3n memory traffic.
-//   chained_lookback, chained_fallback: single-pass chained scans; not implemented yet (create() returns
-//                     unsupported).
-// automatic = reduce_then_scan.
+//   chained_lookback  Merrill & Garland 2016: ONE pass (plus a clear of the tile state). Tiles take an
+//                     index from an atomic ticket, publish their aggregate, look back over predecessors (a
+//                     subgroup inspects as many as it has lanes) and publish their inclusive prefix. Needs
+//                     forward progress between workgroups (desktop GPUs); without it, it can wait forever.
+//   chained_fallback  Smith, Levien & Owens, SPAA 2025: as chained_lookback, but after
+//                     ContextOptions::fallback_spin_limit not-ready polls the tile reduces the stuck
+//                     predecessor's input itself and publishes it (atomicMax: states only move forward).
+//                     Correct and terminating with no forward-progress guarantee (Apple, Mali, CPU drivers).
+//   Both need vulkanMemoryModel + vulkanMemoryModelDeviceScope (device_requirements() lists them); the
+//   tile state carries the full value: one 64-bit atomic word where shaderBufferInt64Atomics is enabled
+//   and the type is 32-bit, else 16-bit parts over u32 words.
+// automatic = chained_fallback where the memory model is enabled, else reduce_then_scan.
 enum class ScanAlgorithm {
   automatic,
   hillis_steele,
@@ -60,7 +69,8 @@ namespace detail { struct ScanPlan; }
 class Scan {
  public:
   // invalid_argument: bitwise op on a float type, max_count 0 or > 2^40.
-  // unsupported: 64-bit type without shaderInt64/shaderFloat64; chained_lookback/chained_fallback (not yet).
+  // unsupported: 64-bit type without shaderInt64/shaderFloat64; a chained algorithm without the Vulkan
+  // memory model features.
   static Result<Scan> create(Context& context, const ScanDesc& desc);
   Scan(Scan&&) noexcept;
   Scan& operator=(Scan&&) noexcept;
@@ -77,16 +87,21 @@ class Scan {
   uint64_t float_add_depth(uint64_t count) const;
 
   // output[0..count) = the scan of input[0..count); count 0 records nothing (after the checks).
-  // In place (input and output the same buffer and offset) works for every algorithm; partially
+  // In place (input and output the same buffer and offset) works for every algorithm but
+  // chained_fallback (a fallback re-reads a predecessor's input while it may be overwritten); partially
   // overlapping input/output ranges, or scratch overlapping either, are invalid_argument.
   // Before: the caller makes input writes visible to compute-shader reads (and scratch/output free of
-  // hazards). record places every barrier between its own passes, never submits or waits. After: output
+  // hazards, including transfer writes: chained scans clear their tile state with vkCmdFillBuffer). record places every barrier between its own passes, never submits or waits. After: output
   // is written by compute shaders; the caller adds a barrier (src COMPUTE_SHADER / SHADER_WRITE) before
   // consuming it. Clobbers the bound compute pipeline, descriptor set 0 and push constants. On error
   // nothing is recorded. Inputs past maxStorageBufferRange are scanned window by window, the running
   // total carried between windows through scratch.
   Result<void> record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output, uint64_t count,
                       const BufferRange& scratch) const;
+
+  // Chained scans only: byte offset within scratch of four u32 counters the last window's dispatch left:
+  // {tiles started, fallbacks taken, look-back steps (summed over tiles), deepest look-back}.
+  VkDeviceSize statistics_offset() const;
 
   // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only
   // when no pending command buffer uses sets recorded by this plan.

@@ -1,5 +1,7 @@
 #version 460
-#pragma use_vulkan_memory_model
+// The scoped atomics (common/tile_state.glsl) already select the Vulkan memory model in SPIR-V. The
+// `use_vulkan_memory_model` pragma, which also makes every shared access non-private, is left out:
+// Mesa 22.3's lavapipe then writes none of this kernel's output (seen here, 2026-11-21).
 // Single-pass chained scan with decoupled look-back (Merrill & Garland 2016) and, when FALLBACK is set,
 // decoupled fallback (Smith, Levien & Owens, SPAA 2025). One dispatch per storage-range window:
 //  1. the tile index comes from an atomic ticket, so tiles start in order whatever the scheduler does;
@@ -36,18 +38,18 @@ shared VALUE_T s_fallback;
 #define LOOK_DONE 1u
 #define LOOK_FALLBACK 2u
 
-// Everything a tile computes from its input: per-vector inclusive scans, the exclusive prefix of each
-// vector within its row, and the row totals; shared by the owner and by fallback reductions.
-void scan_tile(uint tile, out VEC_T scanned[ITEMS], out ROW_T prefix, out ROW_T row_totals) {
-  const uint first = vk_tile_first_vector(tile);
-  ROW_T totals = vk_row_identity();
-  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
-    scanned[k] = vk_tile_load(first + k * WG_SIZE);
-    [[unroll]] for (uint c = 1u; c < VEC_N; ++c) scanned[k][c] = vk_op(scanned[k][c - 1u], scanned[k][c]);
-    totals[k] = scanned[k][VEC_N - 1u];
+// A tile's vectors loaded and scanned in registers (each vector's inclusive scan); the owner and the
+// fallback reduction run exactly these operations in this order, so they agree bit for bit.
+#define LOAD_AND_SCAN_TILE(tile, scanned, totals)                                                      \
+  {                                                                                                    \
+    const uint first_ = vk_tile_first_vector(tile);                                                    \
+    totals = vk_row_identity();                                                                        \
+    [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {                                                     \
+      scanned[k] = vk_tile_load(first_ + k * WG_SIZE);                                                 \
+      [[unroll]] for (uint c = 1u; c < VEC_N; ++c) scanned[k][c] = vk_op(scanned[k][c - 1u], scanned[k][c]); \
+      totals[k] = scanned[k][VEC_N - 1u];                                                              \
+    }                                                                                                  \
   }
-  prefix = vk_workgroup_exclusive_scan(totals, row_totals);
-}
 
 VALUE_T chain_rows(ROW_T row_totals) {
   VALUE_T total = row_totals[0];
@@ -124,8 +126,9 @@ void main() {
   const uint tile = s_tile;
 
   VEC_T scanned[ITEMS];
-  ROW_T prefix, row_totals;
-  scan_tile(tile, scanned, prefix, row_totals);
+  ROW_T vector_totals, row_totals;
+  LOAD_AND_SCAN_TILE(tile, scanned, vector_totals)
+  const ROW_T prefix = vk_workgroup_exclusive_scan(vector_totals, row_totals);
   const VALUE_T aggregate = chain_rows(row_totals);
   const bool has_carry = vk_scan_flag(SCAN_CARRY_IN_SLOT);
   const VALUE_T carry_in = vk_scan_carry_in(0u);
@@ -163,8 +166,9 @@ void main() {
         // Reduce the stuck predecessor ourselves and publish its aggregate (never downgrading).
         const uint stuck = action - LOOK_FALLBACK;
         VEC_T other[ITEMS];
-        ROW_T other_prefix, other_totals;
-        scan_tile(stuck, other, other_prefix, other_totals);
+        ROW_T other_vector_totals, other_totals;
+        LOAD_AND_SCAN_TILE(stuck, other, other_vector_totals)
+        vk_workgroup_exclusive_scan(other_vector_totals, other_totals);
         if (tid == 0u) {
           const VALUE_T stuck_aggregate = chain_rows(other_totals);
           if (stuck == 0u) {
