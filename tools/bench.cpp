@@ -113,8 +113,8 @@ int bench_reduce_typed(const Device& device, const std::vector<Variant>& variant
       auto run = [&](VkCommandBuffer cmd) {
         return plan.record(cmd, input->range(0, n * elem), output->range(0, elem), n, scratch->range());
       };
-      auto warm = time_gpu(device, 2, run);
-      auto ns = warm ? time_gpu(device, repeats, run) : warm;
+      auto warmed = warm_up(device, run);
+      auto ns = warmed ? time_gpu(device, repeats, run) : Result<std::vector<double>>(warmed.error());
       if (!ns) {
         std::fprintf(stderr, "bench: reduce %s: %s\n", to_string(plan.algorithm()), ns.error().message.c_str());
         return 1;
@@ -221,7 +221,7 @@ int run_bench(std::vector<std::string> args) {
   }
   const int repeats = std::max(10, std::atoi(repeat_s.c_str()));
   const Capabilities& caps = device->context().capabilities();
-  std::printf("device: %s, driver %s %s; median of %d timed runs after 2 warm-up runs\n", caps.device_name.c_str(),
+  std::printf("device: %s, driver %s %s; median of %d timed runs after ~200 ms of warm-up\n", caps.device_name.c_str(),
               caps.driver_name.c_str(), caps.driver_info.c_str(), repeats);
   std::vector<Row> rows;
   const int rc = host::with_type(type, [&](auto t) {

@@ -32,6 +32,7 @@ struct ScanRow {
   uint64_t n = 0;
   double median_us = 0, gbps = 0, of_read = 0, of_copy = 0;
   bool verified = false;
+  std::string note;  // chained scans: fallbacks and look-back depth of the last timed run
 };
 
 void write_scan_json(const std::string& path, const std::string& device, const std::vector<ScanRow>& rows) {
@@ -42,7 +43,8 @@ void write_scan_json(const std::string& path, const std::string& device, const s
     out << "  {\"primitive\": \"" << r.primitive << "\", \"algorithm\": \"" << r.algorithm << "\", \"kind\": \""
         << r.kind << "\", \"type\": \"" << r.type << "\", \"op\": \"" << r.op << "\", \"n\": " << r.n
         << ", \"median_us\": " << r.median_us << ", \"gbps\": " << r.gbps << ", \"of_read\": " << r.of_read
-        << ", \"of_copy\": " << r.of_copy << ", \"verified\": " << (r.verified ? "true" : "false") << "}"
+        << ", \"of_copy\": " << r.of_copy << ", \"verified\": " << (r.verified ? "true" : "false")
+        << ", \"note\": \"" << r.note << "\"}"
         << (i + 1 < rows.size() ? "," : "") << "\n";
   }
   out << "]}\n";
@@ -50,26 +52,11 @@ void write_scan_json(const std::string& path, const std::string& device, const s
 
 void print_scan_rows(const std::vector<ScanRow>& rows) {
   std::printf("%-9s %-26s %-9s %-4s %-7s %8s %12s %10s %8s %8s %s\n", "primitive", "algorithm", "kind", "type", "op",
-              "n", "median_us", "GB/s", "x_read", "x_copy", "verified");
+              "n", "median_us", "GB/s", "x_read", "x_copy", "verified  notes");
   for (const ScanRow& r : rows)
     std::printf("%-9s %-26s %-9s %-4s %-7s %8s %12.2f %10.1f %8.3f %8.3f %s\n", r.primitive.c_str(),
                 r.algorithm.c_str(), r.kind.c_str(), r.type.c_str(), r.op.c_str(), size_label(r.n).c_str(),
-                r.median_us, r.gbps, r.of_read, r.of_copy, r.verified ? "yes" : "NO");
-}
-
-using Recorder = std::function<Result<void>(VkCommandBuffer)>;
-
-// Runs `run` back to back for about `ms` milliseconds of GPU time.
-Result<void> warm_up(const Device& device, const Recorder& run, double ms = 200) {
-  auto first = time_gpu(device, 2, run);
-  if (!first) return first.error();
-  const double each_ns = std::max(1.0, median(first.value()));
-  const int repeats = int(std::clamp(ms * 1e6 / each_ns, 0.0, 2000.0));
-  if (repeats > 0) {
-    auto more = time_gpu(device, repeats, run);
-    if (!more) return more.error();
-  }
-  return {};
+                r.median_us, r.gbps, r.of_read, r.of_copy, (r.verified ? std::string("yes       ") + r.note : std::string("NO        ") + r.note).c_str());
 }
 
 // std::inclusive_scan / std::exclusive_scan with the operator chosen outside the loop (integer add
@@ -192,8 +179,16 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
       }
       const double t = median(ns.value());
       const double gbps = moved / t;
+      std::string note;
+      if (plan.algorithm() == ScanAlgorithm::chained_lookback || plan.algorithm() == ScanAlgorithm::chained_fallback) {
+        uint32_t stats[4] = {};
+        if (device.download(scratch.value(), stats, sizeof(stats), plan.statistics_offset()))
+          note = "tiles=" + std::to_string(stats[0]) + " fallbacks=" + std::to_string(stats[1]) +
+                 " steps/tile=" + std::to_string(stats[0] ? double(stats[2]) / stats[0] : 0.0).substr(0, 4) +
+                 " max_depth=" + std::to_string(stats[3]);
+      }
       rows.push_back({"scan", to_string(plan.algorithm()), kind_s, to_string(type), to_string(op), n, t / 1e3, gbps,
-                      gbps / read, gbps / copy, ok});
+                      gbps / read, gbps / copy, ok, note});
     }
   }
   return failures ? 1 : 0;
@@ -226,16 +221,22 @@ int run_bench_scan(std::vector<std::string> args) {
   }
   std::vector<ScanAlgorithm> algorithms;
   if (alg_s == "all") {
-    // Every implemented algorithm (the chained scans are not implemented yet).
-    for (int a = int(ScanAlgorithm::hillis_steele); a <= int(ScanAlgorithm::reduce_then_scan); ++a)
+    for (int a = int(ScanAlgorithm::hillis_steele); a <= int(ScanAlgorithm::chained_fallback); ++a)
       algorithms.push_back(ScanAlgorithm(a));
   } else {
-    ScanAlgorithm a;
-    if (!parse(alg_s.c_str(), a)) {
-      std::fprintf(stderr, "vkprim bench scan: unknown scan algorithm '%s'\n", alg_s.c_str());
-      return 2;
+    // One name or a comma-separated list.
+    for (size_t pos = 0; pos <= alg_s.size();) {
+      size_t comma = alg_s.find(',', pos);
+      if (comma == std::string::npos) comma = alg_s.size();
+      const std::string name = alg_s.substr(pos, comma - pos);
+      ScanAlgorithm a;
+      if (!parse(name.c_str(), a)) {
+        std::fprintf(stderr, "vkprim bench scan: unknown scan algorithm '%s'\n", name.c_str());
+        return 2;
+      }
+      algorithms.push_back(a);
+      pos = comma + 1;
     }
-    algorithms.push_back(a);
   }
   const int repeats = std::max(10, std::atoi(repeat_s.c_str()));
   const Capabilities& caps = device->context().capabilities();

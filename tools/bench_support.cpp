@@ -56,6 +56,18 @@ Result<std::vector<double>> time_gpu(const Device& device, int repeats,
   return ns;
 }
 
+Result<void> warm_up(const Device& device, const Recorder& run, double ms) {
+  auto first = time_gpu(device, 2, run);
+  if (!first) return first.error();
+  const double each_ns = std::max(1.0, median(first.value()));
+  const int repeats = int(std::clamp(ms * 1e6 / each_ns, 0.0, 2000.0));
+  if (repeats > 0) {
+    auto more = time_gpu(device, repeats, run);
+    if (!more) return more.error();
+  }
+  return {};
+}
+
 namespace {
 
 Result<std::vector<detail::Pass>> ceiling_passes(detail::ContextImpl& c, const char* kernel_name, const Buffer& src,
@@ -99,8 +111,7 @@ Result<Ceilings> measure_ceilings(const Device& device, const Buffer& src, const
     auto passes = ceiling_passes(c, copy ? "ceiling/copy" : "ceiling/read", src, dst, bytes, copy);
     if (!passes) return std::move(passes).error();
     auto run = [&](VkCommandBuffer cmd) { return detail::record_passes(c, cache, cmd, passes.value()); };
-    auto warm = time_gpu(device, 2, run);
-    if (!warm) return std::move(warm).error();
+    if (auto warmed = warm_up(device, run); !warmed) return warmed.error();
     auto ns = time_gpu(device, repeats, run);
     if (!ns) return std::move(ns).error();
     const double gbps = double(bytes) * (copy ? 2 : 1) / median(ns.value());

@@ -16,6 +16,11 @@ Result<std::vector<double>> time_gpu(const Device& device, int repeats, const st
 
 double median(std::vector<double> values);
 
+using Recorder = std::function<Result<void>(VkCommandBuffer)>;
+// Runs `run` back to back for about `ms` milliseconds of GPU time, so clocks have ramped up before
+// timing (a scan timed right after short ceiling runs measured ~15% slower on an H200).
+Result<void> warm_up(const Device& device, const Recorder& run, double ms = 200);
+
 // 16-byte-vector shader copy (src -> dst) and read of `bytes` bytes: the ceilings scans and reduces are
 // compared against. GB/s from the median of `repeats` runs.
 struct Ceilings {

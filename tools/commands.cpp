@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 namespace vkprim::tools {
 
@@ -24,6 +25,11 @@ std::unique_ptr<Device> open_device(std::vector<std::string>& args) {
   DeviceOptions options;
   take_option(args, "--device", options.select);
   options.validation = take_flag(args, "--validation");
+  // Chained-scan knobs: not-ready polls before a fallback, and every k-th tile skipping its publication.
+  std::string value;
+  if (take_option(args, "--spin-limit", value)) options.options.fallback_spin_limit = uint32_t(std::stoul(value));
+  if (take_option(args, "--skip-publication", value))
+    options.options.debug_skip_publication_period = uint32_t(std::stoul(value));
   auto device = Device::create(options);
   if (!device) {
     std::fprintf(stderr, "vkprim: cannot open a Vulkan device: %s (%s)\n", device.error().message.c_str(),

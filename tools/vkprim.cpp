@@ -16,7 +16,9 @@ void usage() {
                "  bench scan [--kind inclusive|exclusive] [--type T] [--op O] [--algorithm all|NAME] [--sizes LIST]\n"
                "             [--repeat N] [--json FILE]\n"
                "  verify                     quick self-check of every primitive on the chosen device\n"
-               "common options: --device INDEX|NAME (else env VKPRIM_DEVICE), --validation\n"
+               "common options: --device INDEX|NAME (else env VKPRIM_DEVICE), --validation,\n"
+               "  --spin-limit N (chained scans: polls before a fallback), --skip-publication K (every K-th tile\n"
+               "  skips publishing its aggregate: forces waits or fallbacks)\n"
                "sizes: 2^10..2^28 (powers of two), 2^20+1, 1000, comma-separated\n");
 }
 
