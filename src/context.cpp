@@ -239,6 +239,7 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
     c.features |= feature_subgroup_size_control;
     c.min_subgroup_size = p.size_control.minSubgroupSize;
     c.max_subgroup_size = p.size_control.maxSubgroupSize;
+    c.max_workgroup_subgroups = p.size_control.maxComputeWorkgroupSubgroups;
   }
   if (enabled.int64) c.features |= feature_int64;
   if (enabled.float64) c.features |= feature_float64;

@@ -78,7 +78,8 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
   if (desc.uses_subgroups && caps.has(feature_subgroup_size_control) &&
-      desc.workgroup_size % caps.max_subgroup_size == 0) {
+      desc.workgroup_size % caps.max_subgroup_size == 0 &&
+      desc.workgroup_size <= uint64_t(caps.max_subgroup_size) * caps.max_workgroup_subgroups) {
     required.requiredSubgroupSize = caps.max_subgroup_size;
     pipe_info.stage.pNext = &required;
     pipe_info.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;

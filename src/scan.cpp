@@ -425,7 +425,12 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
                       "(device_requirements() lists them)");
   plan->elem = size_of(desc.type);
   if (plan->algorithm == ScanAlgorithm::reduce_then_scan) plan->wg = detail::kTileWorkgroup;
-  if (chained) plan->wg = detail::kChainedWorkgroup;
+  if (chained) {
+    plan->wg = desc.workgroup_size ? desc.workgroup_size : detail::kChainedWorkgroup;
+    if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
+      return make_error(Status::invalid_argument, "Scan: workgroup_size ", plan->wg,
+                        " must be a power of two from 64 to 1024");
+  }
   const uint32_t wg = plan->wg;
   const uint64_t vec = 16 / plan->elem;
 

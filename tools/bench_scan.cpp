@@ -82,7 +82,7 @@ void cpu_scan(Op op, ScanKind kind, const T* in, size_t n, T* out) {
 }
 
 template <class T>
-int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vector<ScanAlgorithm>& algorithms,
+int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vector<ScanDesc>& algorithms,
                      const std::vector<uint64_t>& sizes, int repeats, std::vector<ScanRow>& rows) {
   const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
   const uint32_t elem = sizeof(T);
@@ -91,15 +91,19 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
   const ScanKind kind = base.kind;
   std::vector<Scan> plans;
   VkDeviceSize scratch_bytes = 16;
-  for (ScanAlgorithm a : algorithms) {
+  std::vector<std::string> labels;
+  for (const ScanDesc& variant : algorithms) {
     ScanDesc desc = base;
     desc.max_count = max_n;
-    desc.algorithm = a;
+    desc.algorithm = variant.algorithm;
+    desc.workgroup_size = variant.workgroup_size;
     auto plan = Scan::create(const_cast<Device&>(device).context(), desc);
     if (!plan) {
-      std::fprintf(stderr, "scan %s: %s\n", to_string(a), plan.error().message.c_str());
+      std::fprintf(stderr, "scan %s: %s\n", to_string(variant.algorithm), plan.error().message.c_str());
       return 1;
     }
+    labels.push_back(std::string(to_string(plan->algorithm())) +
+                     (desc.workgroup_size ? "@" + std::to_string(desc.workgroup_size) : std::string()));
     scratch_bytes = std::max(scratch_bytes, plan->scratch_requirements().size);
     plans.push_back(std::move(plan).value());
   }
@@ -157,7 +161,8 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
     const double cpu = median(cpu_ns);
     rows.push_back({"scan", "cpu (std::" + std::string(kind_s) + "_scan)", kind_s, to_string(type), to_string(op), n,
                     cpu / 1e3, moved / cpu, moved / cpu / read, moved / cpu / copy, true});
-    for (const Scan& plan : plans) {
+    for (size_t k = 0; k < plans.size(); ++k) {
+      const Scan& plan = plans[k];
       const Recorder run = record_for(plan);
       auto warmed = warm_up(device, run);
       auto ns = warmed ? time_gpu(device, repeats, run) : Result<std::vector<double>>(warmed.error());
@@ -187,7 +192,7 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
                  " steps/tile=" + std::to_string(stats[0] ? double(stats[2]) / stats[0] : 0.0).substr(0, 4) +
                  " max_depth=" + std::to_string(stats[3]);
       }
-      rows.push_back({"scan", to_string(plan.algorithm()), kind_s, to_string(type), to_string(op), n, t / 1e3, gbps,
+      rows.push_back({"scan", labels[k], kind_s, to_string(type), to_string(op), n, t / 1e3, gbps,
                       gbps / read, gbps / copy, ok, note});
     }
   }
@@ -219,22 +224,33 @@ int run_bench_scan(std::vector<std::string> args) {
     std::fprintf(stderr, "vkprim bench scan: bad --kind, --type, --op or --sizes\n");
     return 2;
   }
-  std::vector<ScanAlgorithm> algorithms;
+  std::vector<ScanDesc> algorithms;  // algorithm + workgroup-size override ("chained_fallback@512")
+  auto add = [&](ScanAlgorithm a, uint32_t wg) {
+    ScanDesc d;
+    d.algorithm = a;
+    d.workgroup_size = wg;
+    algorithms.push_back(d);
+  };
   if (alg_s == "all") {
     for (int a = int(ScanAlgorithm::hillis_steele); a <= int(ScanAlgorithm::chained_fallback); ++a)
-      algorithms.push_back(ScanAlgorithm(a));
+      add(ScanAlgorithm(a), 0);
   } else {
-    // One name or a comma-separated list.
+    // One name or a comma-separated list; NAME@WG overrides the chained scans' workgroup size.
     for (size_t pos = 0; pos <= alg_s.size();) {
       size_t comma = alg_s.find(',', pos);
       if (comma == std::string::npos) comma = alg_s.size();
-      const std::string name = alg_s.substr(pos, comma - pos);
+      std::string name = alg_s.substr(pos, comma - pos);
+      uint32_t wg = 0;
+      if (const size_t at = name.find('@'); at != std::string::npos) {
+        wg = uint32_t(std::strtoul(name.c_str() + at + 1, nullptr, 10));
+        name.resize(at);
+      }
       ScanAlgorithm a;
       if (!parse(name.c_str(), a)) {
         std::fprintf(stderr, "vkprim bench scan: unknown scan algorithm '%s'\n", name.c_str());
         return 2;
       }
-      algorithms.push_back(a);
+      add(a, wg);
       pos = comma + 1;
     }
   }

@@ -38,6 +38,7 @@ struct Capabilities {
   uint32_t features = 0;                    // Feature bits
   uint32_t subgroup_size = 1;               // the default size the driver reports
   uint32_t min_subgroup_size = 1, max_subgroup_size = 1;
+  uint32_t max_workgroup_subgroups = 0;     // maxComputeWorkgroupSubgroups (subgroup size control)
   VkSubgroupFeatureFlags subgroup_operations = 0;
   uint32_t max_shared_memory = 0;           // maxComputeSharedMemorySize
   uint32_t max_workgroup_invocations = 0;

@@ -57,65 +57,64 @@ VALUE_T chain_rows(ROW_T row_totals) {
   return total;
 }
 
-// One look-back step by subgroup 0 (lane i inspects predecessor look - i). Only its first invocation
-// writes the shared look-back state; every invocation read `look` before the barrier that ended the
-// previous step.
-void look_back_step(uint look, inout uint polls, inout uint depth) {
+// The look-back, run by subgroup 0 alone (no workgroup barrier per step): lane i inspects predecessor
+// look - i, the ready aggregates up to the first inclusive prefix are folded into `prefix`, and the loop
+// moves a whole subgroup further back each step. It returns LOOK_DONE, or (fallback only) LOOK_FALLBACK +
+// the predecessor that stayed not ready for more than pc.param polls. `look` and `prefix` are uniform.
+uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout uint steps) {
+  uint polls = 0u;
+  for (;;) {
+    steps += 1u;
 #if !defined(VKPRIM_NO_SUBGROUPS)
-  const uint lane = gl_SubgroupInvocationID;
-  VALUE_T value = vk_identity();
-  uint flag = STATE_INCLUSIVE;  // lanes before tile 0 act as an inclusive identity
-  if (lane <= look) flag = vk_state_read(look - lane, value);
-  const uvec4 inclusive = subgroupBallot(flag == STATE_INCLUSIVE);
-  const uvec4 not_ready = subgroupBallot(flag == STATE_NOT_READY);
-  const uint first_inclusive = subgroupBallotFindLSB(inclusive);  // exists: some lane reaches tile 0 or not
-  const uint first_blocked = any(notEqual(not_ready, uvec4(0u))) ? subgroupBallotFindLSB(not_ready) : gl_SubgroupSize;
-  const bool any_inclusive = any(notEqual(inclusive, uvec4(0u)));
-  const uint stop = any_inclusive ? first_inclusive : gl_SubgroupSize;
-  if (first_blocked < stop) {
-    // Fold the ready aggregates before the blocked lane, then wait on (or fall back for) that predecessor.
-    const VALUE_T part = vk_subgroup_reduce(lane < first_blocked ? value : vk_identity());
-    if (lane == 0u) {
-      s_prefix = first_blocked > 0u ? vk_op(part, s_prefix) : s_prefix;
-      s_look = look - first_blocked;
-      depth += first_blocked;
-      polls = first_blocked > 0u ? 1u : polls + 1u;
-      s_action = LOOK_ON;
-#if defined(VKPRIM_FALLBACK)
-      if (polls > pc.param) s_action = LOOK_FALLBACK + s_look;
-#endif
-    }
-  } else {
-    const VALUE_T part = vk_subgroup_reduce(lane <= stop ? value : vk_identity());
-    if (lane == 0u) {
-      s_prefix = vk_op(part, s_prefix);
-      depth += min(stop + 1u, gl_SubgroupSize);
-      if (any_inclusive) {
-        s_action = LOOK_DONE;
-      } else {
-        s_look = look - gl_SubgroupSize;
-        s_action = LOOK_ON;
+    const uint lane = gl_SubgroupInvocationID;
+    VALUE_T value = vk_identity();
+    uint flag = STATE_INCLUSIVE;  // lanes before tile 0 act as an inclusive identity
+    if (lane <= look) flag = vk_state_read(look - lane, value);
+    const uvec4 inclusive = subgroupBallot(flag == STATE_INCLUSIVE);
+    const uvec4 not_ready = subgroupBallot(flag == STATE_NOT_READY);
+    const bool any_inclusive = any(notEqual(inclusive, uvec4(0u)));
+    const uint stop = any_inclusive ? subgroupBallotFindLSB(inclusive) : gl_SubgroupSize;
+    const uint blocked = any(notEqual(not_ready, uvec4(0u))) ? subgroupBallotFindLSB(not_ready) : gl_SubgroupSize;
+    if (blocked < stop) {
+      // Fold the ready aggregates before the blocked predecessor, then poll it again (or fall back).
+      if (blocked > 0u) {
+        prefix = vk_op(vk_subgroup_reduce(lane < blocked ? value : vk_identity()), prefix);
+        look -= blocked;
+        depth += blocked;
+        polls = 0u;
       }
-    }
-  }
-#else
-  // Emulation: one predecessor per step.
-  VALUE_T value;
-  const uint flag = vk_state_read(look, value);
-  if (flag == STATE_NOT_READY) {
-    polls += 1u;
-    s_action = LOOK_ON;
+      polls += 1u;
 #if defined(VKPRIM_FALLBACK)
-    if (polls > pc.param) s_action = LOOK_FALLBACK + s_look;
+      if (polls > pc.param) return LOOK_FALLBACK + look;
 #endif
-  } else {
-    s_prefix = vk_op(value, s_prefix);
-    depth += 1u;
+      continue;
+    }
+    prefix = vk_op(vk_subgroup_reduce(lane <= stop ? value : vk_identity()), prefix);
+    if (any_inclusive) {
+      depth += stop + 1u;
+      return LOOK_DONE;
+    }
+    look -= gl_SubgroupSize;
+    depth += gl_SubgroupSize;
+#else
+    // Emulation: one predecessor per step.
+    VALUE_T value;
+    const uint flag = vk_state_read(look, value);
+    if (flag == STATE_NOT_READY) {
+      polls += 1u;
+#if defined(VKPRIM_FALLBACK)
+      if (polls > pc.param) return LOOK_FALLBACK + look;
+#endif
+      continue;
+    }
     polls = 0u;
-    if (flag == STATE_INCLUSIVE) s_action = LOOK_DONE;
-    else { s_look = look - 1u; s_action = LOOK_ON; }
-  }
+    prefix = vk_op(value, prefix);
+    depth += 1u;
+    if (flag == STATE_INCLUSIVE) return LOOK_DONE;
+    look -= 1u;
 #endif
+  }
+  return LOOK_DONE;
 }
 
 void main() {
@@ -145,52 +144,54 @@ void main() {
       if (!skip) vk_state_publish(tile, STATE_AGGREGATE, aggregate);
       s_look = tile - 1u;
       s_prefix = vk_identity();
-      s_action = LOOK_ON;
     }
     barrier();
-    uint polls = 0u, depth = 0u, steps = 0u;
-    uint look = tile - 1u;
+    uint depth = 0u, steps = 0u;
     for (;;) {
 #if !defined(VKPRIM_NO_SUBGROUPS)
-      if (gl_SubgroupID == 0u) look_back_step(look, polls, depth);
+      const bool looker = gl_SubgroupID == 0u;
 #else
-      if (tid == 0u) look_back_step(look, polls, depth);
+      const bool looker = tid == 0u;
 #endif
-      barrier();
-      uint action = s_action;
-      look = s_look;
-      barrier();  // all have read before the next step writes
-      steps += 1u;
-      if (action == LOOK_DONE) break;
-      if (action >= LOOK_FALLBACK) {
-        // Reduce the stuck predecessor ourselves and publish its aggregate (never downgrading).
-        const uint stuck = action - LOOK_FALLBACK;
-        VEC_T other[ITEMS];
-        ROW_T other_vector_totals, other_totals;
-        LOAD_AND_SCAN_TILE(stuck, other, other_vector_totals)
-        vk_workgroup_exclusive_scan(other_vector_totals, other_totals);
+      if (looker) {
+        uint look = s_look;
+        VALUE_T prefix = s_prefix;
+        const uint action = look_back(look, prefix, depth, steps);
         if (tid == 0u) {
-          const VALUE_T stuck_aggregate = chain_rows(other_totals);
-          if (stuck == 0u) {
-            const VALUE_T inclusive = has_carry ? vk_op(carry_in, stuck_aggregate) : stuck_aggregate;
-            vk_state_publish(0u, STATE_INCLUSIVE, inclusive);
-            s_prefix = vk_op(inclusive, s_prefix);
-            s_action = LOOK_DONE;
-          } else {
-            vk_state_publish(stuck, STATE_AGGREGATE, stuck_aggregate);
-            s_prefix = vk_op(stuck_aggregate, s_prefix);
-            s_look = stuck - 1u;
-            s_action = LOOK_ON;
-          }
-          vk_stat_add(STAT_FALLBACKS, 1u);
-          polls = 0u;
+          s_look = look;
+          s_prefix = prefix;
+          s_action = action;
         }
-        barrier();
-        action = s_action;
-        look = s_look;
-        barrier();
-        if (action == LOOK_DONE) break;
       }
+      barrier();
+      const uint action = s_action;
+      barrier();  // all have read before the shared state changes again
+      if (action == LOOK_DONE) break;
+      // Fallback: reduce the stuck predecessor ourselves and publish its aggregate (never downgrading).
+      const uint stuck = action - LOOK_FALLBACK;
+      VEC_T other[ITEMS];
+      ROW_T other_vector_totals, other_totals;
+      LOAD_AND_SCAN_TILE(stuck, other, other_vector_totals)
+      vk_workgroup_exclusive_scan(other_vector_totals, other_totals);
+      if (tid == 0u) {
+        const VALUE_T stuck_aggregate = chain_rows(other_totals);
+        vk_stat_add(STAT_FALLBACKS, 1u);
+        if (stuck == 0u) {
+          const VALUE_T inclusive = has_carry ? vk_op(carry_in, stuck_aggregate) : stuck_aggregate;
+          vk_state_publish(0u, STATE_INCLUSIVE, inclusive);
+          s_prefix = vk_op(inclusive, s_prefix);
+          s_action = LOOK_DONE;
+        } else {
+          vk_state_publish(stuck, STATE_AGGREGATE, stuck_aggregate);
+          s_prefix = vk_op(stuck_aggregate, s_prefix);
+          s_look = stuck - 1u;
+          s_action = LOOK_ON;
+        }
+      }
+      barrier();
+      const bool done = s_action == LOOK_DONE;
+      barrier();
+      if (done) break;
     }
     if (tid == 0u) {
       vk_state_publish(tile, STATE_INCLUSIVE, vk_op(s_prefix, aggregate));
