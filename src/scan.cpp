@@ -72,7 +72,8 @@ constexpr uint32_t kWorkgroup = 256;
 // (more resident workgroups overlap one tile's scan with another's loads); 6 or 8 vectors were slower.
 constexpr uint32_t kTileWorkgroup = 128;
 constexpr uint32_t kRows = 4;
-constexpr uint32_t kChainedWorkgroup = 256;  // chained tiles: 256 invocations x kRows vectors  // ITEMS of subgroup_block and of the reduce_then_scan tiles
+constexpr uint32_t kChainedWorkgroup = 256;  // chained tiles: 256 invocations x kChainedVectors vectors
+constexpr uint32_t kChainedVectors = 4;  // ITEMS of subgroup_block and of the reduce_then_scan tiles
 
 // Flag bits of common/scan_io.glsl.
 enum : uint32_t {
@@ -481,8 +482,10 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       // otherwise the value in 16-bit parts across u32 words (common/tile_state.glsl).
       const bool state64 = c.caps.has(feature_int64_atomics) && !is_64bit(desc.type);
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
-      need(plan->chained, name.c_str(), detail::kRows, true);
-      plan->tile_elements = uint64_t(wg) * detail::kRows * vec;
+      const uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread : detail::kChainedVectors;
+      if (items > 8) return make_error(Status::invalid_argument, "Scan: vectors_per_thread ", items, " exceeds 8");
+      need(plan->chained, name.c_str(), items, true);
+      plan->tile_elements = uint64_t(wg) * items * vec;
       granule = plan->tile_elements;
       break;
     }

@@ -97,13 +97,16 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
     desc.max_count = max_n;
     desc.algorithm = variant.algorithm;
     desc.workgroup_size = variant.workgroup_size;
+    desc.vectors_per_thread = variant.vectors_per_thread;
     auto plan = Scan::create(const_cast<Device&>(device).context(), desc);
     if (!plan) {
       std::fprintf(stderr, "scan %s: %s\n", to_string(variant.algorithm), plan.error().message.c_str());
       return 1;
     }
-    labels.push_back(std::string(to_string(plan->algorithm())) +
-                     (desc.workgroup_size ? "@" + std::to_string(desc.workgroup_size) : std::string()));
+    std::string label = to_string(plan->algorithm());
+    if (desc.workgroup_size || desc.vectors_per_thread)
+      label += "@" + std::to_string(desc.workgroup_size) + "x" + std::to_string(desc.vectors_per_thread);
+    labels.push_back(label);
     scratch_bytes = std::max(scratch_bytes, plan->scratch_requirements().size);
     plans.push_back(std::move(plan).value());
   }
@@ -225,24 +228,26 @@ int run_bench_scan(std::vector<std::string> args) {
     return 2;
   }
   std::vector<ScanDesc> algorithms;  // algorithm + workgroup-size override ("chained_fallback@512")
-  auto add = [&](ScanAlgorithm a, uint32_t wg) {
+  auto add = [&](ScanAlgorithm a, uint32_t wg, uint32_t vectors) {
     ScanDesc d;
     d.algorithm = a;
     d.workgroup_size = wg;
+    d.vectors_per_thread = vectors;
     algorithms.push_back(d);
   };
   if (alg_s == "all") {
     for (int a = int(ScanAlgorithm::hillis_steele); a <= int(ScanAlgorithm::chained_fallback); ++a)
-      add(ScanAlgorithm(a), 0);
+      add(ScanAlgorithm(a), 0, 0);
   } else {
-    // One name or a comma-separated list; NAME@WG overrides the chained scans' workgroup size.
+    // One name or a comma-separated list; NAME@WGxV overrides the chained scans' workgroup size and
+    // vectors per thread (0 keeps the default).
     for (size_t pos = 0; pos <= alg_s.size();) {
       size_t comma = alg_s.find(',', pos);
       if (comma == std::string::npos) comma = alg_s.size();
       std::string name = alg_s.substr(pos, comma - pos);
-      uint32_t wg = 0;
+      uint32_t wg = 0, vectors = 0;
       if (const size_t at = name.find('@'); at != std::string::npos) {
-        wg = uint32_t(std::strtoul(name.c_str() + at + 1, nullptr, 10));
+        std::sscanf(name.c_str() + at + 1, "%ux%u", &wg, &vectors);
         name.resize(at);
       }
       ScanAlgorithm a;
@@ -250,7 +255,7 @@ int run_bench_scan(std::vector<std::string> args) {
         std::fprintf(stderr, "vkprim bench scan: unknown scan algorithm '%s'\n", name.c_str());
         return 2;
       }
-      add(a, wg);
+      add(a, wg, vectors);
       pos = comma + 1;
     }
   }

@@ -58,9 +58,10 @@ struct ScanDesc {
   ScanKind kind = ScanKind::inclusive;
   uint64_t max_count = 0;
   ScanAlgorithm algorithm = ScanAlgorithm::automatic;
-  // Chained scans: workgroup size override for benchmarking (0 = the tuned default; a power of two
-  // from 64 to 1024). A tile is workgroup_size x 4 vectors of 16 bytes.
+  // Chained scans: tuning overrides for benchmarking (0 = the tuned default). A tile is workgroup_size
+  // (a power of two, 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes.
   uint32_t workgroup_size = 0;
+  uint32_t vectors_per_thread = 0;
 };
 
 namespace detail { struct ScanPlan; }

@@ -8,8 +8,7 @@
 //   each (flag << 16 | half); a reader accepts a state only when every part carries the same flag. For a
 //   given flag every writer writes the same value (the owner and any fallback compute the aggregate with
 //   the same code in the same order), so parts written by different writers still agree.
-// Atomics follow the Vulkan memory model: queue-family scope, buffer storage semantics, release on
-// publication, acquire on reads.
+// Atomics follow the Vulkan memory model: queue-family scope, buffer storage semantics, semantics below.
 // Requires common/types.glsl. Provides vk_state_publish(tile, flag, value), vk_state_read(tile, out value)
 // (returns the flag), vk_stat_add(counter, n), vk_stat_max(counter, n), vk_ticket().
 #ifndef VKPRIM_TILE_STATE_GLSL
@@ -21,6 +20,18 @@
 #extension GL_EXT_shader_atomic_int64 : require
 #endif
 #include "common/types.glsl"
+
+// Memory semantics of state reads and publications. Every message of the scan is the atomic word itself
+// (value and flag travel together; split states are checked part by part and a flag always comes with
+// the same value), so no other memory needs ordering and relaxed atomics are enough: measured on an
+// H200, acquire reads + release publications cost 15% at 2^28 (docs/PERFORMANCE.md). A user that passes
+// other data through the state (the litmus test) defines both as acquire / release.
+#ifndef STATE_READ_SEMANTICS
+#define STATE_READ_SEMANTICS gl_SemanticsRelaxed
+#endif
+#ifndef STATE_PUBLISH_SEMANTICS
+#define STATE_PUBLISH_SEMANTICS gl_SemanticsRelaxed
+#endif
 
 #define STATE_NOT_READY 0u
 #define STATE_AGGREGATE 1u
@@ -95,11 +106,11 @@ layout(set = 0, binding = 2, std430) buffer TileStateWords64 { uint64_t state_wo
 void vk_state_publish(uint tile, uint flag, VALUE_T value) {
   const uint64_t word = (uint64_t(flag) << 32) | uint64_t(vk_value_bits(value));
   atomicMax(state_words64[STATE_HEADER_WORDS / 2u + tile], word, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
-            gl_SemanticsRelease);
+            STATE_PUBLISH_SEMANTICS);
 }
 uint vk_state_read(uint tile, out VALUE_T value) {
   const uint64_t word = atomicLoad(state_words64[STATE_HEADER_WORDS / 2u + tile], gl_ScopeQueueFamily,
-                                   gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                                   gl_StorageSemanticsBuffer, STATE_READ_SEMANTICS);
   value = vk_bits_value(uint(word & 0xFFFFFFFFul));
   return uint(word >> 32);
 }
@@ -109,7 +120,7 @@ void vk_state_publish(uint tile, uint flag, VALUE_T value) {
   const uint base = STATE_HEADER_WORDS + tile * STATE_PARTS;
   [[unroll]] for (uint k = 0u; k < STATE_PARTS; ++k)
     atomicMax(state_words[base + k], (flag << 16u) | vk_bits_part(bits, k), gl_ScopeQueueFamily,
-              gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+              gl_StorageSemanticsBuffer, STATE_PUBLISH_SEMANTICS);
 }
 uint vk_state_read(uint tile, out VALUE_T value) {
   const uint base = STATE_HEADER_WORDS + tile * STATE_PARTS;
@@ -117,7 +128,7 @@ uint vk_state_read(uint tile, out VALUE_T value) {
   uint flag = 0xFFFFFFFFu;
   bool agree = true;
   [[unroll]] for (uint k = 0u; k < STATE_PARTS; ++k) {
-    const uint w = atomicLoad(state_words[base + k], gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+    const uint w = atomicLoad(state_words[base + k], gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, STATE_READ_SEMANTICS);
     parts[k] = w & 0xFFFFu;
     if (k == 0u) flag = w >> 16u;
     else agree = agree && (w >> 16u) == flag;

@@ -15,7 +15,8 @@
 // atomicMax and goes on looking back: no forward-progress assumption. Without FALLBACK it waits.
 // Test knob: pc.param2 = k > 0 makes every k-th tile skip publishing its aggregate.
 // Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64 (see common/tile_state.glsl),
-// VKPRIM_FALLBACK. Specialization: WG_SIZE (power of two), ITEMS (1..4). Bindings: common/scan_io.glsl,
+// VKPRIM_FALLBACK. Specialization: WG_SIZE (power of two), ITEMS (1..8: rows of vectors, scanned four
+// at a time in one workgroup scan of ROW_T). Bindings: common/scan_io.glsl,
 // with binding 2 the tile state. Push: count, shifts, group_count = tiles, param = spin limit,
 // param2 = forced-skip period, flags (SCAN_EXCLUSIVE, carry slots).
 #extension GL_GOOGLE_include_directive : require
@@ -43,17 +44,25 @@ shared VALUE_T s_fallback;
 #define LOAD_AND_SCAN_TILE(tile, scanned, totals)                                                      \
   {                                                                                                    \
     const uint first_ = vk_tile_first_vector(tile);                                                    \
-    totals = vk_row_identity();                                                                        \
+    totals[0] = vk_row_identity();                                                                     \
+    totals[1] = vk_row_identity();                                                                     \
     [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {                                                     \
       scanned[k] = vk_tile_load(first_ + k * WG_SIZE);                                                 \
       [[unroll]] for (uint c = 1u; c < VEC_N; ++c) scanned[k][c] = vk_op(scanned[k][c - 1u], scanned[k][c]); \
-      totals[k] = scanned[k][VEC_N - 1u];                                                              \
+      totals[k / ROW_N][k % ROW_N] = scanned[k][VEC_N - 1u];                                           \
     }                                                                                                  \
   }
 
-VALUE_T chain_rows(ROW_T row_totals) {
-  VALUE_T total = row_totals[0];
-  [[unroll]] for (uint k = 1u; k < ITEMS; ++k) total = vk_op(total, row_totals[k]);
+// One workgroup scan per group of four rows: each vector's prefix within its row, and the row totals.
+void scan_rows(ROW_T totals[2], out ROW_T prefix[2], out ROW_T row_totals[2]) {
+  prefix[1] = row_totals[1] = vk_row_identity();
+  prefix[0] = vk_workgroup_exclusive_scan(totals[0], row_totals[0]);
+  if (ITEMS > ROW_N) prefix[1] = vk_workgroup_exclusive_scan(totals[1], row_totals[1]);
+}
+
+VALUE_T chain_rows(ROW_T row_totals[2]) {
+  VALUE_T total = row_totals[0][0];
+  [[unroll]] for (uint k = 1u; k < ITEMS; ++k) total = vk_op(total, row_totals[k / ROW_N][k % ROW_N]);
   return total;
 }
 
@@ -125,9 +134,9 @@ void main() {
   const uint tile = s_tile;
 
   VEC_T scanned[ITEMS];
-  ROW_T vector_totals, row_totals;
+  ROW_T vector_totals[2], prefix[2], row_totals[2];
   LOAD_AND_SCAN_TILE(tile, scanned, vector_totals)
-  const ROW_T prefix = vk_workgroup_exclusive_scan(vector_totals, row_totals);
+  scan_rows(vector_totals, prefix, row_totals);
   const VALUE_T aggregate = chain_rows(row_totals);
   const bool has_carry = vk_scan_flag(SCAN_CARRY_IN_SLOT);
   const VALUE_T carry_in = vk_scan_carry_in(0u);
@@ -170,9 +179,9 @@ void main() {
       // Fallback: reduce the stuck predecessor ourselves and publish its aggregate (never downgrading).
       const uint stuck = action - LOOK_FALLBACK;
       VEC_T other[ITEMS];
-      ROW_T other_vector_totals, other_totals;
+      ROW_T other_vector_totals[2], other_prefix[2], other_totals[2];
       LOAD_AND_SCAN_TILE(stuck, other, other_vector_totals)
-      vk_workgroup_exclusive_scan(other_vector_totals, other_totals);
+      scan_rows(other_vector_totals, other_prefix, other_totals);
       if (tid == 0u) {
         const VALUE_T stuck_aggregate = chain_rows(other_totals);
         vk_stat_add(STAT_FALLBACKS, 1u);
@@ -209,7 +218,7 @@ void main() {
   const uint first = vk_tile_first_vector(tile);
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     const bool plain = k == 0u && !prefixed;
-    const VALUE_T p = plain ? prefix[k] : vk_op(run, prefix[k]);
+    const VALUE_T p = plain ? prefix[k / ROW_N][k % ROW_N] : vk_op(run, prefix[k / ROW_N][k % ROW_N]);
     VEC_T y;
     if (exclusive) {
       y[0] = p;
@@ -218,7 +227,7 @@ void main() {
       [[unroll]] for (uint c = 0u; c < VEC_N; ++c) y[c] = vk_op(p, scanned[k][c]);
     }
     vk_tile_store(first + k * WG_SIZE, y);
-    run = plain ? row_totals[k] : vk_op(run, row_totals[k]);
+    run = plain ? row_totals[k / ROW_N][k % ROW_N] : vk_op(run, row_totals[k / ROW_N][k % ROW_N]);
   }
   if (tid == 0u && tile == pc.group_count - 1u && vk_scan_flag(SCAN_CARRY_OUT_SLOT)) vk_scan_write_carry_out(run);
 }

@@ -12,6 +12,9 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_memory_scope_semantics : require
 #include "common/config.glsl"
+// This test passes a plain data word through the state, so it needs acquire / release.
+#define STATE_READ_SEMANTICS gl_SemanticsAcquire
+#define STATE_PUBLISH_SEMANTICS gl_SemanticsRelease
 #include "common/tile_state.glsl"
 
 layout(push_constant) uniform Constants { uint slots; uint seed; uint polls; } pc;
