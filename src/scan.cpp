@@ -484,6 +484,13 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
       const uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread : detail::kChainedVectors;
       if (items > 8) return make_error(Status::invalid_argument, "Scan: vectors_per_thread ", items, " exceeds 8");
+      // Shared memory: the workgroup scan's ROW_T per invocation (common/workgroup_scan.glsl) plus the
+      // look-back state.
+      const uint64_t shared_bytes = (uint64_t(wg) + 1) * 4 * plan->elem + 64;
+      if (shared_bytes > c.caps.max_shared_memory)
+        return make_error(Status::unsupported, "Scan: a ", wg, "-invocation chained tile of ", to_string(desc.type),
+                          " needs ", shared_bytes, " bytes of shared memory; the device allows ",
+                          c.caps.max_shared_memory);
       need(plan->chained, name.c_str(), items, true);
       plan->tile_elements = uint64_t(wg) * items * vec;
       granule = plan->tile_elements;

@@ -61,8 +61,9 @@ struct ContextOptions {
   bool disable_push_descriptors = false; // use the plan-owned descriptor-set cache instead
   bool debug_labels = true;              // name each pass with VK_EXT_debug_utils where enabled
   uint32_t fallback_spin_limit = 64;     // chained scans: not-ready polls before a tile falls back
-  uint32_t debug_skip_publication_period = 0;  // tests: every k-th chained-scan tile skips publishing its
-                                               // aggregate, forcing successors to wait or fall back
+  uint32_t debug_skip_publication_period = 0;  // tests: every k-th chained-scan tile (not tile 0) publishes
+                                               // nothing under chained_fallback (successors must reduce it)
+                                               // and only its inclusive prefix under chained_lookback
   uint32_t mask_features = 0;            // Feature bits to treat as absent
   uint32_t max_workgroups_per_dimension = 0;  // 0 = device limit; lower it to test y/z spill
   VkDeviceSize max_storage_buffer_range = 0;  // 0 = device limit; lower it to test windowing

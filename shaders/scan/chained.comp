@@ -13,7 +13,9 @@
 // Fallback: after pc.param not-ready polls of the same predecessor, the whole workgroup reduces that
 // predecessor's tile from the input itself (same code as the owner, so the same value), publishes it with
 // atomicMax and goes on looking back: no forward-progress assumption. Without FALLBACK it waits.
-// Test knob: pc.param2 = k > 0 makes every k-th tile skip publishing its aggregate.
+// Test knob: pc.param2 = k > 0 makes every k-th tile (never tile 0) publish nothing: no aggregate and,
+// with FALLBACK, no inclusive prefix either, so every successor that reaches it must reduce it itself.
+// Without FALLBACK it still publishes its inclusive prefix (nothing else could unblock its successors).
 // Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64 (see common/tile_state.glsl),
 // VKPRIM_FALLBACK. Specialization: WG_SIZE (power of two), ITEMS (1..8: rows of vectors, scanned four
 // at a time in one workgroup scan of ROW_T). Bindings: common/scan_io.glsl,
@@ -203,7 +205,11 @@ void main() {
       if (done) break;
     }
     if (tid == 0u) {
+#if defined(VKPRIM_FALLBACK)
+      if (!skip) vk_state_publish(tile, STATE_INCLUSIVE, vk_op(s_prefix, aggregate));
+#else
       vk_state_publish(tile, STATE_INCLUSIVE, vk_op(s_prefix, aggregate));
+#endif
       vk_stat_add(STAT_POLLS, steps);
       vk_stat_max(STAT_DEPTH, depth);
     }

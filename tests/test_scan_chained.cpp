@@ -1,0 +1,826 @@
+// Single-pass chained scans (chained_lookback, chained_fallback; issue 4, "Proving it"): every size from one
+// tile to two, every kind x type x op at edge and random sizes, 2^20+1, forced fallback (the test knob
+// ContextOptions::debug_skip_publication_period with spin limit 0) with the statistics counters in scratch,
+// storage-range windows (the carry crosses windows), workgroup grids spilled into y/z (the ticket keeps
+// tile order), in place, the no-subgroup path, push descriptors off, and a context without the Vulkan
+// memory model. tests/CMakeLists.txt runs the whole binary again under LP_NUM_THREADS=1, 2 and 8.
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "host_scan.hpp"
+#include "test_support.hpp"
+#include "vkprim/scan.hpp"
+
+using namespace vkprim;
+
+namespace {
+
+constexpr uint64_t kWorkgroup = 256;  // invocations per chained tile
+constexpr uint64_t kRows = 4;         // 16-byte vectors per invocation
+constexpr uint64_t kLargeCount = (uint64_t(1) << 20) + 1;
+
+constexpr std::array<ScanAlgorithm, 2> kChained = {ScanAlgorithm::chained_lookback, ScanAlgorithm::chained_fallback};
+constexpr std::array<ScanKind, 2> kKinds = {ScanKind::inclusive, ScanKind::exclusive};
+
+// 4096 elements of 32-bit types, 2048 of 64-bit ones.
+uint64_t tile_of(DataType type) { return kWorkgroup * kRows * (16 / size_of(type)); }
+
+Scan make_scan(Context& context, const ScanDesc& desc) {
+  auto plan = Scan::create(context, desc);
+  INFO("Scan::create(" << to_string(desc.type) << ", " << to_string(desc.op) << ", " << to_string(desc.kind)
+                       << ", max_count " << desc.max_count << ", " << to_string(desc.algorithm)
+                       << "): " << (plan ? std::string("ok") : plan.error().message));
+  REQUIRE(plan.ok());
+  return std::move(plan).value();
+}
+
+Buffer make_scratch(const Device& dev, const Scan& plan) {
+  return test::make_buffer(dev, std::max<VkDeviceSize>(16, plan.scratch_requirements().size));
+}
+
+// The four counters the last window's dispatch left in scratch.
+struct Statistics {
+  uint32_t tiles = 0, fallbacks = 0, steps = 0, depth = 0;
+};
+
+Statistics read_statistics(const Device& dev, const Scan& plan, const Buffer& scratch) {
+  const auto words = test::download<uint32_t>(dev, scratch, 4, plan.statistics_offset());
+  return {words[0], words[1], words[2], words[3]};
+}
+
+std::string describe(const Statistics& s) {
+  return "tiles started " + std::to_string(s.tiles) + ", fallbacks " + std::to_string(s.fallbacks) +
+         ", look-back steps " + std::to_string(s.steps) + ", deepest look-back " + std::to_string(s.depth);
+}
+
+// Tiles 1..tiles-2 with tile % period == period - 1 skip their publication and have a successor: under
+// chained_fallback each must be reduced by a successor at least once, whatever the scheduler does (with
+// LP_NUM_THREADS=1 lavapipe runs workgroups one after another, so only a tile that never publishes makes
+// its successor fall back).
+uint64_t skipped_with_successor(uint64_t tiles, uint32_t period) {
+  uint64_t skipped = 0;
+  for (uint64_t t = 1; t + 1 < tiles; ++t) skipped += period != 0 && t % period == period - 1;
+  return skipped;
+}
+
+PFN_vkCmdPipelineBarrier pipeline_barrier(const Device& dev) {
+  auto gipa = dev.get_instance_proc_addr();
+  auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(gipa(dev.instance(), "vkGetDeviceProcAddr"));
+  auto barrier = reinterpret_cast<PFN_vkCmdPipelineBarrier>(gdpa(dev.device(), "vkCmdPipelineBarrier"));
+  REQUIRE(barrier != nullptr);
+  return barrier;
+}
+
+// What the caller places between two chained records that share scratch: the next record clears the tile
+// state with vkCmdFillBuffer (a transfer write) and its dispatch reads and writes it.
+void between_records(PFN_vkCmdPipelineBarrier barrier, VkCommandBuffer cmd) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+          0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+// One plan with its input and output buffers (room for max_count plus guards) and scratch.
+template <class T>
+class ChainRig {
+ public:
+  static constexpr uint64_t kGuard = 16;
+
+  ChainRig(Device& dev, const ScanDesc& desc)
+      : dev_(dev),
+        plan_(make_scan(dev.context(), desc)),
+        input_(test::make_buffer(dev, (desc.max_count + 2 * kGuard) * sizeof(T))),
+        output_(test::make_buffer(dev, (desc.max_count + 2 * kGuard) * sizeof(T))),
+        scratch_(make_scratch(dev, plan_)) {}
+
+  const Scan& plan() const { return plan_; }
+  const Buffer& scratch() const { return scratch_; }
+  Statistics statistics() const { return read_statistics(dev_, plan_, scratch_); }
+
+  // Scans `data` placed at element `in_shift` of the input buffer into element `out_shift` of the
+  // poisoned output buffer (or in place in the input buffer); checks every element against the
+  // reference, and that nothing outside the output range was written.
+  bool check(const std::vector<T>& data, uint64_t in_shift = 0, uint64_t out_shift = 0, bool in_place = false) {
+    const ScanDesc& d = plan_.desc();
+    const uint64_t n = data.size();
+    REQUIRE(in_shift <= kGuard);
+    REQUIRE(out_shift <= kGuard);
+    const ContextOptions& o = dev_.context().options();
+    INFO(to_string(plan_.algorithm()) << " " << to_string(d.kind) << " " << to_string(d.type) << " "
+                                      << to_string(d.op) << " n=" << n << " (" << (n + tile_of(d.type) - 1) / tile_of(d.type)
+                                      << " tiles) input shift " << in_shift << " output shift " << out_shift
+                                      << (in_place ? " in place" : "") << "; spin limit " << o.fallback_spin_limit
+                                      << ", skip period " << o.debug_skip_publication_period);
+    // [hostile x in_shift][data][hostile x kGuard]
+    std::vector<T> staged(in_shift + n + kGuard, test::hostile<T>(d.op));
+    std::copy(data.begin(), data.end(), staged.begin() + std::ptrdiff_t(in_shift));
+    test::upload(dev_, input_, staged);
+    test::poison(dev_, output_);
+    const BufferRange in = input_.range(in_shift * sizeof(T), n * sizeof(T));
+    const BufferRange out = in_place ? in : output_.range(out_shift * sizeof(T), n * sizeof(T));
+    Result<void> recorded;
+    auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
+      recorded = plan_.record(cmd, in, out, n, scratch_.range());
+    });
+    INFO("record: " << recorded.message() << " submit: " << submitted.message());
+    REQUIRE(recorded.ok());
+    REQUIRE(submitted.ok());
+    const uint64_t shift = in_place ? in_shift : out_shift;
+    const auto got = test::download<T>(dev_, in_place ? input_ : output_, shift + n + kGuard);
+    std::string why;
+    const size_t bad = host::first_scan_mismatch(d.op, d.kind, data.data(), got.data() + shift, n,
+                                                 plan_.float_add_depth(n), why);
+    INFO(why);
+    CHECK(bad == n);
+    // Guards: the poison (or, in place, the hostile values) around the output range are untouched.
+    std::vector<uint32_t> words(got.size() * sizeof(T) / 4);
+    std::memcpy(words.data(), got.data(), words.size() * 4);
+    bool untouched = true;
+    for (uint64_t i = 0; i < got.size(); ++i) {
+      if (i >= shift && i < shift + n) continue;
+      if (in_place) {
+        untouched = untouched && host::same_bits(got[i], test::hostile<T>(d.op));
+      } else {
+        for (size_t w = 0; w < sizeof(T) / 4; ++w) untouched = untouched && words[i * sizeof(T) / 4 + w] == test::kPoison;
+      }
+    }
+    INFO("elements outside the output range must keep their values");
+    CHECK(untouched);
+    return bad == n && untouched;
+  }
+
+ private:
+  Device& dev_;
+  Scan plan_;
+  Buffer input_, output_, scratch_;
+};
+
+// Every `stride`-th size from one tile to two tiles of u32 add, batched: one plan, one upload of random
+// data, up to kBatch records per command buffer (each into its own output slot, barriers between them).
+void check_every_size(Device& dev, ScanAlgorithm algorithm, ScanKind kind, uint64_t stride, std::mt19937_64& rng) {
+  const uint64_t tile = tile_of(DataType::u32);
+  const uint64_t max_n = 2 * tile;
+  const Scan plan = make_scan(dev.context(), ScanDesc{DataType::u32, Op::add, kind, max_n, algorithm});
+  REQUIRE(plan.algorithm() == algorithm);
+  const auto data = test::random_values<uint32_t>(max_n, rng);
+  // The scan of the first n elements is the first n elements of the scan of all of them.
+  const auto expected = host::scan(Op::add, kind, data);
+  Buffer input = test::make_buffer(dev, max_n * 4);
+  Buffer scratch = make_scratch(dev, plan);
+  constexpr uint64_t kBatch = 128;
+  Buffer output = test::make_buffer(dev, kBatch * max_n * 4);
+  test::upload(dev, input, data);
+  const auto barrier = pipeline_barrier(dev);
+  std::vector<uint64_t> sizes;
+  for (uint64_t n = tile; n <= max_n; n += stride) sizes.push_back(n);
+  if (sizes.back() != max_n) sizes.push_back(max_n);
+  uint64_t failures = 0, checked = 0;
+  for (size_t first = 0; first < sizes.size(); first += kBatch) {
+    const size_t batch = std::min<size_t>(kBatch, sizes.size() - first);
+    test::poison(dev, output);
+    Result<void> recorded;
+    auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+      for (size_t s = 0; s < batch && recorded.ok(); ++s) {
+        if (s > 0) between_records(barrier, cmd);
+        const uint64_t n = sizes[first + s];
+        recorded = plan.record(cmd, input.range(0, n * 4), output.range(s * max_n * 4, n * 4), n, scratch.range());
+      }
+    });
+    INFO("record: " << recorded.message() << " submit: " << submitted.message());
+    REQUIRE(recorded.ok());
+    REQUIRE(submitted.ok());
+    const auto got = test::download<uint32_t>(dev, output, batch * max_n);
+    for (size_t s = 0; s < batch; ++s) {
+      const uint64_t n = sizes[first + s];
+      ++checked;
+      for (uint64_t i = 0; i < max_n; ++i) {
+        const uint32_t want = i < n ? expected[i] : test::kPoison;
+        if (got[s * max_n + i] != want) {
+          if (failures++ < 5)
+            FAIL_CHECK(to_string(algorithm) << " " << to_string(kind) << " u32 add n=" << n << " element " << i
+                                            << ": got " << got[s * max_n + i] << ", expected " << want);
+          break;
+        }
+      }
+    }
+  }
+  INFO(to_string(algorithm) << " " << to_string(kind) << ": " << failures << " of " << checked << " sizes wrong");
+  CHECK(failures == 0);
+}
+
+// Edge sizes: subgroup-ish small counts, workgroup +-1, tile +-1, several tiles with a remainder, and a
+// random size (checked with unaligned input and output offsets).
+std::vector<uint64_t> edge_sizes(DataType type, std::mt19937_64& rng) {
+  const uint64_t tile = tile_of(type);
+  std::vector<uint64_t> sizes = {1, 2, 7, 8, 9, 255, 256, 257, tile - 1, tile, tile + 1, 3 * tile + 5};
+  sizes.push_back(std::uniform_int_distribution<uint64_t>(3, 4 * tile)(rng));
+  return sizes;
+}
+
+template <class T>
+void check_matrix_typed(Device& dev, ScanAlgorithm algorithm, DataType type, std::mt19937_64& rng) {
+  for (ScanKind kind : kKinds) {
+    for (Op op : test::ops_for(type)) {
+      const auto sizes = edge_sizes(type, rng);
+      const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
+      ChainRig<T> rig(dev, ScanDesc{type, op, kind, max_n, algorithm});
+      CHECK(rig.plan().algorithm() == algorithm);
+      CHECK(rig.plan().dispatch_count(max_n) == 1);  // one pass, one window
+      CHECK(rig.check({}));                          // count 0 writes nothing
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        const bool shifted = i + 1 == sizes.size();
+        CHECK(rig.check(test::random_values<T>(sizes[i], rng), shifted ? 1 : 0, shifted ? 3 : 0));
+      }
+      const Statistics s = rig.statistics();
+      INFO(describe(s));
+      CHECK(s.tiles == (sizes.back() + tile_of(type) - 1) / tile_of(type));
+      if (algorithm == ScanAlgorithm::chained_lookback) CHECK(s.fallbacks == 0);
+    }
+  }
+}
+
+void check_matrix(ScanAlgorithm algorithm, DataType type, const ContextOptions& options = {}) {
+  Device& dev = test::device(options);
+  if (!test::type_supported(dev.context(), type)) {
+    WARN(to_string(type) << " is not supported by this device: skipped");
+    return;
+  }
+  VKPRIM_TEST_RNG(rng);
+  host::with_type(type, [&](auto t) { check_matrix_typed<decltype(t)>(dev, algorithm, type, rng); });
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+ContextOptions no_subgroups() {
+  ContextOptions o;
+  o.force_no_subgroups = true;
+  return o;
+}
+
+ContextOptions forced(uint32_t spin_limit, uint32_t period) {
+  ContextOptions o;
+  o.fallback_spin_limit = spin_limit;
+  o.debug_skip_publication_period = period;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("chained_lookback and chained_fallback u32 add inclusive match the CPU at every size from one tile to two",
+          "[chained][every_size]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  for (ScanAlgorithm a : kChained) check_every_size(dev, a, ScanKind::inclusive, 1, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("chained_lookback and chained_fallback u32 add exclusive match the CPU at every 7th size from one tile to two",
+          "[chained][every_size]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  for (ScanAlgorithm a : kChained) check_every_size(dev, a, ScanKind::exclusive, 7, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+#define VKPRIM_CHAINED_MATRIX_CASE(ALG, TYPE)                                                            \
+  TEST_CASE(#ALG " scan of " #TYPE " matches the CPU for both kinds and every op at edge and random sizes", \
+            "[chained][matrix][" #ALG "][" #TYPE "]") {                                                  \
+    check_matrix(ScanAlgorithm::ALG, DataType::TYPE);                                                    \
+  }
+#define VKPRIM_CHAINED_MATRIX_ALGORITHM(ALG) \
+  VKPRIM_CHAINED_MATRIX_CASE(ALG, u32)       \
+  VKPRIM_CHAINED_MATRIX_CASE(ALG, i32)       \
+  VKPRIM_CHAINED_MATRIX_CASE(ALG, f32)       \
+  VKPRIM_CHAINED_MATRIX_CASE(ALG, u64)       \
+  VKPRIM_CHAINED_MATRIX_CASE(ALG, i64)       \
+  VKPRIM_CHAINED_MATRIX_CASE(ALG, f64)
+
+VKPRIM_CHAINED_MATRIX_ALGORITHM(chained_lookback)
+VKPRIM_CHAINED_MATRIX_ALGORITHM(chained_fallback)
+
+#define VKPRIM_CHAINED_NOSG_CASE(ALG, TYPE)                                                 \
+  TEST_CASE(#ALG " scan of " #TYPE " matches the CPU on the no-subgroup path",              \
+            "[chained][no_subgroups][" #ALG "][" #TYPE "]") {                               \
+    check_matrix(ScanAlgorithm::ALG, DataType::TYPE, no_subgroups());                      \
+  }
+#define VKPRIM_CHAINED_NOSG_ALGORITHM(ALG) \
+  VKPRIM_CHAINED_NOSG_CASE(ALG, u32)       \
+  VKPRIM_CHAINED_NOSG_CASE(ALG, i32)       \
+  VKPRIM_CHAINED_NOSG_CASE(ALG, f32)       \
+  VKPRIM_CHAINED_NOSG_CASE(ALG, u64)       \
+  VKPRIM_CHAINED_NOSG_CASE(ALG, i64)       \
+  VKPRIM_CHAINED_NOSG_CASE(ALG, f64)
+
+VKPRIM_CHAINED_NOSG_ALGORITHM(chained_lookback)
+VKPRIM_CHAINED_NOSG_ALGORITHM(chained_fallback)
+
+TEST_CASE("automatic scan resolves to chained_fallback where the memory model is enabled and matches the CPU",
+          "[chained][automatic]") {
+  Device& dev = test::device();
+  if (!dev.context().capabilities().has(feature_memory_model)) {
+    WARN("the device lacks vulkanMemoryModel: automatic is reduce_then_scan here (covered by test_scan)");
+    return;
+  }
+  VKPRIM_TEST_RNG(rng);
+  for (ScanKind kind : kKinds) {
+    ChainRig<uint32_t> rig(dev, ScanDesc{DataType::u32, Op::add, kind, 20000, ScanAlgorithm::automatic});
+    CHECK(rig.plan().algorithm() == ScanAlgorithm::chained_fallback);
+    for (uint64_t n : {1ull, 4097ull, 20000ull}) CHECK(rig.check(test::random_values<uint32_t>(n, rng)));
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+namespace {
+
+template <class T>
+void check_large(Device& dev, DataType type, Op op, ScanKind kind, ScanAlgorithm a, std::mt19937_64& rng) {
+  ChainRig<T> rig(dev, ScanDesc{type, op, kind, kLargeCount, a});
+  CHECK(rig.check(test::random_values<T>(kLargeCount, rng), 1, 2));
+  const Statistics s = rig.statistics();
+  INFO(to_string(a) << " " << describe(s));
+  CHECK(s.tiles == (kLargeCount + tile_of(type) - 1) / tile_of(type));
+  if (a == ScanAlgorithm::chained_lookback) CHECK(s.fallbacks == 0);
+}
+
+}  // namespace
+
+TEST_CASE("chained scans of 2^20+1 elements match the CPU (u32 add, f32 add, i64 max, f64 add)", "[chained][large]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  for (ScanAlgorithm a : kChained) {
+    for (ScanKind kind : kKinds) check_large<uint32_t>(dev, DataType::u32, Op::add, kind, a, rng);
+    check_large<float>(dev, DataType::f32, Op::add, ScanKind::inclusive, a, rng);
+  }
+  if (test::type_supported(dev.context(), DataType::i64))
+    check_large<int64_t>(dev, DataType::i64, Op::max, ScanKind::exclusive, ScanAlgorithm::chained_fallback, rng);
+  if (test::type_supported(dev.context(), DataType::f64))
+    check_large<double>(dev, DataType::f64, Op::add, ScanKind::inclusive, ScanAlgorithm::chained_lookback, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("chained float add stays within the documented bound with a meaningful depth", "[chained][float]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  std::vector<float> positive(kLargeCount);
+  std::uniform_real_distribution<float> dist(0.5f, 1.0f);
+  for (auto& x : positive) x = dist(rng);
+  for (ScanAlgorithm a : kChained)
+    for (ScanKind kind : kKinds) {
+      ChainRig<float> rig(dev, ScanDesc{DataType::f32, Op::add, kind, kLargeCount, a});
+      const uint64_t depth = rig.plan().float_add_depth(kLargeCount);
+      INFO(to_string(a) << " float_add_depth(2^20+1) = " << depth);
+      CHECK(depth < 400);  // far below n: the bound still says something
+      CHECK(rig.check(positive));
+    }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+namespace {
+
+// Values just below 2^bits: every pair overflows, so each prefix is right only modulo 2^bits.
+template <class T>
+void check_wraparound(Device& dev, DataType type, std::mt19937_64& rng) {
+  using U = std::make_unsigned_t<T>;
+  for (ScanAlgorithm a : kChained)
+    for (ScanKind kind : kKinds) {
+      ChainRig<T> rig(dev, ScanDesc{type, Op::add, kind, 20000, a});
+      for (uint64_t n : {2ull, 4099ull, 20000ull}) {
+        std::vector<T> data(n);
+        for (auto& x : data) x = T(std::numeric_limits<U>::max() - U(rng() % 1000));
+        CHECK(rig.check(data));
+      }
+    }
+}
+
+// A forced-fallback run: `tiles` tiles plus a remainder tile, with the device's skip period and spin limit;
+// `window_tiles` > 0 when the device's storage-range limit splits the count into windows of that many tiles.
+// The statistics are those of the last window's dispatch.
+template <class T>
+void check_forced(Device& dev, DataType type, Op op, ScanKind kind, ScanAlgorithm a, uint64_t tiles,
+                  std::mt19937_64& rng, uint64_t window_tiles = 0) {
+  const uint64_t n = tiles * tile_of(type) + 5;
+  ChainRig<T> rig(dev, ScanDesc{type, op, kind, n, a});
+  CHECK(rig.check(test::random_values<T>(n, rng), 1, 0));
+  const uint64_t windows = rig.plan().dispatch_count(n);
+  const uint64_t last = window_tiles ? tiles + 1 - (windows - 1) * window_tiles : tiles + 1;
+  if (window_tiles == 0) CHECK(windows == 1);
+  const Statistics s = rig.statistics();
+  INFO(to_string(a) << " " << to_string(kind) << " " << to_string(type) << " " << to_string(op) << " n=" << n
+                    << " (" << windows << " windows, " << last << " tiles in the last) spin limit "
+                    << dev.context().options().fallback_spin_limit << ", skip period "
+                    << dev.context().options().debug_skip_publication_period << ": " << describe(s));
+  CHECK(s.tiles == last);
+  CHECK(s.depth <= last - 1);
+  CHECK(s.steps >= last - 1);  // every tile but the first looks back at least one step
+  if (a == ScanAlgorithm::chained_lookback) CHECK(s.fallbacks == 0);
+  if (a == ScanAlgorithm::chained_fallback) {
+    const uint64_t skipped = skipped_with_successor(last, dev.context().options().debug_skip_publication_period);
+    INFO(skipped << " tiles of the last window skip their publication and have a successor");
+    if (skipped > 0) CHECK(s.fallbacks > 0);
+    CHECK(s.fallbacks >= skipped);
+  }
+  // Each fallback follows at least one not-ready poll, which counts as a look-back step.
+  CHECK(s.fallbacks <= s.steps);
+}
+
+}  // namespace
+
+TEST_CASE("integer add wraps modulo 2^bits in the chained scans", "[chained][wraparound]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  check_wraparound<uint32_t>(dev, DataType::u32, rng);
+  if (test::type_supported(dev.context(), DataType::i64)) check_wraparound<int64_t>(dev, DataType::i64, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("chained_fallback with spin limit 0 and every k-th tile skipping its publication falls back, terminates and "
+          "matches the CPU",
+          "[chained][fallback]") {
+  VKPRIM_TEST_RNG(rng);
+  for (uint32_t period : {1u, 2u, 3u, 7u}) {
+    Device& dev = test::device(forced(0, period));
+    REQUIRE(dev.context().options().debug_skip_publication_period == period);
+    REQUIRE(dev.context().options().fallback_spin_limit == 0);
+    INFO("skip period " << period);
+    check_forced<uint32_t>(dev, DataType::u32, Op::add, ScanKind::inclusive, ScanAlgorithm::chained_fallback, 64, rng);
+    check_forced<float>(dev, DataType::f32, Op::max, ScanKind::exclusive, ScanAlgorithm::chained_fallback, 24, rng);
+    if (test::type_supported(dev.context(), DataType::i64))
+      check_forced<int64_t>(dev, DataType::i64, Op::add, ScanKind::exclusive, ScanAlgorithm::chained_fallback, 24, rng);
+    if (test::type_supported(dev.context(), DataType::f64))
+      check_forced<double>(dev, DataType::f64, Op::min, ScanKind::inclusive, ScanAlgorithm::chained_fallback, 24, rng);
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+  // The default spin limit with half the tiles skipping stays correct too.
+  Device& dev = test::device(forced(64, 2));
+  check_forced<uint32_t>(dev, DataType::u32, Op::add, ScanKind::exclusive, ScanAlgorithm::chained_fallback, 40, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("chained_fallback with forced fallback on the no-subgroup path matches the CPU", "[chained][fallback][no_subgroups]") {
+  VKPRIM_TEST_RNG(rng);
+  ContextOptions o = forced(0, 2);
+  o.force_no_subgroups = true;
+  Device& dev = test::device(o);
+  check_forced<uint32_t>(dev, DataType::u32, Op::add, ScanKind::inclusive, ScanAlgorithm::chained_fallback, 32, rng);
+  if (test::type_supported(dev.context(), DataType::u64))
+    check_forced<uint64_t>(dev, DataType::u64, Op::bit_xor, ScanKind::exclusive, ScanAlgorithm::chained_fallback, 16, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("chained_lookback with every k-th tile skipping its aggregate waits for the inclusive prefix and matches the "
+          "CPU",
+          "[chained][fallback][lookback]") {
+  VKPRIM_TEST_RNG(rng);
+  for (uint32_t period : {2u, 3u}) {
+    Device& dev = test::device(forced(64, period));
+    INFO("skip period " << period);
+    check_forced<uint32_t>(dev, DataType::u32, Op::add, ScanKind::inclusive, ScanAlgorithm::chained_lookback, 40, rng);
+    check_forced<int32_t>(dev, DataType::i32, Op::min, ScanKind::exclusive, ScanAlgorithm::chained_lookback, 16, rng);
+    if (test::type_supported(dev.context(), DataType::f64))
+      check_forced<double>(dev, DataType::f64, Op::add, ScanKind::exclusive, ScanAlgorithm::chained_lookback, 16, rng);
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+}
+
+namespace {
+
+// A 64 KiB storage-range limit: windows of 3 tiles (12288 32-bit or 6144 64-bit elements), so these sizes
+// span one to a dozen windows with odd remainders; one of them also runs in place (chained_lookback).
+template <class T>
+void check_windows(Device& dev, DataType type, Op op, std::mt19937_64& rng) {
+  const uint64_t tile = tile_of(type);
+  const uint64_t window = 3 * tile;
+  const std::vector<uint64_t> sizes = {window - 1, window + 1, 2 * window + tile + 3, 4 * window + 77,
+                                       12 * window + 2 * tile + 1};
+  for (ScanAlgorithm a : kChained)
+    for (ScanKind kind : kKinds) {
+      ChainRig<T> rig(dev, ScanDesc{type, op, kind, sizes.back(), a});
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        const bool in_place = i == 2 && a == ScanAlgorithm::chained_lookback;
+        const uint64_t n = sizes[i];
+        CHECK(rig.check(test::random_values<T>(n, rng), i % 2, in_place ? 0 : (i % 3), in_place));
+        const uint64_t windows = (n + window - 1) / window;
+        CHECK(rig.plan().dispatch_count(n) == windows);
+        // The counters are the last window's.
+        const Statistics s = rig.statistics();
+        INFO(to_string(a) << " n=" << n << ": " << describe(s));
+        CHECK(s.tiles == (n - (windows - 1) * window + tile - 1) / tile);
+      }
+    }
+}
+
+ContextOptions small_windows() {
+  ContextOptions o;
+  o.max_storage_buffer_range = 64 * 1024;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("chained scans carry the running total across storage-range windows (u32 add, f32 add)", "[chained][windows]") {
+  Device& dev = test::device(small_windows());
+  VKPRIM_TEST_RNG(rng);
+  check_windows<uint32_t>(dev, DataType::u32, Op::add, rng);
+  check_windows<float>(dev, DataType::f32, Op::add, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("chained scans carry the running total across storage-range windows (64-bit types, bitwise)",
+          "[chained][windows]") {
+  Device& dev = test::device(small_windows());
+  VKPRIM_TEST_RNG(rng);
+  check_windows<int32_t>(dev, DataType::i32, Op::bit_xor, rng);
+  if (!test::type_supported(dev.context(), DataType::i64) || !test::type_supported(dev.context(), DataType::f64)) {
+    WARN("64-bit types are not supported by this device: skipped");
+    return;
+  }
+  check_windows<int64_t>(dev, DataType::i64, Op::max, rng);
+  check_windows<double>(dev, DataType::f64, Op::add, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("chained_fallback with forced fallback carries the running total across storage-range windows",
+          "[chained][windows][fallback]") {
+  VKPRIM_TEST_RNG(rng);
+  for (uint32_t period : {1u, 2u}) {
+    ContextOptions o = small_windows();
+    o.fallback_spin_limit = 0;
+    o.debug_skip_publication_period = period;
+    Device& dev = test::device(o);
+    INFO("skip period " << period);
+    // Windows of 3 tiles; 9 full windows, then one of 3 tiles (the statistics are the last window's).
+    check_forced<uint32_t>(dev, DataType::u32, Op::add, ScanKind::exclusive, ScanAlgorithm::chained_fallback, 29, rng,
+                           3);
+    if (test::type_supported(dev.context(), DataType::f64))
+      check_forced<double>(dev, DataType::f64, Op::add, ScanKind::inclusive, ScanAlgorithm::chained_fallback, 29, rng,
+                           3);
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+}
+
+TEST_CASE("chained scans over a grid spilled into y and z keep the tile order (about 100 tiles, 7 per dimension)",
+          "[chained][dispatch]") {
+  ContextOptions options;
+  options.max_workgroups_per_dimension = 7;  // x, y, z <= 7: 50..343 workgroups need z
+  Device& dev = test::device(options);
+  VKPRIM_TEST_RNG(rng);
+  for (ScanAlgorithm a : kChained)
+    for (ScanKind kind : kKinds) {
+      const uint64_t tiles = 100;
+      const uint64_t n = (tiles - 1) * tile_of(DataType::u32) + 5;
+      ChainRig<uint32_t> rig(dev, ScanDesc{DataType::u32, Op::add, kind, n, a});
+      CHECK(rig.check(test::random_values<uint32_t>(n, rng), 0, 1));
+      const Statistics s = rig.statistics();
+      INFO(to_string(a) << " " << to_string(kind) << ": " << describe(s));
+      CHECK(s.tiles == tiles);  // the grid is padded to 7 x 7 x 3; the extra workgroups take no ticket
+    }
+  // The same with forced fallback: tiles reduce predecessors wherever the spilled grid placed them.
+  options.fallback_spin_limit = 0;
+  options.debug_skip_publication_period = 2;
+  Device& forced_dev = test::device(options);
+  const uint64_t n = 99 * tile_of(DataType::i64) + 5;
+  if (test::type_supported(forced_dev.context(), DataType::i64)) {
+    ChainRig<int64_t> rig(forced_dev, ScanDesc{DataType::i64, Op::add, ScanKind::exclusive, n, ScanAlgorithm::chained_fallback});
+    CHECK(rig.check(test::random_values<int64_t>(n, rng), 1, 0));
+    const Statistics s = rig.statistics();
+    INFO("forced fallback over the spilled grid: " << describe(s));
+    CHECK(s.tiles == 100);
+    CHECK(s.fallbacks >= skipped_with_successor(100, 2));
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  REQUIRE_NO_VALIDATION_MESSAGES(forced_dev);
+}
+
+namespace {
+
+template <class T>
+void check_in_place(Device& dev, DataType type, Op op, std::mt19937_64& rng) {
+  const uint64_t tile = tile_of(type);
+  for (ScanKind kind : kKinds) {
+    ChainRig<T> rig(dev, ScanDesc{type, op, kind, 5 * tile + 5, ScanAlgorithm::chained_lookback});
+    for (uint64_t n : {uint64_t(1), uint64_t(2), uint64_t(255), uint64_t(513), tile - 1, tile + 1, 5 * tile + 5})
+      CHECK(rig.check(test::random_values<T>(n, rng), n % 3, 0, true));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("chained_lookback scans in place (input range == output range)", "[chained][in_place]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  check_in_place<uint32_t>(dev, DataType::u32, Op::add, rng);
+  check_in_place<float>(dev, DataType::f32, Op::max, rng);
+  if (test::type_supported(dev.context(), DataType::f64)) check_in_place<double>(dev, DataType::f64, Op::min, rng);
+  if (test::type_supported(dev.context(), DataType::i64)) check_in_place<int64_t>(dev, DataType::i64, Op::bit_xor, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("chained_fallback in place is invalid_argument with a message and writes nothing", "[chained][in_place][errors]") {
+  Device& dev = test::device();
+  const uint64_t n = 3 * tile_of(DataType::u32) + 7;
+  const Scan plan = make_scan(dev.context(), ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, n,
+                                                      ScanAlgorithm::chained_fallback});
+  Buffer data = test::make_buffer(dev, n * 4 + 64);
+  Buffer scratch = make_scratch(dev, plan);
+  std::vector<uint32_t> values(n + 16);
+  for (uint64_t i = 0; i < values.size(); ++i) values[i] = uint32_t(i * 2654435761u);
+  for (VkDeviceSize offset : {VkDeviceSize(0), VkDeviceSize(16)}) {
+    INFO("in place at byte offset " << offset);
+    test::upload(dev, data, values);
+    test::poison(dev, scratch);
+    Result<void> recorded;
+    auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+      recorded = plan.record(cmd, data.range(offset, n * 4), data.range(offset, n * 4), n, scratch.range());
+    });
+    REQUIRE(submitted.ok());
+    INFO("record: " << recorded.message());
+    CHECK(recorded.status() == Status::invalid_argument);
+    CHECK(recorded.message().find("in place") != std::string::npos);
+    CHECK(test::download<uint32_t>(dev, data, values.size()) == values);
+    CHECK(test::still_poisoned(dev, scratch));
+  }
+  // A partial overlap is invalid for both chained algorithms.
+  for (ScanAlgorithm a : kChained) {
+    const Scan p = make_scan(dev.context(), ScanDesc{DataType::u32, Op::add, ScanKind::exclusive, n, a});
+    Buffer s = make_scratch(dev, p);
+    test::upload(dev, data, values);
+    Result<void> recorded;
+    auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+      recorded = p.record(cmd, data.range(0, n * 4), data.range(16, n * 4), n, s.range());
+    });
+    REQUIRE(submitted.ok());
+    INFO(to_string(a) << " partial overlap, record: " << recorded.message());
+    CHECK(recorded.status() == Status::invalid_argument);
+    CHECK_FALSE(recorded.message().empty());
+    CHECK(test::download<uint32_t>(dev, data, values.size()) == values);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("chained scans work with push descriptors off (descriptor-set cache)", "[chained][descriptors]") {
+  ContextOptions options;
+  options.disable_push_descriptors = true;
+  Device& dev = test::device(options);
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t tile = tile_of(DataType::u32);
+  for (ScanAlgorithm a : kChained)
+    for (ScanKind kind : kKinds) {
+      ChainRig<uint32_t> rig(dev, ScanDesc{DataType::u32, Op::add, kind, 3 * tile + 1, a});
+      for (uint64_t n : {uint64_t(1), uint64_t(513), tile + 1, 3 * tile + 1}) {
+        CHECK(rig.check(test::random_values<uint32_t>(n, rng), n % 2, 1));
+        // The same ranges again reuse the cached sets.
+        CHECK(rig.check(test::random_values<uint32_t>(n, rng), n % 2, 1));
+        rig.plan().release_descriptor_sets();
+      }
+    }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("a chained plan records many times into one command buffer (scratch cleared each time)", "[chained][reuse]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = 50000;
+  for (ScanAlgorithm a : kChained) {
+    const Scan plan = make_scan(dev.context(), ScanDesc{DataType::i32, Op::max, ScanKind::exclusive, n, a});
+    const auto x = test::random_values<int32_t>(n, rng), y = test::random_values<int32_t>(n, rng);
+    Buffer in_x = test::make_buffer(dev, n * 4), in_y = test::make_buffer(dev, n * 4);
+    Buffer out_x = test::make_buffer(dev, n * 4), out_y = test::make_buffer(dev, n * 4);
+    Buffer scratch = make_scratch(dev, plan);
+    test::upload(dev, in_x, x);
+    test::upload(dev, in_y, y);
+    const auto barrier = pipeline_barrier(dev);
+    Result<void> first, second;
+    auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+      first = plan.record(cmd, in_x.range(), out_x.range(), n, scratch.range());
+      between_records(barrier, cmd);
+      second = plan.record(cmd, in_y.range(), out_y.range(), n, scratch.range());
+    });
+    INFO(to_string(a));
+    REQUIRE(first.ok());
+    REQUIRE(second.ok());
+    REQUIRE(submitted.ok());
+    CHECK(test::download<int32_t>(dev, out_x, n) == host::scan(Op::max, ScanKind::exclusive, x));
+    CHECK(test::download<int32_t>(dev, out_y, n) == host::scan(Op::max, ScanKind::exclusive, y));
+    CHECK(read_statistics(dev, plan, scratch).tiles == (n + 4095) / 4096);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("without the Vulkan memory model an explicit chained scan is unsupported and automatic is reduce_then_scan",
+          "[chained][errors][memory_model]") {
+  ContextOptions masked;
+  masked.mask_features = feature_memory_model;
+  Device& dev = test::device(masked);
+  CHECK_FALSE(dev.context().capabilities().has(feature_memory_model));
+  for (ScanAlgorithm a : kChained) {
+    auto plan = Scan::create(dev.context(), ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, 100, a});
+    INFO(to_string(a) << ": " << (plan ? std::string("ok") : plan.error().message));
+    REQUIRE_FALSE(plan.ok());
+    CHECK(plan.status() == Status::unsupported);
+    CHECK(plan.error().message.find("vulkanMemoryModel") != std::string::npos);
+    CHECK(plan.error().message.find(to_string(a)) != std::string::npos);
+  }
+  VKPRIM_TEST_RNG(rng);
+  for (ScanKind kind : kKinds) {
+    ChainRig<uint32_t> rig(dev, ScanDesc{DataType::u32, Op::add, kind, 20000, ScanAlgorithm::automatic});
+    CHECK(rig.plan().algorithm() == ScanAlgorithm::reduce_then_scan);
+    for (uint64_t n : {1ull, 4097ull, 20000ull}) CHECK(rig.check(test::random_values<uint32_t>(n, rng)));
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("chained plans report one dispatch per window, scratch with room for the tile state, and the statistics offset",
+          "[chained][api]") {
+  Device& dev = test::device();
+  for (ScanAlgorithm a : kChained)
+    for (DataType type : {DataType::u32, DataType::f64}) {
+      if (!test::type_supported(dev.context(), type)) continue;
+      const uint64_t tile = tile_of(type);
+      const Scan plan = make_scan(dev.context(), ScanDesc{type, Op::add, ScanKind::inclusive, 1 << 20, a});
+      INFO(to_string(a) << " " << to_string(type));
+      CHECK(plan.algorithm() == a);
+      const ScratchRequirements need = plan.scratch_requirements();
+      CHECK(need.alignment >= 16);
+      CHECK((need.usage & VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0);
+      // 64-byte header (ticket + counters) and a state per tile after the statistics offset.
+      CHECK(plan.statistics_offset() % 4 == 0);
+      CHECK(need.size >= plan.statistics_offset() + 64 + ((1 << 20) / tile) * 8);
+      CHECK(plan.dispatch_count(0) == 0);
+      CHECK(plan.dispatch_count(1) == 1);
+      CHECK(plan.dispatch_count(1 << 20) == 1);
+      CHECK(plan.float_add_depth(1 << 20) >= plan.float_add_depth(tile));
+    }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+namespace {
+
+// A tuned plan either fails create with a Status and a message (a tile shape the device cannot hold, e.g.
+// shared memory past maxComputeSharedMemorySize) or builds without validation messages and scans
+// correctly. Returns the failed create's status (success when the plan ran).
+template <class T>
+Status check_shape(Device& dev, const ScanDesc& desc, std::mt19937_64& rng) {
+  const uint64_t tile = uint64_t(desc.workgroup_size) * desc.vectors_per_thread * (16 / sizeof(T));
+  INFO(to_string(desc.algorithm) << " " << to_string(desc.type) << " workgroup_size " << desc.workgroup_size
+                                 << ", vectors_per_thread " << desc.vectors_per_thread << " (tile " << tile << ")");
+  const uint64_t messages_before = dev.validation_message_count();
+  auto plan = Scan::create(dev.context(), desc);
+  INFO("validation messages:\n" << test::describe_messages(dev));
+  CHECK(dev.validation_message_count() == messages_before);
+  if (!plan) {
+    INFO("create: " << plan.error().message);
+    CHECK(plan.status() != Status::success);
+    CHECK_FALSE(plan.error().message.empty());
+    return plan.status();
+  }
+  ChainRig<T> rig(dev, desc);
+  for (uint64_t n : {uint64_t(1), tile - 1, tile + 1, desc.max_count})
+    CHECK(rig.check(test::random_values<T>(n, rng), n % 2, 1));
+  CHECK(rig.statistics().tiles == (desc.max_count + tile - 1) / tile);
+  return Status::success;
+}
+
+}  // namespace
+
+TEST_CASE("chained scans with tuned tile shapes (workgroup_size, vectors_per_thread) match the CPU or fail create",
+          "[chained][tuning]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  struct Shape {
+    uint32_t workgroup_size, vectors;
+  };
+  const uint32_t max_invocations = dev.context().capabilities().max_workgroup_invocations;
+  for (Shape shape : {Shape{64, 1}, Shape{128, 8}, Shape{512, 2}, Shape{1024, 4}}) {
+    if (shape.workgroup_size > max_invocations) continue;
+    for (ScanAlgorithm a : kChained) {
+      const uint64_t tile32 = uint64_t(shape.workgroup_size) * shape.vectors * 4;
+      ScanDesc desc{DataType::u32, Op::add, ScanKind::inclusive, 3 * tile32 + 5, a};
+      desc.workgroup_size = shape.workgroup_size;
+      desc.vectors_per_thread = shape.vectors;
+      // The default-sized 32-bit shapes fit every device vkprim supports (32 KiB of shared memory).
+      CHECK(check_shape<uint32_t>(dev, desc, rng) == Status::success);
+      if (test::type_supported(dev.context(), DataType::f64)) {
+        desc.type = DataType::f64;
+        desc.op = Op::min;
+        desc.kind = ScanKind::exclusive;
+        desc.max_count = 3 * tile32 / 2 + 5;
+        check_shape<double>(dev, desc, rng);
+      }
+    }
+  }
+  // Overrides outside the documented ranges are invalid_argument.
+  for (auto [wg, vectors] : {std::pair{100u, 0u}, std::pair{32u, 0u}, std::pair{2048u, 0u}, std::pair{0u, 9u}}) {
+    ScanDesc desc{DataType::u32, Op::add, ScanKind::inclusive, 1000, ScanAlgorithm::chained_fallback};
+    desc.workgroup_size = wg;
+    desc.vectors_per_thread = vectors;
+    auto plan = Scan::create(dev.context(), desc);
+    INFO("workgroup_size " << wg << ", vectors_per_thread " << vectors << ": "
+                           << (plan ? std::string("ok") : plan.error().message));
+    CHECK(plan.status() == Status::invalid_argument);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
