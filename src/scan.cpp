@@ -424,6 +424,12 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     return make_error(Status::unsupported, "Scan: ", to_string(plan->algorithm), " needs the vulkanMemoryModel and ",
                       "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
                       "(device_requirements() lists them)");
+  // llvmpipe ends every loop of a shader invocation after 65535 iterations and lets it fall through, so a
+  // look-back that waits long publishes a wrong prefix there (seen under load, LP_NUM_THREADS=8): without
+  // forward progress only chained_fallback, which stops waiting after fallback_spin_limit polls, is safe.
+  if (plan->algorithm == ScanAlgorithm::chained_lookback && c.caps.driver_id == VK_DRIVER_ID_MESA_LLVMPIPE)
+    return make_error(Status::unsupported, "Scan: chained_lookback needs forward progress between workgroups, which "
+                      "lavapipe (llvmpipe) does not give: its loops stop after 65535 iterations; use chained_fallback");
   plan->elem = size_of(desc.type);
   if (plan->algorithm == ScanAlgorithm::reduce_then_scan) plan->wg = detail::kTileWorkgroup;
   if (chained) {

@@ -199,12 +199,15 @@ ContextOptions no_subgroups() {
 
 }  // namespace
 
-TEST_CASE("automatic scan resolves to reduce_then_scan and matches the CPU", "[scan][matrix][automatic]") {
+TEST_CASE("automatic scan resolves to chained_fallback with the memory model, else reduce_then_scan, and matches the CPU",
+          "[scan][matrix][automatic]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
+  const bool memory_model = dev.context().capabilities().has(feature_memory_model);
   for (ScanKind kind : kKinds) {
     ScanRig<uint32_t> rig(dev, ScanDesc{DataType::u32, Op::add, kind, 20000, ScanAlgorithm::automatic});
-    CHECK(rig.plan().algorithm() == ScanAlgorithm::reduce_then_scan);
+    CHECK(rig.plan().algorithm() ==
+          (memory_model ? ScanAlgorithm::chained_fallback : ScanAlgorithm::reduce_then_scan));
     for (uint64_t n : {1ull, 4097ull, 20000ull}) CHECK(rig.check(test::random_values<uint32_t>(n, rng)));
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
@@ -603,9 +606,14 @@ TEST_CASE("invalid scan descriptions fail create with a Status and a message", "
   }
   expect({DataType::u32, Op::add, ScanKind::inclusive, 0}, Status::invalid_argument);
   expect({DataType::u32, Op::add, ScanKind::inclusive, (uint64_t(1) << 40) + 1}, Status::invalid_argument);
-  for (ScanAlgorithm a : {ScanAlgorithm::chained_lookback, ScanAlgorithm::chained_fallback}) {
-    const std::string message = expect({DataType::u32, Op::add, ScanKind::inclusive, 100, a}, Status::unsupported);
-    CHECK(message.find("chained_lookback/chained_fallback are not implemented yet") != std::string::npos);
+  // Tuning overrides outside their ranges.
+  {
+    ScanDesc desc{DataType::u32, Op::add, ScanKind::inclusive, 100, ScanAlgorithm::chained_fallback};
+    desc.workgroup_size = 100;
+    expect(desc, Status::invalid_argument);
+    desc.workgroup_size = 0;
+    desc.vectors_per_thread = 9;
+    expect(desc, Status::invalid_argument);
   }
   ContextOptions masked;
   masked.mask_features = feature_int64 | feature_float64;

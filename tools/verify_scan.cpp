@@ -74,17 +74,22 @@ bool verify_one(const Device& device, const ScanDesc& desc, std::mt19937_64& rng
 
 int verify_scan(const Device& device, std::mt19937_64& rng) {
   const Capabilities& caps = device.context().capabilities();
-  int passed = 0, failed = 0, skipped = 0;
+  int passed = 0, failed = 0, skipped = 0, refused = 0;
   for (DataType type : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
     if ((type == DataType::u64 || type == DataType::i64) && !caps.has(feature_int64)) { ++skipped; continue; }
     if (type == DataType::f64 && !caps.has(feature_float64)) { ++skipped; continue; }
     for (Op op : {Op::add, Op::min, Op::max, Op::bit_and, Op::bit_or, Op::bit_xor}) {
       if (!is_integer(type) && (op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor)) continue;
       for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-        // automatic and every implemented algorithm (the chained scans are not implemented yet).
-        for (int a = int(ScanAlgorithm::automatic); a <= int(ScanAlgorithm::reduce_then_scan); ++a) {
+        // automatic and every algorithm the device accepts (chained_lookback is refused where there is no
+        // forward progress, e.g. lavapipe).
+        for (int a = int(ScanAlgorithm::automatic); a <= int(ScanAlgorithm::chained_fallback); ++a) {
           std::string why;
           const ScanDesc desc{type, op, kind, 65537, ScanAlgorithm(a)};
+          if (Scan::create(const_cast<Device&>(device).context(), desc).status() == Status::unsupported) {
+            ++refused;
+            continue;
+          }
           const bool ok = host::with_type(type, [&](auto t) { return verify_one<decltype(t)>(device, desc, rng, why); });
           if (ok) {
             ++passed;
@@ -97,7 +102,8 @@ int verify_scan(const Device& device, std::mt19937_64& rng) {
       }
     }
   }
-  std::printf("scan: %d passed, %d failed%s\n", passed, failed, skipped ? " (64-bit types unsupported: skipped)" : "");
+  std::printf("scan: %d passed, %d failed%s%s\n", passed, failed, skipped ? " (64-bit types unsupported: skipped)" : "",
+              refused ? " (algorithms the device refuses, e.g. chained_lookback without forward progress: skipped)" : "");
   return failed;
 }
 

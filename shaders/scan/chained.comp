@@ -31,11 +31,34 @@
 #extension GL_KHR_shader_subgroup_ballot : require
 #endif
 
-shared uint s_tile;
-shared uint s_action;     // LOOK_ON, LOOK_DONE, or the tile to reduce ourselves (>= LOOK_FALLBACK)
-shared uint s_look;       // next predecessor to inspect
-shared VALUE_T s_prefix;  // combined aggregates of the predecessors inspected so far
-shared VALUE_T s_fallback;
+// What invocation 0 tells the workgroup, in shared words accessed only through atomics: the shader runs
+// under the Vulkan memory model (its scoped atomics select it) without the use_vulkan_memory_model pragma,
+// so plain shared accesses are private and a barrier alone would not make them visible (lavapipe under
+// load returned stale values).
+shared uint s_words[5];
+#define W_TILE 0      // this workgroup's tile
+#define W_ACTION 1    // LOOK_ON, LOOK_DONE, or the tile to reduce ourselves (>= LOOK_FALLBACK)
+#define W_LOOK 2      // next predecessor to inspect
+#define W_PREFIX 3    // 3, 4: bits of the combined aggregates of the predecessors inspected so far
+
+void sh_set(uint i, uint v) { atomicStore(s_words[i], v, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+void sh_set_prefix(VALUE_T v) {
+  const VALUE_BITS_T b = vk_value_bits(v);
+#if defined(VKPRIM_INT64) || defined(VKPRIM_TYPE_F64)
+  sh_set(W_PREFIX, b.x);
+  sh_set(W_PREFIX + 1, b.y);
+#else
+  sh_set(W_PREFIX, b);
+#endif
+}
+VALUE_T sh_get_prefix() {
+#if defined(VKPRIM_INT64) || defined(VKPRIM_TYPE_F64)
+  return vk_bits_value(uvec2(sh_get(W_PREFIX), sh_get(W_PREFIX + 1)));
+#else
+  return vk_bits_value(sh_get(W_PREFIX));
+#endif
+}
 
 #define LOOK_ON 0u
 #define LOOK_DONE 1u
@@ -131,9 +154,9 @@ uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout ui
 void main() {
   const uint tid = gl_LocalInvocationIndex;
   if (vk_workgroup_index() >= pc.group_count) return;
-  if (tid == 0u) s_tile = vk_ticket();
+  if (tid == 0u) sh_set(W_TILE, vk_ticket());
   barrier();
-  const uint tile = s_tile;
+  const uint tile = sh_get(W_TILE);
 
   VEC_T scanned[ITEMS];
   ROW_T vector_totals[2], prefix[2], row_totals[2];
@@ -147,14 +170,14 @@ void main() {
   if (tile == 0u) {
     if (tid == 0u) {
       vk_state_publish(0u, STATE_INCLUSIVE, has_carry ? vk_op(carry_in, aggregate) : aggregate);
-      s_prefix = carry_in;
+      sh_set_prefix(carry_in);
     }
   } else {
     const bool skip = pc.param2 != 0u && tile % pc.param2 == pc.param2 - 1u;
     if (tid == 0u) {
       if (!skip) vk_state_publish(tile, STATE_AGGREGATE, aggregate);
-      s_look = tile - 1u;
-      s_prefix = vk_identity();
+      sh_set(W_LOOK, tile - 1u);
+      sh_set_prefix(vk_identity());
     }
     barrier();
     uint depth = 0u, steps = 0u;
@@ -165,17 +188,17 @@ void main() {
       const bool looker = tid == 0u;
 #endif
       if (looker) {
-        uint look = s_look;
-        VALUE_T prefix = s_prefix;
+        uint look = sh_get(W_LOOK);
+        VALUE_T prefix = sh_get_prefix();
         const uint action = look_back(look, prefix, depth, steps);
         if (tid == 0u) {
-          s_look = look;
-          s_prefix = prefix;
-          s_action = action;
+          sh_set(W_LOOK, look);
+          sh_set_prefix(prefix);
+          sh_set(W_ACTION, action);
         }
       }
       barrier();
-      const uint action = s_action;
+      const uint action = sh_get(W_ACTION);
       barrier();  // all have read before the shared state changes again
       if (action == LOOK_DONE) break;
       // Fallback: reduce the stuck predecessor ourselves and publish its aggregate (never downgrading).
@@ -190,25 +213,25 @@ void main() {
         if (stuck == 0u) {
           const VALUE_T inclusive = has_carry ? vk_op(carry_in, stuck_aggregate) : stuck_aggregate;
           vk_state_publish(0u, STATE_INCLUSIVE, inclusive);
-          s_prefix = vk_op(inclusive, s_prefix);
-          s_action = LOOK_DONE;
+          sh_set_prefix(vk_op(inclusive, sh_get_prefix()));
+          sh_set(W_ACTION, LOOK_DONE);
         } else {
           vk_state_publish(stuck, STATE_AGGREGATE, stuck_aggregate);
-          s_prefix = vk_op(stuck_aggregate, s_prefix);
-          s_look = stuck - 1u;
-          s_action = LOOK_ON;
+          sh_set_prefix(vk_op(stuck_aggregate, sh_get_prefix()));
+          sh_set(W_LOOK, stuck - 1u);
+          sh_set(W_ACTION, LOOK_ON);
         }
       }
       barrier();
-      const bool done = s_action == LOOK_DONE;
+      const bool done = sh_get(W_ACTION) == LOOK_DONE;
       barrier();
       if (done) break;
     }
     if (tid == 0u) {
 #if defined(VKPRIM_FALLBACK)
-      if (!skip) vk_state_publish(tile, STATE_INCLUSIVE, vk_op(s_prefix, aggregate));
+      if (!skip) vk_state_publish(tile, STATE_INCLUSIVE, vk_op(sh_get_prefix(), aggregate));
 #else
-      vk_state_publish(tile, STATE_INCLUSIVE, vk_op(s_prefix, aggregate));
+      vk_state_publish(tile, STATE_INCLUSIVE, vk_op(sh_get_prefix(), aggregate));
 #endif
       vk_stat_add(STAT_POLLS, steps);
       vk_stat_max(STAT_DEPTH, depth);
@@ -217,7 +240,7 @@ void main() {
   barrier();
 
   // Output: tile prefix op row chain op vector prefix op in-vector scan.
-  const VALUE_T tile_prefix = s_prefix;
+  const VALUE_T tile_prefix = sh_get_prefix();
   const bool exclusive = vk_scan_flag(SCAN_EXCLUSIVE);
   const bool prefixed = tile != 0u || has_carry;  // keep tile 0 bit-exact without a carry (e.g. -0.0)
   VALUE_T run = tile_prefix;
