@@ -9,10 +9,15 @@
 #include <vector>
 
 #include "host_scan.hpp"
+#include "scan_rig.hpp"
 #include "test_support.hpp"
 #include "vkprim/scan.hpp"
 
 using namespace vkprim;
+using test::make_scan;
+using test::make_scratch;
+using test::pipeline_barrier;
+using test::ScanRig;
 
 namespace {
 
@@ -36,91 +41,6 @@ uint64_t block_of(ScanAlgorithm a, DataType type) {
     default: return kTileWorkgroup * 4 * (16 / size_of(type));
   }
 }
-
-Scan make_scan(Context& context, const ScanDesc& desc) {
-  auto plan = Scan::create(context, desc);
-  INFO("Scan::create(" << to_string(desc.type) << ", " << to_string(desc.op) << ", " << to_string(desc.kind)
-                       << ", max_count " << desc.max_count << ", " << to_string(desc.algorithm)
-                       << "): " << (plan ? std::string("ok") : plan.error().message));
-  REQUIRE(plan.ok());
-  return std::move(plan).value();
-}
-
-Buffer make_scratch(const Device& dev, const Scan& plan) {
-  return test::make_buffer(dev, std::max<VkDeviceSize>(16, plan.scratch_requirements().size));
-}
-
-// One plan with its input and output buffers (room for max_count plus guards) and scratch.
-template <class T>
-class ScanRig {
- public:
-  static constexpr uint64_t kGuard = 16;
-
-  ScanRig(Device& dev, const ScanDesc& desc)
-      : dev_(dev),
-        plan_(make_scan(dev.context(), desc)),
-        input_(test::make_buffer(dev, (desc.max_count + 2 * kGuard) * sizeof(T))),
-        output_(test::make_buffer(dev, (desc.max_count + 2 * kGuard) * sizeof(T))),
-        scratch_(make_scratch(dev, plan_)) {}
-
-  const Scan& plan() const { return plan_; }
-
-  // Scans `data` placed at element `in_shift` of the input buffer into element `out_shift` of the
-  // poisoned output buffer (or in place in the input buffer); checks every element against the
-  // reference, and that nothing outside the output range was written.
-  bool check(const std::vector<T>& data, uint64_t in_shift = 0, uint64_t out_shift = 0, bool in_place = false) {
-    const ScanDesc& d = plan_.desc();
-    const uint64_t n = data.size();
-    REQUIRE(in_shift <= kGuard);
-    REQUIRE(out_shift <= kGuard);
-    INFO(to_string(plan_.algorithm()) << " " << to_string(d.kind) << " " << to_string(d.type) << " "
-                                      << to_string(d.op) << " n=" << n << " input shift " << in_shift
-                                      << " output shift " << out_shift << (in_place ? " in place" : ""));
-    // [hostile x in_shift][data][hostile x kGuard]
-    std::vector<T> staged(in_shift + n + kGuard, test::hostile<T>(d.op));
-    std::copy(data.begin(), data.end(), staged.begin() + std::ptrdiff_t(in_shift));
-    test::upload(dev_, input_, staged);
-    test::poison(dev_, output_);
-    const BufferRange in = input_.range(in_shift * sizeof(T), n * sizeof(T));
-    const BufferRange out = in_place ? in : output_.range(out_shift * sizeof(T), n * sizeof(T));
-    Result<void> recorded;
-    auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
-      recorded = plan_.record(cmd, in, out, n, scratch_.range());
-    });
-    INFO("record: " << recorded.message() << " submit: " << submitted.message());
-    REQUIRE(recorded.ok());
-    REQUIRE(submitted.ok());
-    bool ok = true;
-    const uint64_t shift = in_place ? in_shift : out_shift;
-    const auto got = test::download<T>(dev_, in_place ? input_ : output_, shift + n + kGuard);
-    std::string why;
-    const size_t bad = host::first_scan_mismatch(d.op, d.kind, data.data(), got.data() + shift, n,
-                                                 plan_.float_add_depth(n), why);
-    INFO(why);
-    CHECK(bad == n);
-    ok = ok && bad == n;
-    // Guards: the poison (or, in place, the hostile values) around the output range are untouched.
-    std::vector<uint32_t> words(got.size() * sizeof(T) / 4);
-    std::memcpy(words.data(), got.data(), words.size() * 4);
-    bool untouched = true;
-    for (uint64_t i = 0; i < got.size(); ++i) {
-      if (i >= shift && i < shift + n) continue;
-      if (in_place) {
-        untouched = untouched && host::same_bits(got[i], test::hostile<T>(d.op));
-      } else {
-        for (size_t w = 0; w < sizeof(T) / 4; ++w) untouched = untouched && words[i * sizeof(T) / 4 + w] == test::kPoison;
-      }
-    }
-    INFO("elements outside the output range must keep their values");
-    CHECK(untouched);
-    return ok && untouched;
-  }
-
- private:
-  Device& dev_;
-  Scan plan_;
-  Buffer input_, output_, scratch_;
-};
 
 // Edge sizes for one algorithm: subgroup (8 on lavapipe) +-1, workgroup +-1, the algorithm's block or
 // tile +-1, the reduce_then_scan tile +-1, and a random size.
@@ -214,14 +134,6 @@ TEST_CASE("automatic scan resolves to chained_fallback with the memory model, el
 }
 
 namespace {
-
-PFN_vkCmdPipelineBarrier pipeline_barrier(const Device& dev) {
-  auto gipa = dev.get_instance_proc_addr();
-  auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(gipa(dev.instance(), "vkGetDeviceProcAddr"));
-  auto barrier = reinterpret_cast<PFN_vkCmdPipelineBarrier>(gdpa(dev.device(), "vkCmdPipelineBarrier"));
-  REQUIRE(barrier != nullptr);
-  return barrier;
-}
 
 // What the caller places between two records that share scratch (and whose outputs it reads).
 void compute_barrier(PFN_vkCmdPipelineBarrier barrier, VkCommandBuffer cmd) {

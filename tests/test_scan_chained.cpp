@@ -12,10 +12,14 @@
 #include <vector>
 
 #include "host_scan.hpp"
+#include "scan_rig.hpp"
 #include "test_support.hpp"
 #include "vkprim/scan.hpp"
 
 using namespace vkprim;
+using test::make_scan;
+using test::make_scratch;
+using test::pipeline_barrier;
 
 namespace {
 
@@ -48,18 +52,6 @@ std::vector<ScanAlgorithm> chained_algorithms(const Device& dev) {
 // 4096 elements of 32-bit types, 2048 of 64-bit ones.
 uint64_t tile_of(DataType type) { return kWorkgroup * kRows * (16 / size_of(type)); }
 
-Scan make_scan(Context& context, const ScanDesc& desc) {
-  auto plan = Scan::create(context, desc);
-  INFO("Scan::create(" << to_string(desc.type) << ", " << to_string(desc.op) << ", " << to_string(desc.kind)
-                       << ", max_count " << desc.max_count << ", " << to_string(desc.algorithm)
-                       << "): " << (plan ? std::string("ok") : plan.error().message));
-  REQUIRE(plan.ok());
-  return std::move(plan).value();
-}
-
-Buffer make_scratch(const Device& dev, const Scan& plan) {
-  return test::make_buffer(dev, std::max<VkDeviceSize>(16, plan.scratch_requirements().size));
-}
 
 // The four counters the last window's dispatch left in scratch.
 struct Statistics {
@@ -86,14 +78,6 @@ uint64_t skipped_with_successor(uint64_t tiles, uint32_t period) {
   return skipped;
 }
 
-PFN_vkCmdPipelineBarrier pipeline_barrier(const Device& dev) {
-  auto gipa = dev.get_instance_proc_addr();
-  auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(gipa(dev.instance(), "vkGetDeviceProcAddr"));
-  auto barrier = reinterpret_cast<PFN_vkCmdPipelineBarrier>(gdpa(dev.device(), "vkCmdPipelineBarrier"));
-  REQUIRE(barrier != nullptr);
-  return barrier;
-}
-
 // What the caller places between two chained records that share scratch: the next record clears the tile
 // state with vkCmdFillBuffer (a transfer write) and its dispatch reads and writes it.
 void between_records(PFN_vkCmdPipelineBarrier barrier, VkCommandBuffer cmd) {
@@ -104,80 +88,14 @@ void between_records(PFN_vkCmdPipelineBarrier barrier, VkCommandBuffer cmd) {
           0, 1, &b, 0, nullptr, 0, nullptr);
 }
 
-// One plan with its input and output buffers (room for max_count plus guards) and scratch.
+// The shared scan rig (support/scan_rig.hpp) and the statistics of its last record.
 template <class T>
-class ChainRig {
- public:
-  static constexpr uint64_t kGuard = 16;
+using ChainRig = test::ScanRig<T>;
 
-  ChainRig(Device& dev, const ScanDesc& desc)
-      : dev_(dev),
-        plan_(make_scan(dev.context(), desc)),
-        input_(test::make_buffer(dev, (desc.max_count + 2 * kGuard) * sizeof(T))),
-        output_(test::make_buffer(dev, (desc.max_count + 2 * kGuard) * sizeof(T))),
-        scratch_(make_scratch(dev, plan_)) {}
-
-  const Scan& plan() const { return plan_; }
-  const Buffer& scratch() const { return scratch_; }
-  Statistics statistics() const { return read_statistics(dev_, plan_, scratch_); }
-
-  // Scans `data` placed at element `in_shift` of the input buffer into element `out_shift` of the
-  // poisoned output buffer (or in place in the input buffer); checks every element against the
-  // reference, and that nothing outside the output range was written.
-  bool check(const std::vector<T>& data, uint64_t in_shift = 0, uint64_t out_shift = 0, bool in_place = false) {
-    const ScanDesc& d = plan_.desc();
-    const uint64_t n = data.size();
-    REQUIRE(in_shift <= kGuard);
-    REQUIRE(out_shift <= kGuard);
-    const ContextOptions& o = dev_.context().options();
-    INFO(to_string(plan_.algorithm()) << " " << to_string(d.kind) << " " << to_string(d.type) << " "
-                                      << to_string(d.op) << " n=" << n << " (" << (n + tile_of(d.type) - 1) / tile_of(d.type)
-                                      << " tiles) input shift " << in_shift << " output shift " << out_shift
-                                      << (in_place ? " in place" : "") << "; spin limit " << o.fallback_spin_limit
-                                      << ", skip period " << o.debug_skip_publication_period);
-    // [hostile x in_shift][data][hostile x kGuard]
-    std::vector<T> staged(in_shift + n + kGuard, test::hostile<T>(d.op));
-    std::copy(data.begin(), data.end(), staged.begin() + std::ptrdiff_t(in_shift));
-    test::upload(dev_, input_, staged);
-    test::poison(dev_, output_);
-    const BufferRange in = input_.range(in_shift * sizeof(T), n * sizeof(T));
-    const BufferRange out = in_place ? in : output_.range(out_shift * sizeof(T), n * sizeof(T));
-    Result<void> recorded;
-    auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
-      recorded = plan_.record(cmd, in, out, n, scratch_.range());
-    });
-    INFO("record: " << recorded.message() << " submit: " << submitted.message());
-    REQUIRE(recorded.ok());
-    REQUIRE(submitted.ok());
-    const uint64_t shift = in_place ? in_shift : out_shift;
-    const auto got = test::download<T>(dev_, in_place ? input_ : output_, shift + n + kGuard);
-    std::string why;
-    const size_t bad = host::first_scan_mismatch(d.op, d.kind, data.data(), got.data() + shift, n,
-                                                 plan_.float_add_depth(n), why);
-    INFO(why);
-    CHECK(bad == n);
-    // Guards: the poison (or, in place, the hostile values) around the output range are untouched.
-    std::vector<uint32_t> words(got.size() * sizeof(T) / 4);
-    std::memcpy(words.data(), got.data(), words.size() * 4);
-    bool untouched = true;
-    for (uint64_t i = 0; i < got.size(); ++i) {
-      if (i >= shift && i < shift + n) continue;
-      if (in_place) {
-        untouched = untouched && host::same_bits(got[i], test::hostile<T>(d.op));
-      } else {
-        for (size_t w = 0; w < sizeof(T) / 4; ++w) untouched = untouched && words[i * sizeof(T) / 4 + w] == test::kPoison;
-      }
-    }
-    INFO("elements outside the output range must keep their values");
-    CHECK(untouched);
-    return bad == n && untouched;
-  }
-
- private:
-  Device& dev_;
-  Scan plan_;
-  Buffer input_, output_, scratch_;
-};
+template <class T>
+Statistics statistics_of(const ChainRig<T>& rig) {
+  return read_statistics(rig.device(), rig.plan(), rig.scratch());
+}
 
 // Every `stride`-th size from one tile to two tiles of u32 add, batched: one plan, one upload of random
 // data, up to kBatch records per command buffer (each into its own output slot, barriers between them).
@@ -256,7 +174,7 @@ void check_matrix_typed(Device& dev, ScanAlgorithm algorithm, DataType type, std
         const bool shifted = i + 1 == sizes.size();
         CHECK(rig.check(test::random_values<T>(sizes[i], rng), shifted ? 1 : 0, shifted ? 3 : 0));
       }
-      const Statistics s = rig.statistics();
+      const Statistics s = statistics_of(rig);
       INFO(describe(s));
       CHECK(s.tiles == (sizes.back() + tile_of(type) - 1) / tile_of(type));
       if (algorithm == ScanAlgorithm::chained_lookback) CHECK(s.fallbacks == 0);
@@ -362,7 +280,7 @@ void check_large(Device& dev, DataType type, Op op, ScanKind kind, ScanAlgorithm
   if (lookback_refused(dev, a)) return;
   ChainRig<T> rig(dev, ScanDesc{type, op, kind, kLargeCount, a});
   CHECK(rig.check(test::random_values<T>(kLargeCount, rng), 1, 2));
-  const Statistics s = rig.statistics();
+  const Statistics s = statistics_of(rig);
   INFO(to_string(a) << " " << describe(s));
   CHECK(s.tiles == (kLargeCount + tile_of(type) - 1) / tile_of(type));
   if (a == ScanAlgorithm::chained_lookback) CHECK(s.fallbacks == 0);
@@ -431,7 +349,7 @@ void check_forced(Device& dev, DataType type, Op op, ScanKind kind, ScanAlgorith
   const uint64_t windows = rig.plan().dispatch_count(n);
   const uint64_t last = window_tiles ? tiles + 1 - (windows - 1) * window_tiles : tiles + 1;
   if (window_tiles == 0) CHECK(windows == 1);
-  const Statistics s = rig.statistics();
+  const Statistics s = statistics_of(rig);
   INFO(to_string(a) << " " << to_string(kind) << " " << to_string(type) << " " << to_string(op) << " n=" << n
                     << " (" << windows << " windows, " << last << " tiles in the last) spin limit "
                     << dev.context().options().fallback_spin_limit << ", skip period "
@@ -529,7 +447,7 @@ void check_windows(Device& dev, DataType type, Op op, std::mt19937_64& rng) {
         const uint64_t windows = (n + window - 1) / window;
         CHECK(rig.plan().dispatch_count(n) == windows);
         // The counters are the last window's.
-        const Statistics s = rig.statistics();
+        const Statistics s = statistics_of(rig);
         INFO(to_string(a) << " n=" << n << ": " << describe(s));
         CHECK(s.tiles == (n - (windows - 1) * window + tile - 1) / tile);
       }
@@ -597,7 +515,7 @@ TEST_CASE("chained scans over a grid spilled into y and z keep the tile order (a
       const uint64_t n = (tiles - 1) * tile_of(DataType::u32) + 5;
       ChainRig<uint32_t> rig(dev, ScanDesc{DataType::u32, Op::add, kind, n, a});
       CHECK(rig.check(test::random_values<uint32_t>(n, rng), 0, 1));
-      const Statistics s = rig.statistics();
+      const Statistics s = statistics_of(rig);
       INFO(to_string(a) << " " << to_string(kind) << ": " << describe(s));
       CHECK(s.tiles == tiles);  // the grid is padded to 7 x 7 x 3; the extra workgroups take no ticket
     }
@@ -609,7 +527,7 @@ TEST_CASE("chained scans over a grid spilled into y and z keep the tile order (a
   if (test::type_supported(forced_dev.context(), DataType::i64)) {
     ChainRig<int64_t> rig(forced_dev, ScanDesc{DataType::i64, Op::add, ScanKind::exclusive, n, ScanAlgorithm::chained_fallback});
     CHECK(rig.check(test::random_values<int64_t>(n, rng), 1, 0));
-    const Statistics s = rig.statistics();
+    const Statistics s = statistics_of(rig);
     INFO("forced fallback over the spilled grid: " << describe(s));
     CHECK(s.tiles == 100);
     CHECK(s.fallbacks >= skipped_with_successor(100, 2));
@@ -804,7 +722,7 @@ Status check_shape(Device& dev, const ScanDesc& desc, std::mt19937_64& rng) {
   ChainRig<T> rig(dev, desc);
   for (uint64_t n : {uint64_t(1), tile - 1, tile + 1, desc.max_count})
     CHECK(rig.check(test::random_values<T>(n, rng), n % 2, 1));
-  CHECK(rig.statistics().tiles == (desc.max_count + tile - 1) / tile);
+  CHECK(statistics_of(rig).tiles == (desc.max_count + tile - 1) / tile);
   return Status::success;
 }
 

@@ -1,0 +1,118 @@
+// Scan test rig shared by test_scan and test_scan_chained: plan creation that reports why it failed, a
+// plan with guarded input/output buffers whose check() compares every element with the host reference
+// and proves nothing outside the output was written, and the caller-side barrier between records.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "host_scan.hpp"
+#include "test_support.hpp"
+#include "vkprim/scan.hpp"
+
+namespace vkprim::test {
+
+Scan make_scan(Context& context, const ScanDesc& desc) {
+  auto plan = Scan::create(context, desc);
+  INFO("Scan::create(" << to_string(desc.type) << ", " << to_string(desc.op) << ", " << to_string(desc.kind)
+                       << ", max_count " << desc.max_count << ", " << to_string(desc.algorithm)
+                       << "): " << (plan ? std::string("ok") : plan.error().message));
+  REQUIRE(plan.ok());
+  return std::move(plan).value();
+}
+
+Buffer make_scratch(const Device& dev, const Scan& plan) {
+  return make_buffer(dev, std::max<VkDeviceSize>(16, plan.scratch_requirements().size));
+}
+
+// One plan with its input and output buffers (room for max_count plus guards) and scratch.
+template <class T>
+class ScanRig {
+ public:
+  static constexpr uint64_t kGuard = 16;
+
+  ScanRig(Device& dev, const ScanDesc& desc)
+      : dev_(dev),
+        plan_(make_scan(dev.context(), desc)),
+        input_(make_buffer(dev, (desc.max_count + 2 * kGuard) * sizeof(T))),
+        output_(make_buffer(dev, (desc.max_count + 2 * kGuard) * sizeof(T))),
+        scratch_(make_scratch(dev, plan_)) {}
+
+  const Scan& plan() const { return plan_; }
+  const Buffer& scratch() const { return scratch_; }
+  Device& device() const { return dev_; }
+
+  // Scans `data` placed at element `in_shift` of the input buffer into element `out_shift` of the
+  // poisoned output buffer (or in place in the input buffer); checks every element against the
+  // reference, and that nothing outside the output range was written.
+  bool check(const std::vector<T>& data, uint64_t in_shift = 0, uint64_t out_shift = 0, bool in_place = false) {
+    const ScanDesc& d = plan_.desc();
+    const uint64_t n = data.size();
+    REQUIRE(in_shift <= kGuard);
+    REQUIRE(out_shift <= kGuard);
+    const ContextOptions& o = dev_.context().options();
+    INFO(to_string(plan_.algorithm()) << " " << to_string(d.kind) << " " << to_string(d.type) << " "
+                                      << to_string(d.op) << " n=" << n << " input shift " << in_shift
+                                      << " output shift " << out_shift << (in_place ? " in place" : "")
+                                      << "; spin limit " << o.fallback_spin_limit << ", skip period "
+                                      << o.debug_skip_publication_period);
+    // [hostile x in_shift][data][hostile x kGuard]
+    std::vector<T> staged(in_shift + n + kGuard, hostile<T>(d.op));
+    std::copy(data.begin(), data.end(), staged.begin() + std::ptrdiff_t(in_shift));
+    upload(dev_, input_, staged);
+    poison(dev_, output_);
+    const BufferRange in = input_.range(in_shift * sizeof(T), n * sizeof(T));
+    const BufferRange out = in_place ? in : output_.range(out_shift * sizeof(T), n * sizeof(T));
+    Result<void> recorded;
+    auto submitted = submit_compute(dev_, [&](VkCommandBuffer cmd) {
+      recorded = plan_.record(cmd, in, out, n, scratch_.range());
+    });
+    INFO("record: " << recorded.message() << " submit: " << submitted.message());
+    REQUIRE(recorded.ok());
+    REQUIRE(submitted.ok());
+    bool ok = true;
+    const uint64_t shift = in_place ? in_shift : out_shift;
+    const auto got = download<T>(dev_, in_place ? input_ : output_, shift + n + kGuard);
+    std::string why;
+    const size_t bad = host::first_scan_mismatch(d.op, d.kind, data.data(), got.data() + shift, n,
+                                                 plan_.float_add_depth(n), why);
+    INFO(why);
+    CHECK(bad == n);
+    ok = ok && bad == n;
+    // Guards: the poison (or, in place, the hostile values) around the output range are untouched.
+    std::vector<uint32_t> words(got.size() * sizeof(T) / 4);
+    std::memcpy(words.data(), got.data(), words.size() * 4);
+    bool untouched = true;
+    for (uint64_t i = 0; i < got.size(); ++i) {
+      if (i >= shift && i < shift + n) continue;
+      if (in_place) {
+        untouched = untouched && host::same_bits(got[i], hostile<T>(d.op));
+      } else {
+        for (size_t w = 0; w < sizeof(T) / 4; ++w) untouched = untouched && words[i * sizeof(T) / 4 + w] == kPoison;
+      }
+    }
+    INFO("elements outside the output range must keep their values");
+    CHECK(untouched);
+    return ok && untouched;
+  }
+
+ private:
+  Device& dev_;
+  Scan plan_;
+  Buffer input_, output_, scratch_;
+};
+
+PFN_vkCmdPipelineBarrier pipeline_barrier(const Device& dev) {
+  auto gipa = dev.get_instance_proc_addr();
+  auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(gipa(dev.instance(), "vkGetDeviceProcAddr"));
+  auto barrier = reinterpret_cast<PFN_vkCmdPipelineBarrier>(gdpa(dev.device(), "vkCmdPipelineBarrier"));
+  REQUIRE(barrier != nullptr);
+  return barrier;
+}
+
+}  // namespace vkprim::test
