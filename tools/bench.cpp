@@ -74,13 +74,8 @@ int bench_reduce_typed(const Device& device, const std::vector<Variant>& variant
     std::fprintf(stderr, "bench: buffer allocation of %llu bytes failed\n", (unsigned long long)bytes);
     return 1;
   }
-  std::vector<T> host(max_n);
-  std::mt19937_64 rng(std::random_device{}());
-  host::fill_random(host, rng);
-  if (auto ok = device.upload(input.value(), host.data(), max_n * elem); !ok) {
-    std::fprintf(stderr, "bench: upload failed: %s\n", ok.message().c_str());
-    return 1;
-  }
+  const std::vector<T> host = upload_random<T>(device, input.value(), max_n);
+  if (host.empty()) return 1;
   int failures = 0;
   for (uint64_t n : sizes) {
     std::fprintf(stderr, "bench reduce %s %s n=%s ...\n", to_string(type), to_string(op), size_label(n).c_str());

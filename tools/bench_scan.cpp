@@ -128,13 +128,8 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
     std::fprintf(stderr, "bench: buffer allocation of 2 x %llu bytes failed\n", (unsigned long long)bytes);
     return 1;
   }
-  std::vector<T> host(max_n);
-  std::mt19937_64 rng(std::random_device{}());
-  host::fill_random(host, rng);
-  if (auto ok = device.upload(input.value(), host.data(), max_n * elem); !ok) {
-    std::fprintf(stderr, "bench: upload failed: %s\n", ok.message().c_str());
-    return 1;
-  }
+  const std::vector<T> host = upload_random<T>(device, input.value(), max_n);
+  if (host.empty()) return 1;
   const char* kind_s = to_string(kind);
   std::vector<T> got(max_n), expected(max_n);
   int failures = 0;

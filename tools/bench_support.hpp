@@ -2,10 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <random>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "host_reference.hpp"
 #include "vkprim/device.hpp"
 
 namespace vkprim::tools {
@@ -29,6 +32,20 @@ struct Ceilings {
 };
 Result<Ceilings> measure_ceilings(const Device& device, const Buffer& src, const Buffer& dst, uint64_t bytes,
                                   int repeats);
+
+// Fresh random values (host_reference.hpp's fill_random) for `n` elements, uploaded to the start of
+// `buffer`; the host copy is returned for verification. Prints and returns an empty vector on failure.
+template <class T>
+std::vector<T> upload_random(const Device& device, const Buffer& buffer, uint64_t n) {
+  std::vector<T> host(n);
+  std::mt19937_64 rng(std::random_device{}());
+  host::fill_random(host, rng);
+  if (auto ok = device.upload(buffer, host.data(), n * sizeof(T)); !ok) {
+    std::fprintf(stderr, "bench: upload failed: %s\n", ok.message().c_str());
+    return {};
+  }
+  return host;
+}
 
 // "2^10..2^28" (every power of two), "2^20,2^24+1,1000" or a mix.
 bool parse_sizes(const std::string& text, std::vector<uint64_t>& out);
