@@ -13,6 +13,9 @@ endforeach()
 vkprim_add_kernel(ceiling/copy ceiling/copy.comp)
 vkprim_add_kernel(ceiling/read ceiling/read.comp)
 
+# GPU-driven counts: the dispatch arguments of record_indirect (shaders/indirect/args.comp).
+vkprim_add_kernel(indirect/args indirect/args.comp)
+
 # Scan (shaders/scan): one kernel per phase.
 foreach(phase hillis_steele blelloch_upsweep blelloch_downsweep blelloch_block add_carry)
   vkprim_add_kernel(scan/${phase} scan/${phase}.comp TYPES ${VKPRIM_ALL_TYPES} OPS ${VKPRIM_ALL_OPS})

@@ -20,7 +20,7 @@ namespace vkprim::detail {
 struct ContextImpl;
 struct Kernel;
 
-constexpr uint32_t kMaxBindings = 4;
+constexpr uint32_t kMaxBindings = 8;
 
 struct BoundBuffer {
   VkBuffer buffer = VK_NULL_HANDLE;

@@ -149,6 +149,7 @@ struct Device::Impl {
 
   mutable std::mutex submit_mutex;  // queue, command pool and staging buffer
   VkCommandPool pool = VK_NULL_HANDLE;
+  mutable VkCommandBuffer submit_cmd = VK_NULL_HANDLE;  // reused by every submit (freed with the pool)
   VkBuffer staging = VK_NULL_HANDLE;
   VkDeviceMemory staging_memory = VK_NULL_HANDLE;
   void* staging_map = nullptr;
@@ -212,14 +213,21 @@ struct Device::Impl {
     return {};
   }
 
+  // One command buffer, allocated once and re-recorded (vkBeginCommandBuffer resets it: the pool allows
+  // it) and never freed before the device goes: the Khronos validation layer shipped with Debian 12
+  // (1.3.239) erases a freed command buffer's debug-label state without its lock and corrupted memory
+  // here under load (a flaky SIGBUS in CI; upstream fix: Vulkan-ValidationLayers PR 5312).
   Result<void> submit_locked(const std::function<void(VkCommandBuffer)>& record) const {
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = pool;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = 1;
-    VkCommandBuffer cmd = VK_NULL_HANDLE;
-    VkResult r = vkAllocateCommandBuffers(device, &alloc, &cmd);
-    if (r != VK_SUCCESS) return vk_error(r, "vkAllocateCommandBuffers");
+    VkResult r = VK_SUCCESS;
+    if (!submit_cmd) {
+      VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+      alloc.commandPool = pool;
+      alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+      alloc.commandBufferCount = 1;
+      r = vkAllocateCommandBuffers(device, &alloc, &submit_cmd);
+      if (r != VK_SUCCESS) return vk_error(r, "vkAllocateCommandBuffers");
+    }
+    VkCommandBuffer cmd = submit_cmd;
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     vkBeginCommandBuffer(cmd, &begin);
@@ -238,7 +246,6 @@ struct Device::Impl {
     }
     if (r == VK_SUCCESS) r = vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX);
     if (fence) vkDestroyFence(device, fence, nullptr);
-    vkFreeCommandBuffers(device, pool, 1, &cmd);
     if (r != VK_SUCCESS) return vk_error(r, "submitting a command buffer");
     return {};
   }

@@ -5,6 +5,7 @@
 #include "barriers.hpp"
 #include "context_impl.hpp"
 #include "errors.hpp"
+#include "indirect.hpp"
 
 namespace vkprim::detail {
 
@@ -60,7 +61,9 @@ Result<void> record_passes(ContextImpl& c, DescriptorCache& cache, VkCommandBuff
   std::vector<DispatchSize> sizes;
   sizes.reserve(passes.size());
   for (const Pass& p : passes) {
-    auto size = split_groups(c, p.groups);
+    if (p.kernel->desc.push_bytes > sizeof(p.push))
+      return make_error(Status::invalid_argument, p.label, ": push constants larger than a pass holds");
+    auto size = split_groups(c, p.indirect_entry >= 0 ? 1 : p.groups);
     if (!size) return std::move(size).error();
     sizes.push_back(size.value());
   }
@@ -109,10 +112,15 @@ Result<void> record_passes(ContextImpl& c, DescriptorCache& cache, VkCommandBuff
     }
     if (k.desc.push_bytes)
       c.vk.vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k.desc.push_bytes, p.push.data());
-    c.vk.vkCmdDispatch(cmd, sizes[i].x, sizes[i].y, sizes[i].z);
+    if (p.indirect_entry >= 0)
+      c.vk.vkCmdDispatchIndirect(cmd, p.indirect_region.buffer,
+                                 p.indirect_region.offset + VkDeviceSize(p.indirect_entry) * kIndirectEntryBytes);
+    else
+      c.vk.vkCmdDispatch(cmd, sizes[i].x, sizes[i].y, sizes[i].z);
     if (c.debug_labels) c.vki.vkCmdEndDebugUtilsLabelEXT(cmd);
     if (i + 1 < passes.size()) {
       if (passes[i + 1].fill_before) compute_to_fill_barrier(c, cmd);
+      else if (p.writes_indirect_args) compute_to_indirect_barrier(c, cmd);
       else compute_to_compute_barrier(c, cmd);
     }
   }

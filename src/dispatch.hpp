@@ -42,8 +42,13 @@ uint64_t window_elements(const ContextImpl& context, uint32_t elem_size, uint64_
 struct Pass {
   const Kernel* kernel = nullptr;
   std::array<BoundBuffer, kMaxBindings> buffers{};
-  std::array<uint32_t, 8> push{};
+  std::array<uint32_t, 32> push{};   // the kernel's first push_bytes bytes are pushed
   uint64_t groups = 1;
+  // record_indirect: dispatched with vkCmdDispatchIndirect from entry `indirect_entry` of the args region
+  // (src/indirect.hpp) instead of `groups`.
+  int32_t indirect_entry = -1;
+  BoundBuffer indirect_region{};
+  bool writes_indirect_args = false;   // the args pass: the barrier after it covers indirect-command reads
   std::string label;
   bool fill_before = false;       // vkCmdFillBuffer(fill) then a transfer->compute barrier
   BoundBuffer fill{};

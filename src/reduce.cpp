@@ -10,6 +10,7 @@
 #include "context_impl.hpp"
 #include "dispatch.hpp"
 #include "errors.hpp"
+#include "indirect.hpp"
 #include "plan_common.hpp"
 
 namespace vkprim {
@@ -41,7 +42,8 @@ namespace detail {
 
 namespace {
 
-constexpr uint32_t kReducePushBytes = 5 * sizeof(uint32_t);
+constexpr uint32_t kReducePushBytes = 6 * sizeof(uint32_t);
+constexpr uint32_t kPassInVectors = 1u, kPassIndirect = 2u;  // common/pass_io.glsl flags
 
 struct ReduceShape {
   const char* kernel;
@@ -91,6 +93,9 @@ struct ReducePlan {
   uint64_t window = 0;               // elements per binding window (multiple of elements_per_group)
   VkDeviceSize scratch_align = 16;
   VkDeviceSize region_bytes[2] = {};  // ping-pong partial regions
+  VkDeviceSize indirect_offset = 0;   // record_indirect's args region (after the partials)
+  const Kernel* args_kernel = nullptr;
+  bool indirect_binding = false;      // grid_stride: binding 2 is the indirect region
   std::unique_ptr<DescriptorCache> descriptors;
 
   uint64_t groups_for(uint64_t n) const {
@@ -130,7 +135,8 @@ uint64_t Reduce::sequential_run(uint64_t count) const {
 
 ScratchRequirements Reduce::scratch_requirements() const {
   const auto& p = *plan_;
-  return {p.region_bytes[0] + p.region_bytes[1], p.scratch_align, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
+  return {p.indirect_offset + detail::kIndirectRegionBytes, p.scratch_align,
+          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
 }
 
 uint32_t Reduce::dispatch_count(uint64_t count) const {
@@ -164,7 +170,8 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   kd.kernel = plan->shape.kernel;
   kd.workgroup_size = plan->shape.workgroup_size;
   kd.items = plan->shape.items;
-  kd.bindings = 2;
+  plan->indirect_binding = plan->algorithm == ReduceAlgorithm::grid_stride;
+  kd.bindings = plan->indirect_binding ? 3 : 2;
   kd.push_bytes = detail::kReducePushBytes;
   kd.uses_subgroups = plan->shape.uses_subgroups;
   auto variant = detail::variant_name(c, desc.type, desc.op, plan->shape.uses_subgroups);
@@ -185,6 +192,12 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
   plan->region_bytes[0] = level1 > 1 ? align_up(level1 * plan->elem) : 0;
   plan->region_bytes[1] = level2 > 1 ? align_up(level2 * plan->elem) : 0;
+  plan->indirect_offset = plan->region_bytes[0] + plan->region_bytes[1];
+  if (plan->indirect_binding) {
+    auto args = detail::indirect_args_kernel(c);
+    if (!args) return std::move(args).error();
+    plan->args_kernel = args.value();
+  }
   plan->descriptors = std::make_unique<detail::DescriptorCache>(c, c.options.descriptor_cache_size);
   return Reduce(std::move(plan));
 }
@@ -226,8 +239,9 @@ Result<void> Reduce::record(VkCommandBuffer cmd, const BufferRange& input, const
       pass.kernel = p.kernel;
       pass.buffers[0] = in.bound;
       pass.buffers[1] = out.bound;
+      if (p.indirect_binding) pass.buffers[2] = in.bound;  // statically used, never read by a direct pass
       const uint32_t vec = 16 / p.elem;
-      pass.push = {uint32_t(wn), in.shift, out.shift, uint32_t(groups), in.shift % vec == 0 ? 1u : 0u};
+      pass.push = {uint32_t(wn), in.shift, out.shift, uint32_t(groups), in.shift % vec == 0 ? detail::kPassInVectors : 0u};
       pass.groups = groups;
       pass.label = std::string("vkprim ") + p.shape.kernel + " level " + std::to_string(level) +
                    (n > p.window ? " window " + std::to_string(first / p.window) : std::string());
@@ -236,6 +250,66 @@ Result<void> Reduce::record(VkCommandBuffer cmd, const BufferRange& input, const
       first += wn;
     } while (first < n);
     if (last) break;
+    source = target;
+    n = partials;
+  }
+  return detail::record_passes(c, *p.descriptors, cmd, passes);
+}
+
+Result<void> Reduce::record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
+                                     const BufferRange& count_buffer, const BufferRange& scratch) const {
+  const detail::ReducePlan& p = *plan_;
+  detail::ContextImpl& c = *p.context;
+  if (p.algorithm != ReduceAlgorithm::grid_stride)
+    return make_error(Status::unsupported, "Reduce::record_indirect: ", to_string(p.algorithm),
+                      " sizes its levels from the count on the CPU; use grid_stride (automatic)");
+  const uint64_t max_count = p.desc.max_count;
+  if (auto ok = detail::check_indirect_limits(c, max_count, p.window, p.groups_for(max_count), "Reduce"); !ok) return ok;
+  const ScratchRequirements need = scratch_requirements();
+  if (auto ok = detail::check_count_buffer(count_buffer, "Reduce::record_indirect"); !ok) return ok;
+  if (auto ok = detail::check_range(input, max_count * p.elem, p.elem, "input", true); !ok) return ok;
+  if (auto ok = detail::check_range(output, p.elem, p.elem, "output", true); !ok) return ok;
+  if (auto ok = detail::check_scratch(scratch, need, "Reduce::record_indirect"); !ok) return ok;
+  if (detail::overlaps(input, max_count * p.elem, output, p.elem))
+    return make_error(Status::invalid_argument, "Reduce::record_indirect: input and output ranges overlap");
+  if (detail::overlaps(scratch, need.size, output, p.elem) || detail::overlaps(scratch, need.size, input, max_count * p.elem))
+    return make_error(Status::invalid_argument, "Reduce::record_indirect: scratch overlaps input or output");
+  if (detail::overlaps(scratch, need.size, count_buffer, 4) || detail::overlaps(output, p.elem, count_buffer, 4))
+    return make_error(Status::invalid_argument, "Reduce::record_indirect: the count buffer overlaps scratch or output");
+
+  // The level structure of max_count serves every smaller count: a level left with one partial copies it.
+  const uint32_t levels = uint32_t(p.level_count(max_count));
+  if (levels > detail::kMaxIndirectEntries)
+    return make_error(Status::unsupported, "Reduce::record_indirect: ", levels, " levels exceed ",
+                      detail::kMaxIndirectEntries);
+  const uint32_t cap = uint32_t(std::min<uint64_t>(p.shape.max_groups, 0xffffffffull));
+  std::vector<detail::IndirectEntry> entries;
+  for (uint32_t level = 0; level < levels; ++level)
+    entries.push_back({uint32_t(p.shape.elements_per_group), 1, cap, level});
+  const detail::BoundBuffer region{scratch.buffer, scratch.offset + p.indirect_offset, detail::kIndirectRegionBytes};
+
+  std::vector<detail::Pass> passes;
+  passes.push_back(detail::make_indirect_args_pass(c, p.args_kernel, count_buffer, region, max_count, entries));
+  BufferRange source = input;
+  uint64_t n = max_count;
+  for (uint32_t level = 0; level < levels; ++level) {
+    const uint64_t partials = p.partials_for(n);
+    const bool last = level + 1 == levels;
+    const BufferRange target =
+        last ? output
+             : BufferRange{scratch.buffer, scratch.offset + (level % 2 ? p.region_bytes[0] : 0), p.region_bytes[level % 2]};
+    const auto in = detail::bind_elements(c, source, 0, n, p.elem);
+    const auto out = detail::bind_elements(c, target, 0, last ? 1 : partials, p.elem);
+    detail::Pass pass;
+    pass.kernel = p.kernel;
+    pass.buffers = {in.bound, out.bound, region};
+    const uint32_t vec = 16 / p.elem;
+    pass.push = {uint32_t(n), in.shift, out.shift, uint32_t(partials),
+                 (in.shift % vec == 0 ? detail::kPassInVectors : 0u) | detail::kPassIndirect, level};
+    pass.indirect_entry = int32_t(level);
+    pass.indirect_region = region;
+    pass.label = std::string("vkprim ") + p.shape.kernel + " level " + std::to_string(level) + " (indirect)";
+    passes.push_back(std::move(pass));
     source = target;
     n = partials;
   }

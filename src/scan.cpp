@@ -17,6 +17,7 @@
 #include "context_impl.hpp"
 #include "dispatch.hpp"
 #include "errors.hpp"
+#include "indirect.hpp"
 #include "plan_common.hpp"
 
 namespace vkprim {
@@ -88,7 +89,9 @@ enum : uint32_t {
   kFirst = 256u,
   kLast = 512u,
   kCarryTwoLevel = 1024u,
+  kIndirect = 2048u,
 };
+constexpr uint32_t kChainedBindings = 5;  // binding 4: the record_indirect region
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 uint32_t ceil_log2(uint64_t n) {
@@ -131,6 +134,8 @@ struct ScanPlan {
   VkDeviceSize scratch_align = 16;
   std::vector<VkDeviceSize> region_offset, region_bytes;  // level sums / working arrays
   VkDeviceSize carry_offset = 0, carry_bytes = 0;         // the two carry slots (windowed plans)
+  VkDeviceSize indirect_offset = 0;  // record_indirect's args region
+  const Kernel* args_kernel = nullptr;
   VkDeviceSize scratch_bytes = 0;
   std::unique_ptr<DescriptorCache> descriptors;
 
@@ -158,6 +163,12 @@ class PassBuilder {
   PassBuilder(const ScanPlan& p, const BufferRange& input, const BufferRange& output, const BufferRange& scratch,
               std::vector<Pass>& passes)
       : p_(p), c_(*p.context), input_(input), output_(output), scratch_(scratch), passes_(passes) {}
+
+  // record_indirect: the passes take their count and tiles from entry 0 of `region`.
+  void set_indirect(const BoundBuffer& region) {
+    indirect_ = true;
+    indirect_region_ = region;
+  }
 
   void scan(uint64_t count) {
     const uint64_t windows = p_.windows_for(count);
@@ -200,6 +211,13 @@ class PassBuilder {
     pass.buffers[3] = p_.carry_bytes
                           ? BoundBuffer{scratch_.buffer, scratch_.offset + p_.carry_offset, p_.carry_bytes}
                           : bind_elements(c_, output_, 0, 1, p_.elem).bound;
+    // The chained kernel's indirect region: statically used, read only when recorded indirectly.
+    if (kernel->desc.bindings > 4) pass.buffers[4] = indirect_ ? indirect_region_ : bin.bound;
+    if (indirect_) {
+      flags |= kIndirect;
+      pass.indirect_entry = 0;
+      pass.indirect_region = indirect_region_;
+    }
     if (bin.shift % vec == 0) flags |= kInVectors;
     if (bout.shift % vec == 0) flags |= kOutVectors;
     pass.push = {uint32_t(count), bin.shift, bout.shift, uint32_t(groups), uint32_t(param), uint32_t(param2), flags,
@@ -328,6 +346,8 @@ class PassBuilder {
   BufferRange input_, output_, scratch_;
   std::vector<Pass>& passes_;
   std::string window_;
+  bool indirect_ = false;
+  BoundBuffer indirect_region_{};
 };
 
 }  // namespace
@@ -345,7 +365,8 @@ const ScanDesc& Scan::desc() const { return plan_->desc; }
 ScanAlgorithm Scan::algorithm() const { return plan_->algorithm; }
 
 ScratchRequirements Scan::scratch_requirements() const {
-  return {plan_->scratch_bytes, plan_->scratch_align, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
+  return {plan_->scratch_bytes, plan_->scratch_align,
+          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
 }
 
 uint32_t Scan::dispatch_count(uint64_t count) const {
@@ -446,7 +467,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     kd.kernel = name;
     kd.workgroup_size = wg;
     kd.items = items;
-    kd.bindings = detail::kScanBindings;
+    kd.bindings = std::strncmp(name, "scan/chained", 12) == 0 ? detail::kChainedBindings : detail::kScanBindings;
     kd.push_bytes = detail::kScanPushBytes;
     kd.uses_subgroups = uses_subgroups;
     auto variant = detail::variant_name(c, desc.type, desc.op, uses_subgroups);
@@ -564,8 +585,14 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     plan->carry_bytes = align_up(2 * plan->elem);
     offset += plan->carry_bytes;
   }
-  // Never 0, so every plan can be handed the same kind of scratch range.
-  plan->scratch_bytes = std::max<VkDeviceSize>(offset, plan->scratch_align);
+  plan->indirect_offset = offset;
+  offset += align_up(detail::kIndirectRegionBytes);
+  if (chained) {
+    auto args = detail::indirect_args_kernel(c);
+    if (!args) return std::move(args).error();
+    plan->args_kernel = args.value();
+  }
+  plan->scratch_bytes = offset;
   plan->descriptors = std::make_unique<detail::DescriptorCache>(c, c.options.descriptor_cache_size);
   return Scan(std::move(plan));
 }
@@ -598,6 +625,51 @@ Result<void> Scan::record(VkCommandBuffer cmd, const BufferRange& input, const B
   }
   std::vector<detail::Pass> passes;
   if (count > 0) detail::PassBuilder(p, input, output, scratch, passes).scan(count);
+  return detail::record_passes(c, *p.descriptors, cmd, passes);
+}
+
+Result<void> Scan::record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
+                                   const BufferRange& count_buffer, const BufferRange& scratch) const {
+  const detail::ScanPlan& p = *plan_;
+  detail::ContextImpl& c = *p.context;
+  if (!p.args_kernel)
+    return make_error(Status::unsupported, "Scan::record_indirect: ", to_string(p.algorithm),
+                      " sizes its passes from the count on the CPU; chained_lookback and chained_fallback (automatic "
+                      "where the Vulkan memory model is enabled) take the count from the GPU");
+  const uint64_t max_count = p.desc.max_count;
+  const uint64_t max_tiles = detail::ceil_div(max_count, p.tile_elements);
+  if (auto ok = detail::check_indirect_limits(c, max_count, p.window, max_tiles, "Scan"); !ok) return ok;
+  const ScratchRequirements need = scratch_requirements();
+  const VkDeviceSize bytes = max_count * p.elem;
+  if (auto ok = detail::check_count_buffer(count_buffer, "Scan::record_indirect"); !ok) return ok;
+  if (auto ok = detail::check_range(input, bytes, p.elem, "input", true); !ok) return ok;
+  if (auto ok = detail::check_range(output, bytes, p.elem, "output", true); !ok) return ok;
+  if (auto ok = detail::check_scratch(scratch, need, "Scan::record_indirect"); !ok) return ok;
+  const bool in_place = input.buffer == output.buffer && input.offset == output.offset;
+  if (in_place && p.algorithm == ScanAlgorithm::chained_fallback)
+    return make_error(Status::invalid_argument, "Scan::record_indirect: chained_fallback cannot run in place");
+  if (!in_place && detail::overlaps(input, bytes, output, bytes))
+    return make_error(Status::invalid_argument, "Scan::record_indirect: input and output ranges partially overlap");
+  if (detail::overlaps(scratch, need.size, output, bytes) || detail::overlaps(scratch, need.size, input, bytes))
+    return make_error(Status::invalid_argument, "Scan::record_indirect: scratch overlaps input or output");
+  if (detail::overlaps(scratch, need.size, count_buffer, 4) || detail::overlaps(output, bytes, count_buffer, 4))
+    return make_error(Status::invalid_argument, "Scan::record_indirect: the count buffer overlaps scratch or output");
+
+  const detail::BoundBuffer region{scratch.buffer, scratch.offset + p.indirect_offset, detail::kIndirectRegionBytes};
+  const std::vector<detail::IndirectEntry> entries = {{uint32_t(p.tile_elements), 0, 0, 0}};
+  std::vector<detail::Pass> passes;
+  passes.push_back(detail::make_indirect_args_pass(c, p.args_kernel, count_buffer, region, max_count, entries));
+  detail::PassBuilder builder(p, input, output, scratch, passes);
+  builder.set_indirect(region);
+  builder.scan(max_count);
+  // The tile state is cleared before the args pass, so the barrier after that pass (which covers the
+  // indirect-command read) also orders the clear before the scan.
+  detail::Pass& args = passes.front();
+  detail::Pass& scan = passes.back();
+  args.fill_before = true;
+  args.fill = scan.fill;
+  args.fill_word = scan.fill_word;
+  scan.fill_before = false;
   return detail::record_passes(c, *p.descriptors, cmd, passes);
 }
 

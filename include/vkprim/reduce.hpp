@@ -56,7 +56,8 @@ class Reduce {
 
   const ReduceDesc& desc() const;
   ReduceAlgorithm algorithm() const;   // the resolved algorithm (never automatic)
-  // Scratch for any count <= max_count: usage STORAGE_BUFFER, alignment minStorageBufferOffsetAlignment.
+  // Scratch for any count <= max_count, for record and record_indirect: usage STORAGE_BUFFER and
+  // INDIRECT_BUFFER, alignment minStorageBufferOffsetAlignment (at least 16). Never 0.
   ScratchRequirements scratch_requirements() const;
   uint64_t sequential_run(uint64_t count) const;
   // Number of dispatches record() issues for `count` (levels x windows).
@@ -70,6 +71,15 @@ class Reduce {
   // nothing is recorded. input/output/scratch must not overlap.
   Result<void> record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output, uint64_t count,
                       const BufferRange& scratch) const;
+
+  // As record, with the count read on the GPU: a u32 at count_buffer.offset (4-byte aligned), clamped to
+  // max_count; workgroup counts are computed on the GPU and issued with vkCmdDispatchIndirect, so no CPU
+  // read-back is needed. input must hold max_count elements (only count are read). Before: the caller makes
+  // the count's writes visible to compute-shader reads too. Count 0 writes the identity.
+  // unsupported: algorithms other than grid_stride (their level structure follows the count), or a
+  // max_count past one storage-buffer window (maxStorageBufferRange) or 2^32-1.
+  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
+                               const BufferRange& count_buffer, const BufferRange& scratch) const;
 
   // Plans with push descriptors off keep a bounded cache of descriptor sets keyed by buffer handle and
   // range; this frees them. Call only when no pending command buffer uses sets recorded by this plan, and

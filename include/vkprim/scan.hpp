@@ -82,7 +82,8 @@ class Scan {
 
   const ScanDesc& desc() const;
   ScanAlgorithm algorithm() const;   // the resolved algorithm (never automatic)
-  // Scratch for any count <= max_count: usage STORAGE_BUFFER, alignment minStorageBufferOffsetAlignment
+  // Scratch for any count <= max_count, for record and record_indirect: usage STORAGE_BUFFER and
+  // INDIRECT_BUFFER, alignment minStorageBufferOffsetAlignment
   // (at least 16). Never 0: every plan keeps at least its level sums or working arrays there.
   ScratchRequirements scratch_requirements() const;
   // Number of dispatches record() issues for `count` (passes x windows); 0 for count 0.
@@ -102,6 +103,15 @@ class Scan {
   // total carried between windows through scratch.
   Result<void> record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output, uint64_t count,
                       const BufferRange& scratch) const;
+
+  // As record, with the count read on the GPU: a u32 at count_buffer.offset (4-byte aligned), clamped to
+  // max_count; the tile count is computed on the GPU and the scan issued with vkCmdDispatchIndirect, so no
+  // CPU read-back is needed. input and output must hold max_count elements (only count are touched); count
+  // 0 writes nothing. Before: the caller makes the count's writes visible to compute-shader reads too.
+  // unsupported: algorithms other than chained_lookback / chained_fallback (the others size their passes
+  // on the CPU), or max_count past one storage-buffer window (maxStorageBufferRange) or 2^32-1.
+  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
+                               const BufferRange& count_buffer, const BufferRange& scratch) const;
 
   // Chained scans only: byte offset within scratch of four u32 counters the last window's dispatch left:
   // {tiles started, fallbacks taken, look-back steps (summed over tiles), deepest look-back}.

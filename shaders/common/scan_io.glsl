@@ -36,6 +36,8 @@ layout(push_constant) uniform ScanConstants {
 #define SCAN_LAST 512u           // kernel-specific: last pass of a sequence (writes the output)
 #define SCAN_CARRY_TWO_LEVEL 1024u  // with SCAN_CARRY_FROM_AUX: the carry-in of g is
                                     // op(aux[param2 + g / param], aux[g]) (block-local prefix + block carry)
+#define SCAN_INDIRECT 2048u      // record_indirect: count and group count are indirect entry 0's (kernels
+                                 // that define VKPRIM_INDIRECT_BINDING, common/indirect.glsl)
 
 layout(set = 0, binding = 0, std430) readonly buffer ScanInValues { VALUE_T in_values[]; };
 layout(set = 0, binding = 0, std430) readonly buffer ScanInVectors { VEC_T in_vectors[]; };
@@ -45,6 +47,26 @@ layout(set = 0, binding = 2, std430) buffer ScanAux { VALUE_T aux_values[]; };
 layout(set = 0, binding = 3, std430) buffer ScanCarry { VALUE_T carry_values[]; };
 
 bool vk_scan_flag(uint bit) { return (pc.flags & bit) != 0u; }
+
+#if defined(VKPRIM_INDIRECT_BINDING)
+#include "common/indirect.glsl"
+#endif
+
+// This pass's element count and workgroup count, set once by vk_scan_begin() at the top of main: push
+// constants, or the GPU-computed entry when recorded indirectly.
+uint vk_scan_elements;
+uint vk_scan_group_count;
+void vk_scan_begin() {
+#if defined(VKPRIM_INDIRECT_BINDING)
+  if (vk_scan_flag(SCAN_INDIRECT)) {
+    vk_scan_elements = vk_indirect_count(0u);
+    vk_scan_group_count = vk_indirect_groups(0u);
+    return;
+  }
+#endif
+  vk_scan_elements = pc.count;
+  vk_scan_group_count = pc.group_count;
+}
 
 bool vk_scan_has_carry_in() { return (pc.flags & (SCAN_CARRY_IN_SLOT | SCAN_CARRY_FROM_AUX)) != 0u; }
 

@@ -1,7 +1,7 @@
 // Tile layer of reduce_then_scan: a tile is WG_SIZE * ITEMS 16-byte vectors (VEC_N values each); row k of
 // the tile is vectors k * WG_SIZE .. k * WG_SIZE + WG_SIZE - 1, and invocation tid owns vector
 // k * WG_SIZE + tid of every row, so each row's loads and stores are coalesced. Bounded: values at
-// element indices >= pc.count load as the identity and are not stored. 16-byte loads/stores where the
+// element indices >= vk_scan_elements load as the identity and are not stored. 16-byte loads/stores where the
 // binding's element shift allows (SCAN_IN_VECTORS / SCAN_OUT_VECTORS) and the vector is whole, scalar
 // otherwise.
 // Requires common/config.glsl and common/scan_io.glsl.
@@ -17,20 +17,20 @@ uint vk_tile_first_vector(uint tile) { return tile * (WG_SIZE * ITEMS) + gl_Loca
 
 VEC_T vk_tile_load(uint v) {
   const uint e = v * VEC_N;
-  if (e + VEC_N <= pc.count && vk_scan_flag(SCAN_IN_VECTORS)) return in_vectors[pc.in_offset / VEC_N + v];
+  if (e + VEC_N <= vk_scan_elements && vk_scan_flag(SCAN_IN_VECTORS)) return in_vectors[pc.in_offset / VEC_N + v];
   VEC_T r;
-  [[unroll]] for (uint c = 0u; c < VEC_N; ++c) r[c] = e + c < pc.count ? in_values[pc.in_offset + e + c] : vk_identity();
+  [[unroll]] for (uint c = 0u; c < VEC_N; ++c) r[c] = e + c < vk_scan_elements ? in_values[pc.in_offset + e + c] : vk_identity();
   return r;
 }
 
 void vk_tile_store(uint v, VEC_T value) {
   const uint e = v * VEC_N;
-  if (e + VEC_N <= pc.count && vk_scan_flag(SCAN_OUT_VECTORS)) {
+  if (e + VEC_N <= vk_scan_elements && vk_scan_flag(SCAN_OUT_VECTORS)) {
     out_vectors[pc.out_offset / VEC_N + v] = value;
     return;
   }
   [[unroll]] for (uint c = 0u; c < VEC_N; ++c)
-    if (e + c < pc.count) out_values[pc.out_offset + e + c] = value[c];
+    if (e + c < vk_scan_elements) out_values[pc.out_offset + e + c] = value[c];
 }
 
 #endif  // VKPRIM_SCAN_TILE_GLSL

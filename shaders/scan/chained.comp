@@ -19,9 +19,11 @@
 // Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64 (see common/tile_state.glsl),
 // VKPRIM_FALLBACK. Specialization: WG_SIZE (power of two), ITEMS (1..8: rows of vectors, scanned four
 // at a time in one workgroup scan of ROW_T). Bindings: common/scan_io.glsl,
-// with binding 2 the tile state. Push: count, shifts, group_count = tiles, param = spin limit,
+// with binding 2 the tile state and binding 4 the record_indirect region (SCAN_INDIRECT: count and tiles
+// computed on the GPU). Push: count, shifts, group_count = tiles, param = spin limit,
 // param2 = forced-skip period, flags (SCAN_EXCLUSIVE, carry slots).
 #extension GL_GOOGLE_include_directive : require
+#define VKPRIM_INDIRECT_BINDING 4
 #include "common/config.glsl"
 #include "common/scan_io.glsl"
 #include "common/scan_tile.glsl"
@@ -152,8 +154,9 @@ uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout ui
 }
 
 void main() {
+  vk_scan_begin();
   const uint tid = gl_LocalInvocationIndex;
-  if (vk_workgroup_index() >= pc.group_count) return;
+  if (vk_workgroup_index() >= vk_scan_group_count) return;
   if (tid == 0u) sh_set(W_TILE, vk_ticket());
   barrier();
   const uint tile = sh_get(W_TILE);
@@ -258,5 +261,5 @@ void main() {
     vk_tile_store(first + k * WG_SIZE, y);
     run = plain ? row_totals[k / ROW_N][k % ROW_N] : vk_op(run, row_totals[k / ROW_N][k % ROW_N]);
   }
-  if (tid == 0u && tile == pc.group_count - 1u && vk_scan_flag(SCAN_CARRY_OUT_SLOT)) vk_scan_write_carry_out(run);
+  if (tid == 0u && tile == vk_scan_group_count - 1u && vk_scan_flag(SCAN_CARRY_OUT_SLOT)) vk_scan_write_carry_out(run);
 }

@@ -12,8 +12,9 @@
 #include "common/workgroup.glsl"
 
 void main() {
+  vk_scan_begin();
   const uint group = vk_workgroup_index();
-  if (group >= pc.group_count) return;
+  if (group >= vk_scan_group_count) return;
   const uint first = vk_tile_first_vector(group);
   VEC_T loaded[ITEMS];
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) loaded[k] = vk_tile_load(first + k * WG_SIZE);

@@ -17,9 +17,10 @@
 #include "common/workgroup_scan.glsl"
 
 void main() {
+  vk_scan_begin();
   const uint group = vk_workgroup_index();
-  if (group >= pc.group_count) return;
-  const uint tile = pc.group_count - 1u - group;
+  if (group >= vk_scan_group_count) return;
+  const uint tile = vk_scan_group_count - 1u - group;
   const uint first = vk_tile_first_vector(tile);
   VEC_T scanned[ITEMS];
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_tile_load(first + k * WG_SIZE);
