@@ -91,7 +91,8 @@ enum : uint32_t {
   kCarryTwoLevel = 1024u,
   kIndirect = 2048u,
 };
-constexpr uint32_t kChainedBindings = 5;  // binding 4: the record_indirect region
+constexpr uint32_t kEntryShift = 24;  // SCAN_ENTRY_SHIFT: the indirect entry in the flags' top byte
+constexpr uint32_t kIndirectBindings = 5;  // binding 4: the record_indirect region
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 uint32_t ceil_log2(uint64_t n) {
@@ -211,11 +212,11 @@ class PassBuilder {
     pass.buffers[3] = p_.carry_bytes
                           ? BoundBuffer{scratch_.buffer, scratch_.offset + p_.carry_offset, p_.carry_bytes}
                           : bind_elements(c_, output_, 0, 1, p_.elem).bound;
-    // The chained kernel's indirect region: statically used, read only when recorded indirectly.
+    // Binding 4 of the kernels record_indirect uses: statically used, read only when recorded indirectly.
     if (kernel->desc.bindings > 4) pass.buffers[4] = indirect_ ? indirect_region_ : bin.bound;
     if (indirect_) {
-      flags |= kIndirect;
-      pass.indirect_entry = 0;
+      flags |= kIndirect | (uint32_t(entry_) << kEntryShift);
+      pass.indirect_entry = entry_;
       pass.indirect_region = indirect_region_;
     }
     if (bin.shift % vec == 0) flags |= kInVectors;
@@ -315,6 +316,9 @@ class PassBuilder {
 
   void reduce_then_scan(const Span& in, const Span& out, uint32_t wf) {
     const uint64_t tiles = ceil_div(in.count, p_.tile_elements);
+    // Recorded indirectly, the structure is max_count's: entry 0 = the tiles, entry 1 = the blocks of
+    // tile sums, entry 2 = the top block (record_indirect refuses deeper structures).
+    entry_ = 0;
     if (tiles == 1) {
       pass(p_.tile_scan, "reduce_then_scan tile scan", 1, in, out, dummy(), in.count, 0, 0, kind_flag() | wf);
       return;
@@ -325,18 +329,23 @@ class PassBuilder {
     const uint64_t blocks = ceil_div(tiles, block);
     if (blocks > 1 && blocks <= block) {
       const Span block_sums = region(1, blocks);
+      entry_ = 1;
       pass(p_.block, "block scan", blocks, sums, sums, block_sums, tiles, block, 0, kExclusive | kWriteSums);
+      entry_ = 2;
       pass(p_.block, "block scan (top)", 1, block_sums, block_sums, dummy(), blocks, block, 0, kExclusive | wf);
       // One binding over both levels: the tile's prefix at element g, its block's carry at level2 + g / block.
       const uint64_t level2 = (p_.region_offset[1] - p_.region_offset[0]) / p_.elem;
       const Span both{{scratch_.buffer, scratch_.offset + p_.region_offset[0], level2 * p_.elem + p_.region_bytes[1]},
                       0, level2 + blocks};
       const auto bound = bind_elements(c_, both.range, 0, both.count, p_.elem);
+      entry_ = 0;
       pass(p_.tile_scan, "reduce_then_scan tile scan", tiles, in, out, both, in.count, block, bound.shift + level2,
            kind_flag() | kCarryFromAux | kCarryTwoLevel);
       return;
     }
+    entry_ = 1;
     blocked_levels(sums, sums, kExclusive, 1, wf);
+    entry_ = 0;
     pass(p_.tile_scan, "reduce_then_scan tile scan", tiles, in, out, sums, in.count, 0, 0,
          kind_flag() | kCarryFromAux);
   }
@@ -348,6 +357,7 @@ class PassBuilder {
   std::string window_;
   bool indirect_ = false;
   BoundBuffer indirect_region_{};
+  int32_t entry_ = 0;  // indirect entry of the next pass
 };
 
 }  // namespace
@@ -467,7 +477,10 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     kd.kernel = name;
     kd.workgroup_size = wg;
     kd.items = items;
-    kd.bindings = std::strncmp(name, "scan/chained", 12) == 0 ? detail::kChainedBindings : detail::kScanBindings;
+    const bool indirect_capable = std::strncmp(name, "scan/chained", 12) == 0 ||
+                                  std::strncmp(name, "scan/reduce_then_scan", 21) == 0 ||
+                                  std::strcmp(name, "scan/subgroup_block") == 0;
+    kd.bindings = indirect_capable ? detail::kIndirectBindings : detail::kScanBindings;
     kd.push_bytes = detail::kScanPushBytes;
     kd.uses_subgroups = uses_subgroups;
     auto variant = detail::variant_name(c, desc.type, desc.op, uses_subgroups);
@@ -587,7 +600,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   }
   plan->indirect_offset = offset;
   offset += align_up(detail::kIndirectRegionBytes);
-  if (chained) {
+  if (chained || plan->algorithm == ScanAlgorithm::reduce_then_scan) {
     auto args = detail::indirect_args_kernel(c);
     if (!args) return std::move(args).error();
     plan->args_kernel = args.value();
@@ -634,8 +647,8 @@ Result<void> Scan::record_indirect(VkCommandBuffer cmd, const BufferRange& input
   detail::ContextImpl& c = *p.context;
   if (!p.args_kernel)
     return make_error(Status::unsupported, "Scan::record_indirect: ", to_string(p.algorithm),
-                      " sizes its passes from the count on the CPU; chained_lookback and chained_fallback (automatic "
-                      "where the Vulkan memory model is enabled) take the count from the GPU");
+                      " sizes its passes from the count on the CPU; chained_lookback, chained_fallback and "
+                      "reduce_then_scan (the algorithms automatic picks) take the count from the GPU");
   const uint64_t max_count = p.desc.max_count;
   const uint64_t max_tiles = detail::ceil_div(max_count, p.tile_elements);
   if (auto ok = detail::check_indirect_limits(c, max_count, p.window, max_tiles, "Scan"); !ok) return ok;
@@ -656,20 +669,32 @@ Result<void> Scan::record_indirect(VkCommandBuffer cmd, const BufferRange& input
     return make_error(Status::invalid_argument, "Scan::record_indirect: the count buffer overlaps scratch or output");
 
   const detail::BoundBuffer region{scratch.buffer, scratch.offset + p.indirect_offset, detail::kIndirectRegionBytes};
-  const std::vector<detail::IndirectEntry> entries = {{uint32_t(p.tile_elements), 0, 0, 0}};
+  std::vector<detail::IndirectEntry> entries = {{uint32_t(p.tile_elements), 0, 0, 0}};
+  if (p.algorithm == ScanAlgorithm::reduce_then_scan) {
+    // Tile sums scanned in at most two block levels: entry 1 = blocks of tile sums, entry 2 = the top.
+    const uint64_t blocks = detail::ceil_div(max_tiles, p.block_elements);
+    if (blocks > p.block_elements)
+      return make_error(Status::unsupported, "Scan::record_indirect: reduce_then_scan of max_count ", max_count,
+                        " needs more than two levels of tile sums; at most ", p.tile_elements * p.block_elements *
+                        p.block_elements, " elements are supported indirectly");
+    entries.push_back({uint32_t(p.block_elements), 0, 0, 1});
+    entries.push_back({uint32_t(p.block_elements), 0, 0, 2});
+  }
   std::vector<detail::Pass> passes;
   passes.push_back(detail::make_indirect_args_pass(c, p.args_kernel, count_buffer, region, max_count, entries));
   detail::PassBuilder builder(p, input, output, scratch, passes);
   builder.set_indirect(region);
   builder.scan(max_count);
-  // The tile state is cleared before the args pass, so the barrier after that pass (which covers the
-  // indirect-command read) also orders the clear before the scan.
+  // A chained scan's tile state is cleared before the args pass, so the barrier after that pass (which
+  // covers the indirect-command read) also orders the clear before the scan.
   detail::Pass& args = passes.front();
   detail::Pass& scan = passes.back();
-  args.fill_before = true;
-  args.fill = scan.fill;
-  args.fill_word = scan.fill_word;
-  scan.fill_before = false;
+  if (scan.fill_before) {
+    args.fill_before = true;
+    args.fill = scan.fill;
+    args.fill_word = scan.fill_word;
+    scan.fill_before = false;
+  }
   return detail::record_passes(c, *p.descriptors, cmd, passes);
 }
 

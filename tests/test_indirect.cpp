@@ -66,28 +66,24 @@ TEST_CASE("grid_stride reduce recorded indirectly reduces exactly the GPU count,
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("chained scans recorded indirectly write exactly the GPU count of outputs, clamped to max_count",
-          "[indirect][scan]") {
+// reduce_then_scan's structure follows max_count: one tile, one block of tile sums, and two block levels.
+namespace {
+
+void check_scan_indirect(ScanAlgorithm algorithm, uint32_t max_count, std::mt19937_64& rng) {
   Device& dev = test::device();
-  if (!dev.context().capabilities().has(feature_memory_model)) {
-    WARN("no Vulkan memory model: chained scans are unsupported here");
-    return;
-  }
-  VKPRIM_TEST_RNG(rng);
-  constexpr uint32_t kMax = (1u << 16) + 5;
   for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-    Scan plan = test::make_scan(dev.context(), ScanDesc{DataType::u32, Op::add, kind, kMax,
-                                                        ScanAlgorithm::chained_fallback});
-    const auto data = test::random_values<uint32_t>(kMax, rng);
-    Buffer input = test::make_buffer(dev, kMax * 4);
-    Buffer output = test::make_buffer(dev, (kMax + 8) * 4);
+    Scan plan = test::make_scan(dev.context(), ScanDesc{DataType::u32, Op::add, kind, max_count, algorithm});
+    const auto data = test::random_values<uint32_t>(max_count, rng);
+    Buffer input = test::make_buffer(dev, uint64_t(max_count) * 4);
+    Buffer output = test::make_buffer(dev, (uint64_t(max_count) + 8) * 4);
     Buffer count = test::make_buffer(dev, 16);
     Buffer scratch = test::make_scratch(dev, plan);
     test::upload(dev, input, data);
-    auto counts = indirect_counts(kMax, rng);
-    counts.push_back(kMax + 77);
+    std::vector<uint32_t> counts = {0, 1, 2, 9, max_count - 1, max_count, max_count + 77};
+    for (uint32_t c : indirect_counts(max_count, rng))
+      if (c <= max_count) counts.push_back(c);
     for (uint32_t n : counts) {
-      INFO(to_string(kind) << " GPU count " << n);
+      INFO(to_string(algorithm) << " " << to_string(kind) << " max_count " << max_count << " GPU count " << n);
       upload_count(dev, count, n, 0);
       test::poison(dev, output);
       Result<void> recorded;
@@ -97,8 +93,8 @@ TEST_CASE("chained scans recorded indirectly write exactly the GPU count of outp
       INFO("record_indirect: " << recorded.message() << " submit: " << submitted.message());
       REQUIRE(recorded.ok());
       REQUIRE(submitted.ok());
-      const uint32_t used = std::min(n, kMax);
-      const auto got = test::download<uint32_t>(dev, output, kMax + 8);
+      const uint32_t used = std::min(n, max_count);
+      const auto got = test::download<uint32_t>(dev, output, uint64_t(max_count) + 8);
       std::string why;
       const size_t bad = host::first_scan_mismatch(Op::add, kind, data.data(), got.data(), used, 1, why);
       INFO(why);
@@ -110,6 +106,26 @@ TEST_CASE("chained scans recorded indirectly write exactly the GPU count of outp
     }
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+}  // namespace
+
+TEST_CASE("chained scans recorded indirectly write exactly the GPU count of outputs, clamped to max_count",
+          "[indirect][scan]") {
+  if (!test::device().context().capabilities().has(feature_memory_model)) {
+    WARN("no Vulkan memory model: chained scans are unsupported here");
+    return;
+  }
+  VKPRIM_TEST_RNG(rng);
+  check_scan_indirect(ScanAlgorithm::chained_fallback, (1u << 16) + 5, rng);
+}
+
+TEST_CASE("reduce_then_scan recorded indirectly matches the CPU for one tile, one block and two block levels",
+          "[indirect][scan]") {
+  VKPRIM_TEST_RNG(rng);
+  // u32 tiles are 128 x 4 x 4 = 2048 elements; a block holds 512 tile sums.
+  for (uint32_t max_count : {1000u, (1u << 16) + 5, (1u << 20) + (1u << 12) + 3})
+    check_scan_indirect(ScanAlgorithm::reduce_then_scan, max_count, rng);
 }
 
 TEST_CASE("a count written by the GPU in the same command buffer drives reduce and scan with no read-back",

@@ -105,11 +105,12 @@ class Scan {
                       const BufferRange& scratch) const;
 
   // As record, with the count read on the GPU: a u32 at count_buffer.offset (4-byte aligned), clamped to
-  // max_count; the tile count is computed on the GPU and the scan issued with vkCmdDispatchIndirect, so no
+  // max_count; tile and block counts are computed on the GPU and issued with vkCmdDispatchIndirect, so no
   // CPU read-back is needed. input and output must hold max_count elements (only count are touched); count
   // 0 writes nothing. Before: the caller makes the count's writes visible to compute-shader reads too.
-  // unsupported: algorithms other than chained_lookback / chained_fallback (the others size their passes
-  // on the CPU), or max_count past one storage-buffer window (maxStorageBufferRange) or 2^32-1.
+  // unsupported: algorithms other than chained_lookback, chained_fallback and reduce_then_scan (the others
+  // size their passes on the CPU), max_count past one storage-buffer window (maxStorageBufferRange) or
+  // 2^32-1, or (reduce_then_scan) past 2^29 32-bit elements (two levels of tile sums).
   Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
                                const BufferRange& count_buffer, const BufferRange& scratch) const;
 

@@ -36,8 +36,10 @@ layout(push_constant) uniform ScanConstants {
 #define SCAN_LAST 512u           // kernel-specific: last pass of a sequence (writes the output)
 #define SCAN_CARRY_TWO_LEVEL 1024u  // with SCAN_CARRY_FROM_AUX: the carry-in of g is
                                     // op(aux[param2 + g / param], aux[g]) (block-local prefix + block carry)
-#define SCAN_INDIRECT 2048u      // record_indirect: count and group count are indirect entry 0's (kernels
-                                 // that define VKPRIM_INDIRECT_BINDING, common/indirect.glsl)
+#define SCAN_INDIRECT 2048u      // record_indirect: count and group count are indirect entry
+                                 // pc.flags >> SCAN_ENTRY_SHIFT's (kernels that define
+                                 // VKPRIM_INDIRECT_BINDING, common/indirect.glsl)
+#define SCAN_ENTRY_SHIFT 24u
 
 layout(set = 0, binding = 0, std430) readonly buffer ScanInValues { VALUE_T in_values[]; };
 layout(set = 0, binding = 0, std430) readonly buffer ScanInVectors { VEC_T in_vectors[]; };
@@ -59,8 +61,8 @@ uint vk_scan_group_count;
 void vk_scan_begin() {
 #if defined(VKPRIM_INDIRECT_BINDING)
   if (vk_scan_flag(SCAN_INDIRECT)) {
-    vk_scan_elements = vk_indirect_count(0u);
-    vk_scan_group_count = vk_indirect_groups(0u);
+    vk_scan_elements = vk_indirect_count(pc.flags >> SCAN_ENTRY_SHIFT);
+    vk_scan_group_count = vk_indirect_groups(pc.flags >> SCAN_ENTRY_SHIFT);
     return;
   }
 #endif

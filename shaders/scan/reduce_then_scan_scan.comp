@@ -11,6 +11,7 @@
 // Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS (>= 1).
 // Bindings: common/scan_io.glsl.
 #extension GL_GOOGLE_include_directive : require
+#define VKPRIM_INDIRECT_BINDING 4  // the record_indirect region (SCAN_INDIRECT)
 #include "common/config.glsl"
 #include "common/scan_io.glsl"
 #include "common/scan_tile.glsl"

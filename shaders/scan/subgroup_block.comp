@@ -8,19 +8,21 @@
 // Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS (1..4).
 // Bindings: common/scan_io.glsl.
 #extension GL_GOOGLE_include_directive : require
+#define VKPRIM_INDIRECT_BINDING 4  // the record_indirect region (SCAN_INDIRECT)
 #include "common/config.glsl"
 #include "common/scan_io.glsl"
 #include "common/workgroup_scan.glsl"
 
 void main() {
+  vk_scan_begin();
   const uint group = vk_workgroup_index();
-  if (group >= pc.group_count) return;
+  if (group >= vk_scan_group_count) return;
   const uint tid = gl_LocalInvocationIndex;
   const uint base = group * (WG_SIZE * ITEMS);
   ROW_T x = vk_row_identity();
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     const uint i = base + k * WG_SIZE + tid;
-    if (i < pc.count) x[k] = in_values[pc.in_offset + i];
+    if (i < vk_scan_elements) x[k] = in_values[pc.in_offset + i];
   }
   ROW_T totals;
   const ROW_T prefix = vk_workgroup_exclusive_scan(x, totals);
@@ -32,7 +34,7 @@ void main() {
     const uint i = base + k * WG_SIZE + tid;
     const VALUE_T local_prefix = k == 0u ? prefix[k] : vk_op(block_total, prefix[k]);
     const VALUE_T y = exclusive ? local_prefix : vk_op(local_prefix, x[k]);
-    if (i < pc.count) out_values[pc.out_offset + i] = vk_scan_add_carry(has_carry, carry, y);
+    if (i < vk_scan_elements) out_values[pc.out_offset + i] = vk_scan_add_carry(has_carry, carry, y);
     block_total = k == 0u ? totals[k] : vk_op(block_total, totals[k]);
   }
   if (tid == 0u) {
