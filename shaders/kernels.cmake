@@ -36,6 +36,45 @@ vkprim_add_kernel(scan/chained_lookback64 scan/chained.comp TYPES u32 i32 f32 OP
 vkprim_add_kernel(scan/chained_fallback64 scan/chained.comp TYPES u32 i32 f32 OPS ${VKPRIM_ALL_OPS}
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1 VKPRIM_FALLBACK=1)
 
+# Stream compaction (shaders/select, src/select.cpp): the predicate is a push constant, so the variants
+# are the element type (the op axis is unused: add). Chained single pass (Vulkan memory model: vulkan1.2;
+# state in 16-bit parts, or one 64-bit word with shaderBufferInt64Atomics), the portable
+# count/scan/scatter passes, and Partition's copy of the rejected elements (by element width only).
+vkprim_add_kernel(select/chained select/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPS add
+                  NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2)
+vkprim_add_kernel(select/chained64 select/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPS add
+                  NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1)
+foreach(phase tile_count scatter)
+  vkprim_add_kernel(select/${phase} select/${phase}.comp TYPES ${VKPRIM_ALL_TYPES} OPS add NO_SUBGROUP_VARIANT)
+endforeach()
+vkprim_add_kernel(select/scan_counts select/scan_counts.comp TYPES u32 OPS add NO_SUBGROUP_VARIANT)
+vkprim_add_kernel(select/copy_rejected select/copy_rejected.comp TYPES u32 u64 OPS add)
+
+# Radix sort (shaders/sort, src/sort.cpp): keys travel as raw bits, so variants are the key width and the
+# payload width (kernel suffix _k32/_k64, then _v32/_v64 for pairs); the key transform is a push constant.
+# Onesweep digit passes run under the Vulkan memory model (vulkan1.2).
+foreach(kw 32 64)
+  set(key_defines "")
+  if(kw EQUAL 64)
+    set(key_defines VKPRIM_KEY64=1)
+  endif()
+  vkprim_add_kernel(sort/histogram_k${kw} sort/histogram.comp DEFINES ${key_defines})
+  vkprim_add_kernel(sort/upsweep_k${kw} sort/upsweep.comp DEFINES ${key_defines})
+  foreach(vw 0 32 64)
+    set(suffix k${kw})
+    if(NOT vw EQUAL 0)
+      set(suffix k${kw}_v${vw})
+    endif()
+    math(EXPR value_words "${vw} / 32")
+    set(defines ${key_defines} VKPRIM_VALUE_WORDS=${value_words})
+    vkprim_add_kernel(sort/onesweep_${suffix} sort/onesweep.comp NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2
+                      DEFINES ${defines})
+    vkprim_add_kernel(sort/downsweep_${suffix} sort/downsweep.comp NO_SUBGROUP_VARIANT DEFINES ${defines})
+    vkprim_add_kernel(sort/copy_${suffix} sort/copy.comp DEFINES ${defines})
+  endforeach()
+endforeach()
+vkprim_add_kernel(sort/scan sort/scan.comp NO_SUBGROUP_VARIANT)
+
 # Test-only kernels: the tile-state litmus test.
 vkprim_add_kernel(test/litmus test/litmus.comp TYPES u32 u64 OPS add TARGET_ENV vulkan1.2)
 vkprim_add_kernel(test/litmus64 test/litmus.comp TYPES u32 OPS add TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1)

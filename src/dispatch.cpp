@@ -119,9 +119,11 @@ Result<void> record_passes(ContextImpl& c, DescriptorCache& cache, VkCommandBuff
       c.vk.vkCmdDispatch(cmd, sizes[i].x, sizes[i].y, sizes[i].z);
     if (c.debug_labels) c.vki.vkCmdEndDebugUtilsLabelEXT(cmd);
     if (i + 1 < passes.size()) {
+      // After the args pass both barriers may be needed: its arguments feed indirect dispatches, and the
+      // next pass may clear scratch first.
+      if (p.writes_indirect_args) compute_to_indirect_barrier(c, cmd);
       if (passes[i + 1].fill_before) compute_to_fill_barrier(c, cmd);
-      else if (p.writes_indirect_args) compute_to_indirect_barrier(c, cmd);
-      else compute_to_compute_barrier(c, cmd);
+      else if (!p.writes_indirect_args) compute_to_compute_barrier(c, cmd);
     }
   }
   return {};

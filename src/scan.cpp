@@ -376,7 +376,7 @@ ScanAlgorithm Scan::algorithm() const { return plan_->algorithm; }
 
 ScratchRequirements Scan::scratch_requirements() const {
   return {plan_->scratch_bytes, plan_->scratch_align,
-          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
+          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
 }
 
 uint32_t Scan::dispatch_count(uint64_t count) const {

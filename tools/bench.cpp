@@ -12,6 +12,8 @@
 #include "commands.hpp"
 #include "host_reference.hpp"
 #include "scan_commands.hpp"
+#include "select_commands.hpp"
+#include "sort_commands.hpp"
 #include "vkprim/reduce.hpp"
 
 namespace vkprim::tools {
@@ -161,6 +163,8 @@ void print_rows(const std::vector<Row>& rows) {
 
 int run_bench(std::vector<std::string> args) {
   if (!args.empty() && args[0] == "scan") return run_bench_scan({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "select") return run_bench_select({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "sort") return run_bench_sort({args.begin() + 1, args.end()});
   if (args.empty() || args[0] != "reduce") {
     std::fprintf(stderr, "usage: vkprim bench reduce [options] (see vkprim --help)\n");
     return 2;

@@ -5,6 +5,8 @@
 #include "commands.hpp"
 #include "host_reference.hpp"
 #include "scan_commands.hpp"
+#include "select_commands.hpp"
+#include "sort_commands.hpp"
 #include "vkprim/reduce.hpp"
 
 namespace vkprim::tools {
@@ -98,6 +100,8 @@ int run_verify(std::vector<std::string> args) {
   }
   std::printf("reduce: %d passed, %d failed%s\n", passed, failed, skipped ? " (64-bit types unsupported: skipped)" : "");
   failed += verify_scan(*device, rng);
+  failed += verify_select(*device, rng);
+  failed += verify_sort(*device, rng);
   return failed ? 1 : 0;
 }
 

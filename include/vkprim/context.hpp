@@ -63,7 +63,9 @@ struct ContextOptions {
   uint32_t fallback_spin_limit = 64;     // chained scans: not-ready polls before a tile falls back
   uint32_t debug_skip_publication_period = 0;  // tests: every k-th chained-scan tile (not tile 0) publishes
                                                // nothing under chained_fallback (successors must reduce it)
-                                               // and only its inclusive prefix under chained_lookback
+                                               // and only its inclusive prefix under chained_lookback;
+                                               // the same for onesweep sort tiles (per digit pass) and
+                                               // fallback_spin_limit bounds its look-back polls too
   uint32_t mask_features = 0;            // Feature bits to treat as absent
   uint32_t max_workgroups_per_dimension = 0;  // 0 = device limit; lower it to test y/z spill
   VkDeviceSize max_storage_buffer_range = 0;  // 0 = device limit; lower it to test windowing

@@ -82,8 +82,9 @@ class Scan {
 
   const ScanDesc& desc() const;
   ScanAlgorithm algorithm() const;   // the resolved algorithm (never automatic)
-  // Scratch for any count <= max_count, for record and record_indirect: usage STORAGE_BUFFER and
-  // INDIRECT_BUFFER, alignment minStorageBufferOffsetAlignment
+  // Scratch for any count <= max_count, for record and record_indirect: usage STORAGE_BUFFER |
+  // TRANSFER_DST (chained scans clear their tile state with vkCmdFillBuffer) | INDIRECT_BUFFER, alignment
+  // minStorageBufferOffsetAlignment
   // (at least 16). Never 0: every plan keeps at least its level sums or working arrays there.
   ScratchRequirements scratch_requirements() const;
   // Number of dispatches record() issues for `count` (passes x windows); 0 for count 0.

@@ -6,4 +6,6 @@
 #include "vkprim/reduce.hpp"
 #include "vkprim/result.hpp"
 #include "vkprim/scan.hpp"
+#include "vkprim/select.hpp"
+#include "vkprim/sort.hpp"
 #include "vkprim/types.hpp"

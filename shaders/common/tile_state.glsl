@@ -10,7 +10,8 @@
 //   the same code in the same order), so parts written by different writers still agree.
 // Atomics follow the Vulkan memory model: queue-family scope, buffer storage semantics, semantics below.
 // Requires common/types.glsl. Provides vk_state_publish(tile, flag, value), vk_state_read(tile, out value)
-// (returns the flag), vk_stat_add(counter, n), vk_stat_max(counter, n), vk_ticket().
+// (value: STATE_VALUE_T, VALUE_T unless VKPRIM_STATE_U32; returns the flag), vk_stat_add(counter, n),
+// vk_stat_max(counter, n), vk_ticket().
 #ifndef VKPRIM_TILE_STATE_GLSL
 #define VKPRIM_TILE_STATE_GLSL
 
@@ -53,8 +54,17 @@ void vk_stat_max(uint counter, uint n) {
   atomicMax(state_words[counter], n, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
-// Value <-> bits.
-#if defined(VKPRIM_INT64) || defined(VKPRIM_TYPE_F64)
+// Value <-> bits. VKPRIM_STATE_U32: the state carries a u32 whatever VALUE_T is (stream compaction's
+// selected counts, shaders/select/chained.comp).
+#if defined(VKPRIM_STATE_U32)
+#define STATE_VALUE_T uint
+#define VALUE_BITS_T uint
+VALUE_BITS_T vk_value_bits(uint v) { return v; }
+uint vk_bits_value(VALUE_BITS_T b) { return b; }
+#define STATE_PARTS 2u
+uint vk_bits_part(VALUE_BITS_T b, uint k) { return (b >> (16u * k)) & 0xFFFFu; }
+VALUE_BITS_T vk_bits_from_parts(uint p0, uint p1, uint p2, uint p3) { return p0 | (p1 << 16u); }
+#elif defined(VKPRIM_INT64) || defined(VKPRIM_TYPE_F64)
 #define VALUE_BITS_T uvec2
 VALUE_BITS_T vk_value_bits(VALUE_T v) {
 #if defined(VKPRIM_TYPE_U64)
@@ -100,29 +110,33 @@ uint vk_bits_part(VALUE_BITS_T b, uint k) { return (b >> (16u * k)) & 0xFFFFu; }
 VALUE_BITS_T vk_bits_from_parts(uint p0, uint p1, uint p2, uint p3) { return p0 | (p1 << 16u); }
 #endif
 
+#ifndef STATE_VALUE_T
+#define STATE_VALUE_T VALUE_T
+#endif
+
 #if defined(VKPRIM_STATE64)
 layout(set = 0, binding = 2, std430) buffer TileStateWords64 { uint64_t state_words64[]; };
 
-void vk_state_publish(uint tile, uint flag, VALUE_T value) {
+void vk_state_publish(uint tile, uint flag, STATE_VALUE_T value) {
   const uint64_t word = (uint64_t(flag) << 32) | uint64_t(vk_value_bits(value));
   atomicMax(state_words64[STATE_HEADER_WORDS / 2u + tile], word, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
             STATE_PUBLISH_SEMANTICS);
 }
-uint vk_state_read(uint tile, out VALUE_T value) {
+uint vk_state_read(uint tile, out STATE_VALUE_T value) {
   const uint64_t word = atomicLoad(state_words64[STATE_HEADER_WORDS / 2u + tile], gl_ScopeQueueFamily,
                                    gl_StorageSemanticsBuffer, STATE_READ_SEMANTICS);
   value = vk_bits_value(uint(word & 0xFFFFFFFFul));
   return uint(word >> 32);
 }
 #else
-void vk_state_publish(uint tile, uint flag, VALUE_T value) {
+void vk_state_publish(uint tile, uint flag, STATE_VALUE_T value) {
   const VALUE_BITS_T bits = vk_value_bits(value);
   const uint base = STATE_HEADER_WORDS + tile * STATE_PARTS;
   [[unroll]] for (uint k = 0u; k < STATE_PARTS; ++k)
     atomicMax(state_words[base + k], (flag << 16u) | vk_bits_part(bits, k), gl_ScopeQueueFamily,
               gl_StorageSemanticsBuffer, STATE_PUBLISH_SEMANTICS);
 }
-uint vk_state_read(uint tile, out VALUE_T value) {
+uint vk_state_read(uint tile, out STATE_VALUE_T value) {
   const uint base = STATE_HEADER_WORDS + tile * STATE_PARTS;
   uint parts[4] = uint[4](0u, 0u, 0u, 0u);
   uint flag = 0xFFFFFFFFu;

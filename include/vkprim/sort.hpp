@@ -1,0 +1,116 @@
+// vkprim/sort.hpp — stable LSD radix sort of keys (and key-value pairs), in place.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vkprim/context.hpp"
+#include "vkprim/result.hpp"
+#include "vkprim/types.hpp"
+
+namespace vkprim {
+
+// Key order. Keys are compared through an order-preserving transform of their bits: unsigned as is,
+// signed integers with the sign bit flipped, floats with every bit flipped when the sign is set and only
+// the sign bit otherwise. Ascending float order is therefore
+//   -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN
+// (-0.0 sorts before +0.0; NaNs go to the ends by their sign bit, ordered by payload). descending is the
+// exact reverse key order; both are stable (equal keys keep their input order).
+enum class SortOrder { ascending, descending };
+const char* to_string(SortOrder order);
+bool parse(const char* name, SortOrder& out);
+
+// Both are least-significant-digit radix sorts with 8-bit digits, one stable counting pass per digit:
+//   onesweep          Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs"
+//                     (2022): one upfront pass histograms every digit at once, then ONE chained pass per
+//                     digit (tiles rank their keys, publish per-digit counts and look back over
+//                     predecessors), with the decoupled fallback of Smith, Levien & Owens (SPAA 2025), so it
+//                     terminates without forward progress between workgroups. Needs vulkanMemoryModel +
+//                     vulkanMemoryModelDeviceScope (device_requirements() lists them).
+//   reduce_then_scan  portable: per digit an upsweep (digit counts per workgroup), a scan of the digit x
+//                     workgroup table and a downsweep (stable rank + scatter). Three dispatches per digit.
+// automatic = onesweep where the memory model is enabled, else reduce_then_scan.
+enum class SortAlgorithm { automatic, onesweep, reduce_then_scan };
+const char* to_string(SortAlgorithm algorithm);
+bool parse(const char* name, SortAlgorithm& out);
+
+struct SortDesc {
+  DataType key_type = DataType::u32;  // u32 i32 f32; u64 i64 f64 where the device has shaderInt64
+  uint32_t value_size = 0;            // 0 = keys only; 4 or 8 = a payload of that many bytes moved as bits
+  SortOrder order = SortOrder::ascending;
+  uint64_t max_count = 0;
+  // Sort on bits [begin_bit, end_bit) of the transformed key (end_bit 0 = every key bit); keys equal on
+  // those bits keep their input order. One digit pass per 8 bits (the last may be narrower).
+  uint32_t begin_bit = 0, end_bit = 0;
+  SortAlgorithm algorithm = SortAlgorithm::automatic;
+  // Tuning overrides for benchmarking (0 = the tuned default): a tile is workgroup_size (a power of two,
+  // 256..1024) x items_per_thread (1..32) keys.
+  uint32_t workgroup_size = 0, items_per_thread = 0;
+};
+
+namespace detail { struct SortPlan; }
+
+// A plan: create once (builds every pipeline it needs), record many times, into many command buffers,
+// from several threads.
+// Limits: max_count < 2^30 (onesweep's tile state packs a 30-bit count with its flag; the same limit is
+// kept for both algorithms), and max_count keys (and values) must fit one storage-buffer binding
+// (maxStorageBufferRange; lavapipe: 128 MiB = 2^25 u32 keys): larger counts are refused (unsupported)
+// rather than sorted window by window.
+class RadixSort {
+ public:
+  // invalid_argument: max_count 0 or >= 2^30, begin_bit/end_bit outside the key or begin >= end,
+  // value_size not 0/4/8, unknown enums, bad tuning overrides. unsupported: 64-bit keys without
+  // shaderInt64; onesweep without the Vulkan memory model; keys or values past one binding's range; a tile
+  // that needs more shared memory than the device has.
+  static Result<RadixSort> create(Context& context, const SortDesc& desc);
+  RadixSort(RadixSort&&) noexcept;
+  RadixSort& operator=(RadixSort&&) noexcept;
+  ~RadixSort();
+
+  const SortDesc& desc() const;
+  SortAlgorithm algorithm() const;  // the resolved algorithm (never automatic)
+  // Scratch for any count <= max_count, for record and record_indirect: usage STORAGE_BUFFER |
+  // TRANSFER_DST (cleared with vkCmdFillBuffer) | INDIRECT_BUFFER, alignment max(16, minStorageBufferOffsetAlignment).
+  // It holds the ping-pong copy of the keys (and values), the digit histograms or table and onesweep's
+  // tile state (two regions of 256 words per tile).
+  ScratchRequirements scratch_requirements() const;
+  // Keys per tile (workgroup_size x items_per_thread as resolved for the device).
+  uint64_t keys_per_tile() const;
+  // Number of digit passes (ceil((end_bit - begin_bit) / 8)). When it is odd the sort ends with a copy
+  // from scratch back to the caller's buffers (an even count ends in place by itself).
+  uint32_t digit_passes() const;
+  // Dispatches record() issues for `count`: 0 for count <= 1 (already sorted).
+  uint32_t dispatch_count(uint64_t count) const;
+  // Onesweep: byte offset within scratch of four u32 counters the last record left, summed over its digit
+  // passes: {tiles, fallbacks taken, look-back steps of digit 0, deepest look-back of digit 0}.
+  VkDeviceSize statistics_offset() const;
+
+  // Sorts keys[0..count) (and values[0..count) with them when value_size != 0) IN PLACE, stably.
+  // keys and values: usage STORAGE_BUFFER, offsets multiples of the key / value size; values is ignored
+  // (may be null) for keys only. keys, values and scratch must not overlap. count <= 1 records nothing.
+  // Before: the caller makes keys/values writes visible to compute-shader reads (and scratch free of
+  // hazards, including transfer writes: onesweep clears a small scratch header with vkCmdFillBuffer).
+  // record places every barrier between its own passes, never submits or waits. After: keys and values
+  // are written by compute shaders; add a barrier (src COMPUTE_SHADER / SHADER_WRITE) before use.
+  // Clobbers the bound compute pipeline, descriptor set 0 and push constants. On error nothing is recorded.
+  Result<void> record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values, uint64_t count,
+                      const BufferRange& scratch) const;
+
+  // As record, with the count read on the GPU from a u32 at count_buffer (usage STORAGE_BUFFER, offset a
+  // multiple of 4, written before record_indirect like the keys), clamped to max_count. Every pass is
+  // recorded (dispatched indirectly), so the dispatch count does not depend on the count.
+  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                               const BufferRange& count_buffer, const BufferRange& scratch) const;
+
+  // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only
+  // when no pending command buffer uses sets recorded by this plan.
+  void release_descriptor_sets() const;
+
+ private:
+  explicit RadixSort(std::unique_ptr<detail::SortPlan> plan);
+  std::unique_ptr<detail::SortPlan> plan_;
+};
+
+}  // namespace vkprim

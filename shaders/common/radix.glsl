@@ -1,0 +1,393 @@
+// Radix sort building blocks shared by shaders/sort/*.comp: bindings and push constants, the
+// order-preserving key transform, digit extraction, warp-striped tile loads, the stable in-tile rank
+// (subgroup-ballot multisplit, or a shared-memory emulation over "virtual subgroups" of 16 invocations),
+// the 256-digit workgroup scan and the scatter of a ranked tile through shared memory.
+//
+// Defines: VKPRIM_KEY64 (keys are two u32 words), VKPRIM_VALUE_WORDS (0 keys only, 1 or 2 words of
+// payload), VKPRIM_NO_SUBGROUPS (the emulation). Specialization: WG_SIZE (>= 256, a multiple of the
+// subgroup size), ITEMS (keys per invocation per tile); a tile is TILE = WG_SIZE * ITEMS keys.
+// Bindings (set 0): 0 keys in, 1 keys out, 2 values in, 3 values out, 4 meta (histograms, digit table,
+// tile state: see src/sort.cpp), 5 the record_indirect region (common/indirect.glsl).
+// Every key travels as raw bits; only its digits are taken from the transformed ("ordered") key, so no
+// inverse transform is needed on store.
+#ifndef VKPRIM_RADIX_GLSL
+#define VKPRIM_RADIX_GLSL
+
+#include "common/config.glsl"
+
+#if !defined(VKPRIM_NO_SUBGROUPS)
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#define RADIX_SG_SIZE gl_SubgroupSize
+#define RADIX_SG_ID gl_SubgroupID
+#define RADIX_SG_LANE gl_SubgroupInvocationID
+// Shared arrays are sized for the smallest subgroup the runtime allows on this path.
+#define RADIX_MIN_SG 8u
+#else
+// Emulation: fixed groups of 16 invocations play the subgroups (ballots become shared-memory reads).
+#define RADIX_SG_SIZE 16u
+#define RADIX_SG_ID (gl_LocalInvocationIndex / 16u)
+#define RADIX_SG_LANE (gl_LocalInvocationIndex % 16u)
+#define RADIX_MIN_SG 16u
+#endif
+
+// Shared-memory atomics: workgroup-scoped where the kernel runs under the Vulkan memory model (onesweep
+// defines SORT_MEMORY_MODEL; there an unscoped atomic would be device scope), plain GLSL ones elsewhere.
+#if defined(SORT_MEMORY_MODEL)
+#extension GL_KHR_memory_scope_semantics : require
+#define SHARED_ATOMIC_ADD(x, v) atomicAdd(x, v, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed)
+#else
+#define SHARED_ATOMIC_ADD(x, v) atomicAdd(x, v)
+#endif
+
+#define RADIX_DIGITS 256u
+#define RADIX_INVALID 256u  // digit of a key slot past the count
+
+#if defined(VKPRIM_KEY64)
+#define KEY_T uvec2
+#define KEY_WORDS 2u
+#else
+#define KEY_T uint
+#define KEY_WORDS 1u
+#endif
+#if !defined(VKPRIM_VALUE_WORDS)
+#define VKPRIM_VALUE_WORDS 0
+#endif
+#if VKPRIM_VALUE_WORDS == 2
+#define VAL_T uvec2
+#else
+#define VAL_T uint
+#endif
+
+layout(push_constant) uniform SortConstants {
+  uint count;         // keys (direct records; indirect ones read it from the region)
+  uint group_count;   // workgroups with work (direct records)
+  uint shifts;        // element shifts within bindings 0..3, 8 bits each: keys in, keys out, values in, values out
+  uint bit;           // first key bit of this pass's digit (histogram: begin_bit)
+  uint end_bit;       // one past the last key bit sorted on
+  uint flags;         // SORT_* bits | pass index << 8 | digit passes << 16 | indirect entry << 24
+  uint param;         // kernel-specific: onesweep spin limit
+  uint param2;        // kernel-specific: onesweep forced-skip period
+  uint state_words;   // onesweep: words of one tile-state region (max tiles * 256)
+  uint groups_entry;  // indirect entry whose workgroup count is the digit table's width (reduce_then_scan)
+  uint pad0;
+  uint pad1;
+} pc;
+
+#define SORT_SIGNED 1u
+#define SORT_FLOAT 2u
+#define SORT_DESCENDING 4u
+#define SORT_INDIRECT 8u
+
+layout(set = 0, binding = 0, std430) readonly buffer KeysIn { KEY_T keys_in[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer KeysOut { KEY_T keys_out[]; };
+#if VKPRIM_VALUE_WORDS > 0
+layout(set = 0, binding = 2, std430) readonly buffer ValuesIn { VAL_T values_in[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer ValuesOut { VAL_T values_out[]; };
+#endif
+layout(set = 0, binding = 4, std430) buffer Meta { uint meta[]; };
+#define VKPRIM_INDIRECT_BINDING 5
+#include "common/indirect.glsl"
+
+// Meta layout (words): header, then the per-pass digit histograms (onesweep), then the kernel's region.
+#define META_HEADER_WORDS 16u
+#define META_TICKET 0u        // 0..7: tile ticket of each onesweep pass
+#define META_STAT_TILES 8u
+#define META_STAT_FALLBACKS 9u
+#define META_STAT_STEPS 10u
+#define META_STAT_DEPTH 11u
+#define META_HIST META_HEADER_WORDS            // 8 passes x 256 digit counts
+#define META_REGION (META_HEADER_WORDS + 8u * RADIX_DIGITS)
+
+const uint TILE = WG_SIZE * ITEMS;
+
+uint sort_pass_index() { return (pc.flags >> 8u) & 0xFFu; }
+uint sort_passes() { return (pc.flags >> 16u) & 0xFFu; }
+bool sort_indirect() { return (pc.flags & SORT_INDIRECT) != 0u; }
+uint sort_count() { return sort_indirect() ? vk_indirect_count(pc.flags >> 24u) : pc.count; }
+uint sort_groups() { return sort_indirect() ? vk_indirect_groups(pc.flags >> 24u) : pc.group_count; }
+uint sort_shift(uint binding) { return (pc.shifts >> (8u * binding)) & 0xFFu; }
+uint sort_tiles(uint n) { return n / TILE + (n % TILE != 0u ? 1u : 0u); }
+
+// Order-preserving transform: unsigned as is, signed with the sign bit flipped, floats with every bit
+// flipped when the sign is set and only the sign otherwise; descending inverts the result.
+KEY_T sort_ordered(KEY_T k) {
+#if defined(VKPRIM_KEY64)
+  const uint hi = k.y;
+#else
+  const uint hi = k;
+#endif
+  uint flip_hi = 0u, flip_lo = 0u;
+  if ((pc.flags & SORT_FLOAT) != 0u) {
+    const bool negative = (hi >> 31u) != 0u;
+    flip_hi = negative ? 0xFFFFFFFFu : 0x80000000u;
+    flip_lo = negative ? 0xFFFFFFFFu : 0u;
+  } else if ((pc.flags & SORT_SIGNED) != 0u) {
+    flip_hi = 0x80000000u;
+  }
+  if ((pc.flags & SORT_DESCENDING) != 0u) {
+    flip_hi = ~flip_hi;
+    flip_lo = ~flip_lo;
+  }
+#if defined(VKPRIM_KEY64)
+  return k ^ uvec2(flip_lo, flip_hi);
+#else
+  return k ^ flip_hi;
+#endif
+}
+
+// The digit of an ordered key at `bit` (up to 8 bits, fewer for the last pass before end_bit).
+uint sort_digit(KEY_T ordered, uint bit) {
+  const uint width = min(8u, pc.end_bit - bit);
+  const uint mask = (1u << width) - 1u;
+#if defined(VKPRIM_KEY64)
+  if (bit >= 32u) return (ordered.y >> (bit - 32u)) & mask;
+  const uint low = ordered.x >> bit;
+  return (bit == 0u ? low : (low | (ordered.y << (32u - bit)))) & mask;
+#else
+  return (ordered >> bit) & mask;
+#endif
+}
+
+// Warp-striped tile layout: subgroup s owns RADIX_SG_SIZE * ITEMS consecutive keys of the tile, item i of
+// lane l is key s * SG * ITEMS + i * SG + l. Loads are coalesced and a subgroup's items are in key order.
+uint sort_striped_index(uint item) {
+  return RADIX_SG_ID * (RADIX_SG_SIZE * ITEMS) + item * RADIX_SG_SIZE + RADIX_SG_LANE;
+}
+
+#if defined(SORT_RANKING) || defined(SORT_WORKGROUP_SCAN)
+#if !defined(VKPRIM_NO_SUBGROUPS)
+shared uint s_sums[WG_SIZE / RADIX_MIN_SG];
+#else
+shared uint s_scan[2u * WG_SIZE];
+shared uint s_lane_digit[WG_SIZE];
+#endif
+
+
+// Workgroup exclusive scan (add) of one u32 per invocation; `total` is the sum over the workgroup.
+// Call from uniform control flow.
+uint sort_workgroup_scan(uint v, out uint total) {
+  const uint tid = gl_LocalInvocationIndex;
+#if !defined(VKPRIM_NO_SUBGROUPS)
+  const uint inclusive = subgroupInclusiveAdd(v);
+  if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u) s_sums[gl_SubgroupID] = inclusive;
+  barrier();
+  uint before = 0u;
+  total = 0u;
+  for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+    const uint x = s_sums[s];
+    before += s < gl_SubgroupID ? x : 0u;
+    total += x;
+  }
+  barrier();
+  return before + inclusive - v;
+#else
+  // Hillis-Steele over two halves of s_scan.
+  uint src = 0u;
+  s_scan[tid] = v;
+  barrier();
+  for (uint d = 1u; d < WG_SIZE; d <<= 1u) {
+    const uint x = s_scan[src * WG_SIZE + tid] + (tid >= d ? s_scan[src * WG_SIZE + tid - d] : 0u);
+    src ^= 1u;
+    s_scan[src * WG_SIZE + tid] = x;
+    barrier();
+  }
+  const uint inclusive = s_scan[src * WG_SIZE + tid];
+  total = s_scan[src * WG_SIZE + WG_SIZE - 1u];
+  barrier();
+  return inclusive - v;
+#endif
+}
+
+#endif  // SORT_RANKING || SORT_WORKGROUP_SCAN
+
+#if defined(SORT_RANKING)
+// ---- Shared memory ----------------------------------------------------------------------------------
+// s_mem holds first the per-subgroup digit counters (two 16-bit counters per word, 128 words per
+// subgroup), then, once ranks are in registers, the tile being scattered (KEY_WORDS or value words per key).
+const uint COUNTER_WORDS = (WG_SIZE / RADIX_MIN_SG) * (RADIX_DIGITS / 2u);
+const uint STAGE_WORDS = TILE * (KEY_WORDS > uint(VKPRIM_VALUE_WORDS) ? KEY_WORDS : uint(VKPRIM_VALUE_WORDS));
+const uint SMEM_WORDS = COUNTER_WORDS > STAGE_WORDS ? COUNTER_WORDS : STAGE_WORDS;
+shared uint s_mem[SMEM_WORDS];
+shared uint s_start[RADIX_DIGITS];   // first in-tile position of each digit
+shared uint s_count[RADIX_DIGITS];   // keys of each digit in the tile
+shared uint s_base[RADIX_DIGITS];    // global position of in-tile position 0 for each digit's keys
+// ---- Stable rank of a tile --------------------------------------------------------------------------
+// Per-invocation tile registers: the raw keys, their digits (RADIX_INVALID past the count) and, after
+// sort_rank_tile, each key's position in the tile sorted stably by digit.
+KEY_T t_key[ITEMS];
+uint t_digit[ITEMS];
+uint t_pos[ITEMS];
+
+// Loads tile `tile` of keys_in (warp-striped) into t_key / t_digit for the digit at `bit`.
+void sort_load_tile(uint tile, uint n, uint bit) {
+  const uint first = tile * TILE;
+  const uint shift = sort_shift(0u);
+  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+    const uint index = first + sort_striped_index(i);
+    const bool valid = index < n;
+#if defined(VKPRIM_KEY64)
+    t_key[i] = valid ? keys_in[shift + index] : uvec2(0u);
+#else
+    t_key[i] = valid ? keys_in[shift + index] : 0u;
+#endif
+    t_digit[i] = valid ? sort_digit(sort_ordered(t_key[i]), bit) : RADIX_INVALID;
+  }
+}
+
+// Ranks the tile in t_digit: fills t_pos, s_count and s_start. Keys of equal digit keep their tile order
+// (subgroup-major, then item, then lane = the striped key order), which makes every pass stable.
+// Multisplit as in Adinets & Merrill's Onesweep / CUB's BlockRadixRankMatch: per item, eight ballots find
+// the lanes sharing a digit; the lowest of them adds their number to the subgroup's 16-bit counter for
+// the digit and shares the old value (subgroupShuffle). A column scan of the counters over subgroups and
+// a scan over digits give every key its position.
+void sort_rank_tile() {
+  const uint tid = gl_LocalInvocationIndex;
+  for (uint w = tid; w < COUNTER_WORDS; w += WG_SIZE) s_mem[w] = 0u;
+  barrier();
+  const uint row = RADIX_SG_ID * (RADIX_DIGITS / 2u);
+  const uint lane = RADIX_SG_LANE;
+  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+    const uint d = t_digit[i];
+    const bool valid = d < RADIX_DIGITS;
+    const uint half_shift = (d & 1u) * 16u;
+#if !defined(VKPRIM_NO_SUBGROUPS)
+    uvec4 peers = subgroupBallot(valid);
+    [[unroll]] for (uint b = 0u; b < 8u; ++b) {
+      const bool set = ((d >> b) & 1u) != 0u;
+      const uvec4 votes = subgroupBallot(set);
+      peers &= set ? votes : ~votes;
+    }
+    const uvec4 below = peers & gl_SubgroupLtMask;
+    const uint before = bitCount(below.x) + bitCount(below.y) + bitCount(below.z) + bitCount(below.w);
+    const uint same = bitCount(peers.x) + bitCount(peers.y) + bitCount(peers.z) + bitCount(peers.w);
+    const uint leader = valid ? subgroupBallotFindLSB(peers) : lane;
+    uint old = 0u;
+    if (valid && before == 0u) old = SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], same << half_shift);
+    old = subgroupShuffle(old, leader);
+    t_pos[i] = ((old >> half_shift) & 0xFFFFu) + before;  // rank within the subgroup, completed below
+#else
+    s_lane_digit[tid] = d;
+    barrier();
+    const uint group_first = tid - lane;
+    uint before = 0u, same = 0u;
+    for (uint j = 0u; j < RADIX_SG_SIZE; ++j) {
+      const bool match = s_lane_digit[group_first + j] == d;
+      same += match ? 1u : 0u;
+      before += (match && j < lane) ? 1u : 0u;
+    }
+    const uint old = valid ? s_mem[row + (d >> 1u)] : 0u;
+    barrier();
+    // One writer per (group, digit), the lowest lane sharing it; an atomic because two digits share a word.
+    if (valid && before == 0u) SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], same << half_shift);
+    t_pos[i] = ((old >> half_shift) & 0xFFFFu) + before;
+#endif
+  }
+  barrier();
+  // Column scan over subgroups: a subgroup's counter becomes the number of keys of that digit in earlier
+  // subgroups (two digits at once; no carry crosses the halves since a tile holds < 65536 keys).
+  const uint subgroups = WG_SIZE / RADIX_SG_SIZE;
+  if (tid < RADIX_DIGITS / 2u) {
+    uint running = 0u;
+    for (uint s = 0u; s < subgroups; ++s) {
+      const uint x = s_mem[s * (RADIX_DIGITS / 2u) + tid];
+      s_mem[s * (RADIX_DIGITS / 2u) + tid] = running;
+      running += x;
+    }
+    s_count[2u * tid] = running & 0xFFFFu;
+    s_count[2u * tid + 1u] = running >> 16u;
+  }
+  barrier();
+  uint total;
+  const uint c = tid < RADIX_DIGITS ? s_count[tid] : 0u;
+  const uint start = sort_workgroup_scan(c, total);
+  if (tid < RADIX_DIGITS) s_start[tid] = start;
+  barrier();
+  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+    const uint d = t_digit[i];
+    if (d < RADIX_DIGITS) {
+      const uint below = (s_mem[row + (d >> 1u)] >> ((d & 1u) * 16u)) & 0xFFFFu;
+      t_pos[i] += s_start[d] + below;
+    }
+  }
+  barrier();  // s_mem is reused for staging next
+}
+
+// Scatters the ranked tile: keys (and values) go to shared memory at their tile position, then
+// consecutive invocations write consecutive positions to keys_out[s_base[digit] + position], so the
+// global writes of one digit are contiguous. s_base must be set; `tile_n` keys are valid.
+void sort_scatter_tile(uint tile, uint n) {
+  const uint tid = gl_LocalInvocationIndex;
+  const uint tile_n = min(TILE, n - tile * TILE);
+  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+    if (t_digit[i] < RADIX_DIGITS) {
+#if defined(VKPRIM_KEY64)
+      s_mem[t_pos[i]] = t_key[i].x;
+      s_mem[TILE + t_pos[i]] = t_key[i].y;
+#else
+      s_mem[t_pos[i]] = t_key[i];
+#endif
+    }
+  }
+  barrier();
+  const uint out_shift = sort_shift(1u);
+  uint out_digit[ITEMS];
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+    const uint j = k * WG_SIZE + tid;
+    out_digit[k] = RADIX_INVALID;
+    if (j < tile_n) {
+#if defined(VKPRIM_KEY64)
+      const KEY_T key = uvec2(s_mem[j], s_mem[TILE + j]);
+#else
+      const KEY_T key = s_mem[j];
+#endif
+      const uint d = sort_digit(sort_ordered(key), pc.bit);
+      out_digit[k] = d;
+      keys_out[out_shift + s_base[d] + j] = key;
+    }
+  }
+#if VKPRIM_VALUE_WORDS > 0
+  // Values follow the keys' permutation: loaded at the keys' source positions, staged at t_pos.
+  const uint first = tile * TILE;
+  const uint in_shift = sort_shift(2u);
+  VAL_T value[ITEMS];
+  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+    const uint index = first + sort_striped_index(i);
+#if VKPRIM_VALUE_WORDS == 2
+    value[i] = index < n ? values_in[in_shift + index] : uvec2(0u);
+#else
+    value[i] = index < n ? values_in[in_shift + index] : 0u;
+#endif
+  }
+  barrier();
+  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+    if (t_digit[i] < RADIX_DIGITS) {
+#if VKPRIM_VALUE_WORDS == 2
+      s_mem[t_pos[i]] = value[i].x;
+      s_mem[TILE + t_pos[i]] = value[i].y;
+#else
+      s_mem[t_pos[i]] = value[i];
+#endif
+    }
+  }
+  barrier();
+  const uint value_shift = sort_shift(3u);
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+    const uint j = k * WG_SIZE + tid;
+    if (out_digit[k] < RADIX_DIGITS) {
+#if VKPRIM_VALUE_WORDS == 2
+      values_out[value_shift + s_base[out_digit[k]] + j] = uvec2(s_mem[j], s_mem[TILE + j]);
+#else
+      values_out[value_shift + s_base[out_digit[k]] + j] = s_mem[j];
+#endif
+    }
+  }
+#endif
+  barrier();  // the next tile may reuse shared memory
+}
+
+#endif  // SORT_RANKING
+
+#endif  // VKPRIM_RADIX_GLSL

@@ -1,0 +1,66 @@
+// Workgroup exclusive sum of one uvec4 of counts per invocation (componentwise, in invocation order) and
+// the workgroup's total, independent of the kernel's value type (stream compaction packs per-row counts
+// into 16-bit fields of the components, common/select_tile.glsl).
+//   Subgroups: subgroup exclusive adds, subgroup totals through shared memory raked by subgroup 0 (as
+//   common/workgroup_scan.glsl), two barriers, any subgroup size.
+//   VKPRIM_NO_SUBGROUPS: Hillis & Steele (1986) over WG_SIZE values in shared memory.
+// Requires common/config.glsl. Every invocation calls it (it contains barriers); the shared array may be
+// reused after it returns.
+#ifndef VKPRIM_WORKGROUP_COUNT_SCAN_GLSL
+#define VKPRIM_WORKGROUP_COUNT_SCAN_GLSL
+
+#include "common/config.glsl"
+#if !defined(VKPRIM_NO_SUBGROUPS)
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
+
+shared uvec4 wg_count_shared[WG_SIZE + 1];
+
+uvec4 vk_workgroup_exclusive_count_scan(uvec4 x, out uvec4 total) {
+  const uint tid = gl_LocalInvocationIndex;
+#if !defined(VKPRIM_NO_SUBGROUPS)
+  const uint lane = gl_SubgroupInvocationID;
+  const uint subgroup = gl_SubgroupID;
+  const uint subgroups = gl_NumSubgroups;
+  const uvec4 exclusive = subgroupExclusiveAdd(x);
+  if (lane == gl_SubgroupSize - 1u || tid == WG_SIZE - 1u) wg_count_shared[subgroup] = exclusive + x;
+  barrier();
+  if (subgroup == 0u) {
+    const uint run = (subgroups + gl_SubgroupSize - 1u) / gl_SubgroupSize;
+    const uint first = lane * run;
+    uvec4 acc = uvec4(0u);
+    for (uint j = 0u; j < run; ++j)
+      if (first + j < subgroups) acc += wg_count_shared[first + j];
+    uvec4 prefix = subgroupExclusiveAdd(acc);
+    for (uint j = 0u; j < run; ++j) {
+      if (first + j < subgroups) {
+        const uvec4 t = wg_count_shared[first + j];
+        wg_count_shared[first + j] = prefix;
+        prefix += t;
+      }
+    }
+    if (lane == min(gl_SubgroupSize, WG_SIZE) - 1u) wg_count_shared[WG_SIZE] = prefix;
+  }
+  barrier();
+  total = wg_count_shared[WG_SIZE];
+  const uvec4 result = wg_count_shared[subgroup] + exclusive;
+  barrier();
+  return result;
+#else
+  wg_count_shared[tid] = x;
+  barrier();
+  for (uint d = 1u; d < WG_SIZE; d <<= 1u) {
+    const uvec4 v = tid >= d ? wg_count_shared[tid - d] + wg_count_shared[tid] : wg_count_shared[tid];
+    barrier();
+    wg_count_shared[tid] = v;
+    barrier();
+  }
+  total = wg_count_shared[WG_SIZE - 1u];
+  const uvec4 result = tid > 0u ? wg_count_shared[tid - 1u] : uvec4(0u);
+  barrier();
+  return result;
+#endif
+}
+
+#endif  // VKPRIM_WORKGROUP_COUNT_SCAN_GLSL

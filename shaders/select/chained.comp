@@ -1,0 +1,187 @@
+#version 460
+// Single-pass stream compaction (Select, and the first pass of Partition): chained tiles with decoupled
+// look-back (Merrill & Garland 2016) over the tiles' kept counts, and decoupled fallback (Smith, Levien &
+// Owens, SPAA 2025) so it terminates without forward progress between workgroups (lavapipe, Apple, Mali).
+//  1. the tile index comes from an atomic ticket, so tiles start in order whatever the scheduler does;
+//  2. the tile is loaded (16-byte vectors), the predicate evaluated and the kept elements ranked in input
+//     order with one workgroup scan (common/select_tile.glsl); the kept count is published at once;
+//  3. the kept (and, for Partition, rejected) elements are staged in shared memory at their rank, which
+//     overlaps the look-back;
+//  4. subgroup 0 looks back over as many predecessors as it has lanes and sums their counts up to the
+//     first inclusive prefix; after pc.knobs & 0xFFFF not-ready polls of one predecessor the workgroup
+//     counts that predecessor's tile from its input itself and publishes it with atomicMax;
+//  5. the tile publishes its inclusive prefix and writes its staged elements coalesced: kept ones to
+//     output[prefix ..], rejected ones (Partition) to the spill in scratch at [tile start - prefix ..],
+//     which shaders/select/copy_rejected.comp moves behind the kept ones once the total is known.
+//  The last tile writes the total to selected_count and to header word 4 of the tile state.
+// Test knob: (pc.knobs >> 16) = k > 0 makes every k-th tile (never tile 0) publish nothing, so every
+// successor that reaches it must count it itself.
+// The scoped atomics select the Vulkan memory model; the use_vulkan_memory_model pragma is left out and
+// the words shared across the workgroup go through atomics (see shaders/scan/chained.comp for why).
+// Defines: VKPRIM_TYPE_* (the predicate's type; VKPRIM_OP_ADD, unused), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64
+// (one u64 state word per tile, else 16-bit parts: common/tile_state.glsl). Specialization: WG_SIZE (power
+// of two), ITEMS (1..8 vectors of 16 bytes per invocation). Bindings and push: common/select_io.glsl.
+#extension GL_GOOGLE_include_directive : require
+#define VKPRIM_STATE_U32 1
+#include "common/config.glsl"
+#include "common/select_io.glsl"
+#include "common/workgroup_count_scan.glsl"
+#include "common/select_tile.glsl"
+#include "common/tile_state.glsl"
+#if !defined(VKPRIM_NO_SUBGROUPS)
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
+
+#define STATE_TOTAL_WORD 4u   // header word: the total kept count (read by copy_rejected.comp)
+
+shared uint s_words[4];
+#define W_TILE 0
+#define W_ACTION 1    // LOOK_ON, LOOK_DONE, or LOOK_FALLBACK + the tile to count ourselves
+#define W_LOOK 2      // next predecessor to inspect
+#define W_PREFIX 3    // kept elements of the predecessors summed so far
+
+void sh_set(uint i, uint v) { atomicStore(s_words[i], v, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+
+#define LOOK_ON 0u
+#define LOOK_DONE 1u
+#define LOOK_FALLBACK 2u
+
+// Run by subgroup 0 alone: lane i inspects predecessor look - i; ready counts up to the first inclusive
+// prefix are summed into `prefix`. Returns LOOK_DONE or LOOK_FALLBACK + the predecessor that stayed not
+// ready for more than `spin_limit` polls. `look` and `prefix` are uniform.
+uint look_back(uint spin_limit, inout uint look, inout uint prefix, inout uint depth, inout uint steps) {
+  uint polls = 0u;
+  for (;;) {
+    steps += 1u;
+#if !defined(VKPRIM_NO_SUBGROUPS)
+    const uint lane = gl_SubgroupInvocationID;
+    uint value = 0u;
+    uint flag = STATE_INCLUSIVE;  // lanes before tile 0 act as an inclusive 0
+    if (lane <= look) flag = vk_state_read(look - lane, value);
+    const uvec4 inclusive = subgroupBallot(flag == STATE_INCLUSIVE);
+    const uvec4 not_ready = subgroupBallot(flag == STATE_NOT_READY);
+    const bool any_inclusive = any(notEqual(inclusive, uvec4(0u)));
+    const uint stop = any_inclusive ? subgroupBallotFindLSB(inclusive) : gl_SubgroupSize;
+    const uint blocked = any(notEqual(not_ready, uvec4(0u))) ? subgroupBallotFindLSB(not_ready) : gl_SubgroupSize;
+    if (blocked < stop) {
+      if (blocked > 0u) {
+        prefix += subgroupAdd(lane < blocked ? value : 0u);
+        look -= blocked;
+        depth += blocked;
+        polls = 0u;
+      }
+      polls += 1u;
+      if (polls > spin_limit) return LOOK_FALLBACK + look;
+      continue;
+    }
+    prefix += subgroupAdd(lane <= stop ? value : 0u);
+    if (any_inclusive) {
+      depth += stop + 1u;
+      return LOOK_DONE;
+    }
+    look -= gl_SubgroupSize;
+    depth += gl_SubgroupSize;
+#else
+    uint value;
+    const uint flag = vk_state_read(look, value);
+    if (flag == STATE_NOT_READY) {
+      polls += 1u;
+      if (polls > spin_limit) return LOOK_FALLBACK + look;
+      continue;
+    }
+    polls = 0u;
+    prefix += value;
+    depth += 1u;
+    if (flag == STATE_INCLUSIVE) return LOOK_DONE;
+    look -= 1u;
+#endif
+  }
+  return LOOK_DONE;
+}
+
+void main() {
+  const uint tid = gl_LocalInvocationIndex;
+  const uint n = vk_select_count();
+  const uint tiles = vk_select_tiles(n);
+  if (vk_workgroup_index() >= tiles) return;
+  if (tid == 0u) sh_set(W_TILE, vk_ticket());
+  barrier();
+  const uint tile = sh_get(W_TILE);
+
+  uvec4 vectors[ITEMS];
+  const uint keep = vk_select_load_tile(tile, n, vectors);
+  uvec4 rank_in_row, row_total;
+  const uint kept = vk_select_rank_rows(keep, rank_in_row, row_total);
+  const uint spin_limit = pc.knobs & 0xFFFFu;
+  const uint skip_period = pc.knobs >> 16u;
+  const bool skip = tile != 0u && skip_period != 0u && tile % skip_period == skip_period - 1u;
+  if (tid == 0u) {
+    if (tile == 0u) vk_state_publish(0u, STATE_INCLUSIVE, kept);
+    else if (!skip) vk_state_publish(tile, STATE_AGGREGATE, kept);
+    sh_set(W_LOOK, tile - 1u);
+    sh_set(W_PREFIX, 0u);
+  }
+  const uint tile_start = tile * TILE_ELEMENTS;
+  const uint valid = min(n - min(n, tile_start), TILE_ELEMENTS);
+  const bool keep_rejected = vk_select_mode(SELECT_PARTITION);
+  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, keep_rejected, valid);
+  barrier();
+
+  if (tile != 0u) {
+    uint depth = 0u, steps = 0u;
+    for (;;) {
+#if !defined(VKPRIM_NO_SUBGROUPS)
+      const bool looker = gl_SubgroupID == 0u;
+#else
+      const bool looker = tid == 0u;
+#endif
+      if (looker) {
+        uint look = sh_get(W_LOOK);
+        uint prefix = sh_get(W_PREFIX);
+        const uint action = look_back(spin_limit, look, prefix, depth, steps);
+        if (tid == 0u) {
+          sh_set(W_LOOK, look);
+          sh_set(W_PREFIX, prefix);
+          sh_set(W_ACTION, action);
+        }
+      }
+      barrier();
+      const uint action = sh_get(W_ACTION);
+      barrier();
+      if (action == LOOK_DONE) break;
+      // Fallback: count the stuck predecessor's tile ourselves and publish it (never downgrading a state).
+      const uint stuck = action - LOOK_FALLBACK;
+      const uint stuck_kept = vk_select_count_tile(stuck, n);
+      if (tid == 0u) {
+        vk_stat_add(STAT_FALLBACKS, 1u);
+        sh_set(W_PREFIX, sh_get(W_PREFIX) + stuck_kept);
+        if (stuck == 0u) {
+          vk_state_publish(0u, STATE_INCLUSIVE, stuck_kept);
+          sh_set(W_ACTION, LOOK_DONE);
+        } else {
+          vk_state_publish(stuck, STATE_AGGREGATE, stuck_kept);
+          sh_set(W_LOOK, stuck - 1u);
+          sh_set(W_ACTION, LOOK_ON);
+        }
+      }
+      barrier();
+      const bool done = sh_get(W_ACTION) == LOOK_DONE;
+      barrier();
+      if (done) break;
+    }
+    if (tid == 0u) {
+      if (!skip) vk_state_publish(tile, STATE_INCLUSIVE, sh_get(W_PREFIX) + kept);
+      vk_stat_add(STAT_POLLS, steps);
+      vk_stat_max(STAT_DEPTH, depth);
+    }
+    barrier();
+  }
+
+  const uint prefix = sh_get(W_PREFIX);
+  vk_select_write_tile(kept, keep_rejected ? valid : kept, prefix, tile_start - prefix, true);
+  if (tid == 0u && tile == tiles - 1u) {
+    vk_select_write_count(prefix + kept);
+    state_words[STATE_TOTAL_WORD] = prefix + kept;
+  }
+}

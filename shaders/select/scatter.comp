@@ -1,0 +1,33 @@
+#version 460
+// Portable stream compaction, pass 3 of 3: each workgroup re-reads its tile, ranks and stages the kept
+// elements (common/select_tile.glsl) and writes them at its exclusive prefix (binding 2[tile - 1] after
+// shaders/select/scan_counts.comp); Partition writes the rejected ones at total + tile start - prefix,
+// the total being binding 2[tiles - 1]. The last tile writes selected_count.
+// Defines: VKPRIM_TYPE_* (the predicate's type; VKPRIM_OP_ADD, unused), VKPRIM_NO_SUBGROUPS.
+// Specialization: WG_SIZE (power of two), ITEMS (1..8 vectors of 16 bytes per invocation).
+// Bindings and push: common/select_io.glsl (binding 2: the inclusive prefixes of the tile counts).
+#extension GL_GOOGLE_include_directive : require
+#include "common/config.glsl"
+#include "common/select_io.glsl"
+#include "common/workgroup_count_scan.glsl"
+#include "common/select_tile.glsl"
+
+void main() {
+  const uint n = vk_select_count();
+  const uint tiles = vk_select_tiles(n);
+  const uint tile = vk_workgroup_index();
+  if (tile >= tiles) return;
+  uvec4 vectors[ITEMS];
+  const uint keep = vk_select_load_tile(tile, n, vectors);
+  uvec4 rank_in_row, row_total;
+  const uint kept = vk_select_rank_rows(keep, rank_in_row, row_total);
+  const uint tile_start = tile * TILE_ELEMENTS;
+  const uint valid = min(n - min(n, tile_start), TILE_ELEMENTS);
+  const bool keep_rejected = vk_select_mode(SELECT_PARTITION);
+  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, keep_rejected, valid);
+  const uint prefix = tile > 0u ? scratch_words[tile - 1u] : 0u;
+  const uint total = scratch_words[tiles - 1u];
+  barrier();
+  vk_select_write_tile(kept, keep_rejected ? valid : kept, prefix, total + tile_start - prefix, false);
+  if (gl_LocalInvocationIndex == 0u && tile == tiles - 1u) vk_select_write_count(total);
+}

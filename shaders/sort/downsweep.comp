@@ -1,0 +1,39 @@
+#version 460
+// reduce_then_scan, phase 3 of a digit pass: workgroup g ranks each tile of its run stably by digit
+// (common/radix.glsl) and scatters it through shared memory to its global position: the exclusive scan of
+// the row totals (keys of smaller digits) + its table entry (same digit, earlier workgroups) + the keys of
+// that digit in its earlier tiles.
+// Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE, ITEMS.
+// Bindings/push: common/radix.glsl (bit = this pass's first bit).
+#extension GL_GOOGLE_include_directive : require
+#define SORT_RANKING 1
+#include "common/radix.glsl"
+
+shared uint s_running[RADIX_DIGITS];
+
+void main() {
+  const uint tid = gl_LocalInvocationIndex;
+  const uint n = sort_count();
+  const uint tiles = sort_tiles(n);
+  const uint groups = sort_groups();
+  const uint group = vk_workgroup_index();
+  if (group >= groups) return;
+  const uint per_group = tiles / groups + (tiles % groups != 0u ? 1u : 0u);
+  const uint first_tile = min(group * per_group, tiles);
+  const uint end_tile = min(first_tile + per_group, tiles);
+  uint total;
+  const uint digit_total = tid < RADIX_DIGITS ? meta[META_REGION + tid] : 0u;
+  const uint smaller = sort_workgroup_scan(digit_total, total);
+  if (tid < RADIX_DIGITS) s_running[tid] = smaller + meta[META_REGION + RADIX_DIGITS + tid * groups + group];
+  barrier();
+  for (uint tile = first_tile; tile < end_tile; ++tile) {
+    sort_load_tile(tile, n, pc.bit);
+    sort_rank_tile();
+    if (tid < RADIX_DIGITS) {
+      s_base[tid] = s_running[tid] - s_start[tid];
+      s_running[tid] += s_count[tid];
+    }
+    barrier();
+    sort_scatter_tile(tile, n);
+  }
+}

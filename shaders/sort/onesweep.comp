@@ -1,0 +1,151 @@
+#version 460
+// The scoped atomics select the Vulkan memory model in SPIR-V; as in scan/chained.comp the
+// `use_vulkan_memory_model` pragma is left out (Mesa 22.3's lavapipe wrote no output with it), and the
+// shared words the look-back loop reads (tile, stuck tile, fallback counts) go through atomics, because
+// plain shared accesses are private under the model and a barrier alone need not make them visible.
+//
+// Onesweep digit pass (Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for
+// GPUs", 2022), with the decoupled fallback of Smith, Levien & Owens (SPAA 2025). One dispatch per digit:
+//  1. the tile index comes from an atomic ticket (meta[pass]), so tiles start in order;
+//  2. the tile's keys are ranked stably by digit (common/radix.glsl), and invocation d < 256 publishes the
+//     tile's count of digit d: AGGREGATE, or INCLUSIVE for tile 0;
+//  3. invocation d looks back over predecessors for digit d alone until an INCLUSIVE count;
+//  4. it publishes its own INCLUSIVE count, and the tile is scattered through shared memory to
+//     (keys of smaller digits, from the upfront histogram) + (digit d in earlier tiles) + rank.
+// Tile state: one u32 per (tile, digit): flag << 30 | count (NOT_READY 0, AGGREGATE 1, INCLUSIVE 2), so
+// counts stay below 2^30 (the runtime limits max_count). Two regions alternate by pass parity; each tile
+// clears its words of the other region for the next pass (the upfront histogram cleared region 0).
+// Fallback: an invocation whose predecessor stays NOT_READY for more than pc.param polls asks for help;
+// the whole workgroup then counts that predecessor's digits from its keys itself (counts are exact, so the
+// value equals the owner's) and publishes them with atomicMax, so states only move forward and no
+// workgroup waits on one that may never run: no forward-progress assumption.
+// Test knob: pc.param2 = k > 0 makes every k-th tile (never tile 0) publish nothing, so its successors
+// must count it themselves.
+// Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (>= 256),
+// ITEMS (keys per invocation). Bindings/push: common/radix.glsl (bit = this pass's first bit, flags carry
+// the pass index, state_words = words of one tile-state region).
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_memory_scope_semantics : require
+#define SORT_RANKING 1
+#define SORT_MEMORY_MODEL 1
+#include "common/radix.glsl"
+
+#define STATE_NOT_READY 0u
+#define STATE_AGGREGATE 1u
+#define STATE_INCLUSIVE 2u
+#define STATE_COUNT_MASK 0x3FFFFFFFu
+
+shared uint s_words[2];
+#define W_TILE 0
+#define W_STUCK 1   // 1 + the predecessor the workgroup must count itself, or 0
+shared uint s_fallback[RADIX_DIGITS];
+
+void sh_set(uint i, uint v) { atomicStore(s_words[i], v, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+
+uint state_index(uint region, uint tile, uint digit) {
+  return META_REGION + region * pc.state_words + tile * RADIX_DIGITS + digit;
+}
+void publish(uint region, uint tile, uint digit, uint flag, uint count) {
+  atomicMax(meta[state_index(region, tile, digit)], (flag << 30u) | count, gl_ScopeQueueFamily,
+            gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+uint read_state(uint region, uint tile, uint digit) {
+  return atomicLoad(meta[state_index(region, tile, digit)], gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
+                    gl_SemanticsRelaxed);
+}
+void stat_add(uint word, uint v) {
+  atomicAdd(meta[word], v, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+
+void main() {
+  const uint tid = gl_LocalInvocationIndex;
+  const uint n = sort_count();
+  const uint tiles = sort_tiles(n);
+  if (vk_workgroup_index() >= tiles) return;
+  const uint pass = sort_pass_index();
+  const uint region = pass & 1u;
+  if (tid == 0u) {
+    sh_set(W_TILE, atomicAdd(meta[META_TICKET + pass], 1u, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
+                             gl_SemanticsRelaxed));
+    sh_set(W_STUCK, 0u);
+  }
+  barrier();
+  const uint tile = sh_get(W_TILE);
+  // The next pass's state lives in the other region, last used by the previous pass (complete by now).
+  for (uint d = tid; d < RADIX_DIGITS; d += WG_SIZE) meta[state_index(region ^ 1u, tile, d)] = 0u;
+
+  sort_load_tile(tile, n, pc.bit);
+  sort_rank_tile();
+  const bool skip = pc.param2 != 0u && tile != 0u && tile % pc.param2 == pc.param2 - 1u;
+  const bool digit_owner = tid < RADIX_DIGITS;
+  const uint count = digit_owner ? s_count[tid] : 0u;
+  if (digit_owner && !skip) publish(region, tile, tid, tile == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, count);
+
+  // Keys of smaller digits over the whole input: the exclusive scan of this pass's histogram.
+  uint total;
+  const uint smaller = sort_workgroup_scan(digit_owner ? meta[META_HIST + pass * RADIX_DIGITS + tid] : 0u, total);
+
+  // Look-back per digit, with workgroup-wide fallback rounds.
+  uint prefix = 0u, look = tile - 1u, steps = 0u;
+  bool done = tile == 0u || !digit_owner;
+  for (;;) {
+    if (!done) {
+      uint polls = 0u;
+      for (;;) {
+        const uint word = read_state(region, look, tid);
+        const uint flag = word >> 30u;
+        if (flag == STATE_NOT_READY) {
+          polls += 1u;
+          if (polls > pc.param) {
+            atomicMax(s_words[W_STUCK], look + 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
+            break;
+          }
+          continue;
+        }
+        prefix += word & STATE_COUNT_MASK;
+        steps += 1u;
+        polls = 0u;
+        if (flag == STATE_INCLUSIVE) {
+          done = true;
+          break;
+        }
+        look -= 1u;
+      }
+    }
+    barrier();
+    const uint stuck = sh_get(W_STUCK);
+    if (stuck == 0u) break;  // every digit found its inclusive prefix
+    const uint other = stuck - 1u;
+    for (uint d = tid; d < RADIX_DIGITS; d += WG_SIZE)
+      atomicStore(s_fallback[d], 0u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
+    barrier();
+    const uint shift = sort_shift(0u);
+    [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+      const uint index = other * TILE + k * WG_SIZE + tid;
+      if (index < n) SHARED_ATOMIC_ADD(s_fallback[sort_digit(sort_ordered(keys_in[shift + index]), pc.bit)], 1u);
+    }
+    barrier();
+    if (digit_owner) {
+      const uint c = atomicLoad(s_fallback[tid], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
+      publish(region, other, tid, other == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, c);
+    }
+    if (tid == 0u) {
+      stat_add(META_STAT_FALLBACKS, 1u);
+      sh_set(W_STUCK, 0u);
+    }
+    barrier();
+  }
+
+  if (digit_owner) {
+    if (tile != 0u && !skip) publish(region, tile, tid, STATE_INCLUSIVE, prefix + count);
+    s_base[tid] = smaller + prefix - s_start[tid];
+  }
+  if (tid == 0u) {
+    stat_add(META_STAT_TILES, 1u);
+    stat_add(META_STAT_STEPS, steps);
+    atomicMax(meta[META_STAT_DEPTH], steps, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+  }
+  barrier();
+  sort_scatter_tile(tile, n);
+}

@@ -1,0 +1,484 @@
+// Select and Partition (stream compaction). One plan type serves both; Partition differs by keeping the
+// rejected elements.
+//   chained (shaders/select/chained.comp): Merrill & Garland, "Single-pass Parallel Prefix Scan with
+//     Decoupled Look-back" (2016) applied to the tiles' kept counts, with Smith, Levien & Owens, "Decoupled
+//     Fallback" (SPAA 2025) so it terminates without forward progress. Partition adds
+//     shaders/select/copy_rejected.comp (the rejected elements wait in scratch until the total is known).
+//   count_scan_scatter (tile_count, scan_counts, scatter): the portable multi-pass form for devices
+//     without the Vulkan memory model (the classic count / scan / scatter of e.g. Billeter, Olsson &
+//     Assarsson, "Efficient Stream Compaction on Wide SIMD Many-Core Architectures", HPG 2009).
+// Every kernel reads its element count once at the top (push constant, or the record_indirect entry) and
+// skips workgroups it does not need, so the same passes serve record and record_indirect.
+#include "vkprim/select.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "context_impl.hpp"
+#include "dispatch.hpp"
+#include "errors.hpp"
+#include "indirect.hpp"
+#include "plan_common.hpp"
+
+namespace vkprim {
+
+const char* to_string(SelectPredicate p) {
+  switch (p) {
+    case SelectPredicate::flagged: return "flagged";
+    case SelectPredicate::less: return "less";
+    case SelectPredicate::less_equal: return "less_equal";
+    case SelectPredicate::greater: return "greater";
+    case SelectPredicate::greater_equal: return "greater_equal";
+    case SelectPredicate::equal: return "equal";
+    case SelectPredicate::not_equal: return "not_equal";
+  }
+  return "unknown";
+}
+
+bool parse(const char* name, SelectPredicate& out) {
+  for (int i = 0; i <= int(SelectPredicate::not_equal); ++i)
+    if (std::strcmp(name, to_string(SelectPredicate(i))) == 0) {
+      out = SelectPredicate(i);
+      return true;
+    }
+  return false;
+}
+
+const char* to_string(SelectAlgorithm a) {
+  switch (a) {
+    case SelectAlgorithm::automatic: return "automatic";
+    case SelectAlgorithm::chained: return "chained";
+    case SelectAlgorithm::count_scan_scatter: return "count_scan_scatter";
+  }
+  return "unknown";
+}
+
+bool parse(const char* name, SelectAlgorithm& out) {
+  for (int i = 0; i <= int(SelectAlgorithm::count_scan_scatter); ++i)
+    if (std::strcmp(name, to_string(SelectAlgorithm(i))) == 0) {
+      out = SelectAlgorithm(i);
+      return true;
+    }
+  return false;
+}
+
+namespace detail {
+
+namespace {
+
+constexpr uint32_t kPushBytes = 8 * sizeof(uint32_t);
+constexpr uint32_t kBindings = 6;  // common/select_io.glsl
+constexpr uint32_t kDefaultWorkgroup = 256;
+constexpr uint32_t kDefaultVectors = 4;
+constexpr uint32_t kScanCountsWorkgroup = 256;
+constexpr uint32_t kCopyWorkgroup = 256;
+constexpr uint32_t kCopyItems = 4;  // copy_rejected: 4 x 4 elements per invocation
+constexpr uint64_t kCopyPerGroup = uint64_t(kCopyWorkgroup) * kCopyItems * 4;
+constexpr VkDeviceSize kStateHeaderBytes = 64;  // common/tile_state.glsl: 16 header words
+constexpr VkDeviceSize kStatePerTileBytes = 8;  // two 16-bit-part words, or one u64 word
+
+// Mode bits of common/select_io.glsl (the predicate is bits 0..2).
+enum : uint32_t {
+  kModePartition = 8u,
+  kModeInVectors = 16u,
+  kModeFlagVectors = 32u,
+  kModeIndirect = 64u,
+};
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// Indirect entries: 0 = the tiles of the count (at least one, so count 0 writes selected_count);
+// chained Partition 1 = the copy of the rejected elements; count_scan_scatter 1 = the one-workgroup scan,
+// whose element count is entry 0's workgroups (the tiles).
+enum : int32_t { kEntryTiles = 0, kEntrySecond = 1 };
+
+}  // namespace
+
+struct SelectPlan {
+  ContextImpl* context = nullptr;
+  SelectDesc desc;
+  bool partition = false;
+  const char* name = "Select";
+  SelectAlgorithm algorithm = SelectAlgorithm::chained;
+  uint32_t elem = 4;
+  uint32_t wg = kDefaultWorkgroup;
+  uint32_t items = kDefaultVectors;
+  uint64_t tile_elements = 0;
+  uint64_t max_tiles = 1;
+  const Kernel* chained = nullptr;
+  const Kernel* copy_rejected = nullptr;
+  const Kernel* tile_count = nullptr;
+  const Kernel* scan_counts = nullptr;
+  const Kernel* scatter = nullptr;
+  const Kernel* args = nullptr;
+  // Scratch: chained = [tile state for max_tiles][Partition: spill of max_count elements][indirect args];
+  // count_scan_scatter = [tile counts][indirect args].
+  VkDeviceSize state_bytes = 0, spill_offset = 0, spill_bytes = 0, counts_bytes = 0, indirect_offset = 0;
+  VkDeviceSize scratch_bytes = 0, scratch_align = 16;
+  std::unique_ptr<DescriptorCache> descriptors;
+
+  uint64_t tiles_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, tile_elements)); }
+  bool chained_path() const { return algorithm == SelectAlgorithm::chained; }
+  uint32_t dispatches(uint64_t count) const {
+    if (!chained_path()) return 3;
+    return partition && count > 0 ? 2 : 1;
+  }
+};
+
+namespace {
+
+Result<void> with_context(Result<void> r, const char* plan, const char* call) {
+  if (r) return r;
+  return make_error(r.status(), plan, "::", call, ": ", r.message());
+}
+
+struct Checked {
+  const char* what;
+  BufferRange range;
+  VkDeviceSize bytes;
+};
+
+// Every argument check of record / record_indirect; `n` is the count (max_count for record_indirect).
+Result<void> check_arguments(const SelectPlan& p, const char* call, const BufferRange& input, const BufferRange& flags,
+                             const BufferRange& output, const BufferRange& selected_count, uint64_t n,
+                             const BufferRange* count_buffer, const BufferRange& scratch) {
+  const VkDeviceSize bytes = n * p.elem;
+  const bool flagged = p.desc.predicate == SelectPredicate::flagged;
+  if (auto ok = check_range(input, bytes, p.elem, "input", n > 0); !ok) return with_context(ok, p.name, call);
+  if (flagged && n > 0 && !flags.buffer)
+    return make_error(Status::invalid_argument, p.name, "::", call,
+                      ": the flagged predicate needs flags (a u32 per element), but flags is VK_NULL_HANDLE");
+  if (flagged)
+    if (auto ok = check_range(flags, n * 4, 4, "flags", n > 0); !ok) return with_context(ok, p.name, call);
+  if (auto ok = check_range(output, bytes, p.elem, "output", n > 0); !ok) return with_context(ok, p.name, call);
+  if (!selected_count.buffer)
+    return make_error(Status::invalid_argument, p.name, "::", call, ": selected_count buffer is VK_NULL_HANDLE");
+  if (selected_count.offset % 4)
+    return make_error(Status::invalid_argument, p.name, "::", call, ": selected_count offset ", selected_count.offset,
+                      " is not a multiple of 4 (the count is a u32)");
+  if (selected_count.size != VK_WHOLE_SIZE && selected_count.size < 4)
+    return make_error(Status::invalid_argument, p.name, "::", call, ": selected_count range holds ",
+                      selected_count.size, " bytes; the u32 count needs 4");
+  const ScratchRequirements need{p.scratch_bytes, p.scratch_align, 0};
+  const std::string scratch_context = std::string(p.name) + "::" + call;
+  if (auto ok = check_scratch(scratch, need, scratch_context.c_str()); !ok) return ok;
+  std::vector<Checked> ranges = {{"input", input, bytes}, {"output", output, bytes}, {"selected_count", selected_count, 4},
+                                 {"scratch", scratch, p.scratch_bytes}};
+  if (flagged) ranges.push_back({"flags", flags, n * 4});
+  if (count_buffer) ranges.push_back({"count_buffer", *count_buffer, 4});
+  for (size_t i = 0; i < ranges.size(); ++i)
+    for (size_t j = i + 1; j < ranges.size(); ++j) {
+      const Checked& a = ranges[i];
+      const Checked& b = ranges[j];
+      if (!a.range.buffer || !b.range.buffer || a.bytes == 0 || b.bytes == 0) continue;
+      if (!overlaps(a.range, a.bytes, b.range, b.bytes)) continue;
+      const bool in_place = std::strcmp(a.what, "input") == 0 && std::strcmp(b.what, "output") == 0;
+      return make_error(Status::invalid_argument, p.name, "::", call, ": ", a.what, " and ", b.what, " ranges overlap",
+                        in_place ? " (in-place compaction is not supported: use a separate output)" : "");
+    }
+  return {};
+}
+
+// Builds the passes of one record / record_indirect.
+class PassBuilder {
+ public:
+  PassBuilder(const SelectPlan& p, const BufferRange& input, const BufferRange& flags, const BufferRange& output,
+              const BufferRange& selected_count, const BufferRange& scratch, Comparand comparand, uint64_t bound_count)
+      : p_(p), c_(*p.context), scratch_(scratch) {
+    region_ = {scratch.buffer, scratch.offset + p.indirect_offset, kIndirectRegionBytes};
+    // Bindings a pass does not read are bound to the (valid, aligned) indirect region.
+    auto bind = [&](const BufferRange& r, uint32_t elem) {
+      if (!r.buffer) return ElementBinding{region_, 0};
+      return bind_elements(c_, r, 0, bound_count, elem);
+    };
+    const bool flagged = p.desc.predicate == SelectPredicate::flagged;
+    const ElementBinding in = bind(input, p.elem);
+    const ElementBinding fl = flagged ? bind(flags, 4) : ElementBinding{region_, 0};
+    const ElementBinding out = bind(output, p.elem);
+    const ElementBinding cnt = bind_elements(c_, selected_count, 0, 1, 4);
+    const uint32_t vec = 16 / p.elem;
+    buffers_[0] = in.bound;
+    buffers_[1] = fl.bound;
+    buffers_[3] = out.bound;
+    buffers_[4] = cnt.bound;
+    buffers_[5] = region_;
+    push_[1] = in.shift | fl.shift << 8 | out.shift << 16 | cnt.shift << 24;
+    push_[3] = std::min<uint32_t>(c_.options.fallback_spin_limit, 0xFFFF) |
+               std::min<uint32_t>(c_.options.debug_skip_publication_period, 0xFFFF) << 16;
+    push_[4] = uint32_t(p.desc.predicate) | (p.partition ? kModePartition : 0u) |
+               (in.shift % vec == 0 ? kModeInVectors : 0u) | (fl.shift % vec == 0 ? kModeFlagVectors : 0u);
+    push_[2] = uint32_t(p.spill_offset / 4);
+    push_[5] = uint32_t(comparand.bits);
+    push_[6] = uint32_t(comparand.bits >> 32);
+  }
+
+  // count: the CPU count, or (indirect) max_count for sizing the clears.
+  void build(uint64_t count, bool indirect, const BufferRange* count_buffer, std::vector<Pass>& passes) {
+    if (indirect) {
+      std::vector<IndirectEntry> entries = {{uint32_t(p_.tile_elements), 1, 0, 0}};
+      if (p_.chained_path() && p_.partition) entries.push_back({uint32_t(kCopyPerGroup), 0, 0, 0});
+      if (!p_.chained_path()) entries.push_back({0, 1, 1, 1});
+      passes.push_back(make_indirect_args_pass(c_, p_.args, *count_buffer, region_, p_.desc.max_count, entries));
+      if (p_.chained_path()) clear_state(passes.back(), p_.state_bytes);
+    }
+    const uint64_t tiles = p_.tiles_for(count);
+    if (p_.chained_path()) {
+      const BoundBuffer scratch_binding{scratch_.buffer, scratch_.offset, p_.state_bytes + p_.spill_bytes};
+      Pass& chained = add(p_.chained, p_.partition ? "partition/chained" : "select/chained", scratch_binding, count,
+                          tiles, indirect, kEntryTiles, passes);
+      if (!indirect) clear_state(chained, std::min(p_.state_bytes, kStateHeaderBytes + tiles * kStatePerTileBytes));
+      if (p_.partition && (indirect || count > 0))
+        add(p_.copy_rejected, "partition/copy_rejected", scratch_binding, count, ceil_div(count, kCopyPerGroup),
+            indirect, kEntrySecond, passes);
+      return;
+    }
+    const BoundBuffer counts{scratch_.buffer, scratch_.offset, p_.counts_bytes};
+    const char* prefix = p_.partition ? "partition/" : "select/";
+    add(p_.tile_count, (std::string(prefix) + "tile_count").c_str(), counts, count, tiles, indirect, kEntryTiles, passes);
+    Pass& scan = add(p_.scan_counts, (std::string(prefix) + "scan_counts").c_str(), counts, tiles, 1, indirect,
+                     kEntrySecond, passes);
+    scan.push[4] &= ~(kModeInVectors | kModeFlagVectors);
+    add(p_.scatter, (std::string(prefix) + "scatter").c_str(), counts, count, tiles, indirect, kEntryTiles, passes);
+  }
+
+ private:
+  Pass& add(const Kernel* kernel, const std::string& what, const BoundBuffer& scratch_binding, uint64_t count,
+            uint64_t groups, bool indirect, int32_t entry, std::vector<Pass>& passes) {
+    Pass pass;
+    pass.kernel = kernel;
+    std::copy(buffers_.begin(), buffers_.end(), pass.buffers.begin());
+    pass.buffers[2] = scratch_binding;
+    std::copy(push_.begin(), push_.end(), pass.push.begin());
+    pass.push[0] = uint32_t(count);
+    pass.push[7] = uint32_t(entry);
+    pass.groups = std::max<uint64_t>(1, groups);
+    if (indirect) {
+      pass.push[4] |= kModeIndirect;
+      pass.indirect_entry = entry;
+      pass.indirect_region = region_;
+    }
+    pass.label = "vkprim " + what + (indirect ? " (indirect)" : "");
+    passes.push_back(std::move(pass));
+    return passes.back();
+  }
+
+  void clear_state(Pass& pass, VkDeviceSize bytes) const {
+    pass.fill_before = true;
+    pass.fill = {scratch_.buffer, scratch_.offset, bytes};
+    pass.fill_word = 0;
+  }
+
+  const SelectPlan& p_;
+  ContextImpl& c_;
+  BufferRange scratch_;
+  BoundBuffer region_{};
+  std::array<BoundBuffer, kBindings> buffers_{};
+  std::array<uint32_t, 8> push_{};
+};
+
+Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDesc& desc, bool partition) {
+  ContextImpl& c = context.impl();
+  const char* name = partition ? "Partition" : "Select";
+  if (int(desc.predicate) < 0 || int(desc.predicate) > int(SelectPredicate::not_equal))
+    return make_error(Status::invalid_argument, name, ": unknown predicate ", int(desc.predicate));
+  if (int(desc.algorithm) < 0 || int(desc.algorithm) > int(SelectAlgorithm::count_scan_scatter))
+    return make_error(Status::invalid_argument, name, ": unknown algorithm ", int(desc.algorithm));
+  if (auto ok = check_type_op(c, desc.type, Op::add, name); !ok) return ok.error();
+  if (desc.max_count == 0 || desc.max_count > 0xFFFFFFFFull)
+    return make_error(Status::invalid_argument, name, ": max_count ", desc.max_count,
+                      " must be in 1..2^32-1 (the count is a u32 on the GPU)");
+  auto plan = std::make_unique<SelectPlan>();
+  plan->context = &c;
+  plan->desc = desc;
+  plan->partition = partition;
+  plan->name = name;
+  const bool memory_model = c.caps.has(feature_memory_model);
+  plan->algorithm = desc.algorithm;
+  if (desc.algorithm == SelectAlgorithm::automatic)
+    plan->algorithm = memory_model ? SelectAlgorithm::chained : SelectAlgorithm::count_scan_scatter;
+  if (plan->algorithm == SelectAlgorithm::chained && !memory_model)
+    return make_error(Status::unsupported, name, ": chained needs the vulkanMemoryModel and ",
+                      "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
+                      "(device_requirements() lists them); count_scan_scatter works without them");
+  plan->elem = size_of(desc.type);
+  plan->wg = desc.workgroup_size ? desc.workgroup_size : kDefaultWorkgroup;
+  plan->items = desc.vectors_per_thread ? desc.vectors_per_thread : kDefaultVectors;
+  if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
+    return make_error(Status::invalid_argument, name, ": workgroup_size ", plan->wg,
+                      " must be a power of two from 64 to 1024");
+  if (plan->items > 8)
+    return make_error(Status::invalid_argument, name, ": vectors_per_thread ", plan->items, " exceeds 8");
+  plan->tile_elements = uint64_t(plan->wg) * plan->items * (16 / plan->elem);
+  // Shared memory: the staged tile, the count scan's uvec4 per invocation, the look-back words.
+  const uint64_t shared_bytes = uint64_t(plan->wg) * plan->items * 16 + (uint64_t(plan->wg) + 1) * 16 + 16;
+  if (shared_bytes > c.caps.max_shared_memory)
+    return make_error(Status::unsupported, name, ": a tile of ", plan->wg, " x ", plan->items,
+                      " vectors needs ", shared_bytes, " bytes of shared memory; the device allows ",
+                      c.caps.max_shared_memory, " (lower workgroup_size or vectors_per_thread)");
+  const uint64_t window = window_elements(c, plan->elem, plan->tile_elements);
+  if (desc.max_count > window)
+    return make_error(Status::unsupported, name, ": max_count ", desc.max_count, " ", to_string(desc.type),
+                      " elements exceed one storage-buffer binding (", window,
+                      " elements, from maxStorageBufferRange); compaction does not split into windows");
+  plan->max_tiles = plan->tiles_for(desc.max_count);
+
+  const std::string type = to_string(desc.type);
+  const bool subgroups = c.use_subgroups();
+  const std::string variant = type + ".add" + (subgroups ? "" : ".nosg");
+  auto kernel = [&](const char* kernel_name, const std::string& v, uint32_t wg, uint32_t items,
+                    bool uses_subgroups) -> Result<const Kernel*> {
+    KernelDesc kd;
+    kd.kernel = kernel_name;
+    kd.variant = v;
+    kd.workgroup_size = wg;
+    kd.items = items;
+    kd.bindings = kBindings;
+    kd.push_bytes = kPushBytes;
+    kd.uses_subgroups = uses_subgroups;
+    return get_kernel(c, kd);
+  };
+  Result<void> built;
+  auto need = [&](const Kernel*& slot, Result<const Kernel*> k) {
+    if (!built) return;
+    if (!k) built = std::move(k).error();
+    else slot = k.value();
+  };
+  plan->scratch_align = binding_alignment(c);
+  auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
+  if (plan->chained_path()) {
+    const bool state64 = c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64);
+    need(plan->chained, kernel(state64 ? "select/chained64" : "select/chained", variant, plan->wg, plan->items, true));
+    if (partition)
+      need(plan->copy_rejected, kernel("select/copy_rejected", plan->elem == 8 ? "u64.add" : "u32.add", kCopyWorkgroup,
+                                       kCopyItems, false));
+    plan->state_bytes = align_up(kStateHeaderBytes + plan->max_tiles * kStatePerTileBytes);
+    plan->spill_offset = plan->state_bytes;
+    plan->spill_bytes = partition ? align_up(desc.max_count * plan->elem) : 0;
+    plan->indirect_offset = plan->spill_offset + plan->spill_bytes;
+    if (plan->state_bytes + plan->spill_bytes > c.caps.max_storage_buffer_range)
+      return make_error(Status::unsupported, name, ": the tile state and the spill of ", desc.max_count,
+                        " rejected elements need a ", plan->state_bytes + plan->spill_bytes,
+                        "-byte scratch binding; maxStorageBufferRange is ", c.caps.max_storage_buffer_range,
+                        " (use count_scan_scatter or a smaller max_count)");
+  } else {
+    need(plan->tile_count, kernel("select/tile_count", variant, plan->wg, plan->items, true));
+    need(plan->scan_counts, kernel("select/scan_counts", std::string("u32.add") + (subgroups ? "" : ".nosg"),
+                                   kScanCountsWorkgroup, 1, true));
+    need(plan->scatter, kernel("select/scatter", variant, plan->wg, plan->items, true));
+    plan->counts_bytes = align_up(plan->max_tiles * 4);
+    plan->indirect_offset = plan->counts_bytes;
+  }
+  auto args = indirect_args_kernel(c);
+  need(plan->args, std::move(args));
+  if (!built) return built.error();
+  plan->scratch_bytes = plan->indirect_offset + align_up(kIndirectRegionBytes);
+  plan->descriptors = std::make_unique<DescriptorCache>(c, c.options.descriptor_cache_size);
+  return plan;
+}
+
+Result<void> record_plan(const SelectPlan& p, VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
+                         const BufferRange& output, const BufferRange& selected_count, uint64_t count,
+                         const BufferRange& scratch, Comparand comparand) {
+  if (count > p.desc.max_count)
+    return make_error(Status::invalid_argument, p.name, "::record: count ", count, " exceeds max_count ",
+                      p.desc.max_count);
+  if (auto ok = check_arguments(p, "record", input, flags, output, selected_count, count, nullptr, scratch); !ok)
+    return ok;
+  std::vector<Pass> passes;
+  PassBuilder(p, input, flags, output, selected_count, scratch, comparand, count).build(count, false, nullptr, passes);
+  return record_passes(*p.context, *p.descriptors, cmd, passes);
+}
+
+Result<void> record_plan_indirect(const SelectPlan& p, VkCommandBuffer cmd, const BufferRange& input,
+                                  const BufferRange& flags, const BufferRange& output,
+                                  const BufferRange& selected_count, const BufferRange& count_buffer,
+                                  const BufferRange& scratch, Comparand comparand) {
+  const uint64_t max_n = p.desc.max_count;
+  const uint64_t window = window_elements(*p.context, p.elem, p.tile_elements);
+  if (auto ok = check_indirect_limits(*p.context, max_n, window, p.max_tiles, p.name); !ok) return ok;
+  const std::string call = std::string(p.name) + "::record_indirect";
+  if (auto ok = check_count_buffer(count_buffer, call.c_str()); !ok) return ok;
+  if (auto ok = check_arguments(p, "record_indirect", input, flags, output, selected_count, max_n, &count_buffer,
+                                scratch);
+      !ok)
+    return ok;
+  std::vector<Pass> passes;
+  PassBuilder(p, input, flags, output, selected_count, scratch, comparand, max_n)
+      .build(max_n, true, &count_buffer, passes);
+  return record_passes(*p.context, *p.descriptors, cmd, passes);
+}
+
+}  // namespace
+
+}  // namespace detail
+
+using detail::make_error;
+
+Select::Select(std::unique_ptr<detail::SelectPlan> plan) : plan_(std::move(plan)) {}
+Select::Select(Select&&) noexcept = default;
+Select& Select::operator=(Select&&) noexcept = default;
+Select::~Select() = default;
+
+Result<Select> Select::create(Context& context, const SelectDesc& desc) {
+  auto plan = detail::create_plan(context, desc, false);
+  if (!plan) return std::move(plan).error();
+  return Select(std::move(plan).value());
+}
+const SelectDesc& Select::desc() const { return plan_->desc; }
+SelectAlgorithm Select::algorithm() const { return plan_->algorithm; }
+ScratchRequirements Select::scratch_requirements() const {
+  return {plan_->scratch_bytes, plan_->scratch_align,
+          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
+}
+uint32_t Select::dispatch_count(uint64_t count) const { return plan_->dispatches(count); }
+Result<void> Select::record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
+                            const BufferRange& output, const BufferRange& selected_count, uint64_t count,
+                            const BufferRange& scratch, Comparand comparand) const {
+  return detail::record_plan(*plan_, cmd, input, flags, output, selected_count, count, scratch, comparand);
+}
+Result<void> Select::record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
+                                     const BufferRange& output, const BufferRange& selected_count,
+                                     const BufferRange& count_buffer, const BufferRange& scratch,
+                                     Comparand comparand) const {
+  return detail::record_plan_indirect(*plan_, cmd, input, flags, output, selected_count, count_buffer, scratch,
+                                      comparand);
+}
+VkDeviceSize Select::statistics_offset() const { return 0; }
+void Select::release_descriptor_sets() const { plan_->descriptors->release(); }
+
+Partition::Partition(std::unique_ptr<detail::SelectPlan> plan) : plan_(std::move(plan)) {}
+Partition::Partition(Partition&&) noexcept = default;
+Partition& Partition::operator=(Partition&&) noexcept = default;
+Partition::~Partition() = default;
+
+Result<Partition> Partition::create(Context& context, const SelectDesc& desc) {
+  auto plan = detail::create_plan(context, desc, true);
+  if (!plan) return std::move(plan).error();
+  return Partition(std::move(plan).value());
+}
+const SelectDesc& Partition::desc() const { return plan_->desc; }
+SelectAlgorithm Partition::algorithm() const { return plan_->algorithm; }
+ScratchRequirements Partition::scratch_requirements() const {
+  return {plan_->scratch_bytes, plan_->scratch_align,
+          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
+}
+uint32_t Partition::dispatch_count(uint64_t count) const { return plan_->dispatches(count); }
+Result<void> Partition::record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
+                               const BufferRange& output, const BufferRange& selected_count, uint64_t count,
+                               const BufferRange& scratch, Comparand comparand) const {
+  return detail::record_plan(*plan_, cmd, input, flags, output, selected_count, count, scratch, comparand);
+}
+Result<void> Partition::record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
+                                        const BufferRange& output, const BufferRange& selected_count,
+                                        const BufferRange& count_buffer, const BufferRange& scratch,
+                                        Comparand comparand) const {
+  return detail::record_plan_indirect(*plan_, cmd, input, flags, output, selected_count, count_buffer, scratch,
+                                      comparand);
+}
+VkDeviceSize Partition::statistics_offset() const { return 0; }
+void Partition::release_descriptor_sets() const { plan_->descriptors->release(); }
+
+}  // namespace vkprim

@@ -1,0 +1,485 @@
+// RadixSort: stable LSD radix sort with 8-bit digits (shaders/sort, shaders/common/radix.glsl).
+//   onesweep: Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs" (2022),
+//     with the decoupled fallback of Smith, Levien & Owens, "Decoupled Fallback" (SPAA 2025).
+//   reduce_then_scan: the classic upsweep / scan / downsweep per digit (e.g. Merrill & Grimshaw, "High
+//     Performance and Scalable Radix Sorting", 2011), with a fixed number of workgroups per pass.
+//
+// In place: pass p reads the caller's buffers when p is even and scratch's ping-pong copy when odd, and
+// writes the other; an odd number of passes ends with a copy back from scratch.
+//
+// Scratch layout (each part at a binding-aligned offset):
+//   meta: 16 header words (onesweep tickets per pass, statistics), 8 x 256 digit histograms (onesweep),
+//         then onesweep's two tile-state regions (256 words per tile each) or reduce_then_scan's 256 digit
+//         totals followed by the 256 x G digit table;
+//   the ping-pong keys, the ping-pong values, the record_indirect region.
+#include "vkprim/sort.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "context_impl.hpp"
+#include "dispatch.hpp"
+#include "errors.hpp"
+#include "indirect.hpp"
+#include "plan_common.hpp"
+
+namespace vkprim {
+
+const char* to_string(SortOrder o) {
+  switch (o) {
+    case SortOrder::ascending: return "ascending";
+    case SortOrder::descending: return "descending";
+  }
+  return "unknown";
+}
+
+bool parse(const char* name, SortOrder& out) {
+  for (SortOrder o : {SortOrder::ascending, SortOrder::descending})
+    if (std::strcmp(name, to_string(o)) == 0) {
+      out = o;
+      return true;
+    }
+  return false;
+}
+
+const char* to_string(SortAlgorithm a) {
+  switch (a) {
+    case SortAlgorithm::automatic: return "automatic";
+    case SortAlgorithm::onesweep: return "onesweep";
+    case SortAlgorithm::reduce_then_scan: return "reduce_then_scan";
+  }
+  return "unknown";
+}
+
+bool parse(const char* name, SortAlgorithm& out) {
+  for (SortAlgorithm a : {SortAlgorithm::automatic, SortAlgorithm::onesweep, SortAlgorithm::reduce_then_scan})
+    if (std::strcmp(name, to_string(a)) == 0) {
+      out = a;
+      return true;
+    }
+  return false;
+}
+
+namespace detail {
+
+namespace {
+
+constexpr uint32_t kSortBindings = 6;
+constexpr uint32_t kSortPushBytes = 12 * sizeof(uint32_t);
+constexpr uint32_t kDigits = 256;
+constexpr uint32_t kHeaderWords = 16;
+constexpr uint32_t kRegionWord = kHeaderWords + 8 * kDigits;  // META_REGION of common/radix.glsl
+constexpr uint64_t kMaxSortCount = (uint64_t(1) << 30) - 1;   // onesweep's 30-bit tile-state counts
+constexpr uint32_t kCopyGroupsCap = 4096;
+
+// Flag bits of common/radix.glsl.
+enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u, kIndirect = 8u };
+
+// record_indirect entries (src/indirect.hpp).
+enum : uint32_t { kEntryTiles = 0, kEntryHistogram = 1, kEntryGroups = 2, kEntryCopy = 3 };
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+struct SortPlan {
+  ContextImpl* context = nullptr;
+  SortDesc desc;
+  SortAlgorithm algorithm = SortAlgorithm::reduce_then_scan;
+  uint32_t key_bytes = 4, value_bytes = 0;
+  uint32_t begin_bit = 0, end_bit = 32, passes = 4;
+  uint32_t wg = 256, items = 8;
+  uint64_t tile = 2048;
+  bool subgroups = false;
+  uint32_t histogram_groups_cap = 256;  // onesweep upfront histogram
+  uint32_t groups_cap = 1024;           // reduce_then_scan workgroups per pass (digit-table width)
+  const Kernel* histogram = nullptr;
+  const Kernel* onesweep = nullptr;
+  const Kernel* upsweep = nullptr;
+  const Kernel* scan = nullptr;
+  const Kernel* downsweep = nullptr;
+  const Kernel* copy = nullptr;
+  const Kernel* args = nullptr;
+  uint32_t state_words = 0;  // one onesweep tile-state region: max tiles x 256
+  VkDeviceSize align = 16;
+  VkDeviceSize meta_offset = 0, meta_bytes = 0;
+  VkDeviceSize keys_offset = 0, keys_bytes = 0;
+  VkDeviceSize values_offset = 0, values_bytes = 0;
+  VkDeviceSize indirect_offset = 0;
+  VkDeviceSize scratch_bytes = 0;
+  std::unique_ptr<DescriptorCache> descriptors;
+
+  uint32_t key_flags() const {
+    uint32_t f = 0;
+    if (desc.key_type == DataType::i32 || desc.key_type == DataType::i64) f |= kSigned;
+    if (desc.key_type == DataType::f32 || desc.key_type == DataType::f64) f |= kFloat;
+    if (desc.order == SortOrder::descending) f |= kDescending;
+    return f;
+  }
+  uint64_t tiles_for(uint64_t n) const { return ceil_div(n, tile); }
+  uint64_t histogram_groups(uint64_t n) const { return std::min<uint64_t>(tiles_for(n), histogram_groups_cap); }
+  uint64_t groups_for(uint64_t n) const { return std::min<uint64_t>(tiles_for(n), groups_cap); }
+  uint64_t copy_groups(uint64_t n) const { return std::min<uint64_t>(ceil_div(n, wg), kCopyGroupsCap); }
+};
+
+namespace {
+
+// Builds the passes of one record() / record_indirect() call. `count` is the CPU count (direct) or
+// max_count (indirect: groups then come from the args pass).
+class SortPassBuilder {
+ public:
+  SortPassBuilder(const SortPlan& p, const BufferRange& keys, const BufferRange& values, const BufferRange& scratch,
+                  std::vector<Pass>& passes, bool indirect)
+      : p_(p), c_(*p.context), keys_(keys), values_(p.value_bytes ? values : keys), scratch_(scratch),
+        passes_(passes), indirect_(indirect) {}
+
+  void sort(uint64_t count) {
+    const BufferRange alt_keys{scratch_.buffer, scratch_.offset + p_.keys_offset, p_.keys_bytes};
+    const BufferRange alt_values =
+        p_.value_bytes ? BufferRange{scratch_.buffer, scratch_.offset + p_.values_offset, p_.values_bytes} : alt_keys;
+    if (p_.algorithm == SortAlgorithm::onesweep) {
+      Pass& h = pass(p_.histogram, "onesweep histogram", kEntryHistogram, p_.histogram_groups(count), count, keys_,
+                     alt_keys, values_, alt_values, p_.begin_bit, p_.passes << 16);
+      h.fill_before = true;
+      h.fill = {scratch_.buffer, scratch_.offset + p_.meta_offset, VkDeviceSize(kRegionWord) * 4};
+      h.fill_word = 0;
+    }
+    for (uint32_t d = 0; d < p_.passes; ++d) {
+      const bool even = d % 2 == 0;
+      const BufferRange& kin = even ? keys_ : alt_keys;
+      const BufferRange& kout = even ? alt_keys : keys_;
+      const BufferRange& vin = even ? values_ : alt_values;
+      const BufferRange& vout = even ? alt_values : values_;
+      const uint32_t bit = p_.begin_bit + 8 * d;
+      const std::string digit = " digit " + std::to_string(d);
+      if (p_.algorithm == SortAlgorithm::onesweep) {
+        Pass& o = pass(p_.onesweep, ("onesweep" + digit).c_str(), kEntryTiles, p_.tiles_for(count), count, kin, kout,
+                       vin, vout, bit, d << 8);
+        o.push[6] = c_.options.fallback_spin_limit;
+        o.push[7] = c_.options.debug_skip_publication_period;
+        o.push[8] = p_.state_words;
+      } else {
+        const uint64_t groups = p_.groups_for(count);
+        pass(p_.upsweep, ("reduce_then_scan upsweep" + digit).c_str(), kEntryGroups, groups, count, kin, kout, vin,
+             vout, bit, 0);
+        Pass& s = pass(p_.scan, ("reduce_then_scan scan" + digit).c_str(), -1, kDigits, count, kin, kout, vin, vout,
+                       bit, 0);
+        s.push[1] = uint32_t(groups);  // the digit table's width
+        s.push[9] = kEntryGroups;
+        pass(p_.downsweep, ("reduce_then_scan downsweep" + digit).c_str(), kEntryGroups, groups, count, kin, kout, vin,
+             vout, bit, 0);
+      }
+    }
+    if (p_.passes % 2 == 1)
+      pass(p_.copy, "copy back", kEntryCopy, p_.copy_groups(count), count, alt_keys, keys_, alt_values, values_, 0, 0);
+  }
+
+ private:
+  // entry: the record_indirect entry giving the pass's workgroups (-1: dispatched directly with `groups`).
+  Pass& pass(const Kernel* kernel, const char* what, int32_t entry, uint64_t groups, uint64_t count,
+             const BufferRange& kin, const BufferRange& kout, const BufferRange& vin, const BufferRange& vout,
+             uint32_t bit, uint32_t flags) {
+    const uint64_t n = std::max<uint64_t>(count, 1);
+    const auto bk_in = bind_elements(c_, kin, 0, n, p_.key_bytes);
+    const auto bk_out = bind_elements(c_, kout, 0, n, p_.key_bytes);
+    const uint32_t vb = p_.value_bytes ? p_.value_bytes : p_.key_bytes;
+    const auto bv_in = bind_elements(c_, vin, 0, n, vb);
+    const auto bv_out = bind_elements(c_, vout, 0, n, vb);
+    Pass pass;
+    pass.kernel = kernel;
+    pass.buffers[0] = bk_in.bound;
+    pass.buffers[1] = bk_out.bound;
+    pass.buffers[2] = bv_in.bound;
+    pass.buffers[3] = bv_out.bound;
+    pass.buffers[4] = {scratch_.buffer, scratch_.offset + p_.meta_offset, p_.meta_bytes};
+    pass.buffers[5] = indirect_ ? BoundBuffer{scratch_.buffer, scratch_.offset + p_.indirect_offset, kIndirectRegionBytes}
+                                : pass.buffers[4];  // statically used, never read by a direct pass
+    const uint32_t shifts = bk_in.shift | (bk_out.shift << 8) | (bv_in.shift << 16) | (bv_out.shift << 24);
+    flags |= p_.key_flags();
+    if (indirect_ && entry >= 0) flags |= kIndirect | (uint32_t(entry) << 24);
+    if (indirect_ && entry < 0) flags |= kIndirect | (uint32_t(kEntryGroups) << 24);
+    pass.push = {};
+    const uint32_t words[12] = {uint32_t(count), uint32_t(groups), shifts, bit, p_.end_bit, flags, 0, 0, 0, 0, 0, 0};
+    std::copy(std::begin(words), std::end(words), pass.push.begin());
+    pass.groups = groups;
+    if (indirect_ && entry >= 0) {
+      pass.indirect_entry = entry;
+      pass.indirect_region = pass.buffers[5];
+    }
+    pass.label = std::string("vkprim sort/") + what;
+    passes_.push_back(std::move(pass));
+    return passes_.back();
+  }
+
+  const SortPlan& p_;
+  ContextImpl& c_;
+  BufferRange keys_, values_, scratch_;
+  std::vector<Pass>& passes_;
+  bool indirect_;
+};
+
+}  // namespace
+
+}  // namespace detail
+
+using detail::make_error;
+
+RadixSort::RadixSort(std::unique_ptr<detail::SortPlan> plan) : plan_(std::move(plan)) {}
+RadixSort::RadixSort(RadixSort&&) noexcept = default;
+RadixSort& RadixSort::operator=(RadixSort&&) noexcept = default;
+RadixSort::~RadixSort() = default;
+
+const SortDesc& RadixSort::desc() const { return plan_->desc; }
+SortAlgorithm RadixSort::algorithm() const { return plan_->algorithm; }
+uint32_t RadixSort::digit_passes() const { return plan_->passes; }
+uint64_t RadixSort::keys_per_tile() const { return plan_->tile; }
+
+ScratchRequirements RadixSort::scratch_requirements() const {
+  // Onesweep clears its header with vkCmdFillBuffer; record_indirect dispatches from an args region.
+  return {plan_->scratch_bytes, plan_->align,
+          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
+}
+
+uint32_t RadixSort::dispatch_count(uint64_t count) const {
+  if (count <= 1) return 0;
+  std::vector<detail::Pass> passes;
+  const BufferRange none{};
+  detail::SortPassBuilder(*plan_, none, none, none, passes, false).sort(std::min(count, plan_->desc.max_count));
+  return uint32_t(passes.size());
+}
+
+VkDeviceSize RadixSort::statistics_offset() const { return plan_->meta_offset + 8 * 4; }
+
+void RadixSort::release_descriptor_sets() const { plan_->descriptors->release(); }
+
+Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
+  detail::ContextImpl& c = context.impl();
+  const Capabilities& caps = c.caps;
+  if (int(desc.algorithm) < 0 || int(desc.algorithm) > int(SortAlgorithm::reduce_then_scan))
+    return make_error(Status::invalid_argument, "RadixSort: unknown algorithm ", int(desc.algorithm));
+  if (desc.order != SortOrder::ascending && desc.order != SortOrder::descending)
+    return make_error(Status::invalid_argument, "RadixSort: unknown order ", int(desc.order));
+  if (int(desc.key_type) < 0 || int(desc.key_type) > int(DataType::f64))
+    return make_error(Status::invalid_argument, "RadixSort: unknown key type ", int(desc.key_type));
+  if (desc.value_size != 0 && desc.value_size != 4 && desc.value_size != 8)
+    return make_error(Status::invalid_argument, "RadixSort: value_size ", desc.value_size,
+                      " must be 0 (keys only), 4 or 8 bytes");
+  if (desc.max_count == 0 || desc.max_count > detail::kMaxSortCount)
+    return make_error(Status::invalid_argument, "RadixSort: max_count ", desc.max_count,
+                      " must be in 1..2^30-1 (onesweep's tile state packs 30-bit counts)");
+  const uint32_t key_bits = 8 * size_of(desc.key_type);
+  const uint32_t end_bit = desc.end_bit ? desc.end_bit : key_bits;
+  if (end_bit > key_bits || desc.begin_bit >= end_bit)
+    return make_error(Status::invalid_argument, "RadixSort: bits [", desc.begin_bit, ", ", end_bit,
+                      ") must satisfy begin_bit < end_bit <= ", key_bits, " for ", to_string(desc.key_type), " keys");
+  if (is_64bit(desc.key_type) && !caps.has(feature_int64))
+    return make_error(Status::unsupported, "RadixSort: ", to_string(desc.key_type), " keys need shaderInt64, which ",
+                      "the device lacks or the caller did not enable");
+  const bool memory_model = caps.has(feature_memory_model);
+  auto plan = std::make_unique<detail::SortPlan>();
+  plan->context = &c;
+  plan->desc = desc;
+  plan->algorithm = desc.algorithm;
+  if (desc.algorithm == SortAlgorithm::automatic)
+    plan->algorithm = memory_model ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan;
+  const bool onesweep = plan->algorithm == SortAlgorithm::onesweep;
+  if (onesweep && !memory_model)
+    return make_error(Status::unsupported, "RadixSort: onesweep needs the vulkanMemoryModel and ",
+                      "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
+                      "(device_requirements() lists them); use reduce_then_scan");
+  plan->key_bytes = size_of(desc.key_type);
+  plan->value_bytes = desc.value_size;
+  plan->begin_bit = desc.begin_bit;
+  plan->end_bit = end_bit;
+  plan->passes = (end_bit - desc.begin_bit + 7) / 8;
+
+  // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: 512 x 16 keys of 32-bit
+  // keys-only or 32-bit pairs (the staged tile fills 32 KiB), 512 x 8 when a key or value is 64-bit.
+  const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
+  uint32_t wg = desc.workgroup_size ? desc.workgroup_size : (cpu ? 256u : 512u);
+  if (!desc.workgroup_size && wg > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) wg = 256;
+  if (wg < 256 || wg > 1024 || (wg & (wg - 1)) != 0)
+    return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a power of two from 256 ",
+                      "to 1024 (one invocation per digit)");
+  uint32_t items = desc.items_per_thread ? desc.items_per_thread : (cpu ? 8u : (widest > 4 ? 8u : 16u));
+  if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
+    return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",
+                      "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");
+  // The subgroup multisplit needs ballot and shuffle and subgroups of at least 8 (shared arrays are sized
+  // for that); the pinned size is the device's largest where kernel.cpp can pin it.
+  const bool pinned = caps.has(feature_subgroup_size_control) && wg % caps.max_subgroup_size == 0 &&
+                      wg <= uint64_t(caps.max_subgroup_size) * caps.max_workgroup_subgroups;
+  const uint32_t smallest_subgroup = pinned ? caps.max_subgroup_size : caps.min_subgroup_size;
+  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                        VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  plan->subgroups = c.use_subgroups() && (caps.subgroup_operations & needed) == needed && smallest_subgroup >= 8 &&
+                    caps.max_subgroup_size <= 128;
+  // Shared memory of the ranking kernels (common/radix.glsl and onesweep.comp), in words.
+  auto shared_bytes = [&](uint32_t it) {
+    const uint64_t min_sg = plan->subgroups ? 8 : 16;
+    const uint64_t counters = uint64_t(wg) / min_sg * (detail::kDigits / 2);
+    const uint64_t stage = uint64_t(wg) * it * (widest / 4);
+    const uint64_t scan = plan->subgroups ? wg / min_sg : 3 * uint64_t(wg);
+    return 4 * (std::max(counters, stage) + 4 * detail::kDigits + scan + 2);
+  };
+  if (!desc.items_per_thread)
+    while (items > 1 && shared_bytes(items) > caps.max_shared_memory) items /= 2;
+  if (shared_bytes(items) > caps.max_shared_memory)
+    return make_error(Status::unsupported, "RadixSort: a ", wg, " x ", items, " tile needs ", shared_bytes(items),
+                      " bytes of shared memory; the device allows ", caps.max_shared_memory);
+  plan->wg = wg;
+  plan->items = items;
+  plan->tile = uint64_t(wg) * items;
+  plan->histogram_groups_cap = cpu ? 8u : (caps.compute_units ? 2 * caps.compute_units : 256u);
+  plan->groups_cap = cpu ? 16u : 1024u;
+
+  // One binding covers all keys (and all values): refuse what would need storage-range windows.
+  const uint64_t key_window = detail::window_elements(c, plan->key_bytes, 1);
+  if (desc.max_count > key_window)
+    return make_error(Status::unsupported, "RadixSort: max_count ", desc.max_count, " ", to_string(desc.key_type),
+                      " keys exceed one storage-buffer binding (maxStorageBufferRange ", caps.max_storage_buffer_range,
+                      " bytes: ", key_window, " keys); sorting in windows is not implemented");
+  if (plan->value_bytes && desc.max_count > detail::window_elements(c, plan->value_bytes, 1))
+    return make_error(Status::unsupported, "RadixSort: max_count ", desc.max_count, " values of ", plan->value_bytes,
+                      " bytes exceed one storage-buffer binding (maxStorageBufferRange ",
+                      caps.max_storage_buffer_range, " bytes)");
+
+  const std::string kw = plan->key_bytes == 8 ? "_k64" : "_k32";
+  const std::string vw = plan->value_bytes ? "_v" + std::to_string(8 * plan->value_bytes) : std::string();
+  auto kernel = [&](const std::string& name, bool ranking) -> Result<const detail::Kernel*> {
+    detail::KernelDesc kd;
+    kd.kernel = name;
+    kd.variant = ranking && !plan->subgroups ? "nosg" : "default";
+    kd.workgroup_size = wg;
+    kd.items = items;
+    kd.bindings = detail::kSortBindings;
+    kd.push_bytes = detail::kSortPushBytes;
+    kd.uses_subgroups = ranking && plan->subgroups;
+    return detail::get_kernel(c, kd);
+  };
+  Result<void> built;
+  auto need = [&](const detail::Kernel*& slot, const std::string& name, bool ranking) {
+    if (!built) return;
+    auto k = kernel(name, ranking);
+    if (!k) built = std::move(k).error();
+    else slot = k.value();
+  };
+  if (onesweep) {
+    need(plan->histogram, "sort/histogram" + kw, false);
+    need(plan->onesweep, "sort/onesweep" + kw + vw, true);
+  } else {
+    need(plan->upsweep, "sort/upsweep" + kw, false);
+    need(plan->scan, "sort/scan", true);
+    need(plan->downsweep, "sort/downsweep" + kw + vw, true);
+  }
+  if (plan->passes % 2 == 1) need(plan->copy, "sort/copy" + kw + vw, false);
+  if (!built) return built.error();
+  auto args = detail::indirect_args_kernel(c);
+  if (!args) return std::move(args).error();
+  plan->args = args.value();
+
+  plan->align = detail::binding_alignment(c);
+  auto align_up = [&](VkDeviceSize v) { return (v + plan->align - 1) / plan->align * plan->align; };
+  const uint64_t max_tiles = plan->tiles_for(desc.max_count);
+  uint64_t meta_words = detail::kRegionWord;
+  if (onesweep) {
+    plan->state_words = uint32_t(max_tiles * detail::kDigits);
+    meta_words += 2 * uint64_t(plan->state_words);
+  } else {
+    meta_words += detail::kDigits + detail::kDigits * plan->groups_for(desc.max_count);
+  }
+  plan->meta_bytes = align_up(meta_words * 4);
+  if (plan->meta_bytes > caps.max_storage_buffer_range)
+    return make_error(Status::unsupported, "RadixSort: the tile state of ", max_tiles, " tiles (", plan->meta_bytes,
+                      " bytes) exceeds one storage-buffer binding; use larger tiles or a smaller max_count");
+  VkDeviceSize offset = plan->meta_bytes;
+  plan->keys_offset = offset;
+  plan->keys_bytes = align_up(desc.max_count * plan->key_bytes);
+  offset += plan->keys_bytes;
+  plan->values_offset = offset;
+  plan->values_bytes = align_up(desc.max_count * plan->value_bytes);
+  offset += plan->values_bytes;
+  plan->indirect_offset = offset;
+  offset += align_up(detail::kIndirectRegionBytes);
+  plan->scratch_bytes = offset;
+  plan->descriptors = std::make_unique<detail::DescriptorCache>(c, c.options.descriptor_cache_size);
+  return RadixSort(std::move(plan));
+}
+
+namespace {
+
+Result<void> check_buffers(const detail::SortPlan& p, const BufferRange& keys, const BufferRange& values,
+                           uint64_t count, const BufferRange& scratch, const ScratchRequirements& need,
+                           const char* what) {
+  const VkDeviceSize key_bytes = count * p.key_bytes, value_bytes = count * p.value_bytes;
+  const bool pairs = p.value_bytes != 0;
+  if (auto ok = detail::check_range(keys, key_bytes, p.key_bytes, "keys", count > 0); !ok) return ok;
+  if (auto ok = detail::check_range(values, value_bytes, p.value_bytes ? p.value_bytes : 1, "values", pairs && count > 0);
+      !ok)
+    return ok;
+  if (auto ok = detail::check_scratch(scratch, need, what); !ok) return ok;
+  if (count == 0) return {};
+  if (pairs && detail::overlaps(keys, key_bytes, values, value_bytes))
+    return make_error(Status::invalid_argument, what, ": keys and values ranges overlap");
+  if (detail::overlaps(scratch, need.size, keys, key_bytes))
+    return make_error(Status::invalid_argument, what, ": scratch and keys ranges overlap");
+  if (pairs && detail::overlaps(scratch, need.size, values, value_bytes))
+    return make_error(Status::invalid_argument, what, ": scratch and values ranges overlap");
+  return {};
+}
+
+}  // namespace
+
+Result<void> RadixSort::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values, uint64_t count,
+                               const BufferRange& scratch) const {
+  const detail::SortPlan& p = *plan_;
+  if (count > p.desc.max_count)
+    return make_error(Status::invalid_argument, "RadixSort::record: count ", count, " exceeds max_count ",
+                      p.desc.max_count);
+  if (auto ok = check_buffers(p, keys, values, count, scratch, scratch_requirements(), "RadixSort::record"); !ok)
+    return ok;
+  std::vector<detail::Pass> passes;
+  if (count > 1) detail::SortPassBuilder(p, keys, values, scratch, passes, false).sort(count);
+  return detail::record_passes(*p.context, *p.descriptors, cmd, passes);
+}
+
+Result<void> RadixSort::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                                        const BufferRange& count_buffer, const BufferRange& scratch) const {
+  const detail::SortPlan& p = *plan_;
+  detail::ContextImpl& c = *p.context;
+  const uint64_t max_count = p.desc.max_count;
+  const uint64_t max_groups = std::max<uint64_t>(p.tiles_for(max_count), p.copy_groups(max_count));
+  if (auto ok = detail::check_indirect_limits(c, max_count, detail::window_elements(c, p.key_bytes, 1), max_groups,
+                                              "RadixSort");
+      !ok)
+    return ok;
+  if (auto ok = detail::check_count_buffer(count_buffer, "RadixSort::record_indirect"); !ok) return ok;
+  const ScratchRequirements need = scratch_requirements();
+  if (auto ok = check_buffers(p, keys, values, max_count, scratch, need, "RadixSort::record_indirect"); !ok) return ok;
+  if (detail::overlaps(scratch, need.size, count_buffer, 4) || detail::overlaps(keys, max_count * p.key_bytes, count_buffer, 4) ||
+      (p.value_bytes && detail::overlaps(values, max_count * p.value_bytes, count_buffer, 4)))
+    return make_error(Status::invalid_argument, "RadixSort::record_indirect: the count buffer overlaps keys, values or ",
+                      "scratch");
+  const uint32_t tile = uint32_t(p.tile);
+  std::vector<detail::IndirectEntry> entries(4);
+  entries[detail::kEntryTiles] = {tile, 0, 0, 0};
+  entries[detail::kEntryHistogram] = {tile, 0, p.histogram_groups_cap, 0};
+  entries[detail::kEntryGroups] = {tile, 0, p.groups_cap, 0};
+  entries[detail::kEntryCopy] = {p.wg, 0, detail::kCopyGroupsCap, 0};
+  const detail::BoundBuffer region{scratch.buffer, scratch.offset + p.indirect_offset, detail::kIndirectRegionBytes};
+  std::vector<detail::Pass> passes;
+  passes.push_back(detail::make_indirect_args_pass(c, p.args, count_buffer, region, max_count, entries));
+  detail::SortPassBuilder(p, keys, values, scratch, passes, true).sort(max_count);
+  // The onesweep header clear moves before the args pass: record_passes puts a plain fill barrier, not the
+  // indirect-command one, before a pass that fills, and the histogram pass is dispatched indirectly.
+  if (passes.size() > 1 && passes[1].fill_before) {
+    std::swap(passes[0].fill_before, passes[1].fill_before);
+    std::swap(passes[0].fill, passes[1].fill);
+  }
+  return detail::record_passes(c, *p.descriptors, cmd, passes);
+}
+
+}  // namespace vkprim

@@ -1,0 +1,530 @@
+// RadixSort (onesweep, reduce_then_scan): every result is compared with std::stable_sort of the indices by
+// the transformed key bits [begin_bit, end_bit) (the documented order), keys and values (the original
+// index, so stability is checked too). Scratch is poisoned before every run and guard elements around
+// the keys/values must keep their values. Sizes around the tile, every size across one tile boundary,
+// 2^20+17, every key type and order, data patterns, bit ranges (odd pass counts end with a copy back),
+// forced onesweep fallback with its statistics, the no-subgroup path, push descriptors off, y-spilled
+// grids, element offsets, record_indirect and reuse.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+#include "vkprim/sort.hpp"
+
+using namespace vkprim;
+
+namespace {
+
+constexpr std::array<SortAlgorithm, 2> kAlgorithms = {SortAlgorithm::onesweep, SortAlgorithm::reduce_then_scan};
+
+RadixSort make_sort(Context& context, const SortDesc& desc) {
+  auto plan = RadixSort::create(context, desc);
+  INFO("RadixSort::create(" << to_string(desc.key_type) << ", value_size " << desc.value_size << ", "
+                            << to_string(desc.order) << ", max_count " << desc.max_count << ", bits ["
+                            << desc.begin_bit << ", " << desc.end_bit << "), " << to_string(desc.algorithm)
+                            << "): " << (plan ? std::string("ok") : plan.error().message));
+  REQUIRE(plan.ok());
+  return std::move(plan).value();
+}
+
+// onesweep needs the Vulkan memory model; where the device lacks it the onesweep cases are skipped.
+bool available(Device& dev, SortAlgorithm a) {
+  if (a != SortAlgorithm::onesweep || dev.context().capabilities().has(feature_memory_model)) return true;
+  WARN("onesweep skipped: the device has no Vulkan memory model");
+  return false;
+}
+
+bool key_type_supported(const Context& context, DataType t) {
+  return !is_64bit(t) || context.capabilities().has(feature_int64);
+}
+
+// The documented order-preserving transform, on the host.
+uint64_t ordered_bits(uint64_t bits, DataType type, SortOrder order) {
+  const uint32_t width = 8 * size_of(type);
+  const uint64_t mask = width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+  const uint64_t sign = uint64_t(1) << (width - 1);
+  bits &= mask;
+  if (type == DataType::f32 || type == DataType::f64) bits = (bits & sign) ? (~bits & mask) : (bits ^ sign);
+  else if (type == DataType::i32 || type == DataType::i64) bits ^= sign;
+  if (order == SortOrder::descending) bits = ~bits & mask;
+  return bits;
+}
+
+uint64_t sort_field(uint64_t ordered, uint32_t begin, uint32_t end) {
+  const uint32_t w = end - begin;
+  const uint64_t mask = w == 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
+  return (ordered >> begin) & mask;
+}
+
+// Keys as raw bits (the low 32 bits for 32-bit key types).
+using Keys = std::vector<uint64_t>;
+
+// One plan with guarded key and value buffers and its scratch.
+class SortRig {
+ public:
+  static constexpr uint64_t kGuard = 8;
+
+  SortRig(Device& dev, const SortDesc& desc)
+      : dev_(dev),
+        plan_(make_sort(dev.context(), desc)),
+        kb_(size_of(desc.key_type)),
+        vb_(desc.value_size),
+        keys_(test::make_buffer(dev, (desc.max_count + 2 * kGuard) * kb_)),
+        values_(test::make_buffer(dev, (desc.max_count + 2 * kGuard) * std::max<uint32_t>(vb_, 4))),
+        scratch_(test::make_buffer(dev, std::max<VkDeviceSize>(16, plan_.scratch_requirements().size))) {}
+
+  const RadixSort& plan() const { return plan_; }
+  const Buffer& scratch() const { return scratch_; }
+  const Buffer& keys() const { return keys_; }
+  const Buffer& values() const { return values_; }
+
+  // Sorts `keys` placed at element `shift` of the key buffer (values = the original index, and for 8-byte
+  // values index | ~index << 32) and checks keys, values and guards. indirect: the count comes from a
+  // GPU buffer.
+  bool check(const Keys& keys, uint64_t shift = 0, bool indirect = false) {
+    const SortDesc& d = plan_.desc();
+    const uint64_t n = keys.size();
+    REQUIRE(shift <= kGuard);
+    const uint32_t end = d.end_bit ? d.end_bit : 8 * kb_;
+    INFO(to_string(plan_.algorithm()) << " " << to_string(d.key_type) << " value_size " << vb_ << " "
+                                      << to_string(d.order) << " bits [" << d.begin_bit << ", " << end << ") n=" << n
+                                      << " shift " << shift << (indirect ? " indirect" : ""));
+    // [guard x shift][keys][guard x kGuard] with guards of a recognisable pattern.
+    const uint64_t slots = shift + n + kGuard;
+    std::vector<uint8_t> key_bytes(slots * kb_, 0xA5), value_bytes(slots * std::max<uint32_t>(vb_, 4), 0x5A);
+    for (uint64_t i = 0; i < n; ++i) std::memcpy(&key_bytes[(shift + i) * kb_], &keys[i], kb_);
+    for (uint64_t i = 0; i < n && vb_; ++i) {
+      const uint64_t v = value_of(i);
+      std::memcpy(&value_bytes[(shift + i) * vb_], &v, vb_);
+    }
+    test::upload(dev_, keys_, key_bytes);
+    test::upload(dev_, values_, value_bytes);
+    test::poison(dev_, scratch_);
+    // record_indirect's ranges hold max_count elements (the count is only known on the GPU).
+    const uint64_t range_n = indirect ? d.max_count : n;
+    const BufferRange kr = keys_.range(shift * kb_, range_n * kb_);
+    const BufferRange vr = vb_ ? values_.range(shift * vb_, range_n * vb_) : BufferRange{};
+    Buffer count_buffer = test::make_buffer(dev_, 16);
+    if (indirect) test::upload(dev_, count_buffer, std::vector<uint32_t>{uint32_t(n), 0, 0, 0});
+    Result<void> recorded;
+    auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
+      recorded = indirect ? plan_.record_indirect(cmd, kr, vr, count_buffer.range(0, 4), scratch_.range())
+                          : plan_.record(cmd, kr, vr, n, scratch_.range());
+    });
+    INFO("record: " << recorded.message() << " submit: " << submitted.message());
+    REQUIRE(recorded.ok());
+    REQUIRE(submitted.ok());
+
+    // Reference: stable sort of the indices by the transformed key field.
+    std::vector<uint64_t> field(n);
+    for (uint64_t i = 0; i < n; ++i) field[i] = sort_field(ordered_bits(keys[i], d.key_type, d.order), d.begin_bit, end);
+    std::vector<uint64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return field[a] < field[b]; });
+
+    const auto got_keys = test::download<uint8_t>(dev_, keys_, slots * kb_);
+    const auto got_values = test::download<uint8_t>(dev_, values_, slots * std::max<uint32_t>(vb_, 4));
+    uint64_t bad_key = n, bad_value = n;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t k = 0;
+      std::memcpy(&k, &got_keys[(shift + i) * kb_], kb_);
+      if (k != keys[order[i]] && bad_key == n) bad_key = i;
+      if (vb_) {
+        uint64_t v = 0;
+        std::memcpy(&v, &got_values[(shift + i) * vb_], vb_);
+        if (v != (value_of(order[i]) & mask(vb_)) && bad_value == n) bad_value = i;
+      }
+    }
+    if (bad_key < n) {
+      uint64_t k = 0;
+      std::memcpy(&k, &got_keys[(shift + bad_key) * kb_], kb_);
+      INFO("first wrong key at " << bad_key << ": got 0x" << std::hex << k << ", expected 0x" << keys[order[bad_key]]);
+      CHECK(bad_key == n);
+    }
+    if (bad_value < n) {
+      uint64_t v = 0;
+      std::memcpy(&v, &got_values[(shift + bad_value) * vb_], vb_);
+      INFO("first wrong value at " << bad_value << ": got " << v << ", expected " << (value_of(order[bad_value]) & mask(vb_)));
+      CHECK(bad_value == n);
+    }
+    bool guards = true;
+    for (uint64_t i = 0; i < slots; ++i) {
+      if (i >= shift && i < shift + n) continue;
+      for (uint32_t b = 0; b < kb_; ++b) guards = guards && got_keys[i * kb_ + b] == 0xA5;
+      if (vb_)
+        for (uint32_t b = 0; b < vb_; ++b) guards = guards && got_values[i * vb_ + b] == 0x5A;
+    }
+    INFO("elements around the keys and values must keep their values");
+    CHECK(guards);
+    return bad_key == n && bad_value == n && guards;
+  }
+
+ private:
+  static uint64_t value_of(uint64_t i) { return i | (uint64_t(~uint32_t(i)) << 32); }
+  static uint64_t mask(uint32_t bytes) { return bytes == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * bytes)) - 1; }
+
+  Device& dev_;
+  RadixSort plan_;
+  uint32_t kb_, vb_;
+  Buffer keys_, values_, scratch_;
+};
+
+Keys random_keys(uint64_t n, DataType type, std::mt19937_64& rng) {
+  Keys k(n);
+  const uint64_t mask = size_of(type) == 8 ? ~uint64_t(0) : 0xFFFFFFFFull;
+  for (auto& x : k) x = rng() & mask;
+  return k;
+}
+
+// Random floats with the special values mixed in: +-0, +-inf, NaNs of both signs, denormals.
+Keys float_keys(uint64_t n, DataType type, std::mt19937_64& rng) {
+  Keys k(n);
+  std::uniform_real_distribution<double> value(-1e6, 1e6);
+  for (uint64_t i = 0; i < n; ++i) {
+    const double v = value(rng);
+    const int pick = int(rng() % 12);
+    if (type == DataType::f32) {
+      const uint32_t specials[] = {0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00001u,
+                                   0x00000001u, 0x80000001u};
+      float f = float(v);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      k[i] = pick < 8 ? specials[pick] : bits;
+    } else {
+      const uint64_t specials[] = {0x0ull, 0x8000000000000000ull, 0x7FF0000000000000ull, 0xFFF0000000000000ull,
+                                   0x7FF8000000000000ull, 0xFFF8000000000001ull, 0x1ull, 0x8000000000000001ull};
+      uint64_t bits;
+      std::memcpy(&bits, &v, 8);
+      k[i] = pick < 8 ? specials[pick] : bits;
+    }
+  }
+  return k;
+}
+
+Keys keys_for(DataType type, uint64_t n, std::mt19937_64& rng) {
+  return type == DataType::f32 || type == DataType::f64 ? float_keys(n, type, rng) : random_keys(n, type, rng);
+}
+
+// Keys per tile of the tuned plan for u32 keys with `value_size` values (every case crosses real tiles).
+uint64_t tile_of(Device& dev, uint32_t value_size) {
+  SortDesc d;
+  d.max_count = 1;
+  d.value_size = value_size;
+  d.algorithm = SortAlgorithm::reduce_then_scan;
+  return make_sort(dev.context(), d).keys_per_tile();
+}
+
+SortDesc desc_of(SortAlgorithm a, DataType key, uint64_t max_count, uint32_t value_size = 0,
+                 SortOrder order = SortOrder::ascending) {
+  SortDesc d;
+  d.key_type = key;
+  d.value_size = value_size;
+  d.order = order;
+  d.max_count = max_count;
+  d.algorithm = a;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("radix sort of u32 keys matches std::stable_sort at sizes 0, 1, 2 and around one and two tiles",
+          "[sort]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t tile = tile_of(dev, 0);
+  for (SortAlgorithm a : kAlgorithms) {
+    if (!available(dev, a)) continue;
+    SortRig rig(dev, desc_of(a, DataType::u32, 2 * tile + 64));
+    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(2), uint64_t(3), tile - 1, tile, tile + 1, 2 * tile - 1,
+                       2 * tile, 2 * tile + 63})
+      rig.check(random_keys(n, DataType::u32, rng));
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("radix sort of u32 pairs matches std::stable_sort at every size across one tile boundary", "[sort]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t tile = tile_of(dev, 4);
+  for (SortAlgorithm a : kAlgorithms) {
+    if (!available(dev, a)) continue;
+    SortRig rig(dev, desc_of(a, DataType::u32, tile + 8, 4));
+    for (uint64_t n = tile - 8; n <= tile + 8; ++n) {
+      Keys k = random_keys(n, DataType::u32, rng);
+      for (auto& x : k) x &= 0x0F0F;  // few distinct keys: stability shows
+      rig.check(k);
+    }
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("onesweep and reduce_then_scan sorts of 2^20+17 u32 keys match std::stable_sort", "[sort][large]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = (uint64_t(1) << 20) + 17;
+  for (SortAlgorithm a : kAlgorithms) {
+    if (!available(dev, a)) continue;
+    SortRig rig(dev, desc_of(a, DataType::u32, n));
+    rig.check(random_keys(n, DataType::u32, rng));
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("onesweep sort of 2^18+3 f32 keys with u32 values descending matches std::stable_sort", "[sort][large]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = (uint64_t(1) << 18) + 3;
+  for (SortAlgorithm a : kAlgorithms) {
+    if (!available(dev, a)) continue;
+    SortRig rig(dev, desc_of(a, DataType::f32, n, 4, SortOrder::descending));
+    rig.check(float_keys(n, DataType::f32, rng));
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("radix sort of every key type, keys only and with 4- and 8-byte values, both orders, matches "
+          "std::stable_sort",
+          "[sort][types]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = 3 * tile_of(dev, 0) + 7;
+  for (SortAlgorithm a : kAlgorithms) {
+    if (!available(dev, a)) continue;
+    for (DataType t : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
+      if (!key_type_supported(dev.context(), t)) {
+        WARN(to_string(t) << " keys skipped: no shaderInt64");
+        continue;
+      }
+      for (uint32_t vs : {0u, 4u, 8u})
+        for (SortOrder o : {SortOrder::ascending, SortOrder::descending}) {
+          SortRig rig(dev, desc_of(a, t, n, vs, o));
+          Keys k = keys_for(t, n, rng);
+          // Repeat some keys so equal keys meet within and across tiles.
+          for (uint64_t i = 0; i < n; i += 3) k[i] = k[(i * 7) % n];
+          rig.check(k);
+        }
+    }
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("radix sort of all-equal, sorted, reversed and few-distinct-digit keys keeps pairs stable", "[sort][patterns]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = 5 * tile_of(dev, 0) + 11;
+  for (SortAlgorithm a : kAlgorithms) {
+    if (!available(dev, a)) continue;
+    for (SortOrder o : {SortOrder::ascending, SortOrder::descending}) {
+      SortRig rig(dev, desc_of(a, DataType::u32, n, 4, o));
+      Keys equal(n, 0x12345678u);
+      Keys sorted = random_keys(n, DataType::u32, rng);
+      std::sort(sorted.begin(), sorted.end());
+      Keys reversed(sorted.rbegin(), sorted.rend());
+      Keys few = random_keys(n, DataType::u32, rng);
+      for (auto& x : few) x &= 0x0F0F;
+      INFO("all equal");
+      rig.check(equal);
+      INFO("sorted");
+      rig.check(sorted);
+      INFO("reversed");
+      rig.check(reversed);
+      INFO("few distinct digits");
+      rig.check(few);
+    }
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("radix sort on bit ranges sorts only those bits, stably, with odd pass counts copied back", "[sort][bits]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = 2 * tile_of(dev, 0) + 5;
+  struct Range {
+    DataType type;
+    uint32_t begin, end, passes;
+  };
+  const Range ranges[] = {{DataType::u32, 8, 16, 1},  {DataType::u32, 3, 27, 3},  {DataType::u32, 4, 20, 2},
+                          {DataType::i32, 0, 12, 2},  {DataType::f32, 31, 32, 1}, {DataType::u64, 20, 44, 3},
+                          {DataType::i64, 28, 36, 1}, {DataType::u64, 0, 64, 8}};
+  for (SortAlgorithm a : kAlgorithms) {
+    if (!available(dev, a)) continue;
+    for (const Range& r : ranges) {
+      if (!key_type_supported(dev.context(), r.type)) continue;
+      SortDesc d = desc_of(a, r.type, n, 4);
+      d.begin_bit = r.begin;
+      d.end_bit = r.end;
+      SortRig rig(dev, d);
+      CHECK(rig.plan().digit_passes() == r.passes);
+      rig.check(keys_for(r.type, n, rng));
+    }
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("radix sort of keys at element offsets within their buffers leaves the neighbours untouched",
+          "[sort][offsets]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = tile_of(dev, 0) + 100;
+  for (SortAlgorithm a : kAlgorithms) {
+    if (!available(dev, a)) continue;
+    SortRig rig(dev, desc_of(a, DataType::u32, n, 8));
+    for (uint64_t shift : {1u, 3u, 5u}) rig.check(random_keys(n, DataType::u32, rng), shift);
+    SortRig rig64(dev, desc_of(a, DataType::u64, n, 4));
+    if (key_type_supported(dev.context(), DataType::u64)) rig64.check(random_keys(n, DataType::u64, rng), 1);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("onesweep with spin limit 0 and every 3rd tile skipping its publication falls back, terminates and "
+          "matches std::stable_sort",
+          "[sort][fallback]") {
+  ContextOptions o;
+  o.fallback_spin_limit = 0;
+  o.debug_skip_publication_period = 3;
+  Device& dev = test::device(o);
+  if (!available(dev, SortAlgorithm::onesweep)) return;
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t tile = tile_of(dev, 0);
+  for (uint32_t vs : {0u, 4u}) {
+    SortRig rig(dev, desc_of(SortAlgorithm::onesweep, DataType::u32, 20 * tile + 3, vs));
+    for (uint64_t n : {20 * tile + 3, 4 * tile}) {
+      REQUIRE(rig.check(random_keys(n, DataType::u32, rng)));
+      const auto stats = test::download<uint32_t>(dev, rig.scratch(), 4, rig.plan().statistics_offset());
+      // Tiles 1..tiles-2 with t % 3 == 2 publish nothing and have a successor that must count them.
+      const uint64_t real_tiles = stats[0] / rig.plan().digit_passes();
+      INFO("plan tile " << rig.plan().keys_per_tile() << ", n " << n);
+      CHECK(real_tiles == (n + rig.plan().keys_per_tile() - 1) / rig.plan().keys_per_tile());
+      uint64_t skipped = 0;
+      for (uint64_t t = 1; t + 1 < real_tiles; ++t) skipped += t % 3 == 2;
+      INFO("tiles per pass " << real_tiles << ", fallbacks " << stats[1] << ", skipped tiles per pass " << skipped);
+      CHECK(stats[0] % rig.plan().digit_passes() == 0);
+      CHECK(real_tiles >= 2);
+      CHECK(stats[1] >= skipped * rig.plan().digit_passes());
+    }
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("radix sort on the no-subgroup path matches std::stable_sort (both algorithms, forced onesweep fallback)",
+          "[sort][no_subgroups]") {
+  ContextOptions o;
+  o.force_no_subgroups = true;
+  o.fallback_spin_limit = 0;
+  o.debug_skip_publication_period = 4;
+  Device& dev = test::device(o);
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = 6 * tile_of(dev, 0) + 13;
+  for (SortAlgorithm a : kAlgorithms) {
+    if (!available(dev, a)) continue;
+    SortRig rig(dev, desc_of(a, DataType::u32, n, 4));
+    rig.check(random_keys(n, DataType::u32, rng));
+    if (key_type_supported(dev.context(), DataType::f64)) {
+      SortRig rig64(dev, desc_of(a, DataType::f64, n, 8, SortOrder::descending));
+      rig64.check(float_keys(n, DataType::f64, rng));
+    }
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("radix sort with push descriptors off and a grid spilled into y matches std::stable_sort",
+          "[sort][descriptors][spill]") {
+  ContextOptions o;
+  o.disable_push_descriptors = true;
+  o.max_workgroups_per_dimension = 7;  // 343 groups: the 256-group digit-table scan still fits
+  Device& dev = test::device(o);
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = 11 * tile_of(dev, 0) + 1;
+  for (SortAlgorithm a : kAlgorithms) {
+    if (!available(dev, a)) continue;
+    SortRig rig(dev, desc_of(a, DataType::i32, n, 4));
+    rig.check(random_keys(n, DataType::i32, rng));
+    rig.check(random_keys(n / 3, DataType::i32, rng));
+    rig.plan().release_descriptor_sets();
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("radix sort record_indirect takes the count from the GPU and matches std::stable_sort", "[sort][indirect]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t tile = tile_of(dev, 0);
+  for (SortAlgorithm a : kAlgorithms) {
+    if (!available(dev, a)) continue;
+    SortDesc d = desc_of(a, DataType::u32, 3 * tile + 9, 4);
+    d.end_bit = 24;  // three passes: the copy back runs indirectly too
+    SortRig rig(dev, d);
+    for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, 3 * tile + 9}) rig.check(random_keys(n, DataType::u32, rng), 0, true);
+    SortRig rig64(dev, desc_of(a, DataType::f64, 2 * tile, 8));
+    if (key_type_supported(dev.context(), DataType::f64)) rig64.check(float_keys(2 * tile - 5, DataType::f64, rng), 2, true);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("automatic sort resolves to onesweep with the memory model and to reduce_then_scan without it",
+          "[sort][automatic]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const bool mm = dev.context().capabilities().has(feature_memory_model);
+  SortRig rig(dev, desc_of(SortAlgorithm::automatic, DataType::u32, 5000, 4));
+  CHECK(rig.plan().algorithm() == (mm ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan));
+  rig.check(random_keys(5000, DataType::u32, rng));
+
+  ContextOptions o;
+  o.mask_features = feature_memory_model;
+  Device& plain = test::device(o);
+  SortRig rts(plain, desc_of(SortAlgorithm::automatic, DataType::u32, 5000));
+  CHECK(rts.plan().algorithm() == SortAlgorithm::reduce_then_scan);
+  rts.check(random_keys(5000, DataType::u32, rng));
+  auto refused = RadixSort::create(plain.context(), desc_of(SortAlgorithm::onesweep, DataType::u32, 100));
+  CHECK(refused.status() == Status::unsupported);
+  if (!refused.ok()) CHECK(refused.error().message.find("vulkanMemoryModel") != std::string::npos);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  REQUIRE_NO_VALIDATION_MESSAGES(plain);
+}
+
+TEST_CASE("a sort plan records twice into one command buffer and both sorts are right", "[sort][reuse]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = 4 * tile_of(dev, 0) + 1;
+  for (SortAlgorithm a : kAlgorithms) {
+    if (!available(dev, a)) continue;
+    RadixSort plan = make_sort(dev.context(), desc_of(a, DataType::u32, n));
+    Buffer first = test::make_buffer(dev, n * 4), second = test::make_buffer(dev, n * 4);
+    Buffer scratch = test::make_buffer(dev, plan.scratch_requirements().size);
+    std::vector<uint32_t> a_keys(n), b_keys(n);
+    for (auto& x : a_keys) x = uint32_t(rng());
+    for (auto& x : b_keys) x = uint32_t(rng()) & 0xFF00FF;
+    test::upload(dev, first, a_keys);
+    test::upload(dev, second, b_keys);
+    test::poison(dev, scratch);
+    auto gipa = dev.get_instance_proc_addr();
+    auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(gipa(dev.instance(), "vkGetDeviceProcAddr"));
+    auto barrier = reinterpret_cast<PFN_vkCmdPipelineBarrier>(gdpa(dev.device(), "vkCmdPipelineBarrier"));
+    Result<void> r1, r2;
+    auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+      r1 = plan.record(cmd, first.range(), {}, n, scratch.range());
+      // The caller's barrier before scratch is reused (compute writes -> fill and compute).
+      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      mb.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+      barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+              0, 1, &mb, 0, nullptr, 0, nullptr);
+      r2 = plan.record(cmd, second.range(), {}, n, scratch.range());
+    });
+    REQUIRE(r1.ok());
+    REQUIRE(r2.ok());
+    REQUIRE(submitted.ok());
+    std::sort(a_keys.begin(), a_keys.end());
+    std::sort(b_keys.begin(), b_keys.end());
+    CHECK(test::download<uint32_t>(dev, first, n) == a_keys);
+    CHECK(test::download<uint32_t>(dev, second, n) == b_keys);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
