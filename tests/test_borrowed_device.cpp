@@ -17,6 +17,9 @@
 #include "test_support.hpp"
 #include "vkprim/context.hpp"
 #include "vkprim/reduce.hpp"
+#include "vkprim/scan.hpp"
+#include "vkprim/select.hpp"
+#include "vkprim/sort.hpp"
 
 using namespace vkprim;
 
@@ -355,6 +358,117 @@ TEST_CASE("a borrowed VkDevice created with device_requirements() runs reduces r
   CHECK(VolkSnapshot{} == before);
   context.value().reset();  // destroys vkprim's pipelines before the engine destroys its device
   CHECK(VolkSnapshot{} == before);
+  INFO("validation messages:\n" << engine.describe_messages());
+  REQUIRE(engine.message_count() == 0);
+}
+
+// Every plan's record and record_indirect on the engine's own buffers, scratch created with exactly the
+// usage the plan reports: a missing flag (vkCmdFillBuffer needs TRANSFER_DST, vkCmdDispatchIndirect needs
+// INDIRECT_BUFFER) is a validation error here, while Device::create_buffer, which the other tests use,
+// would hide it.
+TEST_CASE("scratch created with exactly the reported usage flags serves record and record_indirect of every "
+          "plan on a borrowed device",
+          "[borrowed][indirect]") {
+  Engine engine;
+  engine.create_instance();
+  auto requirements = device_requirements(engine.physical_device, vkGetInstanceProcAddr, engine.instance);
+  REQUIRE(requirements.ok());
+  DeviceRequirements& req = requirements.value();
+  engine.create_device(req.features(), req.extensions);
+  ContextCreateInfo info;
+  info.instance = engine.instance;
+  info.physical_device = engine.physical_device;
+  info.device = engine.device;
+  info.queue_family_index = engine.family;
+  info.get_instance_proc_addr = vkGetInstanceProcAddr;
+  info.api_version = engine.api_version;
+  info.enabled_features = req.features();
+  info.enabled_device_extensions = req.extensions;
+  info.debug_utils_enabled = engine.debug_utils;
+  auto context = Context::create(info);
+  REQUIRE(context.ok());
+  Context& ctx = *context.value();
+
+  VKPRIM_TEST_RNG(rng);
+  constexpr uint32_t n = 20011;
+  auto keys = test::random_values<uint32_t>(n, rng);
+  std::vector<uint32_t> flags(n), index(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    flags[i] = keys[i] & 1u;
+    index[i] = i;
+  }
+  EngineBuffer input(engine, n * 4, 0), flag_buffer(engine, n * 4, 0), output(engine, n * 4, 0);
+  EngineBuffer values(engine, n * 4, 0), count(engine, 16, 0), selected(engine, 16, 0);
+  std::memcpy(flag_buffer.mapped, flags.data(), n * 4);
+  const uint32_t gpu_count = n - 7;
+  std::memcpy(count.mapped, &gpu_count, 4);
+  auto scratch_for = [&](const ScratchRequirements& need) {
+    return std::make_unique<EngineBuffer>(engine, std::max<VkDeviceSize>(need.size, 16), need.usage);
+  };
+  auto restore = [&] {
+    std::memcpy(input.mapped, keys.data(), n * 4);
+    std::memcpy(values.mapped, index.data(), n * 4);
+  };
+  const BufferRange in = input.range(0, n * 4), out = output.range(0, n * 4), cnt = count.range(0, 4);
+  // Each plan once with a CPU count and once with the GPU count (n - 7); results are checked by the
+  // plans' own tests, this case is about the buffers' usage and so about validation.
+  for (bool indirect : {false, true}) {
+    INFO((indirect ? "record_indirect" : "record"));
+    auto reduce = Reduce::create(ctx, ReduceDesc{DataType::u32, Op::add, n});
+    auto scan = Scan::create(ctx, ScanDesc{DataType::u32, Op::add, ScanKind::exclusive, n});
+    auto sort = RadixSort::create(ctx, SortDesc{DataType::u32, 4, SortOrder::ascending, n});
+    auto select = Select::create(ctx, SelectDesc{DataType::u32, n, SelectPredicate::flagged});
+    auto partition = Partition::create(ctx, SelectDesc{DataType::u32, n, SelectPredicate::flagged});
+    REQUIRE((reduce.ok() && scan.ok() && sort.ok() && select.ok() && partition.ok()));
+    auto s_reduce = scratch_for(reduce->scratch_requirements()), s_scan = scratch_for(scan->scratch_requirements());
+    auto s_sort = scratch_for(sort->scratch_requirements()), s_select = scratch_for(select->scratch_requirements());
+    auto s_partition = scratch_for(partition->scratch_requirements());
+    auto whole = [](const std::unique_ptr<EngineBuffer>& b) { return b->range(0, b->size); };
+    restore();
+    std::vector<Result<void>> results;
+    run_on_engine(engine, [&](VkCommandBuffer cmd) {
+      VkMemoryBarrier between{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      between.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
+      between.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      auto barrier = [&] {
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                             &between, 0, nullptr, 0, nullptr);
+      };
+      const BufferRange one = selected.range(0, 4);
+      if (indirect) {
+        results.push_back(reduce->record_indirect(cmd, in, output.range(0, 4), cnt, whole(s_reduce)));
+        barrier();
+        results.push_back(scan->record_indirect(cmd, in, out, cnt, whole(s_scan)));
+        barrier();
+        results.push_back(select->record_indirect(cmd, in, flag_buffer.range(0, n * 4), out, one, cnt, whole(s_select)));
+        barrier();
+        results.push_back(
+            partition->record_indirect(cmd, in, flag_buffer.range(0, n * 4), out, one, cnt, whole(s_partition)));
+        barrier();
+        results.push_back(sort->record_indirect(cmd, in, values.range(0, n * 4), cnt, whole(s_sort)));
+      } else {
+        results.push_back(reduce->record(cmd, in, output.range(0, 4), n, whole(s_reduce)));
+        barrier();
+        results.push_back(scan->record(cmd, in, out, n, whole(s_scan)));
+        barrier();
+        results.push_back(select->record(cmd, in, flag_buffer.range(0, n * 4), out, one, n, whole(s_select)));
+        barrier();
+        results.push_back(partition->record(cmd, in, flag_buffer.range(0, n * 4), out, one, n, whole(s_partition)));
+        barrier();
+        results.push_back(sort->record(cmd, in, values.range(0, n * 4), n, whole(s_sort)));
+      }
+    });
+    for (const auto& r : results) {
+      INFO(r.message());
+      CHECK(r.ok());
+    }
+    // The sort ran last, in place: its first (n or n - 7) keys are the sorted prefix of the input.
+    const uint32_t sorted = indirect ? gpu_count : n;
+    std::vector<uint32_t> expect(keys.begin(), keys.begin() + sorted);
+    std::stable_sort(expect.begin(), expect.end());
+    CHECK(std::memcmp(input.mapped, expect.data(), sorted * 4) == 0);
+  }
+  context.value().reset();
   INFO("validation messages:\n" << engine.describe_messages());
   REQUIRE(engine.message_count() == 0);
 }
