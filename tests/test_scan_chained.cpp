@@ -19,6 +19,7 @@
 using namespace vkprim;
 using test::make_scan;
 using test::make_scratch;
+using test::between_records;
 using test::pipeline_barrier;
 
 namespace {
@@ -76,16 +77,6 @@ uint64_t skipped_with_successor(uint64_t tiles, uint32_t period) {
   uint64_t skipped = 0;
   for (uint64_t t = 1; t + 1 < tiles; ++t) skipped += period != 0 && t % period == period - 1;
   return skipped;
-}
-
-// What the caller places between two chained records that share scratch: the next record clears the tile
-// state with vkCmdFillBuffer (a transfer write) and its dispatch reads and writes it.
-void between_records(PFN_vkCmdPipelineBarrier barrier, VkCommandBuffer cmd) {
-  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  b.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-          0, 1, &b, 0, nullptr, 0, nullptr);
 }
 
 // The shared scan rig (support/scan_rig.hpp) and the statistics of its last record.

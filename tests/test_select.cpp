@@ -39,6 +39,11 @@ ContextOptions no_subgroups(bool memory_model = true) {
   if (!memory_model) o.mask_features = feature_memory_model;
   return o;
 }
+ContextOptions no_push_descriptors() {
+  ContextOptions o;
+  o.disable_push_descriptors = true;
+  return o;
+}
 ContextOptions forced_fallback(uint32_t period, bool subgroups = true) {
   ContextOptions o;
   o.fallback_spin_limit = 0;
@@ -89,7 +94,7 @@ void check_type(Device& dev, DataType type, std::mt19937_64& rng, bool all_sizes
     CompactionRig<T, Plan> rig(dev, SelectDesc{type, 3 * tile + 5, p});
     for (uint64_t n : sizes) {
       const auto data = test_values<T>(n, rng, n % 2 == 1);
-      const auto flags = test::random_flags(n, n % 3 == 0 ? 50 : 10, rng);
+      const auto flags = host::random_flags(n, n % 3 == 0 ? 50 : 10, rng);
       CHECK(rig.check(data, flags, pick_comparand(data, rng)));
     }
   }
@@ -120,7 +125,7 @@ void check_every_size_across_a_tile(const ContextOptions& options) {
   const uint64_t first = tile - 64, last = tile + 64, max_n = last;
   const Plan plan = test::make_compaction<Plan>(dev.context(), SelectDesc{DataType::u32, max_n, SelectPredicate::flagged});
   const auto data = test::random_values<uint32_t>(max_n, rng);
-  const auto flags = test::random_flags(max_n, 50, rng);
+  const auto flags = host::random_flags(max_n, 50, rng);
   const uint64_t sizes = last - first + 1;
   Buffer input = test::make_buffer(dev, max_n * 4);
   Buffer flag_buffer = test::make_buffer(dev, max_n * 4);
@@ -131,19 +136,11 @@ void check_every_size_across_a_tile(const ContextOptions& options) {
   test::upload(dev, flag_buffer, flags);
   test::poison(dev, output);
   test::poison(dev, counts);
-  auto gipa = dev.get_instance_proc_addr();
-  auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(gipa(dev.instance(), "vkGetDeviceProcAddr"));
-  auto barrier = reinterpret_cast<PFN_vkCmdPipelineBarrier>(gdpa(dev.device(), "vkCmdPipelineBarrier"));
+  const auto barrier = test::pipeline_barrier(dev);
   Result<void> recorded;
   auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
     for (uint64_t s = 0; s < sizes && recorded.ok(); ++s) {
-      if (s > 0) {  // the next record clears scratch with a transfer and reuses it
-        VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-        b.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-        b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-        barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &b, 0, nullptr, 0, nullptr);
-      }
+      if (s > 0) test::between_records(barrier, cmd);  // the next record clears scratch and reuses it
       const uint64_t n = first + s;
       recorded = plan.record(cmd, input.range(0, n * 4), flag_buffer.range(0, n * 4),
                              output.range(s * max_n * 4, n * 4), counts.range(s * 4, 4), n, scratch.range());
@@ -160,7 +157,7 @@ void check_every_size_across_a_tile(const ContextOptions& options) {
     const std::vector<uint32_t> d(data.begin(), data.begin() + std::ptrdiff_t(n));
     const std::vector<uint32_t> f(flags.begin(), flags.begin() + std::ptrdiff_t(n));
     uint64_t k = 0;
-    const auto expected = test::host_compact(SelectPredicate::flagged, d, f, 0u, partition, k);
+    const auto expected = host::compact(SelectPredicate::flagged, d, f, 0u, partition, k);
     bool ok = got_counts[s] == k;
     for (uint64_t i = 0; i < max_n && ok; ++i)
       ok = got[s * max_n + i] == (i < expected.size() ? expected[i] : test::kPoison);
@@ -168,6 +165,14 @@ void check_every_size_across_a_tile(const ContextOptions& options) {
   }
   CHECK(failures == 0);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+// What Plan::create says of `desc`: ok, or its error.
+template <class Plan>
+Result<void> created(Context& context, const SelectDesc& desc) {
+  auto plan = Plan::create(context, desc);
+  if (!plan) return plan.error();
+  return {};
 }
 
 // 2^20 + 13 u32 elements at the given flag density; n random u32 also for a comparison predicate.
@@ -180,7 +185,7 @@ void check_large(const ContextOptions& options, std::initializer_list<double> de
   const auto data = test::random_values<uint32_t>(n, rng);
   for (double density : densities) {
     INFO("density " << density << "%");
-    CHECK(rig.check(data, test::random_flags(n, density, rng), 0u));
+    CHECK(rig.check(data, host::random_flags(n, density, rng), 0u));
   }
   CompactionRig<float, Plan> floats(dev, SelectDesc{DataType::f32, n, SelectPredicate::greater});
   CHECK(floats.check(test_values<float>(n, rng, false), {}, 0.25f));
@@ -203,7 +208,7 @@ TEST_CASE("select of u32 flagged keeps order and writes the count at edge sizes 
   for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(2), uint64_t(8), tile - 1, tile, tile + 1, 3 * tile + 5})
     for (double density : {0.0, 1.0, 50.0, 100.0}) {
       INFO("density " << density << "%");
-      CHECK(rig.check(test::random_values<uint32_t>(n, rng), test::random_flags(n, density, rng), 0u));
+      CHECK(rig.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, density, rng), 0u));
     }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
@@ -253,7 +258,7 @@ TEST_CASE("select reads and writes at unaligned element offsets (scalar paths) a
   const uint64_t n = 2 * tile_of(DataType::u32) + 77;
   CompactionRig<uint32_t, Select> rig(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged});
   for (Shifts s : {Shifts{1, 3, 5, 1}, Shifts{4, 4, 4, 3}, Shifts{3, 0, 2, 7}})
-    CHECK(rig.check(test::random_values<uint32_t>(n, rng), test::random_flags(n, 50, rng), 0u, s));
+    CHECK(rig.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, 50, rng), 0u, s));
   if (test::type_supported(dev.context(), DataType::i64)) {
     CompactionRig<int64_t, Select> r64(dev, SelectDesc{DataType::i64, n, SelectPredicate::greater});
     CHECK(r64.check(test_values<int64_t>(n, rng, true), {}, int64_t(0), Shifts{1, 0, 3, 2}));
@@ -271,7 +276,7 @@ TEST_CASE("select with forced fallback (spin limit 0, every 3rd tile publishing 
     CompactionRig<uint32_t, Select> rig(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged});
     REQUIRE(rig.plan().algorithm() == SelectAlgorithm::chained);
     for (double density : {1.0, 50.0})
-      CHECK(rig.check(test::random_values<uint32_t>(n, rng), test::random_flags(n, density, rng), 0u));
+      CHECK(rig.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, density, rng), 0u));
     const auto stats = test::download<uint32_t>(dev, rig.scratch(), 4, rig.plan().statistics_offset());
     INFO("subgroups " << subgroups << ": tiles " << stats[0] << ", fallbacks " << stats[1] << ", steps " << stats[2]
                       << ", depth " << stats[3]);
@@ -314,7 +319,7 @@ TEST_CASE("select_indirect reads the count on the GPU, clamps it to max_count an
     const uint64_t max_n = 3 * tile_of(DataType::u32) + 5;
     CompactionRig<uint32_t, Select> rig(dev, SelectDesc{DataType::u32, max_n, SelectPredicate::flagged});
     const auto data = test::random_values<uint32_t>(max_n, rng);
-    const auto flags = test::random_flags(max_n, 50, rng);
+    const auto flags = host::random_flags(max_n, 50, rng);
     for (uint32_t gpu : {uint32_t(0), uint32_t(1), uint32_t(tile_of(DataType::u32) + 1), uint32_t(max_n),
                          uint32_t(max_n + 1000)})
       CHECK(rig.check(data, flags, 0u, Shifts{0, 1, 2, 1}, &gpu));
@@ -341,18 +346,16 @@ TEST_CASE("select with tuned tile shapes matches std::copy_if or refuses the sha
       continue;
     }
     CompactionRig<uint32_t, Select> rig(dev, desc);
-    for (uint64_t n : {uint64_t(1), desc.max_count}) CHECK(rig.check(test::random_values<uint32_t>(n, rng), test::random_flags(n, 30, rng), 0u));
+    for (uint64_t n : {uint64_t(1), desc.max_count}) CHECK(rig.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, 30, rng), 0u));
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
 TEST_CASE("select works with push descriptors off (descriptor-set cache)", "[select][descriptors]") {
-  ContextOptions o;
-  o.disable_push_descriptors = true;
-  Device& dev = test::device(o);
+  Device& dev = test::device(no_push_descriptors());
   VKPRIM_TEST_RNG(rng);
   CompactionRig<uint32_t, Select> rig(dev, SelectDesc{DataType::u32, 10000, SelectPredicate::flagged});
-  for (uint64_t n : {0, 10000}) CHECK(rig.check(test::random_values<uint32_t>(n, rng), test::random_flags(n, 50, rng), 0u));
+  for (uint64_t n : {0, 10000}) CHECK(rig.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, 50, rng), 0u));
   CompactionRig<int32_t, Partition> part(dev, SelectDesc{DataType::i32, 10000, SelectPredicate::less});
   CHECK(part.check(test_values<int32_t>(10000, rng, true), {}, 0));
   rig.plan().release_descriptor_sets();
@@ -385,9 +388,9 @@ TEST_CASE("partition with forced fallback, without the memory model, without sub
     INFO(to_string(rig.plan().algorithm()));
     CHECK(rig.plan().dispatch_count(n) == (rig.plan().algorithm() == SelectAlgorithm::chained ? 2u : 3u));
     const auto data = test::random_values<uint32_t>(n, rng);
-    CHECK(rig.check(data, test::random_flags(n, 30, rng), 0u, Shifts{1, 2, 3, 1}));
+    CHECK(rig.check(data, host::random_flags(n, 30, rng), 0u, Shifts{1, 2, 3, 1}));
     const uint32_t gpu = uint32_t(n - 1000);
-    CHECK(rig.check(data, test::random_flags(n, 70, rng), 0u, Shifts{}, &gpu));
+    CHECK(rig.check(data, host::random_flags(n, 70, rng), 0u, Shifts{}, &gpu));
     if (test::type_supported(dev.context(), DataType::f64)) {
       CompactionRig<double, Partition> d(dev, SelectDesc{DataType::f64, n / 2, SelectPredicate::not_equal});
       CHECK(d.check(test_values<double>(n / 2, rng, true), {}, 0.5));
@@ -402,10 +405,7 @@ TEST_CASE("select and partition create refuse bad descriptions with a status and
   Device& dev = test::device();
   auto expect = [&](const SelectDesc& desc, Status status, const char* words) {
     for (bool partition : {false, true}) {
-      Result<void> r = partition ? (Partition::create(dev.context(), desc) ? Result<void>{}
-                                                                           : Partition::create(dev.context(), desc).error())
-                                 : (Select::create(dev.context(), desc) ? Result<void>{}
-                                                                        : Select::create(dev.context(), desc).error());
+      const Result<void> r = partition ? created<Partition>(dev.context(), desc) : created<Select>(dev.context(), desc);
       INFO((partition ? "Partition" : "Select") << ": " << r.message());
       CHECK(r.status() == status);
       CHECK(r.message().find(words) != std::string::npos);
@@ -477,12 +477,10 @@ TEST_CASE("select and partition record refuse bad buffers with a message and rec
   test::poison(dev, c);
   test::poison(dev, cnt);
   for (const Case& k : cases) {
-    Result<void> r;
-    auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
-      r = plan.record(cmd, k.input, k.flags, k.output, k.count, k.n, k.scratch);
+    const Result<void> r = test::recorded_result(dev, [&](VkCommandBuffer cmd) {
+      return plan.record(cmd, k.input, k.flags, k.output, k.count, k.n, k.scratch);
     });
     INFO(k.what << ": " << r.message());
-    REQUIRE(submitted.ok());
     CHECK(r.status() == Status::invalid_argument);
     CHECK(r.message().find(k.words) != std::string::npos);
     CHECK(r.message().find("Select::record") != std::string::npos);
@@ -490,19 +488,16 @@ TEST_CASE("select and partition record refuse bad buffers with a message and rec
   CHECK(test::still_poisoned(dev, c));
   CHECK(test::still_poisoned(dev, cnt));
   // A comparison predicate ignores flags; record_indirect checks its count buffer.
-  Result<void> r;
-  auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
-    r = part.record_indirect(cmd, a.range(), {}, c.range(), cnt.range(), cnt.range(2, 4), scratch.range());
-  });
-  REQUIRE(submitted.ok());
-  INFO(r.message());
-  CHECK(r.status() == Status::invalid_argument);
-  CHECK(r.message().find("count") != std::string::npos);
-  submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
-    r = part.record_indirect(cmd, a.range(), {}, c.range(), cnt.range(0, 4), cnt.range(0, 4), scratch.range());
-  });
-  REQUIRE(submitted.ok());
-  CHECK(r.status() == Status::invalid_argument);
+  auto record_indirect = [&](BufferRange count, BufferRange gpu_count) {
+    return test::recorded_result(dev, [&](VkCommandBuffer cmd) {
+      return part.record_indirect(cmd, a.range(), {}, c.range(), count, gpu_count, scratch.range());
+    });
+  };
+  const Result<void> misaligned = record_indirect(cnt.range(), cnt.range(2, 4));
+  INFO(misaligned.message());
+  CHECK(misaligned.status() == Status::invalid_argument);
+  CHECK(misaligned.message().find("count") != std::string::npos);
+  CHECK(record_indirect(cnt.range(0, 4), cnt.range(0, 4)).status() == Status::invalid_argument);
   CHECK(test::still_poisoned(dev, c));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }

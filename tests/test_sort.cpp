@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <numeric>
 #include <string>
 #include <vector>
 
+#include "host_sort.hpp"
 #include "test_support.hpp"
 #include "vkprim/sort.hpp"
 
@@ -40,26 +40,15 @@ bool available(Device& dev, SortAlgorithm a) {
   return false;
 }
 
+// Runs body(a) for each algorithm the device has.
+template <class Body>
+void for_each_algorithm(Device& dev, Body&& body) {
+  for (SortAlgorithm a : kAlgorithms)
+    if (available(dev, a)) body(a);
+}
+
 bool key_type_supported(const Context& context, DataType t) {
   return !is_64bit(t) || context.capabilities().has(feature_int64);
-}
-
-// The documented order-preserving transform, on the host.
-uint64_t ordered_bits(uint64_t bits, DataType type, SortOrder order) {
-  const uint32_t width = 8 * size_of(type);
-  const uint64_t mask = width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
-  const uint64_t sign = uint64_t(1) << (width - 1);
-  bits &= mask;
-  if (type == DataType::f32 || type == DataType::f64) bits = (bits & sign) ? (~bits & mask) : (bits ^ sign);
-  else if (type == DataType::i32 || type == DataType::i64) bits ^= sign;
-  if (order == SortOrder::descending) bits = ~bits & mask;
-  return bits;
-}
-
-uint64_t sort_field(uint64_t ordered, uint32_t begin, uint32_t end) {
-  const uint32_t w = end - begin;
-  const uint64_t mask = w == 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
-  return (ordered >> begin) & mask;
 }
 
 // Keys as raw bits (the low 32 bits for 32-bit key types).
@@ -121,12 +110,8 @@ class SortRig {
     REQUIRE(recorded.ok());
     REQUIRE(submitted.ok());
 
-    // Reference: stable sort of the indices by the transformed key field.
-    std::vector<uint64_t> field(n);
-    for (uint64_t i = 0; i < n; ++i) field[i] = sort_field(ordered_bits(keys[i], d.key_type, d.order), d.begin_bit, end);
-    std::vector<uint64_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return field[a] < field[b]; });
+    // Reference: stable sort of the indices by the transformed key field (host_sort.hpp).
+    const std::vector<uint64_t> order = host::stable_sort_order(keys, d);
 
     const auto got_keys = test::download<uint8_t>(dev_, keys_, slots * kb_);
     const auto got_values = test::download<uint8_t>(dev_, values_, slots * std::max<uint32_t>(vb_, 4));
@@ -207,6 +192,13 @@ Keys float_keys(uint64_t n, DataType type, std::mt19937_64& rng) {
   return k;
 }
 
+// Random u32 keys with few distinct values (bits 0x0F0F only): equal keys meet, so stability shows.
+Keys few_distinct_keys(uint64_t n, std::mt19937_64& rng) {
+  Keys k = random_keys(n, DataType::u32, rng);
+  for (auto& x : k) x &= 0x0F0F;
+  return k;
+}
+
 Keys keys_for(DataType type, uint64_t n, std::mt19937_64& rng) {
   return type == DataType::f32 || type == DataType::f64 ? float_keys(n, type, rng) : random_keys(n, type, rng);
 }
@@ -238,13 +230,12 @@ TEST_CASE("radix sort of u32 keys matches std::stable_sort at sizes 0, 1, 2 and 
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t tile = tile_of(dev, 0);
-  for (SortAlgorithm a : kAlgorithms) {
-    if (!available(dev, a)) continue;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
     SortRig rig(dev, desc_of(a, DataType::u32, 2 * tile + 64));
     for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(2), uint64_t(3), tile - 1, tile, tile + 1, 2 * tile - 1,
                        2 * tile, 2 * tile + 63})
       rig.check(random_keys(n, DataType::u32, rng));
-  }
+  });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -252,15 +243,10 @@ TEST_CASE("radix sort of u32 pairs matches std::stable_sort at every size across
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t tile = tile_of(dev, 4);
-  for (SortAlgorithm a : kAlgorithms) {
-    if (!available(dev, a)) continue;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
     SortRig rig(dev, desc_of(a, DataType::u32, tile + 8, 4));
-    for (uint64_t n = tile - 8; n <= tile + 8; ++n) {
-      Keys k = random_keys(n, DataType::u32, rng);
-      for (auto& x : k) x &= 0x0F0F;  // few distinct keys: stability shows
-      rig.check(k);
-    }
-  }
+    for (uint64_t n = tile - 8; n <= tile + 8; ++n) rig.check(few_distinct_keys(n, rng));
+  });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -268,11 +254,10 @@ TEST_CASE("onesweep and reduce_then_scan sorts of 2^20+17 u32 keys match std::st
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = (uint64_t(1) << 20) + 17;
-  for (SortAlgorithm a : kAlgorithms) {
-    if (!available(dev, a)) continue;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
     SortRig rig(dev, desc_of(a, DataType::u32, n));
     rig.check(random_keys(n, DataType::u32, rng));
-  }
+  });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -280,11 +265,10 @@ TEST_CASE("onesweep sort of 2^18+3 f32 keys with u32 values descending matches s
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = (uint64_t(1) << 18) + 3;
-  for (SortAlgorithm a : kAlgorithms) {
-    if (!available(dev, a)) continue;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
     SortRig rig(dev, desc_of(a, DataType::f32, n, 4, SortOrder::descending));
     rig.check(float_keys(n, DataType::f32, rng));
-  }
+  });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -294,8 +278,7 @@ TEST_CASE("radix sort of every key type, keys only and with 4- and 8-byte values
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 3 * tile_of(dev, 0) + 7;
-  for (SortAlgorithm a : kAlgorithms) {
-    if (!available(dev, a)) continue;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
     for (DataType t : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
       if (!key_type_supported(dev.context(), t)) {
         WARN(to_string(t) << " keys skipped: no shaderInt64");
@@ -310,7 +293,7 @@ TEST_CASE("radix sort of every key type, keys only and with 4- and 8-byte values
           rig.check(k);
         }
     }
-  }
+  });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -318,16 +301,14 @@ TEST_CASE("radix sort of all-equal, sorted, reversed and few-distinct-digit keys
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 5 * tile_of(dev, 0) + 11;
-  for (SortAlgorithm a : kAlgorithms) {
-    if (!available(dev, a)) continue;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
     for (SortOrder o : {SortOrder::ascending, SortOrder::descending}) {
       SortRig rig(dev, desc_of(a, DataType::u32, n, 4, o));
       Keys equal(n, 0x12345678u);
       Keys sorted = random_keys(n, DataType::u32, rng);
       std::sort(sorted.begin(), sorted.end());
       Keys reversed(sorted.rbegin(), sorted.rend());
-      Keys few = random_keys(n, DataType::u32, rng);
-      for (auto& x : few) x &= 0x0F0F;
+      const Keys few = few_distinct_keys(n, rng);
       INFO("all equal");
       rig.check(equal);
       INFO("sorted");
@@ -337,7 +318,7 @@ TEST_CASE("radix sort of all-equal, sorted, reversed and few-distinct-digit keys
       INFO("few distinct digits");
       rig.check(few);
     }
-  }
+  });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -352,8 +333,7 @@ TEST_CASE("radix sort on bit ranges sorts only those bits, stably, with odd pass
   const Range ranges[] = {{DataType::u32, 8, 16, 1},  {DataType::u32, 3, 27, 3},  {DataType::u32, 4, 20, 2},
                           {DataType::i32, 0, 12, 2},  {DataType::f32, 31, 32, 1}, {DataType::u64, 20, 44, 3},
                           {DataType::i64, 28, 36, 1}, {DataType::u64, 0, 64, 8}};
-  for (SortAlgorithm a : kAlgorithms) {
-    if (!available(dev, a)) continue;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
     for (const Range& r : ranges) {
       if (!key_type_supported(dev.context(), r.type)) continue;
       SortDesc d = desc_of(a, r.type, n, 4);
@@ -363,7 +343,7 @@ TEST_CASE("radix sort on bit ranges sorts only those bits, stably, with odd pass
       CHECK(rig.plan().digit_passes() == r.passes);
       rig.check(keys_for(r.type, n, rng));
     }
-  }
+  });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -372,13 +352,12 @@ TEST_CASE("radix sort of keys at element offsets within their buffers leaves the
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = tile_of(dev, 0) + 100;
-  for (SortAlgorithm a : kAlgorithms) {
-    if (!available(dev, a)) continue;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
     SortRig rig(dev, desc_of(a, DataType::u32, n, 8));
     for (uint64_t shift : {1u, 3u, 5u}) rig.check(random_keys(n, DataType::u32, rng), shift);
     SortRig rig64(dev, desc_of(a, DataType::u64, n, 4));
     if (key_type_supported(dev.context(), DataType::u64)) rig64.check(random_keys(n, DataType::u64, rng), 1);
-  }
+  });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -421,15 +400,14 @@ TEST_CASE("radix sort on the no-subgroup path matches std::stable_sort (both alg
   Device& dev = test::device(o);
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 6 * tile_of(dev, 0) + 13;
-  for (SortAlgorithm a : kAlgorithms) {
-    if (!available(dev, a)) continue;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
     SortRig rig(dev, desc_of(a, DataType::u32, n, 4));
     rig.check(random_keys(n, DataType::u32, rng));
     if (key_type_supported(dev.context(), DataType::f64)) {
       SortRig rig64(dev, desc_of(a, DataType::f64, n, 8, SortOrder::descending));
       rig64.check(float_keys(n, DataType::f64, rng));
     }
-  }
+  });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -441,13 +419,12 @@ TEST_CASE("radix sort with push descriptors off and a grid spilled into y matche
   Device& dev = test::device(o);
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 11 * tile_of(dev, 0) + 1;
-  for (SortAlgorithm a : kAlgorithms) {
-    if (!available(dev, a)) continue;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
     SortRig rig(dev, desc_of(a, DataType::i32, n, 4));
     rig.check(random_keys(n, DataType::i32, rng));
     rig.check(random_keys(n / 3, DataType::i32, rng));
     rig.plan().release_descriptor_sets();
-  }
+  });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -455,15 +432,14 @@ TEST_CASE("radix sort record_indirect takes the count from the GPU and matches s
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t tile = tile_of(dev, 0);
-  for (SortAlgorithm a : kAlgorithms) {
-    if (!available(dev, a)) continue;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
     SortDesc d = desc_of(a, DataType::u32, 3 * tile + 9, 4);
     d.end_bit = 24;  // three passes: the copy back runs indirectly too
     SortRig rig(dev, d);
     for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, 3 * tile + 9}) rig.check(random_keys(n, DataType::u32, rng), 0, true);
     SortRig rig64(dev, desc_of(a, DataType::f64, 2 * tile, 8));
     if (key_type_supported(dev.context(), DataType::f64)) rig64.check(float_keys(2 * tile - 5, DataType::f64, rng), 2, true);
-  }
+  });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -493,8 +469,7 @@ TEST_CASE("a sort plan records twice into one command buffer and both sorts are 
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 4 * tile_of(dev, 0) + 1;
-  for (SortAlgorithm a : kAlgorithms) {
-    if (!available(dev, a)) continue;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
     RadixSort plan = make_sort(dev.context(), desc_of(a, DataType::u32, n));
     Buffer first = test::make_buffer(dev, n * 4), second = test::make_buffer(dev, n * 4);
     Buffer scratch = test::make_buffer(dev, plan.scratch_requirements().size);
@@ -504,18 +479,11 @@ TEST_CASE("a sort plan records twice into one command buffer and both sorts are 
     test::upload(dev, first, a_keys);
     test::upload(dev, second, b_keys);
     test::poison(dev, scratch);
-    auto gipa = dev.get_instance_proc_addr();
-    auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(gipa(dev.instance(), "vkGetDeviceProcAddr"));
-    auto barrier = reinterpret_cast<PFN_vkCmdPipelineBarrier>(gdpa(dev.device(), "vkCmdPipelineBarrier"));
+    const auto barrier = test::pipeline_barrier(dev);
     Result<void> r1, r2;
     auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
       r1 = plan.record(cmd, first.range(), {}, n, scratch.range());
-      // The caller's barrier before scratch is reused (compute writes -> fill and compute).
-      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      mb.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-      mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-      barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-              0, 1, &mb, 0, nullptr, 0, nullptr);
+      test::between_records(barrier, cmd);  // the caller's barrier before scratch is reused
       r2 = plan.record(cmd, second.range(), {}, n, scratch.range());
     });
     REQUIRE(r1.ok());
@@ -525,6 +493,6 @@ TEST_CASE("a sort plan records twice into one command buffer and both sorts are 
     std::sort(b_keys.begin(), b_keys.end());
     CHECK(test::download<uint32_t>(dev, first, n) == a_keys);
     CHECK(test::download<uint32_t>(dev, second, n) == b_keys);
-  }
+  });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }

@@ -1,8 +1,6 @@
 // `vkprim bench reduce`: GPU time from timestamps (median after warm-up), GB/s, ratios to the read and
 // copy ceilings measured in the same run, a CPU row, and every result verified against the CPU.
-#include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <numeric>
 #include <random>
 #include <string>
@@ -27,17 +25,12 @@ struct Row {
   bool verified = false;
 };
 
-void write_json(const std::string& path, const std::string& device, const std::vector<Row>& rows) {
-  std::ofstream out(path);
-  out << "{\"device\": \"" << device << "\", \"rows\": [\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    out << "  {\"primitive\": \"" << r.primitive << "\", \"algorithm\": \"" << r.algorithm << "\", \"type\": \""
-        << r.type << "\", \"op\": \"" << r.op << "\", \"n\": " << r.n << ", \"median_us\": " << r.median_us
-        << ", \"gbps\": " << r.gbps << ", \"of_read\": " << r.of_read << ", \"of_copy\": " << r.of_copy
-        << ", \"verified\": " << (r.verified ? "true" : "false") << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
-  }
-  out << "]}\n";
+void write_reduce_json(const std::string& path, const std::string& device, const std::vector<Row>& rows) {
+  write_json(path, device, rows, [](const Row& r, JsonRow& json) {
+    json.text("primitive", r.primitive).text("algorithm", r.algorithm).text("type", r.type).text("op", r.op);
+    json.number("n", r.n).number("median_us", r.median_us).number("gbps", r.gbps).number("of_read", r.of_read);
+    json.number("of_copy", r.of_copy).flag("verified", r.verified);
+  });
 }
 
 // A plan to measure and its row label ("grid_stride" or, for tuning sweeps, "grid_stride[1056x4]").
@@ -68,8 +61,8 @@ int bench_reduce_typed(const Device& device, const std::vector<Variant>& variant
   }
   // Largest buffers first (see DESIGN.md: NVIDIA placed late large allocations slower).
   const VkDeviceSize bytes = std::max<VkDeviceSize>(max_n * elem, 16);
-  auto input = device.create_buffer((bytes + 15) / 16 * 16);
-  auto copy_dst = device.create_buffer((bytes + 15) / 16 * 16);
+  auto input = device.create_buffer(vector_bytes(bytes));
+  auto copy_dst = device.create_buffer(vector_bytes(bytes));
   auto output = device.create_buffer(64);
   auto scratch = device.create_buffer(scratch_bytes);
   if (!input || !copy_dst || !output || !scratch) {
@@ -81,39 +74,29 @@ int bench_reduce_typed(const Device& device, const std::vector<Variant>& variant
   int failures = 0;
   for (uint64_t n : sizes) {
     std::fprintf(stderr, "bench reduce %s %s n=%s ...\n", to_string(type), to_string(op), size_label(n).c_str());
-    const uint64_t ceiling_bytes = std::max<uint64_t>(n * elem / 16 * 16, 16);
-    auto ceilings = measure_ceilings(device, input.value(), copy_dst.value(), ceiling_bytes, repeats);
-    if (!ceilings) {
-      std::fprintf(stderr, "bench: ceilings: %s\n", ceilings.error().message.c_str());
-      return 1;
-    }
-    const double read = ceilings->read_gbps, copy = ceilings->copy_gbps;
-    rows.push_back({"ceiling", "read (uvec4 shader)", "u32", "-", n, double(ceiling_bytes) / read / 1e3, read, 1.0,
-                    read / copy, true});
-    rows.push_back({"ceiling", "copy (uvec4 shader)", "u32", "-", n, 2.0 * double(ceiling_bytes) / copy / 1e3, copy,
-                    copy / read, 1.0, true});
+    const auto ceilings = ceilings_for(device, input.value(), copy_dst.value(), n * elem, repeats);
+    if (!ceilings) return 1;
+    add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
+      return Row{"ceiling", name, "u32", "-", n, us, gbps, of_read, of_copy, true};
+    });
     // CPU row: std::reduce on one core.
-    std::vector<double> cpu_ns;
     const T expected = host::reduce<T>(op, host.data(), n);
-    for (int i = 0; i < 3; ++i) {
-      auto t0 = std::chrono::steady_clock::now();
+    const double cpu = time_cpu([&] {
       volatile T sink = host::std_reduce<T>(op, host.data(), n);
       (void)sink;
-      cpu_ns.push_back(double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()));
-    }
-    const double cpu = median(cpu_ns);
-    rows.push_back({"reduce", "cpu (std::reduce)", to_string(type), to_string(op), n, cpu / 1e3, double(n * elem) / cpu,
-                    double(n * elem) / cpu / read, double(n * elem) / cpu / copy, true});
+    });
+    const double cpu_gbps = double(n * elem) / cpu;
+    rows.push_back({"reduce", "cpu (std::reduce)", to_string(type), to_string(op), n, cpu / 1e3, cpu_gbps,
+                    ceilings->of_read(cpu_gbps), ceilings->of_copy(cpu_gbps), true});
     const auto exact = host::exact_sum(host.data(), n);
     for (size_t k = 0; k < plans.size(); ++k) {
       const Reduce& plan = plans[k];
       auto run = [&](VkCommandBuffer cmd) {
         return plan.record(cmd, input->range(0, n * elem), output->range(0, elem), n, scratch->range());
       };
-      auto warmed = warm_up(device, run);
-      auto ns = warmed ? time_gpu(device, repeats, run) : Result<std::vector<double>>(warmed.error());
-      if (!ns) {
-        std::fprintf(stderr, "bench: reduce %s: %s\n", to_string(plan.algorithm()), ns.error().message.c_str());
+      const auto t = warm_and_time(device, repeats, run);
+      if (!t) {
+        std::fprintf(stderr, "bench: reduce %s: %s\n", to_string(plan.algorithm()), t.error().message.c_str());
         return 1;
       }
       T got{};
@@ -134,10 +117,9 @@ int bench_reduce_typed(const Device& device, const std::vector<Variant>& variant
         std::fprintf(stderr, "MISMATCH reduce %s n=%llu: got %.17g expected %.17g\n", to_string(plan.algorithm()),
                      (unsigned long long)n, double(got), double(expected));
       }
-      const double t = median(ns.value());
-      const double gbps = double(n * elem) / t;
-      rows.push_back({"reduce", variants[k].label, to_string(type), to_string(op), n, t / 1e3, gbps,
-                      gbps / read, gbps / copy, ok});
+      const double gbps = double(n * elem) / t.value();
+      rows.push_back({"reduce", variants[k].label, to_string(type), to_string(op), n, t.value() / 1e3, gbps,
+                      ceilings->of_read(gbps), ceilings->of_copy(gbps), ok});
     }
   }
   return failures ? 1 : 0;
@@ -170,24 +152,19 @@ int run_bench(std::vector<std::string> args) {
     return 2;
   }
   args.erase(args.begin());
-  std::string type_s = "u32", op_s = "add", alg_s = "automatic", sizes_s = "2^16..2^24", repeat_s = "20", json, grid_s;
+  std::string type_s = "u32", op_s = "add", grid_s;
   take_option(args, "--type", type_s);
   take_option(args, "--op", op_s);
-  take_option(args, "--algorithm", alg_s);
-  take_option(args, "--sizes", sizes_s);
-  take_option(args, "--repeat", repeat_s);
-  take_option(args, "--json", json);
   take_option(args, "--grid", grid_s);  // grid_stride sweep: "1056x4,2048x4,..." (workgroups x vectors)
-  auto device = open_device(args);
-  if (!device) return 1;
-  if (!args.empty()) {
-    std::fprintf(stderr, "vkprim bench: unknown argument '%s'\n", args[0].c_str());
-    return 2;
-  }
+  BenchArgs common;
+  int rc = 0;
+  auto device = open_bench(args, "vkprim bench", common, rc);
+  if (!device) return rc;
+  const std::string& alg_s = common.algorithm;
   DataType type;
   Op op;
   std::vector<uint64_t> sizes;
-  if (!parse_type(type_s, type) || !parse_op(op_s, op) || !parse_sizes(sizes_s, sizes)) {
+  if (!parse_type(type_s, type) || !parse_op(op_s, op) || !parse_sizes(common.sizes, sizes)) {
     std::fprintf(stderr, "vkprim bench: bad --type, --op or --sizes\n");
     return 2;
   }
@@ -218,16 +195,13 @@ int run_bench(std::vector<std::string> args) {
     variants.push_back({desc, "grid_stride[" + item + "]"});
     pos = comma + 1;
   }
-  const int repeats = std::max(10, std::atoi(repeat_s.c_str()));
-  const Capabilities& caps = device->context().capabilities();
-  std::printf("device: %s, driver %s %s; median of %d timed runs after ~200 ms of warm-up\n", caps.device_name.c_str(),
-              caps.driver_name.c_str(), caps.driver_info.c_str(), repeats);
+  print_bench_header(*device, common.repeats);
   std::vector<Row> rows;
-  const int rc = host::with_type(type, [&](auto t) {
-    return bench_reduce_typed<decltype(t)>(*device, variants, sizes, repeats, rows);
+  rc = host::with_type(type, [&](auto t) {
+    return bench_reduce_typed<decltype(t)>(*device, variants, sizes, common.repeats, rows);
   });
   print_rows(rows);
-  if (!json.empty()) write_json(json, caps.device_name, rows);
+  if (!common.json.empty()) write_reduce_json(common.json, device->context().capabilities().device_name, rows);
   return rc;
 }
 

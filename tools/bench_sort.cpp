@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,7 +17,7 @@
 #include "bench_support.hpp"
 #include "commands.hpp"
 #include "context_impl.hpp"
-#include "errors.hpp"
+#include "host_sort.hpp"
 #include "sort_commands.hpp"
 #include "vkprim/sort.hpp"
 
@@ -35,18 +34,12 @@ struct SortRow {
 };
 
 void write_sort_json(const std::string& path, const std::string& device, const std::vector<SortRow>& rows) {
-  std::ofstream out(path);
-  out << "{\"device\": \"" << device << "\", \"rows\": [\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const SortRow& r = rows[i];
-    out << "  {\"primitive\": \"" << r.primitive << "\", \"algorithm\": \"" << r.algorithm << "\", \"key\": \"" << r.key
-        << "\", \"value\": \"" << r.value << "\", \"order\": \"" << r.order << "\", \"n\": " << r.n
-        << ", \"median_us\": " << r.median_us << ", \"gelems\": " << r.gkeys << ", \"gbps\": " << r.gbps
-        << ", \"of_read\": " << r.of_read << ", \"of_copy\": " << r.of_copy
-        << ", \"verified\": " << (r.verified ? "true" : "false") << ", \"note\": \"" << r.note << "\"}"
-        << (i + 1 < rows.size() ? "," : "") << "\n";
-  }
-  out << "]}\n";
+  write_json(path, device, rows, [](const SortRow& r, JsonRow& json) {
+    json.text("primitive", r.primitive).text("algorithm", r.algorithm).text("key", r.key).text("value", r.value);
+    json.text("order", r.order).number("n", r.n).number("median_us", r.median_us).number("gelems", r.gkeys);
+    json.number("gbps", r.gbps).number("of_read", r.of_read).number("of_copy", r.of_copy);
+    json.flag("verified", r.verified).text("note", r.note);
+  });
 }
 
 void print_sort_rows(const std::vector<SortRow>& rows) {
@@ -55,20 +48,7 @@ void print_sort_rows(const std::vector<SortRow>& rows) {
   for (const SortRow& r : rows)
     std::printf("%-10s %-28s %-4s %-5s %-10s %8s %12.2f %9.2f %10.1f %8.3f %8.3f %s\n", r.primitive.c_str(),
                 r.algorithm.c_str(), r.key.c_str(), r.value.c_str(), r.order.c_str(), size_label(r.n).c_str(),
-                r.median_us, r.gkeys, r.gbps, r.of_read, r.of_copy,
-                ((r.verified ? std::string("yes       ") : std::string("NO        ")) + r.note).c_str());
-}
-
-// The documented order-preserving transform on the host (see vkprim/sort.hpp).
-uint64_t ordered_bits(uint64_t bits, DataType type, SortOrder order) {
-  const uint32_t width = 8 * size_of(type);
-  const uint64_t mask = width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
-  const uint64_t sign = uint64_t(1) << (width - 1);
-  bits &= mask;
-  if (type == DataType::f32 || type == DataType::f64) bits = (bits & sign) ? (~bits & mask) : (bits ^ sign);
-  else if (type == DataType::i32 || type == DataType::i64) bits ^= sign;
-  if (order == SortOrder::descending) bits = ~bits & mask;
-  return bits;
+                r.median_us, r.gkeys, r.gbps, r.of_read, r.of_copy, verified_cell(r.verified, r.note).c_str());
 }
 
 uint64_t mix(uint64_t x) {  // splitmix64 finalizer: an order-independent fingerprint term
@@ -89,12 +69,7 @@ uint64_t load_bits(const uint8_t* p, uint32_t bytes) {
 std::string check_sorted(const SortDesc& d, const std::vector<uint8_t>& in, const std::vector<uint8_t>& keys,
                          const std::vector<uint8_t>& values, uint64_t n) {
   const uint32_t kb = size_of(d.key_type), vb = d.value_size;
-  const uint32_t end = d.end_bit ? d.end_bit : 8 * kb;
-  auto field = [&](uint64_t bits) {
-    const uint64_t o = ordered_bits(bits, d.key_type, d.order) >> d.begin_bit;
-    const uint32_t w = end - d.begin_bit;
-    return w == 64 ? o : o & ((uint64_t(1) << w) - 1);
-  };
+  auto field = [&](uint64_t bits) { return host::sort_field(bits, d); };
   std::vector<bool> seen(vb ? n : 0);
   uint64_t sum_in = 0, sum_out = 0;
   for (uint64_t i = 0; i < n; ++i) {
@@ -116,79 +91,34 @@ std::string check_sorted(const SortDesc& d, const std::vector<uint8_t>& in, cons
   return {};
 }
 
-// Times `record` `repeats` times in one command buffer; before each run (outside the timestamps) `restore`
-// puts the input back with transfers.
-Result<std::vector<double>> time_sorts(const Device& device, int repeats, const Recorder& restore, const Recorder& record) {
-  auto& c = device.context().impl();
-  if (!c.caps.has(feature_timestamps)) return detail::make_error(Status::unsupported, "the queue has no timestamp support");
-  VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-  info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-  info.queryCount = uint32_t(2 * repeats);
-  VkQueryPool pool = VK_NULL_HANDLE;
-  VkResult r = c.vk.vkCreateQueryPool(c.device, &info, nullptr, &pool);
-  if (r != VK_SUCCESS) return detail::vk_error(r, "vkCreateQueryPool");
-  Result<void> recorded;
-  auto submitted = device.submit([&](VkCommandBuffer cmd) {
-    c.vk.vkCmdResetQueryPool(cmd, pool, 0, info.queryCount);
-    for (int i = 0; i < repeats && recorded.ok(); ++i) {
-      detail::compute_to_fill_barrier(c, cmd);  // the previous sort's writes before the restoring copies
-      recorded = restore(cmd);
-      detail::transfer_to_compute_barrier(c, cmd);
-      c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, uint32_t(2 * i));
-      if (recorded) recorded = record(cmd);
-      c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, uint32_t(2 * i + 1));
-    }
-  });
-  std::vector<uint64_t> stamps(info.queryCount);
-  if (submitted && recorded)
-    r = c.vk.vkGetQueryPoolResults(c.device, pool, 0, info.queryCount, stamps.size() * 8, stamps.data(), 8,
-                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-  c.vk.vkDestroyQueryPool(c.device, pool, nullptr);
-  if (!submitted) return submitted.error();
-  if (!recorded) return recorded.error();
-  if (r != VK_SUCCESS) return detail::vk_error(r, "vkGetQueryPoolResults");
-  const uint64_t mask = c.caps.timestamp_valid_bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << c.caps.timestamp_valid_bits) - 1;
-  std::vector<double> ns;
-  for (int i = 0; i < repeats; ++i) ns.push_back(double((stamps[2 * i + 1] - stamps[2 * i]) & mask) * c.caps.timestamp_period_ns);
-  return ns;
-}
-
 int bench_sort(const Device& device, const SortDesc& base, const std::vector<SortDesc>& variants,
                const std::vector<uint64_t>& sizes, int repeats, std::vector<SortRow>& rows) {
   const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
   const uint32_t kb = size_of(base.key_type), vb = base.value_size;
-  std::vector<RadixSort> plans;
-  std::vector<std::string> labels;
-  VkDeviceSize scratch_bytes = 16;
+  PlanSet<RadixSort> set;
   for (const SortDesc& v : variants) {
     SortDesc d = base;
     d.max_count = max_n;
     d.algorithm = v.algorithm;
     d.workgroup_size = v.workgroup_size;
     d.items_per_thread = v.items_per_thread;
-    auto plan = RadixSort::create(const_cast<Device&>(device).context(), d);
-    if (!plan && plan.status() == Status::unsupported) {
-      std::fprintf(stderr, "sort %s skipped: %s\n", to_string(v.algorithm), plan.error().message.c_str());
-      continue;
-    }
-    if (!plan) {
-      std::fprintf(stderr, "sort %s: %s\n", to_string(v.algorithm), plan.error().message.c_str());
+    const std::string what = std::string("sort ") + to_string(v.algorithm);
+    auto added = set.add(RadixSort::create(const_cast<Device&>(device).context(), d),
+                         shape_label(d.workgroup_size, d.items_per_thread), what);
+    if (!added) {
+      std::fprintf(stderr, "%s: %s\n", what.c_str(), added.error().message.c_str());
       return 1;
     }
-    std::string label = to_string(plan->algorithm());
-    if (d.workgroup_size || d.items_per_thread)
-      label += "@" + std::to_string(d.workgroup_size) + "x" + std::to_string(d.items_per_thread);
-    labels.push_back(label);
-    scratch_bytes = std::max(scratch_bytes, plan->scratch_requirements().size);
-    plans.push_back(std::move(plan).value());
   }
+  const std::vector<RadixSort>& plans = set.plans;
+  const std::vector<std::string>& labels = set.labels;
   if (plans.empty()) {
     std::fprintf(stderr, "bench: no requested sort algorithm is available on this device\n");
     return 1;
   }
   // Largest buffers first (DESIGN.md: NVIDIA placed late large allocations slower).
-  const VkDeviceSize key_bytes = (max_n * kb + 15) / 16 * 16, value_bytes = (std::max<uint64_t>(max_n * vb, 16) + 15) / 16 * 16;
-  auto scratch = device.create_buffer(scratch_bytes);
+  const VkDeviceSize key_bytes = (max_n * kb + 15) / 16 * 16, value_bytes = vector_bytes(max_n * vb);
+  auto scratch = device.create_buffer(set.scratch_bytes);
   auto keys = device.create_buffer(key_bytes);
   auto pristine_keys = device.create_buffer(key_bytes);
   auto values = device.create_buffer(value_bytes);
@@ -234,38 +164,23 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
                            scratch->range());
       };
     };
-    auto warm = [&](const Recorder& run) -> Result<void> {
-      auto first = time_sorts(device, 2, restore, run);
-      if (!first) return first.error();
-      const int more = int(std::clamp(200e6 / std::max(1.0, median(first.value())), 0.0, 500.0));
-      if (more > 0)
-        if (auto again = time_sorts(device, more, restore, run); !again) return again.error();
-      return {};
-    };
-    if (auto warmed = warm(record_for(plans.front())); !warmed) {
+    constexpr int kMaxWarmRuns = 500;  // each run also restores the input
+    if (auto warmed = warm_up(device, record_for(plans.front()), 200, restore, kMaxWarmRuns); !warmed) {
       std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
       return 1;
     }
-    const uint64_t ceiling_bytes = std::max<uint64_t>(n * kb / 16 * 16, 16);
-    auto ceilings = measure_ceilings(device, pristine_keys.value(), keys.value(), ceiling_bytes, repeats);
-    if (!ceilings) {
-      std::fprintf(stderr, "bench: ceilings: %s\n", ceilings.error().message.c_str());
-      return 1;
-    }
-    const double read = ceilings->read_gbps, copy = ceilings->copy_gbps;
-    rows.push_back({"ceiling", "read (uvec4 shader)", "u32", "-", "-", n, double(ceiling_bytes) / read / 1e3, 0, read,
-                    1.0, read / copy, true});
-    rows.push_back({"ceiling", "copy (uvec4 shader)", "u32", "-", "-", n, 2.0 * double(ceiling_bytes) / copy / 1e3, 0,
-                    copy, copy / read, 1.0, true});
+    const auto ceilings = ceilings_for(device, pristine_keys.value(), keys.value(), n * kb, repeats);
+    if (!ceilings) return 1;
+    add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
+      return SortRow{"ceiling", name, "u32", "-", "-", n, us, 0, gbps, of_read, of_copy, true};
+    });
     const double moved = 2.0 * double(n) * (kb + vb);
     std::vector<uint8_t> input(host_keys.begin(), host_keys.begin() + std::ptrdiff_t(n * kb));
     for (size_t k = 0; k < plans.size(); ++k) {
       const RadixSort& plan = plans[k];
-      const Recorder run = record_for(plan);
-      auto warmed = warm(run);
-      auto ns = warmed ? time_sorts(device, repeats, restore, run) : Result<std::vector<double>>(warmed.error());
-      if (!ns) {
-        std::fprintf(stderr, "bench: sort %s: %s\n", labels[k].c_str(), ns.error().message.c_str());
+      const auto t = warm_and_time(device, repeats, record_for(plan), restore, kMaxWarmRuns);
+      if (!t) {
+        std::fprintf(stderr, "bench: sort %s: %s\n", labels[k].c_str(), t.error().message.c_str());
         return 1;
       }
       std::string why;
@@ -279,16 +194,14 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
         std::fprintf(stderr, "MISMATCH sort %s n=%llu: %s\n", labels[k].c_str(), (unsigned long long)n, why.c_str());
       }
       std::string note = "tile=" + std::to_string(plan.keys_per_tile()) + " passes=" + std::to_string(plan.digit_passes());
-      if (plan.algorithm() == SortAlgorithm::onesweep) {
-        uint32_t stats[4] = {};
-        if (device.download(scratch.value(), stats, sizeof(stats), plan.statistics_offset()))
-          note += " fallbacks=" + std::to_string(stats[1]) + " steps/tile=" +
-                  std::to_string(stats[0] ? double(stats[2]) / stats[0] : 0.0).substr(0, 4) +
-                  " max_depth=" + std::to_string(stats[3]);
-      }
-      const double t = median(ns.value());
-      rows.push_back({primitive, labels[k], to_string(base.key_type), value_s, to_string(base.order), n, t / 1e3,
-                      double(n) / t, moved / t, moved / t / read, moved / t / copy, why.empty(), note});
+      if (plan.algorithm() == SortAlgorithm::onesweep)
+        if (const std::string lookback = lookback_note(device, scratch.value(), plan.statistics_offset(), false);
+            !lookback.empty())
+          note += " " + lookback;
+      const double gbps = moved / t.value();
+      rows.push_back({primitive, labels[k], to_string(base.key_type), value_s, to_string(base.order), n,
+                      t.value() / 1e3, double(n) / t.value(), gbps, ceilings->of_read(gbps), ceilings->of_copy(gbps),
+                      why.empty(), note});
     }
   }
   return failures ? 1 : 0;
@@ -297,26 +210,19 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
 }  // namespace
 
 int run_bench_sort(std::vector<std::string> args) {
-  std::string key_s = "u32", alg_s = "automatic", sizes_s = "2^16..2^24", repeat_s = "20", order_s = "ascending",
-              value_s = "4", bits_s, json;
+  std::string key_s = "u32", order_s = "ascending", value_s = "4", bits_s;
   const bool pairs = take_flag(args, "--pairs");
   take_option(args, "--value-size", value_s);
   take_option(args, "--key-type", key_s);
   take_option(args, "--order", order_s);
   take_option(args, "--bits", bits_s);
-  take_option(args, "--algorithm", alg_s);
-  take_option(args, "--sizes", sizes_s);
-  take_option(args, "--repeat", repeat_s);
-  take_option(args, "--json", json);
-  auto device = open_device(args);
-  if (!device) return 1;
-  if (!args.empty()) {
-    std::fprintf(stderr, "vkprim bench sort: unknown argument '%s'\n", args[0].c_str());
-    return 2;
-  }
+  BenchArgs common;
+  int rc = 0;
+  auto device = open_bench(args, "vkprim bench sort", common, rc);
+  if (!device) return rc;
   SortDesc desc;
   std::vector<uint64_t> sizes;
-  if (!parse_type(key_s, desc.key_type) || !parse(order_s.c_str(), desc.order) || !parse_sizes(sizes_s, sizes)) {
+  if (!parse_type(key_s, desc.key_type) || !parse(order_s.c_str(), desc.order) || !parse_sizes(common.sizes, sizes)) {
     std::fprintf(stderr, "vkprim bench sort: bad --key-type, --order or --sizes\n");
     return 2;
   }
@@ -326,32 +232,23 @@ int run_bench_sort(std::vector<std::string> args) {
     return 2;
   }
   std::vector<SortDesc> variants;  // algorithm + tile override ("onesweep@512x16")
-  if (alg_s == "all") alg_s = "onesweep,reduce_then_scan";
-  for (size_t pos = 0; pos <= alg_s.size();) {
-    size_t comma = alg_s.find(',', pos);
-    if (comma == std::string::npos) comma = alg_s.size();
-    std::string name = alg_s.substr(pos, comma - pos);
+  const std::string list = common.algorithm == "all" ? "onesweep,reduce_then_scan" : common.algorithm;
+  for (const AlgorithmChoice& choice : split_algorithms(list)) {
     SortDesc v;
-    if (const size_t at = name.find('@'); at != std::string::npos) {
-      std::sscanf(name.c_str() + at + 1, "%ux%u", &v.workgroup_size, &v.items_per_thread);
-      name.resize(at);
-    }
-    if (!parse(name.c_str(), v.algorithm)) {
-      std::fprintf(stderr, "vkprim bench sort: unknown sort algorithm '%s'\n", name.c_str());
+    v.workgroup_size = choice.workgroup_size;
+    v.items_per_thread = choice.per_thread;
+    if (!parse(choice.name.c_str(), v.algorithm)) {
+      std::fprintf(stderr, "vkprim bench sort: unknown sort algorithm '%s'\n", choice.name.c_str());
       return 2;
     }
     variants.push_back(v);
-    pos = comma + 1;
   }
-  const int repeats = std::max(10, std::atoi(repeat_s.c_str()));
-  const Capabilities& caps = device->context().capabilities();
-  std::printf("device: %s, driver %s %s; median of %d timed runs after ~200 ms of warm-up; GB/s count 2n(K+V) bytes "
-              "(each key and value read and written once, as cub_bench)\n",
-              caps.device_name.c_str(), caps.driver_name.c_str(), caps.driver_info.c_str(), repeats);
+  print_bench_header(*device, common.repeats,
+                     "; GB/s count 2n(K+V) bytes (each key and value read and written once, as cub_bench)");
   std::vector<SortRow> rows;
-  const int rc = bench_sort(*device, desc, variants, sizes, repeats, rows);
+  rc = bench_sort(*device, desc, variants, sizes, common.repeats, rows);
   print_sort_rows(rows);
-  if (!json.empty()) write_sort_json(json, caps.device_name, rows);
+  if (!common.json.empty()) write_sort_json(common.json, device->context().capabilities().device_name, rows);
   return rc;
 }
 

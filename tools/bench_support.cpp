@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "barriers.hpp"
+#include "commands.hpp"
 #include "context_impl.hpp"
 #include "dispatch.hpp"
 #include "errors.hpp"
@@ -21,8 +23,8 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-Result<std::vector<double>> time_gpu(const Device& device, int repeats,
-                                     const std::function<Result<void>(VkCommandBuffer)>& record) {
+Result<std::vector<double>> time_gpu(const Device& device, int repeats, const Recorder& record,
+                                     const Recorder& restore) {
   auto& c = device.context().impl();
   if (!c.caps.has(feature_timestamps)) return make_error(Status::unsupported, "the queue has no timestamp support");
   VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
@@ -35,9 +37,14 @@ Result<std::vector<double>> time_gpu(const Device& device, int repeats,
   auto submitted = device.submit([&](VkCommandBuffer cmd) {
     c.vk.vkCmdResetQueryPool(cmd, pool, 0, info.queryCount);
     for (int i = 0; i < repeats && recorded.ok(); ++i) {
-      detail::compute_to_fill_barrier(c, cmd);  // runs may clear scratch with a transfer first
+      // The previous run's writes before the next one, which may clear scratch (or restore) with transfers.
+      detail::compute_to_fill_barrier(c, cmd);
+      if (restore) {
+        recorded = restore(cmd);
+        detail::transfer_to_compute_barrier(c, cmd);
+      }
       c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, uint32_t(2 * i));
-      recorded = record(cmd);
+      if (recorded) recorded = record(cmd);
       c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, uint32_t(2 * i + 1));
     }
   });
@@ -56,16 +63,24 @@ Result<std::vector<double>> time_gpu(const Device& device, int repeats,
   return ns;
 }
 
-Result<void> warm_up(const Device& device, const Recorder& run, double ms) {
-  auto first = time_gpu(device, 2, run);
+Result<void> warm_up(const Device& device, const Recorder& run, double ms, const Recorder& restore, int max_runs) {
+  auto first = time_gpu(device, 2, run, restore);
   if (!first) return first.error();
   const double each_ns = std::max(1.0, median(first.value()));
-  const int repeats = int(std::clamp(ms * 1e6 / each_ns, 0.0, 2000.0));
+  const int repeats = int(std::clamp(ms * 1e6 / each_ns, 0.0, double(max_runs)));
   if (repeats > 0) {
-    auto more = time_gpu(device, repeats, run);
+    auto more = time_gpu(device, repeats, run, restore);
     if (!more) return more.error();
   }
   return {};
+}
+
+Result<double> warm_and_time(const Device& device, int repeats, const Recorder& run, const Recorder& restore,
+                             int max_warm_runs) {
+  if (auto warmed = warm_up(device, run, 200, restore, max_warm_runs); !warmed) return warmed.error();
+  auto ns = time_gpu(device, repeats, run, restore);
+  if (!ns) return std::move(ns).error();
+  return median(ns.value());
 }
 
 namespace {
@@ -117,7 +132,18 @@ Result<Ceilings> measure_ceilings(const Device& device, const Buffer& src, const
     const double gbps = double(bytes) * (copy ? 2 : 1) / median(ns.value());
     (copy ? out.copy_gbps : out.read_gbps) = gbps;
   }
+  out.bytes = bytes;
   return out;
+}
+
+std::optional<Ceilings> ceilings_for(const Device& device, const Buffer& src, const Buffer& dst, uint64_t data_bytes,
+                                     int repeats) {
+  auto ceilings = measure_ceilings(device, src, dst, std::max<uint64_t>(data_bytes / 16 * 16, 16), repeats);
+  if (!ceilings) {
+    std::fprintf(stderr, "bench: ceilings: %s\n", ceilings.error().message.c_str());
+    return std::nullopt;
+  }
+  return ceilings.value();
 }
 
 bool parse_sizes(const std::string& text, std::vector<uint64_t>& out) {
@@ -163,6 +189,69 @@ bool parse_sizes(const std::string& text, std::vector<uint64_t>& out) {
 std::string size_label(uint64_t n) {
   if (n && (n & (n - 1)) == 0) return "2^" + std::to_string(__builtin_ctzll(n));
   return std::to_string(n);
+}
+
+std::unique_ptr<Device> open_bench(std::vector<std::string>& args, const char* command, BenchArgs& out, int& rc) {
+  std::string repeat = std::to_string(out.repeats);
+  take_option(args, "--algorithm", out.algorithm);
+  take_option(args, "--sizes", out.sizes);
+  take_option(args, "--repeat", repeat);
+  take_option(args, "--json", out.json);
+  out.repeats = std::max(10, std::atoi(repeat.c_str()));
+  rc = 1;
+  auto device = open_device(args);
+  if (!device) return nullptr;
+  if (!args.empty()) {
+    std::fprintf(stderr, "%s: unknown argument '%s'\n", command, args[0].c_str());
+    rc = 2;
+    return nullptr;
+  }
+  rc = 0;
+  return device;
+}
+
+void print_bench_header(const Device& device, int repeats, const std::string& counting) {
+  const Capabilities& caps = device.context().capabilities();
+  std::printf("device: %s, driver %s %s; median of %d timed runs after ~200 ms of warm-up%s\n",
+              caps.device_name.c_str(), caps.driver_name.c_str(), caps.driver_info.c_str(), repeats, counting.c_str());
+}
+
+std::vector<AlgorithmChoice> split_algorithms(const std::string& list) {
+  std::vector<AlgorithmChoice> out;
+  for (size_t pos = 0; pos <= list.size();) {
+    size_t comma = list.find(',', pos);
+    if (comma == std::string::npos) comma = list.size();
+    AlgorithmChoice choice;
+    choice.name = list.substr(pos, comma - pos);
+    if (const size_t at = choice.name.find('@'); at != std::string::npos) {
+      std::sscanf(choice.name.c_str() + at + 1, "%ux%u", &choice.workgroup_size, &choice.per_thread);
+      choice.shape = choice.name.substr(at);
+      choice.name.resize(at);
+    }
+    out.push_back(choice);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::string shape_label(uint32_t workgroup_size, uint32_t per_thread) {
+  if (!workgroup_size && !per_thread) return {};
+  return "@" + std::to_string(workgroup_size) + "x" + std::to_string(per_thread);
+}
+
+std::string lookback_note(const Device& device, const Buffer& scratch, VkDeviceSize offset, bool tiles) {
+  uint32_t stats[4] = {};
+  if (!device.download(scratch, stats, sizeof(stats), offset)) return {};
+  return (tiles ? "tiles=" + std::to_string(stats[0]) + " " : std::string()) + "fallbacks=" + std::to_string(stats[1]) +
+         " steps/tile=" + std::to_string(stats[0] ? double(stats[2]) / stats[0] : 0.0).substr(0, 4) +
+         " max_depth=" + std::to_string(stats[3]);
+}
+
+void write_json_objects(const std::string& path, const std::string& device, const std::vector<std::string>& objects) {
+  std::ofstream out(path);
+  out << "{\"device\": \"" << device << "\", \"rows\": [\n";
+  for (size_t i = 0; i < objects.size(); ++i) out << "  " << objects[i] << (i + 1 < objects.size() ? "," : "") << "\n";
+  out << "]}\n";
 }
 
 }  // namespace vkprim::tools

@@ -5,31 +5,16 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "host_reference.hpp"
+#include "host_select.hpp"
 #include "select_commands.hpp"
 #include "vkprim/select.hpp"
 
 namespace vkprim::tools {
 
 namespace {
-
-template <class T>
-bool keep_on_host(SelectPredicate p, T v, uint32_t flag, T rhs) {
-  if (p == SelectPredicate::flagged) return flag != 0;
-  if constexpr (std::is_floating_point_v<T>)
-    if (v != v || rhs != rhs) return p == SelectPredicate::not_equal;
-  switch (p) {
-    case SelectPredicate::less: return v < rhs;
-    case SelectPredicate::less_equal: return v <= rhs;
-    case SelectPredicate::greater: return v > rhs;
-    case SelectPredicate::greater_equal: return v >= rhs;
-    case SelectPredicate::equal: return v == rhs;
-    default: return !(v == rhs);
-  }
-}
 
 template <class T, class Plan>
 bool verify_one(const Device& device, const SelectDesc& desc, std::mt19937_64& rng, std::string& why) {
@@ -50,10 +35,9 @@ bool verify_one(const Device& device, const SelectDesc& desc, std::mt19937_64& r
     return false;
   }
   std::vector<T> host(desc.max_count), got(desc.max_count);
-  std::vector<uint32_t> host_flags(desc.max_count);
   for (uint64_t n : sizes) {
     host::fill_random(host, rng);
-    for (auto& f : host_flags) f = uint32_t(rng() % 2);
+    const std::vector<uint32_t> host_flags = host::random_flags(desc.max_count, 50, rng);
     const T rhs = host[rng() % host.size()];
     auto prepared = device.upload(input.value(), host.data(), desc.max_count * sizeof(T));
     if (prepared) prepared = device.upload(flags.value(), host_flags.data(), desc.max_count * 4);
@@ -80,13 +64,9 @@ bool verify_one(const Device& device, const SelectDesc& desc, std::mt19937_64& r
       why = fetched.message();
       return false;
     }
-    std::vector<T> expected;
-    for (uint64_t i = 0; i < n; ++i)
-      if (keep_on_host(desc.predicate, host[i], host_flags[i], rhs)) expected.push_back(host[i]);
-    const uint64_t kept = expected.size();
-    if (partition)
-      for (uint64_t i = 0; i < n; ++i)
-        if (!keep_on_host(desc.predicate, host[i], host_flags[i], rhs)) expected.push_back(host[i]);
+    uint64_t kept = 0;
+    const std::vector<T> expected =
+        host::compact(desc.predicate, host.data(), host_flags.data(), n, rhs, partition, kept);
     if (k != kept) {
       why = "n=" + std::to_string(n) + ": selected_count " + std::to_string(k) + ", expected " + std::to_string(kept);
       return false;

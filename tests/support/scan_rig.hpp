@@ -1,6 +1,7 @@
 // Scan test rig shared by test_scan and test_scan_chained: plan creation that reports why it failed, a
 // plan with guarded input/output buffers whose check() compares every element with the host reference
-// and proves nothing outside the output was written, and the caller-side barrier between records.
+// and proves nothing outside the output was written (the caller-side barrier between records is
+// test_support.hpp's between_records).
 #pragma once
 
 #include <algorithm>
@@ -106,13 +107,5 @@ class ScanRig {
   Scan plan_;
   Buffer input_, output_, scratch_;
 };
-
-PFN_vkCmdPipelineBarrier pipeline_barrier(const Device& dev) {
-  auto gipa = dev.get_instance_proc_addr();
-  auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(gipa(dev.instance(), "vkGetDeviceProcAddr"));
-  auto barrier = reinterpret_cast<PFN_vkCmdPipelineBarrier>(gdpa(dev.device(), "vkCmdPipelineBarrier"));
-  REQUIRE(barrier != nullptr);
-  return barrier;
-}
 
 }  // namespace vkprim::test

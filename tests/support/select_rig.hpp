@@ -1,11 +1,9 @@
-// Stream-compaction test rig shared by test_select and test_partition: the host reference
-// (std::copy_if / std::stable_partition with the predicate evaluated like the GPU), plan creation that
+// Stream-compaction test rig shared by the Select and Partition tests: plan creation that
 // reports why it failed, and a plan with guarded, poisoned buffers whose check() compares every output
-// bit and the count, and proves nothing else was written.
+// bit and the count against host_select.hpp's reference, and proves nothing else was written.
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -14,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "host_select.hpp"
 #include "test_support.hpp"
 #include "vkprim/select.hpp"
 
@@ -22,51 +21,6 @@ namespace vkprim::test {
 template <class T>
 Comparand comparand_of(T v) {
   return Comparand::of(v);
-}
-
-// The predicate as the GPU evaluates it (IEEE: a NaN on either side makes only not_equal true).
-template <class T>
-bool host_keep(SelectPredicate p, T v, uint32_t flag, T rhs) {
-  if (p == SelectPredicate::flagged) return flag != 0;
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(v) || std::isnan(rhs)) return p == SelectPredicate::not_equal;
-  }
-  switch (p) {
-    case SelectPredicate::less: return v < rhs;
-    case SelectPredicate::less_equal: return v <= rhs;
-    case SelectPredicate::greater: return v > rhs;
-    case SelectPredicate::greater_equal: return v >= rhs;
-    case SelectPredicate::equal: return v == rhs;
-    default: return !(v == rhs);
-  }
-}
-
-// Kept elements in order (std::copy_if), or all of them partitioned (std::stable_partition); k = kept.
-template <class T>
-std::vector<T> host_compact(SelectPredicate p, const std::vector<T>& data, const std::vector<uint32_t>& flags, T rhs,
-                            bool partition, uint64_t& k) {
-  std::vector<size_t> order(data.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto keep = [&](size_t i) { return host_keep(p, data[i], flags.empty() ? 0u : flags[i], rhs); };
-  std::vector<size_t> picked;
-  if (partition) {
-    std::stable_partition(order.begin(), order.end(), keep);
-    picked = order;
-  } else {
-    std::copy_if(order.begin(), order.end(), std::back_inserter(picked), keep);
-  }
-  k = uint64_t(std::count_if(order.begin(), order.end(), keep));
-  std::vector<T> out;
-  for (size_t i : picked) out.push_back(data[i]);
-  return out;
-}
-
-// Flags with about `percent` % set (0 and 100 exact), set flags holding arbitrary non-zero values.
-inline std::vector<uint32_t> random_flags(uint64_t n, double percent, std::mt19937_64& rng) {
-  std::vector<uint32_t> f(n);
-  std::uniform_real_distribution<double> u(0, 100);
-  for (auto& x : f) x = u(rng) < percent ? uint32_t(rng() | 1u) : 0u;
-  return f;
 }
 
 template <class Plan>
@@ -128,7 +82,7 @@ class CompactionRig {
     std::vector<uint32_t> used_flags;
     if (!flags.empty()) used_flags.assign(flags.begin(), flags.begin() + std::ptrdiff_t(effective));
     uint64_t k = 0;
-    const std::vector<T> expected = host_compact(d.predicate, used, used_flags, rhs, kPartition, k);
+    const std::vector<T> expected = host::compact(d.predicate, used, used_flags, rhs, kPartition, k);
     // Input and flags: values past the data that the plan must not read as elements.
     std::vector<T> staged(s.input + n + kGuard, T(1));
     std::copy(data.begin(), data.end(), staged.begin() + std::ptrdiff_t(s.input));

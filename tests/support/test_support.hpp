@@ -71,6 +71,35 @@ Reduce make_reduce(Context& context, const ReduceDesc& desc);
 // visible to transfers (downloads) after. Blocks until done.
 Result<void> submit_compute(const Device& dev, const std::function<void(VkCommandBuffer)>& body);
 
+// What `record` returns when recorded into a command buffer that is then submitted (REQUIREd to succeed):
+// for calls the plan must refuse without recording anything.
+inline Result<void> recorded_result(const Device& dev, const std::function<Result<void>(VkCommandBuffer)>& record) {
+  Result<void> r;
+  auto submitted = submit_compute(dev, [&](VkCommandBuffer cmd) { r = record(cmd); });
+  INFO("submit: " << submitted.message());
+  REQUIRE(submitted.ok());
+  return r;
+}
+
+// vkCmdPipelineBarrier of the test device (tests record their own barriers between records).
+inline PFN_vkCmdPipelineBarrier pipeline_barrier(const Device& dev) {
+  auto gipa = dev.get_instance_proc_addr();
+  auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(gipa(dev.instance(), "vkGetDeviceProcAddr"));
+  auto barrier = reinterpret_cast<PFN_vkCmdPipelineBarrier>(gdpa(dev.device(), "vkCmdPipelineBarrier"));
+  REQUIRE(barrier != nullptr);
+  return barrier;
+}
+
+// What the caller places between two records that share scratch: the next record clears it with
+// vkCmdFillBuffer (a transfer write) and its dispatches read and write it.
+inline void between_records(PFN_vkCmdPipelineBarrier barrier, VkCommandBuffer cmd) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+          0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
 // A value that changes the result if the plan reads it by mistake: absorbing for min/max/and/or,
 // non-neutral for add/xor.
 template <class T>
