@@ -291,6 +291,21 @@ void check_engine_reduce(Engine& e, Context& context, DataType type, Op op, Redu
   CHECK(std::memcmp(static_cast<const char*>(output.mapped) + 16, poison.data(), 48) == 0);
 }
 
+// What the engine hands vkprim: its own handles and exactly what it enabled from `req`.
+ContextCreateInfo borrowed_context_info(const Engine& engine, DeviceRequirements& req) {
+  ContextCreateInfo info;
+  info.instance = engine.instance;
+  info.physical_device = engine.physical_device;
+  info.device = engine.device;
+  info.queue_family_index = engine.family;
+  info.get_instance_proc_addr = vkGetInstanceProcAddr;
+  info.api_version = engine.api_version;
+  info.enabled_features = req.features();
+  info.enabled_device_extensions = req.extensions;
+  info.debug_utils_enabled = engine.debug_utils;
+  return info;
+}
+
 // A few of volk's global function pointers, which vkprim must never overwrite.
 struct VolkSnapshot {
   PFN_vkCmdDispatch dispatch = vkCmdDispatch;
@@ -321,17 +336,7 @@ TEST_CASE("a borrowed VkDevice created with device_requirements() runs reduces r
   engine.create_device(req.features(), req.extensions);
   const VolkSnapshot before;
 
-  ContextCreateInfo info;
-  info.instance = engine.instance;
-  info.physical_device = engine.physical_device;
-  info.device = engine.device;
-  info.queue_family_index = engine.family;
-  info.get_instance_proc_addr = vkGetInstanceProcAddr;
-  info.api_version = engine.api_version;
-  info.enabled_features = req.features();
-  info.enabled_device_extensions = req.extensions;
-  info.debug_utils_enabled = engine.debug_utils;
-  auto context = Context::create(info);
+  auto context = Context::create(borrowed_context_info(engine, req));
   INFO((context ? std::string("context ok") : context.error().message));
   REQUIRE(context.ok());
   const Capabilities& caps = context.value()->capabilities();
@@ -375,17 +380,7 @@ TEST_CASE("scratch created with exactly the reported usage flags serves record a
   REQUIRE(requirements.ok());
   DeviceRequirements& req = requirements.value();
   engine.create_device(req.features(), req.extensions);
-  ContextCreateInfo info;
-  info.instance = engine.instance;
-  info.physical_device = engine.physical_device;
-  info.device = engine.device;
-  info.queue_family_index = engine.family;
-  info.get_instance_proc_addr = vkGetInstanceProcAddr;
-  info.api_version = engine.api_version;
-  info.enabled_features = req.features();
-  info.enabled_device_extensions = req.extensions;
-  info.debug_utils_enabled = engine.debug_utils;
-  auto context = Context::create(info);
+  auto context = Context::create(borrowed_context_info(engine, req));
   REQUIRE(context.ok());
   Context& ctx = *context.value();
 
