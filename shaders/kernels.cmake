@@ -70,6 +70,10 @@ foreach(kw 32 64)
     vkprim_add_kernel(sort/onesweep_${suffix} sort/onesweep.comp NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2
                       DEFINES ${defines})
     vkprim_add_kernel(sort/downsweep_${suffix} sort/downsweep.comp NO_SUBGROUP_VARIANT DEFINES ${defines})
+    # SortRanking::partitioned: the ranking kernels with subgroupPartitionNV (suffix _p).
+    vkprim_add_kernel(sort/onesweep_${suffix}_p sort/onesweep.comp TARGET_ENV vulkan1.2
+                      DEFINES ${defines} VKPRIM_PARTITIONED=1)
+    vkprim_add_kernel(sort/downsweep_${suffix}_p sort/downsweep.comp DEFINES ${defines} VKPRIM_PARTITIONED=1)
     vkprim_add_kernel(sort/copy_${suffix} sort/copy.comp DEFINES ${defines})
   endforeach()
 endforeach()

@@ -33,6 +33,7 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   p.has_memory_model_ext = version >= VK_API_VERSION_1_2;
   p.has_sm_builtins = has_extension(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
   p.has_amd_cores = has_extension(VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
+  p.has_partitioned = has_extension(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
 
   VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   p.subgroup = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
@@ -251,6 +252,10 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
     c.features |= feature_push_descriptors;
   if (enabled.sync2 && (version >= VK_API_VERSION_1_3 || detail::has_name(ext, VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME)))
     c.features |= feature_synchronization2;
+  if (detail::has_name(ext, VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME) &&
+      (p.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+      (p.subgroup.supportedOperations & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV))
+    c.features |= feature_subgroup_partitioned;
   if (info.debug_utils_enabled && impl->vki.vkCmdBeginDebugUtilsLabelEXT && impl->vki.vkCmdEndDebugUtilsLabelEXT)
     c.features |= feature_debug_utils;
   c.features &= ~info.options.mask_features;
@@ -301,6 +306,9 @@ Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
   DeviceRequirements r;
   r.api_version = std::min(p.properties.apiVersion, VK_API_VERSION_1_3);
   if (p.has_push_descriptor) r.extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  // RadixSort's optional one-instruction ranking (SortRanking::partitioned).
+  if (p.has_partitioned && (p.subgroup.supportedOperations & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV))
+    r.extensions.push_back(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
   r.features2.features.shaderInt64 = p.features2.features.shaderInt64;
   r.features2.features.shaderFloat64 = p.features2.features.shaderFloat64;
   if (r.api_version >= VK_API_VERSION_1_2) {

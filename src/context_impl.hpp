@@ -51,6 +51,7 @@ struct ProbedDevice {
   VkPhysicalDeviceShaderCorePropertiesAMD amd_cores{};
   bool has_sm_builtins = false;
   bool has_amd_cores = false;
+  bool has_partitioned = false;   // VK_NV_shader_subgroup_partitioned
   bool has_push_descriptor = false;
   bool has_sync2_ext = false;
   bool has_size_control_ext = false;

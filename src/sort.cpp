@@ -62,6 +62,24 @@ bool parse(const char* name, SortAlgorithm& out) {
   return false;
 }
 
+const char* to_string(SortRanking r) {
+  switch (r) {
+    case SortRanking::automatic: return "automatic";
+    case SortRanking::ballots: return "ballots";
+    case SortRanking::partitioned: return "partitioned";
+  }
+  return "unknown";
+}
+
+bool parse(const char* name, SortRanking& out) {
+  for (SortRanking r : {SortRanking::automatic, SortRanking::ballots, SortRanking::partitioned})
+    if (std::strcmp(name, to_string(r)) == 0) {
+      out = r;
+      return true;
+    }
+  return false;
+}
+
 namespace detail {
 
 namespace {
@@ -88,6 +106,7 @@ struct SortPlan {
   ContextImpl* context = nullptr;
   SortDesc desc;
   SortAlgorithm algorithm = SortAlgorithm::reduce_then_scan;
+  SortRanking ranking = SortRanking::ballots;
   uint32_t key_bytes = 4, value_bytes = 0;
   uint32_t begin_bit = 0, end_bit = 32, passes = 4;
   uint32_t wg = 256, items = 8;
@@ -233,6 +252,7 @@ RadixSort::~RadixSort() = default;
 
 const SortDesc& RadixSort::desc() const { return plan_->desc; }
 SortAlgorithm RadixSort::algorithm() const { return plan_->algorithm; }
+SortRanking RadixSort::ranking() const { return plan_->ranking; }
 uint32_t RadixSort::digit_passes() const { return plan_->passes; }
 uint64_t RadixSort::keys_per_tile() const { return plan_->tile; }
 
@@ -261,6 +281,8 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     return make_error(Status::invalid_argument, "RadixSort: unknown algorithm ", int(desc.algorithm));
   if (desc.order != SortOrder::ascending && desc.order != SortOrder::descending)
     return make_error(Status::invalid_argument, "RadixSort: unknown order ", int(desc.order));
+  if (int(desc.ranking) < 0 || int(desc.ranking) > int(SortRanking::partitioned))
+    return make_error(Status::invalid_argument, "RadixSort: unknown ranking ", int(desc.ranking));
   if (int(desc.key_type) < 0 || int(desc.key_type) > int(DataType::f64))
     return make_error(Status::invalid_argument, "RadixSort: unknown key type ", int(desc.key_type));
   if (desc.value_size != 0 && desc.value_size != 4 && desc.value_size != 8)
@@ -317,6 +339,13 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
                                         VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
   plan->subgroups = c.use_subgroups() && (caps.subgroup_operations & needed) == needed && smallest_subgroup >= 8 &&
                     caps.max_subgroup_size <= 128;
+  plan->ranking = desc.ranking == SortRanking::automatic ? SortRanking::ballots : desc.ranking;
+  if (plan->ranking == SortRanking::partitioned && !caps.has(feature_subgroup_partitioned))
+    return make_error(Status::unsupported, "RadixSort: partitioned ranking needs VK_NV_shader_subgroup_partitioned ",
+                      "(subgroupPartitionNV in compute), which the device lacks or the caller did not enable");
+  if (plan->ranking == SortRanking::partitioned && !plan->subgroups)
+    return make_error(Status::unsupported, "RadixSort: partitioned ranking needs the subgroup path (ballot, shuffle ",
+                      "and subgroups of 8..128 invocations, subgroups not disabled)");
   // Shared memory of the ranking kernels (common/radix.glsl and onesweep.comp), in words.
   auto shared_bytes = [&](uint32_t it) {
     const uint64_t min_sg = plan->subgroups ? 8 : 16;
@@ -367,13 +396,14 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     if (!k) built = std::move(k).error();
     else slot = k.value();
   };
+  const std::string rank = plan->ranking == SortRanking::partitioned ? "_p" : "";
   if (onesweep) {
     need(plan->histogram, "sort/histogram" + kw, false);
-    need(plan->onesweep, "sort/onesweep" + kw + vw, true);
+    need(plan->onesweep, "sort/onesweep" + kw + vw + rank, true);
   } else {
     need(plan->upsweep, "sort/upsweep" + kw, false);
     need(plan->scan, "sort/scan", true);
-    need(plan->downsweep, "sort/downsweep" + kw + vw, true);
+    need(plan->downsweep, "sort/downsweep" + kw + vw + rank, true);
   }
   if (plan->passes % 2 == 1) need(plan->copy, "sort/copy" + kw + vw, false);
   if (!built) return built.error();

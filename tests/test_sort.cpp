@@ -465,6 +465,43 @@ TEST_CASE("automatic sort resolves to onesweep with the memory model and to redu
   REQUIRE_NO_VALIDATION_MESSAGES(plain);
 }
 
+// VK_NV_shader_subgroup_partitioned (NVIDIA): the same results with one match per key instead of eight
+// ballots. Elsewhere (lavapipe) asking for it is refused with unsupported and the cases are skipped.
+TEST_CASE("partitioned ranking sorts keys and pairs like std::stable_sort where the device has subgroupPartitionNV, "
+          "and is refused elsewhere",
+          "[sort][partitioned]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const bool has = dev.context().capabilities().has(feature_subgroup_partitioned);
+  SortDesc probe = desc_of(SortAlgorithm::reduce_then_scan, DataType::u32, 1000);
+  probe.ranking = SortRanking::partitioned;
+  auto made = RadixSort::create(dev.context(), probe);
+  if (!has) {
+    CHECK(made.status() == Status::unsupported);
+    if (!made.ok()) CHECK(made.error().message.find("VK_NV_shader_subgroup_partitioned") != std::string::npos);
+    WARN("no VK_NV_shader_subgroup_partitioned: partitioned ranking not run");
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+    return;
+  }
+  REQUIRE(made.ok());
+  CHECK(made->ranking() == SortRanking::partitioned);
+  const uint64_t n = (uint64_t(1) << 20) + 17;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
+    for (uint32_t vb : {0u, 4u}) {
+      SortDesc d = desc_of(a, DataType::u32, n, vb);
+      d.ranking = SortRanking::partitioned;
+      SortRig rig(dev, d);
+      rig.check(random_keys(n, DataType::u32, rng));
+      rig.check(few_distinct_keys(n, rng));
+    }
+    SortDesc f = desc_of(a, DataType::f32, 70001, 8, SortOrder::descending);
+    f.ranking = SortRanking::partitioned;
+    SortRig floats(dev, f);
+    floats.check(float_keys(70001, DataType::f32, rng));
+  });
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("a sort plan records twice into one command buffer and both sorts are right", "[sort][reuse]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);

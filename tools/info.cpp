@@ -37,9 +37,9 @@ int run_info(std::vector<std::string> args) {
   std::printf("chosen: %s (%s), driver %s %s, Vulkan %u.%u\n", c.device_name.c_str(), type_name(c.device_type),
               c.driver_name.c_str(), c.driver_info.c_str(), VK_API_VERSION_MAJOR(c.api_version),
               VK_API_VERSION_MINOR(c.api_version));
-  std::printf("  subgroup size %u (min %u, max %u), arithmetic in compute: %s, size control: %s\n", c.subgroup_size,
-              c.min_subgroup_size, c.max_subgroup_size, yes(feature_subgroup_arithmetic),
-              yes(feature_subgroup_size_control));
+  std::printf("  subgroup size %u (min %u, max %u), arithmetic in compute: %s, size control: %s, partitioned: %s\n",
+              c.subgroup_size, c.min_subgroup_size, c.max_subgroup_size, yes(feature_subgroup_arithmetic),
+              yes(feature_subgroup_size_control), yes(feature_subgroup_partitioned));
   std::printf("  shared memory %u B, workgroup invocations %u, workgroup count %u x %u x %u\n", c.max_shared_memory,
               c.max_workgroup_invocations, c.max_workgroup_count[0], c.max_workgroup_count[1], c.max_workgroup_count[2]);
   std::printf("  maxStorageBufferRange %llu B, minStorageBufferOffsetAlignment %llu B, push constants %u B\n",

@@ -26,6 +26,7 @@ enum Feature : uint32_t {
   feature_synchronization2 = 1u << 8,      // vkCmdPipelineBarrier2
   feature_debug_utils = 1u << 9,           // VK_EXT_debug_utils labels (instance extension)
   feature_timestamps = 1u << 10,           // timestamp queries on the context's queue family
+  feature_subgroup_partitioned = 1u << 11, // VK_NV_shader_subgroup_partitioned in compute (subgroupPartitionNV)
 };
 
 // What the context found on the device after applying what the caller enabled and the masks.

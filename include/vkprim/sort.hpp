@@ -36,6 +36,15 @@ enum class SortAlgorithm { automatic, onesweep, reduce_then_scan };
 const char* to_string(SortAlgorithm algorithm);
 bool parse(const char* name, SortAlgorithm& out);
 
+// How the ranking kernels find the keys of a subgroup that share a digit:
+//   ballots      eight subgroup ballots per key (any device with ballot + shuffle);
+//   partitioned  one subgroupPartitionNV per key (VK_NV_shader_subgroup_partitioned: feature_subgroup_partitioned;
+//                device_requirements() lists the extension where the device has it).
+// automatic = ballots until partitioned has been measured against it (docs/PERFORMANCE.md).
+enum class SortRanking { automatic, ballots, partitioned };
+const char* to_string(SortRanking ranking);
+bool parse(const char* name, SortRanking& out);
+
 struct SortDesc {
   DataType key_type = DataType::u32;  // u32 i32 f32; u64 i64 f64 where the device has shaderInt64
   uint32_t value_size = 0;            // 0 = keys only; 4 or 8 = a payload of that many bytes moved as bits
@@ -48,6 +57,7 @@ struct SortDesc {
   // Tuning overrides for benchmarking (0 = the tuned default): a tile is workgroup_size (a power of two,
   // 256..1024) x items_per_thread (1..32) keys.
   uint32_t workgroup_size = 0, items_per_thread = 0;
+  SortRanking ranking = SortRanking::automatic;   // unsupported: partitioned without the extension
 };
 
 namespace detail { struct SortPlan; }
@@ -71,6 +81,7 @@ class RadixSort {
 
   const SortDesc& desc() const;
   SortAlgorithm algorithm() const;  // the resolved algorithm (never automatic)
+  SortRanking ranking() const;      // the resolved ranking (never automatic)
   // Scratch for any count <= max_count, for record and record_indirect: usage STORAGE_BUFFER |
   // TRANSFER_DST (cleared with vkCmdFillBuffer) | INDIRECT_BUFFER, alignment max(16, minStorageBufferOffsetAlignment).
   // It holds the ping-pong copy of the keys (and values), the digit histograms or table and onesweep's

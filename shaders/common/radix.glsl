@@ -4,7 +4,8 @@
 // the 256-digit workgroup scan and the scatter of a ranked tile through shared memory.
 //
 // Defines: VKPRIM_KEY64 (keys are two u32 words), VKPRIM_VALUE_WORDS (0 keys only, 1 or 2 words of
-// payload), VKPRIM_NO_SUBGROUPS (the emulation). Specialization: WG_SIZE (>= 256, a multiple of the
+// payload), VKPRIM_NO_SUBGROUPS (the emulation), VKPRIM_PARTITIONED (rank with subgroupPartitionNV instead
+// of eight ballots per key; VK_NV_shader_subgroup_partitioned). Specialization: WG_SIZE (>= 256, a multiple of the
 // subgroup size), ITEMS (keys per invocation per tile); a tile is TILE = WG_SIZE * ITEMS keys.
 // Bindings (set 0): 0 keys in, 1 keys out, 2 values in, 3 values out, 4 meta (histograms, digit table,
 // tile state: see src/sort.cpp), 5 the record_indirect region (common/indirect.glsl).
@@ -20,6 +21,9 @@
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#if defined(VKPRIM_PARTITIONED)
+#extension GL_NV_shader_subgroup_partitioned : require
+#endif
 #define RADIX_SG_SIZE gl_SubgroupSize
 #define RADIX_SG_ID gl_SubgroupID
 #define RADIX_SG_LANE gl_SubgroupInvocationID
@@ -254,12 +258,18 @@ void sort_rank_tile() {
     const bool valid = d < RADIX_DIGITS;
     const uint half_shift = (d & 1u) * 16u;
 #if !defined(VKPRIM_NO_SUBGROUPS)
+#if defined(VKPRIM_PARTITIONED)
+    // One instruction finds the lanes with the same digit (match.any on NVIDIA); past-the-count slots
+    // (RADIX_INVALID) only ever match each other.
+    const uvec4 peers = subgroupPartitionNV(d);
+#else
     uvec4 peers = subgroupBallot(valid);
     [[unroll]] for (uint b = 0u; b < 8u; ++b) {
       const bool set = ((d >> b) & 1u) != 0u;
       const uvec4 votes = subgroupBallot(set);
       peers &= set ? votes : ~votes;
     }
+#endif
     const uvec4 below = peers & gl_SubgroupLtMask;
     const uint before = bitCount(below.x) + bitCount(below.y) + bitCount(below.z) + bitCount(below.w);
     const uint same = bitCount(peers.x) + bitCount(peers.y) + bitCount(peers.z) + bitCount(peers.w);
