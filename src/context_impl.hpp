@@ -6,12 +6,24 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "kernel.hpp"
 #include "vk_functions.hpp"
 #include "vkprim/context.hpp"
 
 namespace vkprim::detail {
+
+// Profiling hook for the tools (`vkprim bench ... --profile`), not part of the API: while set, every
+// recorded pass is followed by a bottom-of-pipe timestamp in `pool` (one before the first pass), and its
+// label is kept, so the time of each pass is the difference of consecutive stamps. Not thread-safe: the
+// tool records from one thread while it is set.
+struct PassTimer {
+  VkQueryPool pool = VK_NULL_HANDLE;
+  uint32_t capacity = 0;
+  uint32_t used = 0;
+  std::vector<std::string> labels;  // labels[i]: the pass that ends at stamp i (labels[0] = "start")
+};
 
 struct ContextImpl {
   VkInstance instance = VK_NULL_HANDLE;
@@ -26,6 +38,7 @@ struct ContextImpl {
   ContextOptions options;
   bool sync2 = false;
   bool debug_labels = false;
+  PassTimer* pass_timer = nullptr;
 
   std::mutex kernel_mutex;
   std::map<std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint32_t, bool>,

@@ -82,6 +82,13 @@ Result<void> record_passes(ContextImpl& c, DescriptorCache& cache, VkCommandBuff
     sets = std::move(acquired).value();
   }
 
+  PassTimer* timer = c.pass_timer;
+  auto stamp = [&](const std::string& label) {
+    if (!timer || timer->used >= timer->capacity) return;
+    c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timer->pool, timer->used++);
+    timer->labels.push_back(label);
+  };
+  if (!passes.empty()) stamp("start");
   for (size_t i = 0; i < passes.size(); ++i) {
     const Pass& p = passes[i];
     const Kernel& k = *p.kernel;
@@ -117,6 +124,7 @@ Result<void> record_passes(ContextImpl& c, DescriptorCache& cache, VkCommandBuff
                                  p.indirect_region.offset + VkDeviceSize(p.indirect_entry) * kIndirectEntryBytes);
     else
       c.vk.vkCmdDispatch(cmd, sizes[i].x, sizes[i].y, sizes[i].z);
+    stamp(p.label);
     if (c.debug_labels) c.vki.vkCmdEndDebugUtilsLabelEXT(cmd);
     if (i + 1 < passes.size()) {
       // After the args pass both barriers may be needed: its arguments feed indirect dispatches, and the

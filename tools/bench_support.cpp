@@ -16,6 +16,10 @@ namespace vkprim::tools {
 
 using detail::make_error;
 
+namespace {
+bool profiling = false;  // --profile (open_bench): warm_and_time also prints each pass's time
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -63,6 +67,69 @@ Result<std::vector<double>> time_gpu(const Device& device, int repeats, const Re
   return ns;
 }
 
+Result<std::vector<PassTime>> profile_passes(const Device& device, int repeats, const Recorder& record,
+                                             const Recorder& restore) {
+  auto& c = device.context().impl();
+  if (!c.caps.has(feature_timestamps)) return make_error(Status::unsupported, "the queue has no timestamp support");
+  constexpr uint32_t kStamps = 512;
+  VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  info.queryCount = kStamps;
+  VkQueryPool pool = VK_NULL_HANDLE;
+  VkResult r = c.vk.vkCreateQueryPool(c.device, &info, nullptr, &pool);
+  if (r != VK_SUCCESS) return detail::vk_error(r, "vkCreateQueryPool");
+  const uint64_t mask = c.caps.timestamp_valid_bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << c.caps.timestamp_valid_bits) - 1;
+  std::vector<std::string> labels;
+  std::vector<std::vector<double>> us;
+  Result<void> failed;
+  for (int run = 0; run < repeats && failed.ok(); ++run) {
+    detail::PassTimer timer;
+    timer.pool = pool;
+    timer.capacity = kStamps;
+    Result<void> recorded;
+    auto submitted = device.submit([&](VkCommandBuffer cmd) {
+      c.vk.vkCmdResetQueryPool(cmd, pool, 0, kStamps);
+      detail::compute_to_fill_barrier(c, cmd);
+      if (restore) {
+        recorded = restore(cmd);
+        detail::transfer_to_compute_barrier(c, cmd);
+      }
+      c.pass_timer = &timer;
+      if (recorded) recorded = record(cmd);
+      c.pass_timer = nullptr;
+    });
+    if (!submitted) failed = submitted;
+    else if (!recorded) failed = recorded;
+    if (!failed || timer.used < 2) break;
+    std::vector<uint64_t> stamps(timer.used);
+    r = c.vk.vkGetQueryPoolResults(c.device, pool, 0, timer.used, stamps.size() * 8, stamps.data(), 8,
+                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (r != VK_SUCCESS) {
+      failed = detail::vk_error(r, "vkGetQueryPoolResults");
+      break;
+    }
+    if (labels.empty()) {
+      labels.assign(timer.labels.begin() + 1, timer.labels.end());
+      us.resize(labels.size());
+    }
+    for (size_t i = 1; i < stamps.size() && i - 1 < us.size(); ++i)
+      us[i - 1].push_back(double((stamps[i] - stamps[i - 1]) & mask) * c.caps.timestamp_period_ns / 1e3);
+  }
+  c.vk.vkDestroyQueryPool(c.device, pool, nullptr);
+  if (!failed) return failed.error();
+  std::vector<PassTime> out;
+  for (size_t i = 0; i < labels.size(); ++i) out.push_back({labels[i], median(us[i])});
+  return out;
+}
+
+void print_profile(const std::string& what, const std::vector<PassTime>& passes) {
+  double total = 0;
+  for (const PassTime& p : passes) total += p.median_us;
+  std::printf("profile %s: %zu passes, %.2f us in all (each pass's time includes a scratch clear recorded "
+              "before it)\n", what.c_str(), passes.size(), total);
+  for (const PassTime& p : passes) std::printf("profile   %10.2f us  %s\n", p.median_us, p.label.c_str());
+}
+
 Result<void> warm_up(const Device& device, const Recorder& run, double ms, const Recorder& restore, int max_runs) {
   auto first = time_gpu(device, 2, run, restore);
   if (!first) return first.error();
@@ -80,6 +147,12 @@ Result<double> warm_and_time(const Device& device, int repeats, const Recorder& 
   if (auto warmed = warm_up(device, run, 200, restore, max_warm_runs); !warmed) return warmed.error();
   auto ns = time_gpu(device, repeats, run, restore);
   if (!ns) return std::move(ns).error();
+  if (profiling) {
+    auto passes = profile_passes(device, std::min(repeats, 10), run, restore);
+    if (!passes) return passes.error();
+    print_profile("of the run just timed (median " + std::to_string(median(ns.value()) / 1e3) + " us)",
+                  passes.value());
+  }
   return median(ns.value());
 }
 
@@ -197,6 +270,8 @@ std::unique_ptr<Device> open_bench(std::vector<std::string>& args, const char* c
   take_option(args, "--sizes", out.sizes);
   take_option(args, "--repeat", repeat);
   take_option(args, "--json", out.json);
+  out.profile = take_flag(args, "--profile");
+  profiling = out.profile;
   out.repeats = std::max(10, std::atoi(repeat.c_str()));
   rc = 1;
   auto device = open_device(args);

@@ -103,12 +103,23 @@ std::string size_label(uint64_t n);
 struct BenchArgs {
   std::string algorithm = "automatic", sizes = "2^16..2^24", json;
   int repeats = 20;  // at least 10
+  bool profile = false;  // --profile: also the median time of each of the plan's passes
 };
 // Takes the common options from `args` (after the bench's own), opens the device and refuses an argument
 // left over ("<command>: unknown argument '...'"). Null on failure, with the exit code in `rc`.
 std::unique_ptr<Device> open_bench(std::vector<std::string>& args, const char* command, BenchArgs& out, int& rc);
 // "device: ..., driver ...; median of N timed runs after ~200 ms of warm-up" and `counting` (e.g. "; GB/s ...").
 void print_bench_header(const Device& device, int repeats, const std::string& counting = "");
+
+// --profile: the median GPU time of each pass `record` issues (a timestamp after every dispatch, through the
+// runtime's PassTimer hook), over `repeats` runs after `restore`; printed as "profile ..." lines.
+struct PassTime {
+  std::string label;
+  double median_us = 0;
+};
+Result<std::vector<PassTime>> profile_passes(const Device& device, int repeats, const Recorder& record,
+                                             const Recorder& restore = {});
+void print_profile(const std::string& what, const std::vector<PassTime>& passes);
 
 // One entry of --algorithm's comma-separated list: NAME or NAME@WGxV (a tile override; 0 keeps the default).
 struct AlgorithmChoice {
