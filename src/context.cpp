@@ -281,6 +281,103 @@ VkPhysicalDeviceFeatures2* DeviceRequirements::features() {
   return &features2;
 }
 
+Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, std::vector<const char*>& engine_extensions) {
+  using detail::make_error;
+  // What the chain holds, found before anything is written so an error leaves it untouched.
+  VkPhysicalDeviceVulkan12Features* v12 = nullptr;
+  VkPhysicalDeviceVulkan13Features* v13 = nullptr;
+  VkPhysicalDeviceVulkanMemoryModelFeatures* memory_model = nullptr;
+  VkPhysicalDeviceShaderAtomicInt64Features* atomic_int64 = nullptr;
+  VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures* extended_types = nullptr;
+  VkPhysicalDeviceSubgroupSizeControlFeatures* size_control = nullptr;
+  VkPhysicalDeviceSynchronization2Features* sync2 = nullptr;
+  VkBaseOutStructure* last = reinterpret_cast<VkBaseOutStructure*>(&chain);
+  for (auto* s = reinterpret_cast<VkBaseOutStructure*>(&chain); s; s = s->pNext) {
+    last = s;
+    switch (s->sType) {
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES:
+        v12 = reinterpret_cast<VkPhysicalDeviceVulkan12Features*>(s);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES:
+        v13 = reinterpret_cast<VkPhysicalDeviceVulkan13Features*>(s);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES:
+        memory_model = reinterpret_cast<VkPhysicalDeviceVulkanMemoryModelFeatures*>(s);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES:
+        atomic_int64 = reinterpret_cast<VkPhysicalDeviceShaderAtomicInt64Features*>(s);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES:
+        extended_types = reinterpret_cast<VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures*>(s);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES:
+        size_control = reinterpret_cast<VkPhysicalDeviceSubgroupSizeControlFeatures*>(s);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES:
+        sync2 = reinterpret_cast<VkPhysicalDeviceSynchronization2Features*>(s);
+        break;
+      default: break;
+    }
+  }
+  const bool want12 = vulkan12.vulkanMemoryModel || vulkan12.shaderBufferInt64Atomics ||
+                      vulkan12.shaderSubgroupExtendedTypes;
+  const bool want13 = vulkan13.subgroupSizeControl || vulkan13.synchronization2;
+  const bool split12 = memory_model || atomic_int64 || extended_types;
+  const bool split13 = size_control || sync2;
+  auto missing = [&](const char* name) {
+    return make_error(Status::invalid_argument, "DeviceRequirements::merge_into: the chain enables features through ",
+                      "per-extension structs but has no ", name, ", which vkprim needs; add it (a core feature ",
+                      "struct may not sit beside per-extension ones)");
+  };
+  if (!v12 && split12) {
+    if (vulkan12.vulkanMemoryModel && !memory_model) return missing("VkPhysicalDeviceVulkanMemoryModelFeatures");
+    if (vulkan12.shaderBufferInt64Atomics && !atomic_int64) return missing("VkPhysicalDeviceShaderAtomicInt64Features");
+    if (vulkan12.shaderSubgroupExtendedTypes && !extended_types)
+      return missing("VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures");
+  }
+  if (!v13 && split13) {
+    if (vulkan13.subgroupSizeControl && !size_control) return missing("VkPhysicalDeviceSubgroupSizeControlFeatures");
+    if (vulkan13.synchronization2 && !sync2) return missing("VkPhysicalDeviceSynchronization2Features");
+  }
+
+  chain.features.shaderInt64 |= features2.features.shaderInt64;
+  chain.features.shaderFloat64 |= features2.features.shaderFloat64;
+  auto append = [&](VkBaseOutStructure* s) {
+    s->pNext = nullptr;
+    last->pNext = s;
+    last = s;
+  };
+  if (want12 && !v12 && !split12) append(reinterpret_cast<VkBaseOutStructure*>(&vulkan12));
+  else if (v12) {
+    v12->vulkanMemoryModel |= vulkan12.vulkanMemoryModel;
+    v12->vulkanMemoryModelDeviceScope |= vulkan12.vulkanMemoryModelDeviceScope;
+    v12->shaderBufferInt64Atomics |= vulkan12.shaderBufferInt64Atomics;
+    v12->shaderSubgroupExtendedTypes |= vulkan12.shaderSubgroupExtendedTypes;
+  } else {
+    if (memory_model) {
+      memory_model->vulkanMemoryModel |= vulkan12.vulkanMemoryModel;
+      memory_model->vulkanMemoryModelDeviceScope |= vulkan12.vulkanMemoryModelDeviceScope;
+    }
+    if (atomic_int64) atomic_int64->shaderBufferInt64Atomics |= vulkan12.shaderBufferInt64Atomics;
+    if (extended_types) extended_types->shaderSubgroupExtendedTypes |= vulkan12.shaderSubgroupExtendedTypes;
+  }
+  if (want13 && !v13 && !split13) append(reinterpret_cast<VkBaseOutStructure*>(&vulkan13));
+  else if (v13) {
+    v13->subgroupSizeControl |= vulkan13.subgroupSizeControl;
+    v13->computeFullSubgroups |= vulkan13.computeFullSubgroups;
+    v13->synchronization2 |= vulkan13.synchronization2;
+  } else {
+    if (size_control) {
+      size_control->subgroupSizeControl |= vulkan13.subgroupSizeControl;
+      size_control->computeFullSubgroups |= vulkan13.computeFullSubgroups;
+    }
+    if (sync2) sync2->synchronization2 |= vulkan13.synchronization2;
+  }
+  for (const char* e : extensions)
+    if (!detail::has_name(engine_extensions, e)) engine_extensions.push_back(e);
+  return {};
+}
+
 Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
                                                PFN_vkGetInstanceProcAddr get_instance_proc_addr, VkInstance instance) {
   using detail::make_error;

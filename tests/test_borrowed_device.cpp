@@ -468,6 +468,94 @@ TEST_CASE("scratch created with exactly the reported usage flags serves record a
   REQUIRE(engine.message_count() == 0);
 }
 
+// An engine with its own feature chain and extension list merges vkprim's requirements into them: its own
+// features stay enabled, vkprim's are added, the device is created from the engine's chain and a sort
+// (memory model, subgroup size control, 64-bit where supported) runs on it.
+TEST_CASE("DeviceRequirements::merge_into adds vkprim's features to an engine's own chain without clearing the "
+          "engine's",
+          "[borrowed][requirements]") {
+  Engine engine;
+  engine.create_instance();
+  auto requirements = device_requirements(engine.physical_device, vkGetInstanceProcAddr, engine.instance);
+  REQUIRE(requirements.ok());
+  DeviceRequirements& req = requirements.value();
+
+  // The engine's chain: Features2 -> its own Vulkan 1.2 struct (timeline semaphores, required in 1.2).
+  VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  chain.features.robustBufferAccess = VK_TRUE;
+  VkPhysicalDeviceVulkan12Features engine12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  engine12.timelineSemaphore = VK_TRUE;
+  const bool v12 = req.api_version >= VK_API_VERSION_1_2;
+  if (v12) chain.pNext = &engine12;
+  std::vector<const char*> extensions;
+  REQUIRE(req.merge_into(chain, extensions).ok());
+  CHECK(chain.features.robustBufferAccess == VK_TRUE);
+  CHECK(chain.features.shaderInt64 == req.features2.features.shaderInt64);
+  if (v12) {
+    CHECK(engine12.timelineSemaphore == VK_TRUE);
+    CHECK(engine12.vulkanMemoryModel == req.vulkan12.vulkanMemoryModel);
+    CHECK(engine12.shaderBufferInt64Atomics == req.vulkan12.shaderBufferInt64Atomics);
+  }
+  // One struct of each type in the chain: vkprim's 1.3 struct appended, no second 1.2 struct.
+  int count12 = 0, count13 = 0;
+  for (auto* p = reinterpret_cast<const VkBaseInStructure*>(&chain); p; p = p->pNext) {
+    count12 += p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    count13 += p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
+  }
+  CHECK(count12 == (v12 ? 1 : 0));
+  CHECK(count13 <= 1);
+  CHECK(extensions.size() == req.extensions.size());
+  // A second merge adds nothing: same extensions, same structs.
+  REQUIRE(req.merge_into(chain, extensions).ok());
+  CHECK(extensions.size() == req.extensions.size());
+
+  engine.create_device(&chain, extensions);
+  ContextCreateInfo info = borrowed_context_info(engine, req);
+  info.enabled_features = &chain;
+  info.enabled_device_extensions = extensions;
+  auto context = Context::create(info);
+  REQUIRE(context.ok());
+  const Capabilities& caps = context.value()->capabilities();
+  CHECK(caps.has(feature_memory_model) == (v12 && req.vulkan12.vulkanMemoryModel && req.vulkan12.vulkanMemoryModelDeviceScope));
+
+  VKPRIM_TEST_RNG(rng);
+  constexpr uint32_t n = 30001;
+  {  // the plan goes before its context
+    auto sort = RadixSort::create(*context.value(), SortDesc{DataType::u32, 0, SortOrder::ascending, n});
+    REQUIRE(sort.ok());
+    auto keys = test::random_values<uint32_t>(n, rng);
+    EngineBuffer buffer(engine, n * 4, 0);
+    const ScratchRequirements need = sort->scratch_requirements();
+    EngineBuffer scratch(engine, need.size, need.usage);
+    std::memcpy(buffer.mapped, keys.data(), n * 4);
+    Result<void> recorded;
+    run_on_engine(engine, [&](VkCommandBuffer cmd) {
+      recorded = sort->record(cmd, buffer.range(0, n * 4), BufferRange{}, n, scratch.range(0, scratch.size));
+    });
+    INFO(recorded.message());
+    REQUIRE(recorded.ok());
+    std::stable_sort(keys.begin(), keys.end());
+    CHECK(std::memcmp(buffer.mapped, keys.data(), n * 4) == 0);
+  }
+
+  // A chain of per-extension structs that lacks one vkprim needs is refused, untouched.
+  if (v12 && req.vulkan12.vulkanMemoryModel && req.vulkan12.shaderBufferInt64Atomics) {
+    VkPhysicalDeviceFeatures2 split{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+    split.pNext = &mm;
+    std::vector<const char*> none;
+    auto refused = req.merge_into(split, none);
+    CHECK(refused == Status::invalid_argument);
+    CHECK(refused.message().find("VkPhysicalDeviceShaderAtomicInt64Features") != std::string::npos);
+    CHECK(mm.vulkanMemoryModel == VK_FALSE);
+    CHECK(mm.pNext == nullptr);
+    CHECK(none.empty());
+  }
+  context.value().reset();
+  INFO("validation messages:\n" << engine.describe_messages());
+  REQUIRE(engine.message_count() == 0);
+}
+
 TEST_CASE("a Context given no enabled features reports no 64-bit support and refuses 64-bit reduces with "
           "unsupported",
           "[borrowed]") {

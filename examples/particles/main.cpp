@@ -217,19 +217,24 @@ struct Engine {
     if (family == count) throw Failure("the device has no compute queue");
   }
 
-  // The engine's device, with what vkprim asked for (a real engine merges in its own features).
+  // The engine's own feature chain and device extensions; vkprim's requirements are merged into them.
+  VkPhysicalDeviceFeatures2 device_features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  std::vector<const char*> device_extensions;
+
+  // The engine's device: its own features (none beyond core here) with what vkprim asked for merged in.
   void create_device(vkprim::DeviceRequirements& req) {
+    vkprim_check(req.merge_into(device_features, device_extensions), "vkprim::DeviceRequirements::merge_into");
     const float priority = 1.0f;
     VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
     queue_info.queueFamilyIndex = family;
     queue_info.queueCount = 1;
     queue_info.pQueuePriorities = &priority;
     VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    info.pNext = req.features();
+    info.pNext = &device_features;
     info.queueCreateInfoCount = 1;
     info.pQueueCreateInfos = &queue_info;
-    info.enabledExtensionCount = uint32_t(req.extensions.size());
-    info.ppEnabledExtensionNames = req.extensions.data();
+    info.enabledExtensionCount = uint32_t(device_extensions.size());
+    info.ppEnabledExtensionNames = device_extensions.data();
     vk_check(vkCreateDevice(physical_device, &info, nullptr, &device), "vkCreateDevice");
     volkLoadDevice(device);
     vkGetDeviceQueue(device, family, 0, &queue);
@@ -429,7 +434,8 @@ int run(const Options& opt) {
   engine.pick_physical_device();
 
   // vkprim says what to enable at vkCreateDevice (the memory model for its single-pass algorithms, ...).
-  // The chain points into `req`, which stays alive (and unmoved) as long as the context.
+  // merge_into may link structs of `req` into the engine's chain: `req` stays alive (and unmoved) as long
+  // as the context, which reads the chain.
   vkprim::DeviceRequirements req = vkprim_take(
       vkprim::device_requirements(engine.physical_device, vkGetInstanceProcAddr, engine.instance),
       "vkprim::device_requirements");
@@ -442,8 +448,8 @@ int run(const Options& opt) {
   info.queue_family_index = engine.family;
   info.get_instance_proc_addr = vkGetInstanceProcAddr;
   info.api_version = engine.api_version;
-  info.enabled_features = req.features();
-  info.enabled_device_extensions = req.extensions;
+  info.enabled_features = &engine.device_features;
+  info.enabled_device_extensions = engine.device_extensions;
   info.debug_utils_enabled = engine.debug_utils;  // vkprim labels its passes for captures
   std::unique_ptr<vkprim::Context> context = vkprim_take(vkprim::Context::create(info), "vkprim::Context::create");
   vkprim::Context& ctx = *context;

@@ -103,6 +103,15 @@ struct DeviceRequirements {
   VkPhysicalDeviceVulkan12Features vulkan12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceVulkan13Features vulkan13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   VkPhysicalDeviceFeatures2* features();
+
+  // For an engine with its own feature chain: ORs the features vkprim wants into the matching structs of
+  // `chain` (VkPhysicalDeviceFeatures2, the Vulkan 1.2 / 1.3 structs, or the per-extension structs they
+  // replace), appends vkprim's Vulkan 1.2 / 1.3 struct where the chain has neither it nor a per-extension
+  // struct, and adds the missing extensions to `engine_extensions`. Nothing the engine enabled is cleared.
+  // Appended structs live in this object: keep it alive and unmoved until vkCreateDevice returns.
+  // invalid_argument (chain untouched): the chain holds some per-extension structs of a core version but
+  // lacks one vkprim wants (a core struct cannot be added beside them); the message names it.
+  Result<void> merge_into(VkPhysicalDeviceFeatures2& chain, std::vector<const char*>& engine_extensions);
 };
 Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
                                                PFN_vkGetInstanceProcAddr get_instance_proc_addr,
