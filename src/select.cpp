@@ -65,6 +65,23 @@ bool parse(const char* name, SelectAlgorithm& out) {
   return false;
 }
 
+const char* to_string(SelectOutput o) {
+  switch (o) {
+    case SelectOutput::elements: return "elements";
+    case SelectOutput::indices: return "indices";
+  }
+  return "unknown";
+}
+
+bool parse(const char* name, SelectOutput& out) {
+  for (SelectOutput o : {SelectOutput::elements, SelectOutput::indices})
+    if (std::strcmp(name, to_string(o)) == 0) {
+      out = o;
+      return true;
+    }
+  return false;
+}
+
 namespace detail {
 
 namespace {
@@ -86,6 +103,7 @@ enum : uint32_t {
   kModeInVectors = 16u,
   kModeFlagVectors = 32u,
   kModeIndirect = 64u,
+  kModeIndices = 128u,
 };
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -104,6 +122,8 @@ struct SelectPlan {
   const char* name = "Select";
   SelectAlgorithm algorithm = SelectAlgorithm::chained;
   uint32_t elem = 4;
+  uint32_t out_elem = 4;        // bytes per output element: elem, or 4 for indices
+  bool reads_input = true;      // false for flagged indices
   uint32_t wg = kDefaultWorkgroup;
   uint32_t items = kDefaultVectors;
   uint64_t tile_elements = 0;
@@ -145,15 +165,18 @@ struct Checked {
 Result<void> check_arguments(const SelectPlan& p, const char* call, const BufferRange& input, const BufferRange& flags,
                              const BufferRange& output, const BufferRange& selected_count, uint64_t n,
                              const BufferRange* count_buffer, const BufferRange& scratch) {
-  const VkDeviceSize bytes = n * p.elem;
+  const VkDeviceSize bytes = p.reads_input ? n * p.elem : 0;
+  const VkDeviceSize out_bytes = n * p.out_elem;
   const bool flagged = p.desc.predicate == SelectPredicate::flagged;
-  if (auto ok = check_range(input, bytes, p.elem, "input", n > 0); !ok) return with_context(ok, p.name, call);
+  if (auto ok = check_range(input, bytes, p.elem, "input", n > 0 && p.reads_input); !ok)
+    return with_context(ok, p.name, call);
   if (flagged && n > 0 && !flags.buffer)
     return make_error(Status::invalid_argument, p.name, "::", call,
                       ": the flagged predicate needs flags (a u32 per element), but flags is VK_NULL_HANDLE");
   if (flagged)
     if (auto ok = check_range(flags, n * 4, 4, "flags", n > 0); !ok) return with_context(ok, p.name, call);
-  if (auto ok = check_range(output, bytes, p.elem, "output", n > 0); !ok) return with_context(ok, p.name, call);
+  if (auto ok = check_range(output, out_bytes, p.out_elem, "output", n > 0); !ok)
+    return with_context(ok, p.name, call);
   if (!selected_count.buffer)
     return make_error(Status::invalid_argument, p.name, "::", call, ": selected_count buffer is VK_NULL_HANDLE");
   if (selected_count.offset % 4)
@@ -165,7 +188,7 @@ Result<void> check_arguments(const SelectPlan& p, const char* call, const Buffer
   const ScratchRequirements need{p.scratch_bytes, p.scratch_align, 0};
   const std::string scratch_context = std::string(p.name) + "::" + call;
   if (auto ok = check_scratch(scratch, need, scratch_context.c_str()); !ok) return ok;
-  std::vector<Checked> ranges = {{"input", input, bytes}, {"output", output, bytes}, {"selected_count", selected_count, 4},
+  std::vector<Checked> ranges = {{"input", input, bytes}, {"output", output, out_bytes}, {"selected_count", selected_count, 4},
                                  {"scratch", scratch, p.scratch_bytes}};
   if (flagged) ranges.push_back({"flags", flags, n * 4});
   if (count_buffer) ranges.push_back({"count_buffer", *count_buffer, 4});
@@ -195,9 +218,9 @@ class PassBuilder {
       return bind_elements(c_, r, 0, bound_count, elem);
     };
     const bool flagged = p.desc.predicate == SelectPredicate::flagged;
-    const ElementBinding in = bind(input, p.elem);
+    const ElementBinding in = p.reads_input ? bind(input, p.elem) : ElementBinding{region_, 0};
     const ElementBinding fl = flagged ? bind(flags, 4) : ElementBinding{region_, 0};
-    const ElementBinding out = bind(output, p.elem);
+    const ElementBinding out = bind(output, p.out_elem);
     const ElementBinding cnt = bind_elements(c_, selected_count, 0, 1, 4);
     const uint32_t vec = 16 / p.elem;
     buffers_[0] = in.bound;
@@ -209,6 +232,7 @@ class PassBuilder {
     push_[3] = std::min<uint32_t>(c_.options.fallback_spin_limit, 0xFFFF) |
                std::min<uint32_t>(c_.options.debug_skip_publication_period, 0xFFFF) << 16;
     push_[4] = uint32_t(p.desc.predicate) | (p.partition ? kModePartition : 0u) |
+               (p.desc.output == SelectOutput::indices ? kModeIndices : 0u) |
                (in.shift % vec == 0 ? kModeInVectors : 0u) | (fl.shift % vec == 0 ? kModeFlagVectors : 0u);
     push_[2] = uint32_t(p.spill_offset / 4);
     push_[5] = uint32_t(comparand.bits);
@@ -286,6 +310,8 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
     return make_error(Status::invalid_argument, name, ": unknown predicate ", int(desc.predicate));
   if (int(desc.algorithm) < 0 || int(desc.algorithm) > int(SelectAlgorithm::count_scan_scatter))
     return make_error(Status::invalid_argument, name, ": unknown algorithm ", int(desc.algorithm));
+  if (desc.output != SelectOutput::elements && desc.output != SelectOutput::indices)
+    return make_error(Status::invalid_argument, name, ": unknown output ", int(desc.output));
   if (auto ok = check_type_op(c, desc.type, Op::add, name); !ok) return ok.error();
   if (desc.max_count == 0 || desc.max_count > 0xFFFFFFFFull)
     return make_error(Status::invalid_argument, name, ": max_count ", desc.max_count,
@@ -304,6 +330,8 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
                       "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
                       "(device_requirements() lists them); count_scan_scatter works without them");
   plan->elem = size_of(desc.type);
+  plan->out_elem = desc.output == SelectOutput::indices ? 4 : plan->elem;
+  plan->reads_input = !(desc.output == SelectOutput::indices && desc.predicate == SelectPredicate::flagged);
   plan->wg = desc.workgroup_size ? desc.workgroup_size : kDefaultWorkgroup;
   plan->items = desc.vectors_per_thread ? desc.vectors_per_thread : kDefaultVectors;
   if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
@@ -352,11 +380,11 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
     const bool state64 = c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64);
     need(plan->chained, kernel(state64 ? "select/chained64" : "select/chained", variant, plan->wg, plan->items, true));
     if (partition)
-      need(plan->copy_rejected, kernel("select/copy_rejected", plan->elem == 8 ? "u64.add" : "u32.add", kCopyWorkgroup,
+      need(plan->copy_rejected, kernel("select/copy_rejected", plan->out_elem == 8 ? "u64.add" : "u32.add", kCopyWorkgroup,
                                        kCopyItems, false));
     plan->state_bytes = align_up(kStateHeaderBytes + plan->max_tiles * kStatePerTileBytes);
     plan->spill_offset = plan->state_bytes;
-    plan->spill_bytes = partition ? align_up(desc.max_count * plan->elem) : 0;
+    plan->spill_bytes = partition ? align_up(desc.max_count * plan->out_elem) : 0;
     plan->indirect_offset = plan->spill_offset + plan->spill_bytes;
     if (plan->state_bytes + plan->spill_bytes > c.caps.max_storage_buffer_range)
       return make_error(Status::unsupported, name, ": the tile state and the spill of ", desc.max_count,

@@ -1,6 +1,7 @@
 // Stream compaction: Select against std::copy_if and Partition against std::stable_partition, on the
 // chained single pass (forced fallback included), the portable count_scan_scatter path (memory model
 // masked), the no-subgroup path, record_indirect, unaligned offsets, and every argument error.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -401,6 +402,102 @@ TEST_CASE("partition with forced fallback, without the memory model, without sub
 
 // ---- Errors ----
 
+// ---- Indices ----
+
+namespace {
+
+// Runs Select or Partition with SelectOutput::indices on `data` (flags under the flagged predicate; the
+// input buffer is then not even bound: BufferRange{}) and checks the u32 positions against the host, the
+// count, and that nothing past the written indices changed. gpu_count: record_indirect with that count.
+template <class T, class Plan>
+void check_indices(Device& dev, SelectDesc desc, const std::vector<T>& data, const std::vector<uint32_t>& flags,
+                   T rhs, const uint32_t* gpu_count = nullptr) {
+  constexpr bool partition = std::is_same_v<Plan, Partition>;
+  desc.output = SelectOutput::indices;
+  desc.max_count = std::max<uint64_t>(1, data.size());
+  const uint64_t n = data.size();
+  const uint64_t used = gpu_count ? std::min<uint64_t>(*gpu_count, n) : n;
+  const bool flagged = desc.predicate == SelectPredicate::flagged;
+  INFO((partition ? "partition" : "select") << " indices " << to_string(desc.type) << " " << to_string(desc.predicate)
+                                            << " " << to_string(desc.algorithm) << " n=" << n
+                                            << (gpu_count ? " indirect" : ""));
+  Plan plan = test::make_compaction<Plan>(dev.context(), desc);
+  Buffer input = test::make_buffer(dev, std::max<uint64_t>(n, 1) * sizeof(T));
+  Buffer flag_buffer = test::make_buffer(dev, std::max<uint64_t>(n, 1) * 4);
+  Buffer output = test::make_buffer(dev, (n + 8) * 4);
+  Buffer count = test::make_buffer(dev, 16), gpu = test::make_buffer(dev, 16);
+  Buffer scratch = test::make_buffer(dev, plan.scratch_requirements().size);
+  if (n) test::upload(dev, input, data);
+  if (n && flagged) test::upload(dev, flag_buffer, flags);
+  if (gpu_count) test::upload(dev, gpu, std::vector<uint32_t>{*gpu_count});
+  test::poison(dev, output);
+  test::poison(dev, count);
+  const BufferRange in = flagged ? BufferRange{} : input.range();
+  const BufferRange fl = flagged ? flag_buffer.range() : BufferRange{};
+  Result<void> recorded;
+  auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+    recorded = gpu_count ? plan.record_indirect(cmd, in, fl, output.range(), count.range(0, 4), gpu.range(0, 4),
+                                                scratch.range(), test::comparand_of(rhs))
+                         : plan.record(cmd, in, fl, output.range(), count.range(0, 4), n, scratch.range(),
+                                       test::comparand_of(rhs));
+  });
+  INFO("record: " << recorded.message() << " submit: " << submitted.message());
+  REQUIRE(recorded.ok());
+  REQUIRE(submitted.ok());
+  std::vector<uint32_t> kept, rejected;
+  for (uint32_t i = 0; i < used; ++i) {
+    const bool keep = host::select_keep(desc.predicate, data[i], flagged ? flags[i] : 0u, rhs);
+    (keep ? kept : rejected).push_back(i);
+  }
+  std::vector<uint32_t> expect = kept;
+  if (partition) expect.insert(expect.end(), rejected.begin(), rejected.end());
+  const auto got = test::download<uint32_t>(dev, output, n + 8);
+  const auto got_count = test::download<uint32_t>(dev, count, 2);
+  CHECK(got_count[0] == kept.size());
+  CHECK(got_count[1] == test::kPoison);
+  CHECK(std::equal(expect.begin(), expect.end(), got.begin()));
+  CHECK(std::all_of(got.begin() + std::ptrdiff_t(expect.size()), got.end(),
+                    [](uint32_t w) { return w == test::kPoison; }));
+}
+
+template <class Plan>
+void check_indices_matrix(Device& dev, SelectAlgorithm algorithm, std::mt19937_64& rng) {
+  const uint64_t tile = 256 * 4 * 4;  // default tile of 32-bit elements
+  for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, tile, tile + 1, (uint64_t(1) << 18) + 7}) {
+    const auto data = test::random_values<uint32_t>(n, rng);
+    check_indices<uint32_t, Plan>(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged, algorithm}, data,
+                                  host::random_flags(n, 50, rng), 0u);
+    check_indices<uint32_t, Plan>(dev, SelectDesc{DataType::u32, n, SelectPredicate::greater, algorithm}, data, {},
+                                  0x80000000u);
+  }
+  if (test::type_supported(dev.context(), DataType::f64)) {
+    const uint64_t n = 3 * 2048 + 5;
+    std::vector<double> values(n);
+    for (auto& v : values) v = std::uniform_real_distribution<double>(-1, 1)(rng);
+    check_indices<double, Plan>(dev, SelectDesc{DataType::f64, n, SelectPredicate::less, algorithm}, values, {}, 0.25);
+  }
+  const uint64_t n = 50000;
+  const uint32_t gpu_count = 31337;
+  check_indices<uint32_t, Plan>(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged, algorithm},
+                                test::random_values<uint32_t>(n, rng), host::random_flags(n, 30, rng), 0u,
+                                &gpu_count);
+}
+
+}  // namespace
+
+TEST_CASE("select and partition of indices write the input positions std::copy_if and std::stable_partition keep; "
+          "flagged indices need no input",
+          "[select][partition][indices]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  for (SelectAlgorithm a : {SelectAlgorithm::chained, SelectAlgorithm::count_scan_scatter}) {
+    if (a == SelectAlgorithm::chained && !dev.context().capabilities().has(feature_memory_model)) continue;
+    check_indices_matrix<Select>(dev, a, rng);
+    check_indices_matrix<Partition>(dev, a, rng);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("select and partition create refuse bad descriptions with a status and a message", "[select][errors]") {
   Device& dev = test::device();
   auto expect = [&](const SelectDesc& desc, Status status, const char* words) {
@@ -425,6 +522,9 @@ TEST_CASE("select and partition create refuse bad descriptions with a status and
   expect(bad_shape, Status::invalid_argument, "vectors_per_thread");
   SelectDesc bad_predicate{DataType::u32, 1000, SelectPredicate(42)};
   expect(bad_predicate, Status::invalid_argument, "predicate");
+  SelectDesc bad_output{DataType::u32, 1000, SelectPredicate::flagged};
+  bad_output.output = SelectOutput(9);
+  expect(bad_output, Status::invalid_argument, "output");
   ContextOptions masked;
   masked.mask_features = feature_int64 | feature_float64;
   Device& no64 = test::device(masked);

@@ -5,7 +5,7 @@
 // fence, and runs its own compute shader (update.comp: particle update). In the SAME command buffer it
 // then lends the device to vkprim:
 //   1. Reduce  min/max of the particles' x and y          -> world bounds
-//   2. Select  live particles' cell keys and ids (flagged) -> compacted, live count on the GPU
+//   2. Select  live particles' cell keys, and their ids as indices (flagged) -> compacted, live count on the GPU
 //   3. RadixSort (cell key, id) pairs, count read from the GPU (record_indirect)
 //   4. Scan    exclusive sum of the live-per-cell histogram -> each cell's first index in the sorted list
 // One submit, one fence wait; then every stage is checked against a CPU replay of the same frame.
@@ -463,6 +463,10 @@ int run(const Options& opt) {
   select_desc.max_count = n;
   select_desc.predicate = SelectPredicate::flagged;
   Select select = vkprim_take(Select::create(ctx, select_desc), "Select::create");
+  // The live particles' ids are their positions: SelectOutput::indices writes them without an id buffer
+  // (and, flagged, without reading any input).
+  select_desc.output = SelectOutput::indices;
+  Select select_ids = vkprim_take(Select::create(ctx, select_desc), "Select::create(indices)");
   SortDesc sort_desc;
   sort_desc.key_type = DataType::u32;
   sort_desc.value_size = 4;  // the particle id rides along
@@ -479,7 +483,7 @@ int run(const Options& opt) {
   ScratchArena arena;
   const size_t s_reduce[4] = {arena.add(reduce_min.scratch_requirements()), arena.add(reduce_min.scratch_requirements()),
                               arena.add(reduce_max.scratch_requirements()), arena.add(reduce_max.scratch_requirements())};
-  const size_t s_select[2] = {arena.add(select.scratch_requirements()), arena.add(select.scratch_requirements())};
+  const size_t s_select[2] = {arena.add(select.scratch_requirements()), arena.add(select_ids.scratch_requirements())};
   const size_t s_sort = arena.add(sort.scratch_requirements());
   const size_t s_scan = arena.add(scan.scratch_requirements());
 
@@ -489,7 +493,6 @@ int run(const Options& opt) {
   const VkDeviceSize n4 = VkDeviceSize(n) * 4;
   const VkBufferUsageFlags data = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   Buffer particles(engine, VkDeviceSize(n) * sizeof(Particle), data);
-  Buffer ids(engine, n4, data);  // persistent particle ids 0..n-1
   Buffer pos_x(engine, n4, data), pos_y(engine, n4, data), alive(engine, n4, data), cell_key(engine, n4, data);
   Buffer cell_count(engine, (kCells + 1) * 4, data), cell_offset(engine, (kCells + 1) * 4, data);
   Buffer live_key(engine, n4, data), live_id(engine, n4, data);  // Select's outputs, sorted in place
@@ -502,9 +505,6 @@ int run(const Options& opt) {
 
   const std::vector<Particle> initial = make_particles(n, opt.seed);
   std::memcpy(particles.mapped, initial.data(), particles.size);
-  std::vector<uint32_t> iota(n);
-  std::iota(iota.begin(), iota.end(), 0u);
-  std::memcpy(ids.mapped, iota.data(), n4);
 
   UpdatePipeline update(engine, {&particles, &pos_x, &pos_y, &alive, &cell_key, &cell_count});
   VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -545,11 +545,11 @@ int run(const Options& opt) {
   vkprim_check(reduce_max.record(cmd, pos_x.range(), slot(max_x), n, scratch_range(s_reduce[2])), "Reduce max x");
   vkprim_check(reduce_max.record(cmd, pos_y.range(), slot(max_y), n, scratch_range(s_reduce[3])), "Reduce max y");
 
-  // 2. Live particles: the keys and the ids with the same flags, so both lists line up.
+  // 2. Live particles: the keys, and the ids (indices) with the same flags, so both lists line up.
   vkprim_check(select.record(cmd, cell_key.range(), alive.range(), live_key.range(), slot(live_count), n,
                              scratch_range(s_select[0])), "Select keys");
-  vkprim_check(select.record(cmd, ids.range(), alive.range(), live_id.range(), slot(live_count_ids), n,
-                             scratch_range(s_select[1])), "Select ids");
+  vkprim_check(select_ids.record(cmd, BufferRange{}, alive.range(), live_id.range(), slot(live_count_ids), n,
+                                 scratch_range(s_select[1])), "Select ids");
   // Select wrote output and count with compute shaders: the sort reads them (and the count) in compute.
   // Only this example also copies Select's output aside, to check it before the sort overwrites it.
   barrier(cmd, kCompute, VK_ACCESS_SHADER_WRITE_BIT, kCompute | kTransfer,

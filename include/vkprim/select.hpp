@@ -40,6 +40,13 @@ struct Comparand {
   }
 };
 
+// What the output holds: the elements themselves, or their positions in the input as u32 indices (an
+// engine's "which particles are alive": no index buffer to build, and the flagged predicate then never
+// reads the input, which may be BufferRange{}).
+enum class SelectOutput { elements, indices };
+const char* to_string(SelectOutput output);
+bool parse(const char* name, SelectOutput& out);
+
 // chained:  Merrill & Garland 2016 decoupled look-back over the tiles' kept counts with Smith, Levien &
 //           Owens (SPAA 2025) decoupled fallback: ONE pass (plus a clear of the tile state) for Select;
 //           Partition adds a copy of the rejected elements (see Partition). Needs vulkanMemoryModel +
@@ -57,6 +64,7 @@ struct SelectDesc {
   uint64_t max_count = 0;    // 1..2^32-1, and the elements must fit one storage-buffer binding (below)
   SelectPredicate predicate = SelectPredicate::flagged;
   SelectAlgorithm algorithm = SelectAlgorithm::automatic;
+  SelectOutput output = SelectOutput::elements;  // indices: output holds u32 input positions
   // Tuning overrides for benchmarking (0 = the tuned default). A tile is workgroup_size (a power of two,
   // 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes; its staging needs tile bytes of shared memory.
   uint32_t workgroup_size = 0;
@@ -91,7 +99,8 @@ class Select {
   // output[0..k) = the input elements the predicate keeps, in input order; k is written as a u32 to
   // selected_count by the GPU (0 for count 0). flags (a u32 per element, offset a multiple of 4) is read
   // only for the flagged predicate and may be BufferRange{} otherwise. comparand: comparison predicates.
-  // output must hold `count` elements (k is not known on the CPU); nothing past output[k) is written.
+  // output must hold `count` elements (u32 indices with SelectOutput::indices; k is not known on the CPU);
+  // nothing past output[k) is written. Indices of the flagged predicate do not read input (may be null).
   // Not in place: input, flags, output, selected_count and scratch must not overlap (invalid_argument).
   // Before: the caller makes input/flags writes visible to compute-shader reads, and scratch free of
   // hazards including transfer writes. After: output and selected_count are written by compute shaders;

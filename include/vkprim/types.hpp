@@ -29,6 +29,10 @@ struct BufferRange {
 
 // Scratch a plan needs for its max_count: a caller-owned buffer range of at least `size` bytes, offset
 // aligned to `alignment`, created with `usage`. size may be 0 (then any range, even a null one, works).
+// One scratch range may serve many records, in one command buffer or several, if they never run at the
+// same time: between two records that share it the caller places a barrier from compute-shader reads and
+// writes to compute-shader reads and writes and transfer writes (plans may clear scratch with
+// vkCmdFillBuffer first).
 struct ScratchRequirements {
   VkDeviceSize size = 0;
   VkDeviceSize alignment = 1;

@@ -32,6 +32,7 @@ layout(push_constant) uniform SelectConstants {
 #define SELECT_IN_VECTORS 16u      // input shift is a multiple of VEC_N: 16-byte loads allowed
 #define SELECT_FLAG_VECTORS 32u    // flags shift is a multiple of VEC_N: 8/16-byte flag loads allowed
 #define SELECT_INDIRECT 64u        // the element count is vk_indirect_count(pc.entry)
+#define SELECT_INDICES 128u        // output (and Partition's spill) holds the elements' u32 input positions
 
 #define PRED_FLAGGED 0u
 #define PRED_LESS 1u
@@ -127,7 +128,29 @@ uvec4 vk_select_load_flags(uint v, uint n) {
   return r;
 }
 
+// The first word of an element's bits (an index staged as BITS_T).
+uint vk_first_word(BITS_T bits) {
+#if VEC_N == 4
+  return bits;
+#else
+  return bits.x;
+#endif
+}
+
+// Indices mode stages an element's input position in place of its bits.
+BITS_T vk_index_bits(uint index) {
+#if VEC_N == 4
+  return index;
+#else
+  return uvec2(index, 0u);
+#endif
+}
+
 void vk_select_store_output(uint index, BITS_T bits) {
+  if (vk_select_mode(SELECT_INDICES)) {
+    out_words[vk_select_shift(SHIFT_OUT) + index] = vk_first_word(bits);
+    return;
+  }
   const uint w = (vk_select_shift(SHIFT_OUT) + index) * ELEM_WORDS;
 #if VEC_N == 4
   out_words[w] = bits;
@@ -138,6 +161,10 @@ void vk_select_store_output(uint index, BITS_T bits) {
 }
 
 void vk_select_store_spill(uint index, BITS_T bits) {
+  if (vk_select_mode(SELECT_INDICES)) {
+    scratch_words[pc.spill_word + index] = vk_first_word(bits);
+    return;
+  }
   const uint w = pc.spill_word + index * ELEM_WORDS;
 #if VEC_N == 4
   scratch_words[w] = bits;

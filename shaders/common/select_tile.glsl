@@ -21,13 +21,15 @@ uint vk_select_tiles(uint n) { return max(1u, n / TILE_ELEMENTS + (n % TILE_ELEM
 uint vk_select_first_vector(uint tile) { return tile * TILE_VECTORS + gl_LocalInvocationIndex; }
 
 // Loads the invocation's vectors of `tile` and returns the mask of the elements the predicate keeps.
+// Flagged selection of indices never reads the input.
 uint vk_select_load_tile(uint tile, uint n, out uvec4 vectors[ITEMS]) {
   const bool flagged = vk_select_predicate() == PRED_FLAGGED;
+  const bool values_needed = !(flagged && vk_select_mode(SELECT_INDICES));
   const uint first = vk_select_first_vector(tile);
   uint keep = 0u;
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     const uint v = first + k * WG_SIZE;
-    vectors[k] = vk_select_load_vector(v, n);
+    vectors[k] = values_needed ? vk_select_load_vector(v, n) : uvec4(0u);
     const uvec4 flags = flagged ? vk_select_load_flags(v, n) : uvec4(0u);
     [[unroll]] for (uint c = 0u; c < VEC_N; ++c)
       if (v * VEC_N + c < n && vk_select_keep(vk_vector_element(vectors[k], c), flags[c])) keep |= 1u << (k * VEC_N + c);
@@ -79,14 +81,16 @@ BITS_T vk_staged(uint slot) {
 
 // Stages the kept elements at slots 0..kept-1 in input order, and with `rejected` the valid rejected ones
 // at kept + their rank among the rejected (element index within the tile minus the kept before it).
+// SELECT_INDICES stages input positions (tile_start + element index within the tile) instead.
 void vk_select_stage(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uvec4 row_total, uint kept, bool rejected,
-                     uint valid) {
+                     uint valid, uint tile_start) {
+  const bool indices = vk_select_mode(SELECT_INDICES);
   uint row_base = 0u;
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     uint rank = row_base + vk_row_field(rank_in_row, k);
     const uint local = (k * WG_SIZE + gl_LocalInvocationIndex) * VEC_N;
     [[unroll]] for (uint c = 0u; c < VEC_N; ++c) {
-      const BITS_T bits = vk_vector_element(vectors[k], c);
+      const BITS_T bits = indices ? vk_index_bits(tile_start + local + c) : vk_vector_element(vectors[k], c);
       if ((keep & (1u << (k * VEC_N + c))) != 0u) {
         vk_stage(rank, bits);
         rank += 1u;

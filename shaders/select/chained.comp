@@ -125,7 +125,7 @@ void main() {
   const uint tile_start = tile * TILE_ELEMENTS;
   const uint valid = min(n - min(n, tile_start), TILE_ELEMENTS);
   const bool keep_rejected = vk_select_mode(SELECT_PARTITION);
-  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, keep_rejected, valid);
+  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, keep_rejected, valid, tile_start);
   barrier();
 
   if (tile != 0u) {
