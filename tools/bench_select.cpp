@@ -62,11 +62,16 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
   const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
   const uint32_t elem = sizeof(T);
   const bool flagged = base.predicate == SelectPredicate::flagged;
+  // --output indices: u32 positions are written, and flagged selection reads no input.
+  const bool indices = base.output == SelectOutput::indices;
+  const uint32_t out_elem = indices ? 4 : elem;
+  const bool reads_input = !(indices && flagged);
   PlanSet<Plan> set;
   for (const Variant& v : variants) {
     SelectDesc desc = v.desc;
     desc.type = base.type;
     desc.predicate = base.predicate;
+    desc.output = base.output;
     desc.max_count = max_n;
     const std::string what = std::string(prim) + " " + v.label;
     if (auto added = set.add(Plan::create(const_cast<Device&>(device).context(), desc), v.label, what); !added) {
@@ -83,7 +88,7 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
   // Largest buffers first (DESIGN.md); the ceilings run on the input and output buffers.
   const VkDeviceSize bytes = vector_bytes(max_n * elem);
   auto input = device.create_buffer(bytes);
-  auto output = device.create_buffer(bytes);
+  auto output = device.create_buffer(std::max<VkDeviceSize>(bytes, vector_bytes(max_n * 4)));
   auto flags = device.create_buffer(std::max<VkDeviceSize>(max_n * 4, 16));
   auto scratch = device.create_buffer(set.scratch_bytes);
   auto count = device.create_buffer(16);
@@ -101,6 +106,7 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
   }
   int failures = 0;
   std::vector<T> got(max_n), expected;
+  std::vector<uint32_t> got_indices(max_n), expected_indices;
   for (uint64_t n : sizes) {
     // The comparand: the quantile of the first n values that keeps about `density` percent.
     T rhs = host[0];
@@ -116,12 +122,20 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
     uint64_t kept = 0;
     const double cpu = time_cpu(
         [&] { expected = host::compact(base.predicate, host.data(), host_flags.data(), n, rhs, partition, kept); });
-    const double moved = double(n) * elem + (flagged ? double(n) * 4 : 0) + double(partition ? n : kept) * elem;
+    if (indices) {
+      expected_indices.clear();
+      for (int side = 0; side < (partition ? 2 : 1); ++side)
+        for (uint32_t i = 0; i < n; ++i)
+          if (host::select_keep(base.predicate, host[i], host_flags[i], rhs) == (side == 0)) expected_indices.push_back(i);
+    }
+    const double moved = (reads_input ? double(n) * elem : 0) + (flagged ? double(n) * 4 : 0) +
+                         double(partition ? n : kept) * out_elem;
     std::fprintf(stderr, "bench %s %s %s n=%s (kept %llu) ...\n", prim, to_string(base.type),
                  to_string(base.predicate), size_label(n).c_str(), (unsigned long long)kept);
     auto record_for = [&](const Plan& plan) -> Recorder {
       return [&, n](VkCommandBuffer cmd) {
-        const BufferRange in = input->range(0, n * elem), out = output->range(0, n * elem);
+        const BufferRange in = reads_input ? input->range(0, n * elem) : BufferRange{};
+        const BufferRange out = output->range(0, n * out_elem);
         const BufferRange fl = flagged ? flags->range(0, n * 4) : BufferRange{};
         return plan.record(cmd, in, fl, out, count->range(0, 4), n, scratch->range(), comparand);
       };
@@ -146,9 +160,12 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
       }
       uint32_t got_count = 0;
       const uint64_t check_n = partition ? n : kept;
+      void* got_data = indices ? static_cast<void*>(got_indices.data()) : static_cast<void*>(got.data());
+      const void* expected_data =
+          indices ? static_cast<const void*>(expected_indices.data()) : static_cast<const void*>(expected.data());
       bool ok = bool(device.download(count.value(), &got_count, 4)) &&
-                (check_n == 0 || bool(device.download(output.value(), got.data(), check_n * elem)));
-      ok = ok && got_count == kept && std::memcmp(got.data(), expected.data(), check_n * elem) == 0;
+                (check_n == 0 || bool(device.download(output.value(), got_data, check_n * out_elem)));
+      ok = ok && got_count == kept && std::memcmp(got_data, expected_data, check_n * out_elem) == 0;
       if (!ok) {
         ++failures;
         std::fprintf(stderr, "MISMATCH %s %s n=%llu: count %u (expected %llu) or output differs\n", prim,
@@ -168,8 +185,9 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
 }  // namespace
 
 int run_bench_select(std::vector<std::string> args) {
-  std::string type_s = "u32", pred_s = "flagged", density_s = "50";
+  std::string type_s = "u32", pred_s = "flagged", density_s = "50", output_s = "elements";
   const bool partition = take_flag(args, "--partition");
+  take_option(args, "--output", output_s);
   take_option(args, "--type", type_s);
   take_option(args, "--predicate", pred_s);
   take_option(args, "--density", density_s);
@@ -179,8 +197,9 @@ int run_bench_select(std::vector<std::string> args) {
   if (!device) return rc;
   SelectDesc base;
   std::vector<uint64_t> sizes;
-  if (!parse_type(type_s, base.type) || !parse(pred_s.c_str(), base.predicate) || !parse_sizes(common.sizes, sizes)) {
-    std::fprintf(stderr, "vkprim bench select: bad --type, --predicate or --sizes\n");
+  if (!parse_type(type_s, base.type) || !parse(pred_s.c_str(), base.predicate) ||
+      !parse(output_s.c_str(), base.output) || !parse_sizes(common.sizes, sizes)) {
+    std::fprintf(stderr, "vkprim bench select: bad --type, --predicate, --output or --sizes\n");
     return 2;
   }
   const double density = std::clamp(std::atof(density_s.c_str()), 0.0, 100.0);
@@ -199,9 +218,10 @@ int run_bench_select(std::vector<std::string> args) {
     }
     variants.push_back(v);
   }
-  char counting[160];
+  char counting[224];
   std::snprintf(counting, sizeof(counting),
-                "; GB/s count input + flags read + kept (partition: all) written; density %.1f%%", density);
+                "; GB/s count input (unless flagged indices) + flags read + kept (partition: all) written as %s; "
+                "density %.1f%%", to_string(base.output), density);
   print_bench_header(*device, common.repeats, counting);
   std::vector<SelectRow> rows;
   rc = host::with_type(base.type, [&](auto t) {

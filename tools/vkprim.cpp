@@ -15,7 +15,7 @@ void usage() {
                "  bench reduce [--type T] [--op O] [--algorithm all|NAME] [--sizes LIST] [--repeat N] [--json FILE]\n"
                "  bench scan [--kind inclusive|exclusive] [--type T] [--op O] [--algorithm all|NAME] [--sizes LIST]\n"
                "             [--repeat N] [--json FILE]\n"
-               "  bench select [--partition] [--type T] [--predicate flagged|less|...] [--density PERCENT]\n"
+               "  bench select [--partition] [--type T] [--predicate flagged|less|...] [--density PERCENT] [--output indices]\n"
                "             [--algorithm automatic|chained|count_scan_scatter|all|NAME@WGxV] [--sizes LIST] [--repeat N]\n"
                "             [--json FILE]\n"
                "  bench sort [--key-type u32|i32|f32|u64|i64|f64] [--pairs [--value-size 4|8]] [--order ascending|descending]\n"
