@@ -31,7 +31,9 @@ bool parse(const char* name, SortOrder& out);
 //                     vulkanMemoryModelDeviceScope (device_requirements() lists them).
 //   reduce_then_scan  portable: per digit an upsweep (digit counts per workgroup), a scan of the digit x
 //                     workgroup table and a downsweep (stable rank + scatter). Three dispatches per digit.
-// automatic = onesweep where the memory model is enabled, else reduce_then_scan.
+// automatic = onesweep where the memory model is enabled, else reduce_then_scan; except keys-only sorts on
+// NVIDIA's driver, where reduce_then_scan measured faster (H200, 2026-11-22: 1.25x at 2^28 u32 keys; pairs
+// were 2-12% faster with onesweep; docs/PERFORMANCE.md).
 enum class SortAlgorithm { automatic, onesweep, reduce_then_scan };
 const char* to_string(SortAlgorithm algorithm);
 bool parse(const char* name, SortAlgorithm& out);
