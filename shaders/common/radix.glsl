@@ -249,7 +249,9 @@ void sort_load_tile(uint tile, uint n, uint bit) {
 // a scan over digits give every key its position.
 void sort_rank_tile() {
   const uint tid = gl_LocalInvocationIndex;
-  for (uint w = tid; w < COUNTER_WORDS; w += WG_SIZE) s_mem[w] = 0u;
+  // Only the rows of the subgroups that exist (COUNTER_WORDS is sized for the smallest subgroup).
+  const uint used_counter_words = (WG_SIZE / RADIX_SG_SIZE) * (RADIX_DIGITS / 2u);
+  for (uint w = tid; w < used_counter_words; w += WG_SIZE) s_mem[w] = 0u;
   barrier();
   const uint row = RADIX_SG_ID * (RADIX_DIGITS / 2u);
   const uint lane = RADIX_SG_LANE;
