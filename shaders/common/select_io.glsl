@@ -65,12 +65,12 @@ uint vk_select_predicate() { return pc.mode & 7u; }
 // The element count of this pass, read once at the top of every kernel.
 uint vk_select_count() { return vk_select_mode(SELECT_INDIRECT) ? vk_indirect_count(pc.entry) : pc.count; }
 
+// An element as raw words (common/types.glsl: uint, or uvec2 for 64-bit types).
+#define BITS_T VALUE_BITS_T
 #if VEC_N == 4
 #define ELEM_WORDS 1u
-#define BITS_T uint
 #else
 #define ELEM_WORDS 2u
-#define BITS_T uvec2
 #endif
 
 // Element c of a 16-byte vector.
@@ -176,24 +176,8 @@ void vk_select_store_spill(uint index, BITS_T bits) {
 
 void vk_select_write_count(uint k) { selected_count_words[vk_select_shift(SHIFT_COUNT)] = k; }
 
-// Bits -> value for the comparison, and the NaN test on the bits (robust against compilers that assume
-// no NaN in float compares).
-VALUE_T vk_select_value(BITS_T b) {
-#if defined(VKPRIM_TYPE_U32)
-  return b;
-#elif defined(VKPRIM_TYPE_I32)
-  return int(b);
-#elif defined(VKPRIM_TYPE_F32)
-  return uintBitsToFloat(b);
-#elif defined(VKPRIM_TYPE_U64)
-  return packUint2x32(b);
-#elif defined(VKPRIM_TYPE_I64)
-  return int64_t(packUint2x32(b));
-#else
-  return packDouble2x32(b);
-#endif
-}
-
+// The NaN test on the bits (robust against compilers that assume no NaN in float compares); the value
+// itself comes from vk_bits_value (common/types.glsl).
 bool vk_select_is_nan(BITS_T b) {
 #if defined(VKPRIM_TYPE_F32)
   return (b & 0x7FFFFFFFu) > 0x7F800000u;
@@ -220,8 +204,8 @@ bool vk_select_keep(BITS_T bits, uint flag) {
   if (predicate == PRED_FLAGGED) return flag != 0u;
   const BITS_T rhs_bits = vk_select_comparand_bits();
   if (vk_select_is_nan(bits) || vk_select_is_nan(rhs_bits)) return predicate == PRED_NOT_EQUAL;
-  const VALUE_T a = vk_select_value(bits);
-  const VALUE_T b = vk_select_value(rhs_bits);
+  const VALUE_T a = vk_bits_value(bits);
+  const VALUE_T b = vk_bits_value(rhs_bits);
   switch (predicate) {
     case PRED_LESS: return a < b;
     case PRED_LESS_EQUAL: return a <= b;

@@ -54,83 +54,47 @@ void vk_stat_max(uint counter, uint n) {
   atomicMax(state_words[counter], n, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
-// Value <-> bits. VKPRIM_STATE_U32: the state carries a u32 whatever VALUE_T is (stream compaction's
-// selected counts, shaders/select/chained.comp).
+// The published value as raw words (common/types.glsl's conversions), split in 16-bit parts.
+// VKPRIM_STATE_U32: the state carries a u32 whatever VALUE_T is (stream compaction's selected counts,
+// shaders/select/chained.comp).
 #if defined(VKPRIM_STATE_U32)
 #define STATE_VALUE_T uint
-#define VALUE_BITS_T uint
-VALUE_BITS_T vk_value_bits(uint v) { return v; }
-uint vk_bits_value(VALUE_BITS_T b) { return b; }
-#define STATE_PARTS 2u
-uint vk_bits_part(VALUE_BITS_T b, uint k) { return (b >> (16u * k)) & 0xFFFFu; }
-VALUE_BITS_T vk_bits_from_parts(uint p0, uint p1, uint p2, uint p3) { return p0 | (p1 << 16u); }
-#elif defined(VKPRIM_INT64) || defined(VKPRIM_TYPE_F64)
-#define VALUE_BITS_T uvec2
-VALUE_BITS_T vk_value_bits(VALUE_T v) {
-#if defined(VKPRIM_TYPE_U64)
-  return unpackUint2x32(v);
-#elif defined(VKPRIM_TYPE_I64)
-  return unpackUint2x32(uint64_t(v));
+#define STATE_BITS_T uint
+STATE_BITS_T vk_state_bits(uint v) { return v; }
+uint vk_state_value(STATE_BITS_T b) { return b; }
 #else
-  return unpackDouble2x32(v);
-#endif
-}
-VALUE_T vk_bits_value(VALUE_BITS_T b) {
-#if defined(VKPRIM_TYPE_U64)
-  return packUint2x32(b);
-#elif defined(VKPRIM_TYPE_I64)
-  return int64_t(packUint2x32(b));
-#else
-  return packDouble2x32(b);
-#endif
-}
-#define STATE_PARTS 4u
-uint vk_bits_part(VALUE_BITS_T b, uint k) { return (b[k >> 1u] >> (16u * (k & 1u))) & 0xFFFFu; }
-VALUE_BITS_T vk_bits_from_parts(uint p0, uint p1, uint p2, uint p3) { return uvec2(p0 | (p1 << 16u), p2 | (p3 << 16u)); }
-#else
-#define VALUE_BITS_T uint
-VALUE_BITS_T vk_value_bits(VALUE_T v) {
-#if defined(VKPRIM_TYPE_F32)
-  return floatBitsToUint(v);
-#else
-  return uint(v);
-#endif
-}
-VALUE_T vk_bits_value(VALUE_BITS_T b) {
-#if defined(VKPRIM_TYPE_F32)
-  return uintBitsToFloat(b);
-#elif defined(VKPRIM_TYPE_I32)
-  return int(b);
-#else
-  return b;
-#endif
-}
-#define STATE_PARTS 2u
-uint vk_bits_part(VALUE_BITS_T b, uint k) { return (b >> (16u * k)) & 0xFFFFu; }
-VALUE_BITS_T vk_bits_from_parts(uint p0, uint p1, uint p2, uint p3) { return p0 | (p1 << 16u); }
-#endif
-
-#ifndef STATE_VALUE_T
 #define STATE_VALUE_T VALUE_T
+#define STATE_BITS_T VALUE_BITS_T
+STATE_BITS_T vk_state_bits(VALUE_T v) { return vk_value_bits(v); }
+VALUE_T vk_state_value(STATE_BITS_T b) { return vk_bits_value(b); }
+#endif
+#if !defined(VKPRIM_STATE_U32) && (defined(VKPRIM_INT64) || defined(VKPRIM_TYPE_F64))
+#define STATE_PARTS 4u
+uint vk_bits_part(STATE_BITS_T b, uint k) { return (b[k >> 1u] >> (16u * (k & 1u))) & 0xFFFFu; }
+STATE_BITS_T vk_bits_from_parts(uint p0, uint p1, uint p2, uint p3) { return uvec2(p0 | (p1 << 16u), p2 | (p3 << 16u)); }
+#else
+#define STATE_PARTS 2u
+uint vk_bits_part(STATE_BITS_T b, uint k) { return (b >> (16u * k)) & 0xFFFFu; }
+STATE_BITS_T vk_bits_from_parts(uint p0, uint p1, uint p2, uint p3) { return p0 | (p1 << 16u); }
 #endif
 
 #if defined(VKPRIM_STATE64)
 layout(set = 0, binding = 2, std430) buffer TileStateWords64 { uint64_t state_words64[]; };
 
 void vk_state_publish(uint tile, uint flag, STATE_VALUE_T value) {
-  const uint64_t word = (uint64_t(flag) << 32) | uint64_t(vk_value_bits(value));
+  const uint64_t word = (uint64_t(flag) << 32) | uint64_t(vk_state_bits(value));
   atomicMax(state_words64[STATE_HEADER_WORDS / 2u + tile], word, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
             STATE_PUBLISH_SEMANTICS);
 }
 uint vk_state_read(uint tile, out STATE_VALUE_T value) {
   const uint64_t word = atomicLoad(state_words64[STATE_HEADER_WORDS / 2u + tile], gl_ScopeQueueFamily,
                                    gl_StorageSemanticsBuffer, STATE_READ_SEMANTICS);
-  value = vk_bits_value(uint(word & 0xFFFFFFFFul));
+  value = vk_state_value(uint(word & 0xFFFFFFFFul));
   return uint(word >> 32);
 }
 #else
 void vk_state_publish(uint tile, uint flag, STATE_VALUE_T value) {
-  const VALUE_BITS_T bits = vk_value_bits(value);
+  const STATE_BITS_T bits = vk_state_bits(value);
   const uint base = STATE_HEADER_WORDS + tile * STATE_PARTS;
   [[unroll]] for (uint k = 0u; k < STATE_PARTS; ++k)
     atomicMax(state_words[base + k], (flag << 16u) | vk_bits_part(bits, k), gl_ScopeQueueFamily,
@@ -147,7 +111,7 @@ uint vk_state_read(uint tile, out STATE_VALUE_T value) {
     if (k == 0u) flag = w >> 16u;
     else agree = agree && (w >> 16u) == flag;
   }
-  value = vk_bits_value(vk_bits_from_parts(parts[0], parts[1], parts[2], parts[3]));
+  value = vk_state_value(vk_bits_from_parts(parts[0], parts[1], parts[2], parts[3]));
   return agree ? flag : STATE_NOT_READY;
 }
 #endif

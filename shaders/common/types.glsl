@@ -1,6 +1,7 @@
 // Value type and operator of a kernel variant, chosen at build time.
 // Defines (one of each): VKPRIM_TYPE_{U32,I32,F32,U64,I64,F64}, VKPRIM_OP_{ADD,MIN,MAX,BIT_AND,BIT_OR,BIT_XOR}.
-// Provides: VALUE_T, VEC_T (16 bytes of VALUE_T), VEC_N, vk_op(a, b), vk_identity(), vk_vec_reduce(v).
+// Provides: VALUE_T, VEC_T (16 bytes of VALUE_T), VEC_N, vk_op(a, b), vk_identity(), vk_vec_reduce(v),
+// VALUE_BITS_T (uint, or uvec2 for 64-bit types) with vk_value_bits(v) / vk_bits_value(b).
 #ifndef VKPRIM_TYPES_GLSL
 #define VKPRIM_TYPES_GLSL
 
@@ -95,5 +96,46 @@ VALUE_T vk_vec_reduce(VEC_T v) {
   return vk_op(v.x, v.y);
 #endif
 }
+
+// A value as raw u32 words and back (tile state, shared words, compaction's raw element moves).
+#if VEC_N == 4
+#define VALUE_BITS_T uint
+VALUE_BITS_T vk_value_bits(VALUE_T v) {
+#if defined(VKPRIM_TYPE_F32)
+  return floatBitsToUint(v);
+#else
+  return uint(v);
+#endif
+}
+VALUE_T vk_bits_value(VALUE_BITS_T b) {
+#if defined(VKPRIM_TYPE_F32)
+  return uintBitsToFloat(b);
+#elif defined(VKPRIM_TYPE_I32)
+  return int(b);
+#else
+  return b;
+#endif
+}
+#else
+#define VALUE_BITS_T uvec2
+VALUE_BITS_T vk_value_bits(VALUE_T v) {
+#if defined(VKPRIM_TYPE_U64)
+  return unpackUint2x32(v);
+#elif defined(VKPRIM_TYPE_I64)
+  return unpackUint2x32(uint64_t(v));
+#else
+  return unpackDouble2x32(v);
+#endif
+}
+VALUE_T vk_bits_value(VALUE_BITS_T b) {
+#if defined(VKPRIM_TYPE_U64)
+  return packUint2x32(b);
+#elif defined(VKPRIM_TYPE_I64)
+  return int64_t(packUint2x32(b));
+#else
+  return packDouble2x32(b);
+#endif
+}
+#endif
 
 #endif  // VKPRIM_TYPES_GLSL
