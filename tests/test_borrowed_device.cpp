@@ -422,36 +422,19 @@ TEST_CASE("scratch created with exactly the reported usage flags serves record a
     restore();
     std::vector<Result<void>> results;
     run_on_engine(engine, [&](VkCommandBuffer cmd) {
-      VkMemoryBarrier between{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      between.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
-      between.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-      auto barrier = [&] {
-        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
-                             &between, 0, nullptr, 0, nullptr);
+      // record(..., n, scratch) or record_indirect(..., count buffer, scratch): the count comes right before
+      // scratch in every plan's signature.
+      auto record = [&](const auto& plan, const BufferRange& scratch_range, auto... before_count) {
+        if (!results.empty()) test::between_records(vkCmdPipelineBarrier, cmd);  // they share data buffers
+        results.push_back(indirect ? plan.record_indirect(cmd, before_count..., cnt, scratch_range)
+                                   : plan.record(cmd, before_count..., uint64_t(n), scratch_range));
       };
-      const BufferRange one = selected.range(0, 4);
-      if (indirect) {
-        results.push_back(reduce->record_indirect(cmd, in, output.range(0, 4), cnt, whole(s_reduce)));
-        barrier();
-        results.push_back(scan->record_indirect(cmd, in, out, cnt, whole(s_scan)));
-        barrier();
-        results.push_back(select->record_indirect(cmd, in, flag_buffer.range(0, n * 4), out, one, cnt, whole(s_select)));
-        barrier();
-        results.push_back(
-            partition->record_indirect(cmd, in, flag_buffer.range(0, n * 4), out, one, cnt, whole(s_partition)));
-        barrier();
-        results.push_back(sort->record_indirect(cmd, in, values.range(0, n * 4), cnt, whole(s_sort)));
-      } else {
-        results.push_back(reduce->record(cmd, in, output.range(0, 4), n, whole(s_reduce)));
-        barrier();
-        results.push_back(scan->record(cmd, in, out, n, whole(s_scan)));
-        barrier();
-        results.push_back(select->record(cmd, in, flag_buffer.range(0, n * 4), out, one, n, whole(s_select)));
-        barrier();
-        results.push_back(partition->record(cmd, in, flag_buffer.range(0, n * 4), out, one, n, whole(s_partition)));
-        barrier();
-        results.push_back(sort->record(cmd, in, values.range(0, n * 4), n, whole(s_sort)));
-      }
+      const BufferRange flag_range = flag_buffer.range(0, n * 4), one = selected.range(0, 4);
+      record(*reduce, whole(s_reduce), in, output.range(0, 4));
+      record(*scan, whole(s_scan), in, out);
+      record(*select, whole(s_select), in, flag_range, out, one);
+      record(*partition, whole(s_partition), in, flag_range, out, one);
+      record(*sort, whole(s_sort), in, values.range(0, n * 4));
     });
     for (const auto& r : results) {
       INFO(r.message());

@@ -189,40 +189,8 @@ TEST_CASE("two record_indirect calls sharing one scratch range in one command bu
           "[indirect][reuse]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
-  constexpr uint32_t kMax = 70000;
-  Scan plan = test::make_scan(dev.context(), ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, kMax});
-  const auto a = test::random_values<uint32_t>(kMax, rng), b = test::random_values<uint32_t>(kMax, rng);
-  Buffer in_a = test::make_buffer(dev, kMax * 4), in_b = test::make_buffer(dev, kMax * 4);
-  Buffer out_a = test::make_buffer(dev, kMax * 4), out_b = test::make_buffer(dev, kMax * 4);
-  Buffer counts = test::make_buffer(dev, 256);
-  Buffer scratch = test::make_scratch(dev, plan);
-  test::upload(dev, in_a, a);
-  test::upload(dev, in_b, b);
-  const uint32_t n_a = 65536 + 17, n_b = 1234;
-  test::upload(dev, counts, std::vector<uint32_t>{n_a}, 0);
-  test::upload(dev, counts, std::vector<uint32_t>{n_b}, 128);
-  test::poison(dev, out_a);
-  test::poison(dev, out_b);
-  auto barrier = test::pipeline_barrier(dev);
-  Result<void> first, second;
-  auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
-    first = plan.record_indirect(cmd, in_a.range(), out_a.range(), counts.range(0, 4), scratch.range());
-    VkMemoryBarrier reuse{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    reuse.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-    reuse.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-            0, 1, &reuse, 0, nullptr, 0, nullptr);
-    second = plan.record_indirect(cmd, in_b.range(), out_b.range(), counts.range(128, 4), scratch.range());
-  });
-  INFO(first.message() << " / " << second.message() << " / " << submitted.message());
-  REQUIRE((first.ok() && second.ok() && submitted.ok()));
-  std::string why;
-  const auto got_a = test::download<uint32_t>(dev, out_a, kMax), got_b = test::download<uint32_t>(dev, out_b, kMax);
-  CHECK(host::first_scan_mismatch(Op::add, ScanKind::inclusive, a.data(), got_a.data(), n_a, 1, why) == n_a);
-  CHECK(host::first_scan_mismatch(Op::add, ScanKind::inclusive, b.data(), got_b.data(), n_b, 1, why) == n_b);
-  INFO(why);
-  CHECK(got_a[n_a] == test::kPoison);
-  CHECK(got_b[n_b] == test::kPoison);
+  const Scan plan = test::make_scan(dev.context(), ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, 70000});
+  test::check_two_records<uint32_t>(dev, plan, {65536 + 17, 1234}, true, rng);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 

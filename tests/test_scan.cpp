@@ -133,19 +133,6 @@ TEST_CASE("automatic scan resolves to chained_fallback with the memory model, el
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-namespace {
-
-// What the caller places between two records that share scratch (and whose outputs it reads).
-void compute_barrier(PFN_vkCmdPipelineBarrier barrier, VkCommandBuffer cmd) {
-  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  b.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &b, 0, nullptr, 0,
-          nullptr);
-}
-
-}  // namespace
-
 TEST_CASE("reduce_then_scan u32 add inclusive is correct at every size from one tile to two tiles",
           "[scan][every_size][reduce_then_scan]") {
   Device& dev = test::device();
@@ -170,7 +157,7 @@ TEST_CASE("reduce_then_scan u32 add inclusive is correct at every size from one 
     Result<void> recorded;
     auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
       for (uint64_t s = 0; s < batch && recorded.ok(); ++s) {
-        if (s > 0) compute_barrier(barrier, cmd);
+        if (s > 0) test::between_records(barrier, cmd);
         const uint64_t n = batch_first + s;
         recorded = plan.record(cmd, input.range(0, n * 4), output.range(s * max_n * 4, n * 4), n, scratch.range());
       }
@@ -450,27 +437,10 @@ TEST_CASE("float add stays within the documented bound of the exact prefix", "[s
 TEST_CASE("a plan records many times into one command buffer", "[scan][reuse]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
-  const uint64_t n = 50000;
+  const uint32_t n = 50000;
   const Scan plan = make_scan(dev.context(), ScanDesc{DataType::i32, Op::max, ScanKind::exclusive, n,
                                                       ScanAlgorithm::reduce_then_scan});
-  const auto a = test::random_values<int32_t>(n, rng), b = test::random_values<int32_t>(n, rng);
-  Buffer in_a = test::make_buffer(dev, n * 4), in_b = test::make_buffer(dev, n * 4);
-  Buffer out_a = test::make_buffer(dev, n * 4), out_b = test::make_buffer(dev, n * 4);
-  Buffer scratch = make_scratch(dev, plan);
-  test::upload(dev, in_a, a);
-  test::upload(dev, in_b, b);
-  const auto barrier = pipeline_barrier(dev);
-  Result<void> first, second;
-  auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
-    first = plan.record(cmd, in_a.range(), out_a.range(), n, scratch.range());
-    compute_barrier(barrier, cmd);
-    second = plan.record(cmd, in_b.range(), out_b.range(), n, scratch.range());
-  });
-  REQUIRE(first.ok());
-  REQUIRE(second.ok());
-  REQUIRE(submitted.ok());
-  CHECK(test::download<int32_t>(dev, out_a, n) == host::scan(Op::max, ScanKind::exclusive, a));
-  CHECK(test::download<int32_t>(dev, out_b, n) == host::scan(Op::max, ScanKind::exclusive, b));
+  test::check_two_records<int32_t>(dev, plan, {n, n}, false, rng);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 

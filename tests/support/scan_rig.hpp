@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -107,5 +108,54 @@ class ScanRig {
   Scan plan_;
   Buffer input_, output_, scratch_;
 };
+
+// Records `plan` twice into one command buffer over two fresh random inputs, sharing one scratch range
+// with the caller's reuse barrier (between_records) in between, record i scanning counts[i] elements
+// (indirect: record_indirect with counts[i] in a GPU buffer). Checks both outputs against the host and
+// that nothing past counts[i] was written. Returns the scratch, as the second record left it.
+template <class T>
+Buffer check_two_records(Device& dev, const Scan& plan, const std::array<uint32_t, 2>& counts, bool indirect,
+                         std::mt19937_64& rng) {
+  const ScanDesc& d = plan.desc();
+  const uint64_t max_n = d.max_count;
+  INFO(to_string(plan.algorithm()) << (indirect ? " record_indirect" : " record") << " twice, counts " << counts[0]
+                                   << " and " << counts[1]);
+  std::array<std::vector<T>, 2> data;
+  std::array<Buffer, 2> in = {make_buffer(dev, max_n * sizeof(T)), make_buffer(dev, max_n * sizeof(T))};
+  std::array<Buffer, 2> out = {make_buffer(dev, (max_n + 1) * sizeof(T)), make_buffer(dev, (max_n + 1) * sizeof(T))};
+  Buffer count_words = make_buffer(dev, 256);
+  Buffer scratch = make_scratch(dev, plan);
+  for (int i = 0; i < 2; ++i) {
+    data[i] = random_values<T>(max_n, rng);
+    upload(dev, in[i], data[i]);
+    poison(dev, out[i]);
+    upload(dev, count_words, std::vector<uint32_t>{counts[i]}, VkDeviceSize(128 * i));
+  }
+  const auto barrier = pipeline_barrier(dev);
+  std::array<Result<void>, 2> recorded;
+  auto submitted = submit_compute(dev, [&](VkCommandBuffer cmd) {
+    for (int i = 0; i < 2; ++i) {
+      if (i > 0) between_records(barrier, cmd);
+      const BufferRange o = out[i].range(0, max_n * sizeof(T));
+      recorded[i] = indirect ? plan.record_indirect(cmd, in[i].range(), o, count_words.range(128 * i, 4), scratch.range())
+                             : plan.record(cmd, in[i].range(0, counts[i] * sizeof(T)),
+                                           out[i].range(0, counts[i] * sizeof(T)), counts[i], scratch.range());
+    }
+  });
+  INFO("records: " << recorded[0].message() << " / " << recorded[1].message() << "; submit " << submitted.message());
+  REQUIRE((recorded[0].ok() && recorded[1].ok() && submitted.ok()));
+  for (int i = 0; i < 2; ++i) {
+    const uint64_t n = std::min<uint64_t>(counts[i], max_n);
+    const auto got = download<T>(dev, out[i], max_n + 1);
+    std::string why;
+    INFO("record " << i);
+    CHECK(host::first_scan_mismatch(d.op, d.kind, data[i].data(), got.data(), n, plan.float_add_depth(n), why) == n);
+    INFO(why);
+    std::vector<uint32_t> words((max_n + 1 - n) * sizeof(T) / 4);
+    std::memcpy(words.data(), got.data() + n, words.size() * 4);
+    CHECK(std::all_of(words.begin(), words.end(), [](uint32_t w) { return w == kPoison; }));
+  }
+  return scratch;
+}
 
 }  // namespace vkprim::test
