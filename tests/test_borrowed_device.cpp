@@ -291,6 +291,14 @@ void check_engine_reduce(Engine& e, Context& context, DataType type, Op op, Redu
   CHECK(std::memcmp(static_cast<const char*>(output.mapped) + 16, poison.data(), 48) == 0);
 }
 
+// What vkprim asks the engine to enable on its physical device.
+DeviceRequirements requirements_of(const Engine& engine) {
+  auto requirements = device_requirements(engine.physical_device, vkGetInstanceProcAddr, engine.instance);
+  INFO((requirements ? std::string("requirements ok") : requirements.error().message));
+  REQUIRE(requirements.ok());
+  return std::move(requirements).value();
+}
+
 // What the engine hands vkprim: its own handles and exactly what it enabled from `req`.
 ContextCreateInfo borrowed_context_info(const Engine& engine, DeviceRequirements& req) {
   ContextCreateInfo info;
@@ -329,10 +337,7 @@ TEST_CASE("a borrowed VkDevice created with device_requirements() runs reduces r
           "[borrowed]") {
   Engine engine;
   engine.create_instance();
-  auto requirements = device_requirements(engine.physical_device, vkGetInstanceProcAddr, engine.instance);
-  INFO((requirements ? std::string("requirements ok") : requirements.error().message));
-  REQUIRE(requirements.ok());
-  DeviceRequirements& req = requirements.value();
+  DeviceRequirements req = requirements_of(engine);
   engine.create_device(req.features(), req.extensions);
   const VolkSnapshot before;
 
@@ -376,9 +381,7 @@ TEST_CASE("scratch created with exactly the reported usage flags serves record a
           "[borrowed][indirect]") {
   Engine engine;
   engine.create_instance();
-  auto requirements = device_requirements(engine.physical_device, vkGetInstanceProcAddr, engine.instance);
-  REQUIRE(requirements.ok());
-  DeviceRequirements& req = requirements.value();
+  DeviceRequirements req = requirements_of(engine);
   engine.create_device(req.features(), req.extensions);
   auto context = Context::create(borrowed_context_info(engine, req));
   REQUIRE(context.ok());
@@ -459,9 +462,7 @@ TEST_CASE("DeviceRequirements::merge_into adds vkprim's features to an engine's 
           "[borrowed][requirements]") {
   Engine engine;
   engine.create_instance();
-  auto requirements = device_requirements(engine.physical_device, vkGetInstanceProcAddr, engine.instance);
-  REQUIRE(requirements.ok());
-  DeviceRequirements& req = requirements.value();
+  DeviceRequirements req = requirements_of(engine);
 
   // The engine's chain: Features2 -> its own Vulkan 1.2 struct (timeline semaphores, required in 1.2).
   VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
