@@ -202,6 +202,27 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   return Reduce(std::move(plan));
 }
 
+namespace detail {
+namespace {
+
+// The buffer checks of record (n = count) and record_indirect (n = max_count, the most it may read).
+Result<void> check_buffers(const ReducePlan& p, const char* call, const BufferRange& input, const BufferRange& output,
+                           uint64_t n, const BufferRange& scratch, const ScratchRequirements& need) {
+  if (auto ok = check_range(input, n * p.elem, p.elem, "input", n > 0); !ok) return ok;
+  if (auto ok = check_range(output, p.elem, p.elem, "output", true); !ok) return ok;
+  if (auto ok = check_scratch(scratch, need, call); !ok) return ok;
+  if (n > 0 && overlaps(input, n * p.elem, output, p.elem))
+    return make_error(Status::invalid_argument, call, ": input and output ranges overlap");
+  if (need.size > 0 && overlaps(scratch, need.size, output, p.elem))
+    return make_error(Status::invalid_argument, call, ": scratch and output ranges overlap");
+  if (need.size > 0 && n > 0 && overlaps(scratch, need.size, input, n * p.elem))
+    return make_error(Status::invalid_argument, call, ": scratch and input ranges overlap");
+  return {};
+}
+
+}  // namespace
+}  // namespace detail
+
 Result<void> Reduce::record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output, uint64_t count,
                             const BufferRange& scratch) const {
   const detail::ReducePlan& p = *plan_;
@@ -209,15 +230,7 @@ Result<void> Reduce::record(VkCommandBuffer cmd, const BufferRange& input, const
   const ScratchRequirements need = scratch_requirements();
   if (count > p.desc.max_count)
     return make_error(Status::invalid_argument, "Reduce::record: count ", count, " exceeds max_count ", p.desc.max_count);
-  if (auto ok = detail::check_range(input, count * p.elem, p.elem, "input", count > 0); !ok) return ok;
-  if (auto ok = detail::check_range(output, p.elem, p.elem, "output", true); !ok) return ok;
-  if (auto ok = detail::check_scratch(scratch, need, "Reduce::record"); !ok) return ok;
-  if (count > 0 && detail::overlaps(input, count * p.elem, output, p.elem))
-    return make_error(Status::invalid_argument, "Reduce::record: input and output ranges overlap");
-  if (need.size > 0 && detail::overlaps(scratch, need.size, output, p.elem))
-    return make_error(Status::invalid_argument, "Reduce::record: scratch and output ranges overlap");
-  if (need.size > 0 && count > 0 && detail::overlaps(scratch, need.size, input, count * p.elem))
-    return make_error(Status::invalid_argument, "Reduce::record: scratch and input ranges overlap");
+  if (auto ok = detail::check_buffers(p, "Reduce::record", input, output, count, scratch, need); !ok) return ok;
 
   std::vector<detail::Pass> passes;
   BufferRange source = count > 0 ? input : output;  // count 0 reads nothing; any valid binding will do
@@ -267,13 +280,8 @@ Result<void> Reduce::record_indirect(VkCommandBuffer cmd, const BufferRange& inp
   if (auto ok = detail::check_indirect_limits(c, max_count, p.window, p.groups_for(max_count), "Reduce"); !ok) return ok;
   const ScratchRequirements need = scratch_requirements();
   if (auto ok = detail::check_count_buffer(count_buffer, "Reduce::record_indirect"); !ok) return ok;
-  if (auto ok = detail::check_range(input, max_count * p.elem, p.elem, "input", true); !ok) return ok;
-  if (auto ok = detail::check_range(output, p.elem, p.elem, "output", true); !ok) return ok;
-  if (auto ok = detail::check_scratch(scratch, need, "Reduce::record_indirect"); !ok) return ok;
-  if (detail::overlaps(input, max_count * p.elem, output, p.elem))
-    return make_error(Status::invalid_argument, "Reduce::record_indirect: input and output ranges overlap");
-  if (detail::overlaps(scratch, need.size, output, p.elem) || detail::overlaps(scratch, need.size, input, max_count * p.elem))
-    return make_error(Status::invalid_argument, "Reduce::record_indirect: scratch overlaps input or output");
+  if (auto ok = detail::check_buffers(p, "Reduce::record_indirect", input, output, max_count, scratch, need); !ok)
+    return ok;
   if (detail::overlaps(scratch, need.size, count_buffer, 4) || detail::overlaps(output, p.elem, count_buffer, 4))
     return make_error(Status::invalid_argument, "Reduce::record_indirect: the count buffer overlaps scratch or output");
 

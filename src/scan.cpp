@@ -610,32 +610,43 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   return Scan(std::move(plan));
 }
 
+namespace detail {
+namespace {
+
+// The buffer checks of record (n = count) and record_indirect (n = max_count, the most it may touch).
+Result<void> check_buffers(const ScanPlan& p, const char* call, const BufferRange& input, const BufferRange& output,
+                           uint64_t n, const BufferRange& scratch, const ScratchRequirements& need) {
+  const VkDeviceSize bytes = n * p.elem;
+  if (auto ok = check_range(input, bytes, p.elem, "input", n > 0); !ok) return ok;
+  if (auto ok = check_range(output, bytes, p.elem, "output", n > 0); !ok) return ok;
+  if (auto ok = check_scratch(scratch, need, call); !ok) return ok;
+  if (n == 0) return {};
+  const bool in_place = input.buffer == output.buffer && input.offset == output.offset;
+  if (in_place && p.algorithm == ScanAlgorithm::chained_fallback)
+    return make_error(Status::invalid_argument, call,
+                      ": chained_fallback cannot run in place: a fallback re-reads a predecessor's input, "
+                      "which that predecessor may already be overwriting (use chained_lookback or another algorithm)");
+  if (!in_place && overlaps(input, bytes, output, bytes))
+    return make_error(Status::invalid_argument, call,
+                      ": input and output ranges partially overlap (in place needs the same buffer and offset)");
+  if (overlaps(scratch, need.size, output, bytes))
+    return make_error(Status::invalid_argument, call, ": scratch and output ranges overlap");
+  if (overlaps(scratch, need.size, input, bytes))
+    return make_error(Status::invalid_argument, call, ": scratch and input ranges overlap");
+  return {};
+}
+
+}  // namespace
+}  // namespace detail
+
 Result<void> Scan::record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output, uint64_t count,
                           const BufferRange& scratch) const {
   const detail::ScanPlan& p = *plan_;
   detail::ContextImpl& c = *p.context;
   const ScratchRequirements need = scratch_requirements();
-  const VkDeviceSize bytes = count * p.elem;
   if (count > p.desc.max_count)
     return make_error(Status::invalid_argument, "Scan::record: count ", count, " exceeds max_count ", p.desc.max_count);
-  if (auto ok = detail::check_range(input, bytes, p.elem, "input", count > 0); !ok) return ok;
-  if (auto ok = detail::check_range(output, bytes, p.elem, "output", count > 0); !ok) return ok;
-  if (auto ok = detail::check_scratch(scratch, need, "Scan::record"); !ok) return ok;
-  if (count > 0) {
-    const bool in_place = input.buffer == output.buffer && input.offset == output.offset;
-    if (in_place && p.algorithm == ScanAlgorithm::chained_fallback)
-      return make_error(Status::invalid_argument,
-                        "Scan::record: chained_fallback cannot run in place: a fallback re-reads a predecessor's input, "
-                        "which that predecessor may already be overwriting (use chained_lookback or another algorithm)");
-    if (!in_place && detail::overlaps(input, bytes, output, bytes))
-      return make_error(Status::invalid_argument,
-                        "Scan::record: input and output ranges partially overlap (in place needs the same buffer and "
-                        "offset)");
-    if (detail::overlaps(scratch, need.size, output, bytes))
-      return make_error(Status::invalid_argument, "Scan::record: scratch and output ranges overlap");
-    if (detail::overlaps(scratch, need.size, input, bytes))
-      return make_error(Status::invalid_argument, "Scan::record: scratch and input ranges overlap");
-  }
+  if (auto ok = detail::check_buffers(p, "Scan::record", input, output, count, scratch, need); !ok) return ok;
   std::vector<detail::Pass> passes;
   if (count > 0) detail::PassBuilder(p, input, output, scratch, passes).scan(count);
   return detail::record_passes(c, *p.descriptors, cmd, passes);
@@ -655,16 +666,8 @@ Result<void> Scan::record_indirect(VkCommandBuffer cmd, const BufferRange& input
   const ScratchRequirements need = scratch_requirements();
   const VkDeviceSize bytes = max_count * p.elem;
   if (auto ok = detail::check_count_buffer(count_buffer, "Scan::record_indirect"); !ok) return ok;
-  if (auto ok = detail::check_range(input, bytes, p.elem, "input", true); !ok) return ok;
-  if (auto ok = detail::check_range(output, bytes, p.elem, "output", true); !ok) return ok;
-  if (auto ok = detail::check_scratch(scratch, need, "Scan::record_indirect"); !ok) return ok;
-  const bool in_place = input.buffer == output.buffer && input.offset == output.offset;
-  if (in_place && p.algorithm == ScanAlgorithm::chained_fallback)
-    return make_error(Status::invalid_argument, "Scan::record_indirect: chained_fallback cannot run in place");
-  if (!in_place && detail::overlaps(input, bytes, output, bytes))
-    return make_error(Status::invalid_argument, "Scan::record_indirect: input and output ranges partially overlap");
-  if (detail::overlaps(scratch, need.size, output, bytes) || detail::overlaps(scratch, need.size, input, bytes))
-    return make_error(Status::invalid_argument, "Scan::record_indirect: scratch overlaps input or output");
+  if (auto ok = detail::check_buffers(p, "Scan::record_indirect", input, output, max_count, scratch, need); !ok)
+    return ok;
   if (detail::overlaps(scratch, need.size, count_buffer, 4) || detail::overlaps(output, bytes, count_buffer, 4))
     return make_error(Status::invalid_argument, "Scan::record_indirect: the count buffer overlaps scratch or output");
 
