@@ -27,43 +27,84 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+namespace {
+
+// A timestamp query pool that lives for one measurement, and the conversion of its ticks to ns.
+class TimestampPool {
+ public:
+  TimestampPool(detail::ContextImpl& c, uint32_t count) : c_(c), count_(count) {
+    VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    info.queryCount = count;
+    created_ = c.vk.vkCreateQueryPool(c.device, &info, nullptr, &pool_);
+  }
+  ~TimestampPool() {
+    if (pool_) c_.vk.vkDestroyQueryPool(c_.device, pool_, nullptr);
+  }
+  TimestampPool(const TimestampPool&) = delete;
+  TimestampPool& operator=(const TimestampPool&) = delete;
+
+  Result<void> created() const {
+    if (created_ != VK_SUCCESS) return detail::vk_error(created_, "vkCreateQueryPool");
+    return {};
+  }
+  VkQueryPool handle() const { return pool_; }
+  uint32_t count() const { return count_; }
+  void reset(VkCommandBuffer cmd) const { c_.vk.vkCmdResetQueryPool(cmd, pool_, 0, count_); }
+  Result<std::vector<uint64_t>> read(uint32_t stamps) const {
+    std::vector<uint64_t> out(stamps);
+    const VkResult r = c_.vk.vkGetQueryPoolResults(c_.device, pool_, 0, stamps, out.size() * 8, out.data(), 8,
+                                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (r != VK_SUCCESS) return detail::vk_error(r, "vkGetQueryPoolResults");
+    return out;
+  }
+  double ns(uint64_t from, uint64_t to) const {
+    const uint32_t bits = c_.caps.timestamp_valid_bits;
+    const uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+    return double((to - from) & mask) * c_.caps.timestamp_period_ns;
+  }
+
+ private:
+  detail::ContextImpl& c_;
+  uint32_t count_;
+  VkQueryPool pool_ = VK_NULL_HANDLE;
+  VkResult created_ = VK_SUCCESS;
+};
+
+// Before each timed run: the previous run's writes before the next one (which may clear scratch or
+// restore the input with transfers), then the restore.
+Result<void> prepare_run(detail::ContextImpl& c, VkCommandBuffer cmd, const Recorder& restore) {
+  detail::compute_to_fill_barrier(c, cmd);
+  if (!restore) return {};
+  auto restored = restore(cmd);
+  detail::transfer_to_compute_barrier(c, cmd);
+  return restored;
+}
+
+}  // namespace
+
 Result<std::vector<double>> time_gpu(const Device& device, int repeats, const Recorder& record,
                                      const Recorder& restore) {
   auto& c = device.context().impl();
   if (!c.caps.has(feature_timestamps)) return make_error(Status::unsupported, "the queue has no timestamp support");
-  VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-  info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-  info.queryCount = uint32_t(2 * repeats);
-  VkQueryPool pool = VK_NULL_HANDLE;
-  VkResult r = c.vk.vkCreateQueryPool(c.device, &info, nullptr, &pool);
-  if (r != VK_SUCCESS) return detail::vk_error(r, "vkCreateQueryPool");
+  const TimestampPool pool(c, uint32_t(2 * repeats));
+  if (auto ok = pool.created(); !ok) return ok.error();
   Result<void> recorded;
   auto submitted = device.submit([&](VkCommandBuffer cmd) {
-    c.vk.vkCmdResetQueryPool(cmd, pool, 0, info.queryCount);
+    pool.reset(cmd);
     for (int i = 0; i < repeats && recorded.ok(); ++i) {
-      // The previous run's writes before the next one, which may clear scratch (or restore) with transfers.
-      detail::compute_to_fill_barrier(c, cmd);
-      if (restore) {
-        recorded = restore(cmd);
-        detail::transfer_to_compute_barrier(c, cmd);
-      }
-      c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, uint32_t(2 * i));
+      recorded = prepare_run(c, cmd, restore);
+      c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool.handle(), uint32_t(2 * i));
       if (recorded) recorded = record(cmd);
-      c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, uint32_t(2 * i + 1));
+      c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool.handle(), uint32_t(2 * i + 1));
     }
   });
-  std::vector<uint64_t> stamps(info.queryCount);
-  if (submitted && recorded)
-    r = c.vk.vkGetQueryPoolResults(c.device, pool, 0, info.queryCount, stamps.size() * 8, stamps.data(), 8,
-                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-  c.vk.vkDestroyQueryPool(c.device, pool, nullptr);
   if (!submitted) return submitted.error();
   if (!recorded) return recorded.error();
-  if (r != VK_SUCCESS) return detail::vk_error(r, "vkGetQueryPoolResults");
-  const uint64_t mask = c.caps.timestamp_valid_bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << c.caps.timestamp_valid_bits) - 1;
+  auto stamps = pool.read(pool.count());
+  if (!stamps) return stamps.error();
   std::vector<double> ns;
-  for (int i = 0; i < repeats; ++i)
-    ns.push_back(double((stamps[2 * i + 1] - stamps[2 * i]) & mask) * c.caps.timestamp_period_ns);
+  for (int i = 0; i < repeats; ++i) ns.push_back(pool.ns(stamps.value()[2 * i], stamps.value()[2 * i + 1]));
   return ns;
 }
 
@@ -71,52 +112,34 @@ Result<std::vector<PassTime>> profile_passes(const Device& device, int repeats, 
                                              const Recorder& restore) {
   auto& c = device.context().impl();
   if (!c.caps.has(feature_timestamps)) return make_error(Status::unsupported, "the queue has no timestamp support");
-  constexpr uint32_t kStamps = 512;
-  VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-  info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-  info.queryCount = kStamps;
-  VkQueryPool pool = VK_NULL_HANDLE;
-  VkResult r = c.vk.vkCreateQueryPool(c.device, &info, nullptr, &pool);
-  if (r != VK_SUCCESS) return detail::vk_error(r, "vkCreateQueryPool");
-  const uint64_t mask = c.caps.timestamp_valid_bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << c.caps.timestamp_valid_bits) - 1;
+  const TimestampPool pool(c, 512);
+  if (auto ok = pool.created(); !ok) return ok.error();
   std::vector<std::string> labels;
   std::vector<std::vector<double>> us;
-  Result<void> failed;
-  for (int run = 0; run < repeats && failed.ok(); ++run) {
+  for (int run = 0; run < repeats; ++run) {
     detail::PassTimer timer;
-    timer.pool = pool;
-    timer.capacity = kStamps;
+    timer.pool = pool.handle();
+    timer.capacity = pool.count();
     Result<void> recorded;
     auto submitted = device.submit([&](VkCommandBuffer cmd) {
-      c.vk.vkCmdResetQueryPool(cmd, pool, 0, kStamps);
-      detail::compute_to_fill_barrier(c, cmd);
-      if (restore) {
-        recorded = restore(cmd);
-        detail::transfer_to_compute_barrier(c, cmd);
-      }
+      pool.reset(cmd);
+      recorded = prepare_run(c, cmd, restore);
       c.pass_timer = &timer;
       if (recorded) recorded = record(cmd);
       c.pass_timer = nullptr;
     });
-    if (!submitted) failed = submitted;
-    else if (!recorded) failed = recorded;
-    if (!failed || timer.used < 2) break;
-    std::vector<uint64_t> stamps(timer.used);
-    r = c.vk.vkGetQueryPoolResults(c.device, pool, 0, timer.used, stamps.size() * 8, stamps.data(), 8,
-                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-    if (r != VK_SUCCESS) {
-      failed = detail::vk_error(r, "vkGetQueryPoolResults");
-      break;
-    }
+    if (!submitted) return submitted.error();
+    if (!recorded) return recorded.error();
+    if (timer.used < 2) break;
+    auto stamps = pool.read(timer.used);
+    if (!stamps) return stamps.error();
     if (labels.empty()) {
       labels.assign(timer.labels.begin() + 1, timer.labels.end());
       us.resize(labels.size());
     }
-    for (size_t i = 1; i < stamps.size() && i - 1 < us.size(); ++i)
-      us[i - 1].push_back(double((stamps[i] - stamps[i - 1]) & mask) * c.caps.timestamp_period_ns / 1e3);
+    for (size_t i = 1; i < stamps.value().size() && i - 1 < us.size(); ++i)
+      us[i - 1].push_back(pool.ns(stamps.value()[i - 1], stamps.value()[i]) / 1e3);
   }
-  c.vk.vkDestroyQueryPool(c.device, pool, nullptr);
-  if (!failed) return failed.error();
   std::vector<PassTime> out;
   for (size_t i = 0; i < labels.size(); ++i) out.push_back({labels[i], median(us[i])});
   return out;
