@@ -688,16 +688,6 @@ Result<void> Scan::record_indirect(VkCommandBuffer cmd, const BufferRange& input
   detail::PassBuilder builder(p, input, output, scratch, passes);
   builder.set_indirect(region);
   builder.scan(max_count);
-  // A chained scan's tile state is cleared before the args pass, so the barrier after that pass (which
-  // covers the indirect-command read) also orders the clear before the scan.
-  detail::Pass& args = passes.front();
-  detail::Pass& scan = passes.back();
-  if (scan.fill_before) {
-    args.fill_before = true;
-    args.fill = scan.fill;
-    args.fill_word = scan.fill_word;
-    scan.fill_before = false;
-  }
   return detail::record_passes(c, *p.descriptors, cmd, passes);
 }
 

@@ -246,14 +246,14 @@ class PassBuilder {
       if (p_.chained_path() && p_.partition) entries.push_back({uint32_t(kCopyPerGroup), 0, 0, 0});
       if (!p_.chained_path()) entries.push_back({0, 1, 1, 1});
       passes.push_back(make_indirect_args_pass(c_, p_.args, *count_buffer, region_, p_.desc.max_count, entries));
-      if (p_.chained_path()) clear_state(passes.back(), p_.state_bytes);
     }
     const uint64_t tiles = p_.tiles_for(count);
     if (p_.chained_path()) {
       const BoundBuffer scratch_binding{scratch_.buffer, scratch_.offset, p_.state_bytes + p_.spill_bytes};
       Pass& chained = add(p_.chained, p_.partition ? "partition/chained" : "select/chained", scratch_binding, count,
                           tiles, indirect, kEntryTiles, passes);
-      if (!indirect) clear_state(chained, std::min(p_.state_bytes, kStateHeaderBytes + tiles * kStatePerTileBytes));
+      // Indirect: count is max_count here, so every tile the GPU count may need is cleared.
+      clear_state(chained, std::min(p_.state_bytes, kStateHeaderBytes + tiles * kStatePerTileBytes));
       if (p_.partition && (indirect || count > 0))
         add(p_.copy_rejected, "partition/copy_rejected", scratch_binding, count, ceil_div(count, kCopyPerGroup),
             indirect, kEntrySecond, passes);

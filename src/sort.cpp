@@ -506,12 +506,6 @@ Result<void> RadixSort::record_indirect(VkCommandBuffer cmd, const BufferRange& 
   std::vector<detail::Pass> passes;
   passes.push_back(detail::make_indirect_args_pass(c, p.args, count_buffer, region, max_count, entries));
   detail::SortPassBuilder(p, keys, values, scratch, passes, true).sort(max_count);
-  // The onesweep header clear moves before the args pass: record_passes puts a plain fill barrier, not the
-  // indirect-command one, before a pass that fills, and the histogram pass is dispatched indirectly.
-  if (passes.size() > 1 && passes[1].fill_before) {
-    std::swap(passes[0].fill_before, passes[1].fill_before);
-    std::swap(passes[0].fill, passes[1].fill);
-  }
   return detail::record_passes(c, *p.descriptors, cmd, passes);
 }
 
