@@ -88,6 +88,7 @@ struct EnabledFeatures {
   bool int64 = false, float64 = false, subgroup_extended_types = false, int64_atomics = false;
   bool memory_model = false, memory_model_device_scope = false;
   bool subgroup_size_control = false, full_subgroups = false, sync2 = false;
+  bool pipeline_executable_info = false;
 };
 
 EnabledFeatures read_enabled(const VkPhysicalDeviceFeatures2* head) {
@@ -135,6 +136,11 @@ EnabledFeatures read_enabled(const VkPhysicalDeviceFeatures2* head) {
         e.int64_atomics |= reinterpret_cast<const VkPhysicalDeviceShaderAtomicInt64Features*>(s)->shaderBufferInt64Atomics == VK_TRUE;
         break;
       }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR: {
+        auto* f = reinterpret_cast<const VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR*>(s);
+        e.pipeline_executable_info |= f->pipelineExecutableInfo == VK_TRUE;
+        break;
+      }
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES: {
         e.subgroup_extended_types |= reinterpret_cast<const VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures*>(s)
                                          ->shaderSubgroupExtendedTypes == VK_TRUE;
@@ -158,6 +164,17 @@ Context::~Context() {
 const Capabilities& Context::capabilities() const { return impl_->caps; }
 const ContextOptions& Context::options() const { return impl_->options; }
 VkDevice Context::device() const { return impl_->device; }
+
+std::vector<KernelStatistics> Context::kernel_statistics() const {
+  std::vector<KernelStatistics> out;
+  if (!impl_->capture_statistics) return out;
+  std::lock_guard<std::mutex> lock(impl_->kernel_mutex);
+  for (const auto& [key, kernel] : impl_->kernels) {
+    const detail::KernelDesc& d = kernel->desc;
+    out.push_back({d.kernel, d.variant, d.workgroup_size, d.items, kernel->statistics});
+  }
+  return out;
+}
 
 Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) {
   using detail::make_error;
@@ -258,6 +275,12 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
     c.features |= feature_subgroup_partitioned;
   if (info.debug_utils_enabled && impl->vki.vkCmdBeginDebugUtilsLabelEXT && impl->vki.vkCmdEndDebugUtilsLabelEXT)
     c.features |= feature_debug_utils;
+  // Capturing statistics needs the feature enabled (validation rejects the pipeline flag otherwise) and both
+  // query functions (a loader or layer may not expose them).
+  if (enabled.pipeline_executable_info &&
+      detail::has_name(ext, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) &&
+      impl->vk.vkGetPipelineExecutablePropertiesKHR && impl->vk.vkGetPipelineExecutableStatisticsKHR)
+    c.features |= feature_pipeline_statistics;
   c.features &= ~info.options.mask_features;
   if (!c.has(feature_push_descriptors) || !impl->vk.vkCmdPushDescriptorSetKHR) c.features &= ~feature_push_descriptors;
   if (c.has(feature_synchronization2) && !impl->vk.vkCmdPipelineBarrier2) {
@@ -267,6 +290,7 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
   if (!c.has(feature_subgroup_size_control)) c.min_subgroup_size = c.max_subgroup_size = c.subgroup_size;
   impl->sync2 = c.has(feature_synchronization2);
   impl->debug_labels = c.has(feature_debug_utils) && info.options.debug_labels;
+  impl->capture_statistics = c.has(feature_pipeline_statistics) && info.options.capture_pipeline_statistics;
   return std::unique_ptr<Context>(new Context(std::move(impl)));
 }
 

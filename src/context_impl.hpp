@@ -38,6 +38,7 @@ struct ContextImpl {
   ContextOptions options;
   bool sync2 = false;
   bool debug_labels = false;
+  bool capture_statistics = false;  // options.capture_pipeline_statistics and feature_pipeline_statistics
   PassTimer* pass_timer = nullptr;
 
   std::mutex kernel_mutex;

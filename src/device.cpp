@@ -37,6 +37,8 @@ using detail::vk_error;
   X(vkGetPhysicalDeviceProperties)         \
   X(vkGetPhysicalDeviceQueueFamilyProperties) \
   X(vkGetPhysicalDeviceMemoryProperties)   \
+  X(vkGetPhysicalDeviceFeatures2)          \
+  X(vkEnumerateDeviceExtensionProperties)  \
   X(vkCreateDevice)                        \
   X(vkGetDeviceProcAddr)
 
@@ -146,6 +148,9 @@ struct Device::Impl {
   VKPRIM_STANDALONE_DEVICE(VKPRIM_DECLARE_PFN)
   std::unique_ptr<Context> context;
   DeviceRequirements requirements;
+  // DeviceOptions::pipeline_statistics: appended to the requirements' feature chain, so it lives as long.
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
 
   mutable std::mutex submit_mutex;  // queue, command pool and staging buffer
   VkCommandPool pool = VK_NULL_HANDLE;
@@ -333,6 +338,28 @@ Result<std::vector<DeviceInfo>> Device::enumerate() {
 Device::Device(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Device::~Device() = default;
 
+namespace {
+
+// VK_KHR_pipeline_executable_properties with pipelineExecutableInfo on the chosen physical device.
+bool supports_pipeline_statistics(const Device::Impl& d) {
+  uint32_t count = 0;
+  d.vkEnumerateDeviceExtensionProperties(d.physical_device, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  d.vkEnumerateDeviceExtensionProperties(d.physical_device, nullptr, &count, extensions.data());
+  if (std::none_of(extensions.begin(), extensions.end(), [](const VkExtensionProperties& e) {
+        return std::strcmp(e.extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0;
+      }))
+    return false;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &executable;
+  d.vkGetPhysicalDeviceFeatures2(d.physical_device, &features);
+  return executable.pipelineExecutableInfo == VK_TRUE;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Device>> Device::create(const DeviceOptions& options) {
   auto ld = loader();
   if (!ld) return std::move(ld).error();
@@ -458,17 +485,30 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceOptions& options) {
   auto req = device_requirements(d.physical_device, l.gipa, d.instance);
   if (!req) return std::move(req).error();
   d.requirements = std::move(req).value();
+  // The same chain and extension list go to vkCreateDevice and to the Context, which reads what was enabled
+  // from them. features() relinks the chain, so it is taken once, before anything is appended.
+  VkPhysicalDeviceFeatures2* features = d.requirements.features();
+  std::vector<const char*> device_extensions = d.requirements.extensions;
+  const bool pipeline_statistics = options.pipeline_statistics && supports_pipeline_statistics(d);
+  if (pipeline_statistics) {
+    d.executable_info.pipelineExecutableInfo = VK_TRUE;
+    d.executable_info.pNext = nullptr;
+    auto* last = reinterpret_cast<VkBaseOutStructure*>(features);
+    while (last->pNext) last = last->pNext;
+    last->pNext = reinterpret_cast<VkBaseOutStructure*>(&d.executable_info);
+    device_extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  }
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue_info.queueFamilyIndex = d.family;
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-  device_info.pNext = d.requirements.features();
+  device_info.pNext = features;
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
-  device_info.enabledExtensionCount = uint32_t(d.requirements.extensions.size());
-  device_info.ppEnabledExtensionNames = d.requirements.extensions.data();
+  device_info.enabledExtensionCount = uint32_t(device_extensions.size());
+  device_info.ppEnabledExtensionNames = device_extensions.data();
   r = d.vkCreateDevice(d.physical_device, &device_info, nullptr, &d.device);
   if (r != VK_SUCCESS) return vk_error(r, "vkCreateDevice");
 #define VKPRIM_LOAD_DEVICE(name) d.name = reinterpret_cast<PFN_##name>(d.vkGetDeviceProcAddr(d.device, #name));
@@ -515,10 +555,11 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceOptions& options) {
   ctx.get_instance_proc_addr = l.gipa;
   ctx.pipeline_cache = d.pipeline_cache;
   ctx.api_version = api_version;
-  ctx.enabled_features = d.requirements.features();
-  ctx.enabled_device_extensions = d.requirements.extensions;
+  ctx.enabled_features = features;
+  ctx.enabled_device_extensions = device_extensions;
   ctx.debug_utils_enabled = debug_utils;
   ctx.options = options.options;
+  if (pipeline_statistics) ctx.options.capture_pipeline_statistics = true;
   auto context = Context::create(ctx);
   if (!context) return std::move(context).error();
   d.context = std::move(context).value();

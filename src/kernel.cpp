@@ -1,4 +1,7 @@
 // Pipelines are created when a plan is created (never while recording) and shared through the context.
+#include <cinttypes>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "context_impl.hpp"
@@ -14,6 +17,53 @@ void destroy_kernel(ContextImpl& c, Kernel& k) {
   if (k.pipeline) c.vk.vkDestroyPipeline(c.device, k.pipeline, nullptr);
   if (k.layout) c.vk.vkDestroyPipelineLayout(c.device, k.layout, nullptr);
   if (k.set_layout) c.vk.vkDestroyDescriptorSetLayout(c.device, k.set_layout, nullptr);
+}
+
+std::string statistic_text(const VkPipelineExecutableStatisticKHR& s) {
+  char text[64];
+  switch (s.format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+      return s.value.b32 ? "true" : "false";
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+      std::snprintf(text, sizeof(text), "%" PRId64, s.value.i64);
+      return text;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+      std::snprintf(text, sizeof(text), "%" PRIu64, s.value.u64);
+      return text;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+      std::snprintf(text, sizeof(text), "%g", s.value.f64);
+      return text;
+    default:
+      return "?";  // a format newer than these headers
+  }
+}
+
+// The driver's statistics for every executable of `pipeline` (one for a compute pipeline on most drivers).
+// They are diagnostics only: a query that fails leaves them empty instead of failing the plan.
+std::vector<std::pair<std::string, std::string>> read_statistics(const ContextImpl& c, VkPipeline pipeline) {
+  std::vector<std::pair<std::string, std::string>> out;
+  VkPipelineInfoKHR pipeline_info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  pipeline_info.pipeline = pipeline;
+  uint32_t count = 0;
+  if (c.vk.vkGetPipelineExecutablePropertiesKHR(c.device, &pipeline_info, &count, nullptr) != VK_SUCCESS) return out;
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(
+      count, VkPipelineExecutablePropertiesKHR{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  if (c.vk.vkGetPipelineExecutablePropertiesKHR(c.device, &pipeline_info, &count, executables.data()) != VK_SUCCESS)
+    return out;
+  for (uint32_t e = 0; e < count; ++e) {
+    VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    executable.pipeline = pipeline;
+    executable.executableIndex = e;
+    uint32_t n = 0;
+    if (c.vk.vkGetPipelineExecutableStatisticsKHR(c.device, &executable, &n, nullptr) != VK_SUCCESS) continue;
+    std::vector<VkPipelineExecutableStatisticKHR> stats(
+        n, VkPipelineExecutableStatisticKHR{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    if (c.vk.vkGetPipelineExecutableStatisticsKHR(c.device, &executable, &n, stats.data()) != VK_SUCCESS) continue;
+    // Names alone are ambiguous when one pipeline has several executables (several shader stages or passes).
+    const std::string prefix = count > 1 ? std::string(executables[e].name) + ": " : std::string();
+    for (uint32_t i = 0; i < n; ++i) out.emplace_back(prefix + stats[i].name, statistic_text(stats[i]));
+  }
+  return out;
 }
 
 Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& desc) {
@@ -74,6 +124,7 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   pipe_info.stage.pName = "main";
   pipe_info.stage.pSpecializationInfo = &spec;
   pipe_info.layout = kernel->layout;
+  if (c.capture_statistics) pipe_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   // Pin the subgroup size the shaders were tuned for, with full subgroups, where the device allows it.
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
@@ -87,6 +138,7 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   r = c.vk.vkCreateComputePipelines(c.device, c.pipeline_cache, 1, &pipe_info, nullptr, &kernel->pipeline);
   c.vk.vkDestroyShaderModule(c.device, module, nullptr);
   if (r != VK_SUCCESS) return fail(r, "vkCreateComputePipelines");
+  if (c.capture_statistics) kernel->statistics = read_statistics(c, kernel->pipeline);
   return kernel;
 }
 

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <vulkan/vulkan_core.h>
 
@@ -30,6 +32,9 @@ struct Kernel {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
   bool push_descriptors = false;
+  // The driver's statistics, read right after creation when the context captures them
+  // (ContextImpl::capture_statistics); see vkprim::KernelStatistics for the format.
+  std::vector<std::pair<std::string, std::string>> statistics;
 };
 
 // Returns a kernel owned by the context's cache (valid as long as the context).

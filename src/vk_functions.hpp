@@ -50,7 +50,9 @@ namespace vkprim::detail {
 #define VKPRIM_OPTIONAL_DEVICE_FUNCTIONS(X)       \
   X(vkCmdPushDescriptorSetKHR)                    \
   X(vkCmdPipelineBarrier2)                        \
-  X(vkCmdPipelineBarrier2KHR)
+  X(vkCmdPipelineBarrier2KHR)                     \
+  X(vkGetPipelineExecutablePropertiesKHR)         \
+  X(vkGetPipelineExecutableStatisticsKHR)
 
 #define VKPRIM_OPTIONAL_INSTANCE_FUNCTIONS(X)     \
   X(vkCmdBeginDebugUtilsLabelEXT)                 \

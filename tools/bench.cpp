@@ -202,6 +202,7 @@ int run_bench(std::vector<std::string> args) {
   });
   print_rows(rows);
   if (!common.json.empty()) write_reduce_json(common.json, device->context().capabilities().device_name, rows);
+  if (common.stats) print_pipeline_statistics(*device);
   return rc;
 }
 

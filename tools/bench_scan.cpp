@@ -213,6 +213,7 @@ int run_bench_scan(std::vector<std::string> args) {
   });
   print_scan_rows(rows);
   if (!common.json.empty()) write_scan_json(common.json, device->context().capabilities().device_name, rows);
+  if (common.stats) print_pipeline_statistics(*device);
   return rc;
 }
 

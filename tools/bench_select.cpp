@@ -231,6 +231,7 @@ int run_bench_select(std::vector<std::string> args) {
   });
   print_select_rows(rows);
   if (!common.json.empty()) write_select_json(common.json, device->context().capabilities().device_name, rows);
+  if (common.stats) print_pipeline_statistics(*device);
   return rc;
 }
 

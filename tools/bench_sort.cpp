@@ -254,6 +254,7 @@ int run_bench_sort(std::vector<std::string> args) {
   rc = bench_sort(*device, desc, variants, sizes, common.repeats, rows);
   print_sort_rows(rows);
   if (!common.json.empty()) write_sort_json(common.json, device->context().capabilities().device_name, rows);
+  if (common.stats) print_pipeline_statistics(*device);
   return rc;
 }
 

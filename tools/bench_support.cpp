@@ -153,6 +153,21 @@ void print_profile(const std::string& what, const std::vector<PassTime>& passes)
   for (const PassTime& p : passes) std::printf("profile   %10.2f us  %s\n", p.median_us, p.label.c_str());
 }
 
+void print_pipeline_statistics(const Device& device) {
+  const Context& context = device.context();
+  if (!context.capabilities().has(feature_pipeline_statistics)) {
+    std::printf("stats: %s does not support VK_KHR_pipeline_executable_properties (pipelineExecutableInfo); "
+                "no pipeline statistics\n", context.capabilities().device_name.c_str());
+    return;
+  }
+  for (const KernelStatistics& k : context.kernel_statistics()) {
+    std::string values;
+    for (const auto& [name, value] : k.values) values += (values.empty() ? "" : ", ") + name + "=" + value;
+    std::printf("stats %s [%s] %ux%u: %s\n", k.kernel.c_str(), k.variant.c_str(), k.workgroup_size, k.items,
+                values.empty() ? "(the driver reported none)" : values.c_str());
+  }
+}
+
 Result<void> warm_up(const Device& device, const Recorder& run, double ms, const Recorder& restore, int max_runs) {
   auto first = time_gpu(device, 2, run, restore);
   if (!first) return first.error();
@@ -294,10 +309,11 @@ std::unique_ptr<Device> open_bench(std::vector<std::string>& args, const char* c
   take_option(args, "--repeat", repeat);
   take_option(args, "--json", out.json);
   out.profile = take_flag(args, "--profile");
+  out.stats = take_flag(args, "--stats");
   profiling = out.profile;
   out.repeats = std::max(10, std::atoi(repeat.c_str()));
   rc = 1;
-  auto device = open_device(args);
+  auto device = open_device(args, out.stats);
   if (!device) return nullptr;
   if (!args.empty()) {
     std::fprintf(stderr, "%s: unknown argument '%s'\n", command, args[0].c_str());

@@ -104,6 +104,7 @@ struct BenchArgs {
   std::string algorithm = "automatic", sizes = "2^16..2^24", json;
   int repeats = 20;  // at least 10
   bool profile = false;  // --profile: also the median time of each of the plan's passes
+  bool stats = false;    // --stats: the driver's statistics of every pipeline, after the tables
 };
 // Takes the common options from `args` (after the bench's own), opens the device and refuses an argument
 // left over ("<command>: unknown argument '...'"). Null on failure, with the exit code in `rc`.
@@ -120,6 +121,10 @@ struct PassTime {
 Result<std::vector<PassTime>> profile_passes(const Device& device, int repeats, const Recorder& record,
                                              const Recorder& restore = {});
 void print_profile(const std::string& what, const std::vector<PassTime>& passes);
+
+// --stats: one "stats <kernel> [<variant>] <wg>x<items>: <name>=<value>, ..." line per pipeline the context
+// built (Context::kernel_statistics), or one line saying the device cannot report them.
+void print_pipeline_statistics(const Device& device);
 
 // One entry of --algorithm's comma-separated list: NAME or NAME@WGxV (a tile override; 0 keeps the default).
 struct AlgorithmChoice {

@@ -21,8 +21,9 @@ bool take_flag(std::vector<std::string>& args, const char* name) {
   return true;
 }
 
-std::unique_ptr<Device> open_device(std::vector<std::string>& args) {
+std::unique_ptr<Device> open_device(std::vector<std::string>& args, bool pipeline_statistics) {
   DeviceOptions options;
+  options.pipeline_statistics = pipeline_statistics;
   take_option(args, "--device", options.select);
   options.validation = take_flag(args, "--validation");
   // Chained-scan knobs: not-ready polls before a fallback, and every k-th tile skipping its publication.

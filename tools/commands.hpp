@@ -17,7 +17,8 @@ int run_bench(std::vector<std::string> args);
 bool take_option(std::vector<std::string>& args, const char* name, std::string& value);
 bool take_flag(std::vector<std::string>& args, const char* name);
 // Device from --device / --validation (or VKPRIM_DEVICE); prints the error and returns null on failure.
-std::unique_ptr<Device> open_device(std::vector<std::string>& args);
+// pipeline_statistics: DeviceOptions::pipeline_statistics (bench --stats).
+std::unique_ptr<Device> open_device(std::vector<std::string>& args, bool pipeline_statistics = false);
 bool parse_type(const std::string& s, DataType& t);
 bool parse_op(const std::string& s, Op& o);
 

@@ -26,7 +26,9 @@ void usage() {
                "common options: --device INDEX|NAME (else env VKPRIM_DEVICE), --validation,\n"
                "  --spin-limit N (chained scans: polls before a fallback), --skip-publication K (every K-th tile\n"
                "  skips publishing its aggregate: forces waits or fallbacks)\n"
-               "bench options: --profile also prints the median GPU time of each pass of every plan timed\n"
+               "bench options: --profile also prints the median GPU time of each pass of every plan timed;\n"
+               "  --stats prints, after the tables, the driver's statistics of every pipeline (registers, shared\n"
+               "  memory, ... where the device has VK_KHR_pipeline_executable_properties)\n"
                "sizes: 2^10..2^28 (powers of two), 2^20+1, 1000, comma-separated\n");
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <vulkan/vulkan_core.h>
@@ -27,6 +28,7 @@ enum Feature : uint32_t {
   feature_debug_utils = 1u << 9,           // VK_EXT_debug_utils labels (instance extension)
   feature_timestamps = 1u << 10,           // timestamp queries on the context's queue family
   feature_subgroup_partitioned = 1u << 11, // VK_NV_shader_subgroup_partitioned in compute (subgroupPartitionNV)
+  feature_pipeline_statistics = 1u << 12,  // VK_KHR_pipeline_executable_properties + pipelineExecutableInfo
 };
 
 // What the context found on the device after applying what the caller enabled and the masks.
@@ -71,6 +73,20 @@ struct ContextOptions {
   uint32_t max_workgroups_per_dimension = 0;  // 0 = device limit; lower it to test y/z spill
   VkDeviceSize max_storage_buffer_range = 0;  // 0 = device limit; lower it to test windowing
   uint32_t descriptor_cache_size = 256;  // descriptor sets per plan when push descriptors are off
+  // Create every pipeline with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR and keep the driver's statistics
+  // (Context::kernel_statistics). Effective only where the device was created with
+  // VK_KHR_pipeline_executable_properties and its pipelineExecutableInfo feature (feature_pipeline_statistics).
+  bool capture_pipeline_statistics = false;
+};
+
+// The driver's statistics for one kernel pipeline (VK_KHR_pipeline_executable_properties), for occupancy
+// tuning: registers, shared memory, spills, ... as the driver names them.
+struct KernelStatistics {
+  std::string kernel, variant;           // "reduce/grid_stride", "u32.add"
+  uint32_t workgroup_size = 0, items = 0;
+  // Statistic name -> value as text (bool32 "true"/"false", integers in decimal, float64 as %g), in the
+  // driver's order. Where a pipeline has several executables, each name is prefixed "<executable>: ".
+  std::vector<std::pair<std::string, std::string>> values;
 };
 
 // Borrow an engine's device. Every Vulkan call goes through function tables loaded from
@@ -131,6 +147,11 @@ class Context {
   const Capabilities& capabilities() const;
   const ContextOptions& options() const;
   VkDevice device() const;
+  // The statistics of every pipeline this context has built so far (plan creation builds them), ordered
+  // by kernel, variant and shape. Empty, with no error, when ContextOptions::capture_pipeline_statistics is
+  // off or the device lacks feature_pipeline_statistics; a pipeline whose statistics the driver could not
+  // report is listed with no values. Thread-safe.
+  std::vector<KernelStatistics> kernel_statistics() const;
   detail::ContextImpl& impl() const { return *impl_; }
 
  private:

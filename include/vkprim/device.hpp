@@ -56,6 +56,10 @@ struct DeviceOptions {
   std::string select;
   bool validation = false;
   bool persistent_pipeline_cache = true;  // $XDG_CACHE_HOME (or ~/.cache)/vkprim-pipelines-<vendor>-<device>.bin
+  // Where the device supports VK_KHR_pipeline_executable_properties: enable it (and pipelineExecutableInfo)
+  // and set options.capture_pipeline_statistics, so Context::kernel_statistics() reports every pipeline.
+  // Elsewhere nothing changes (no error).
+  bool pipeline_statistics = false;
   ContextOptions options{};
 };
 
