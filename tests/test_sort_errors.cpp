@@ -49,6 +49,8 @@ TEST_CASE("RadixSort::create refuses bad counts, bits, value sizes, enums and ti
   expect_create_error(c, changed([](SortDesc& d) { d.begin_bit = 40; }), bad, "begin_bit");
   expect_create_error(c, changed([](SortDesc& d) { d.algorithm = SortAlgorithm(7); }), bad, "algorithm");
   expect_create_error(c, changed([](SortDesc& d) { d.order = SortOrder(3); }), bad, "order");
+  expect_create_error(c, changed([](SortDesc& d) { d.ranking = SortRanking(7); }), bad, "ranking");
+  expect_create_error(c, changed([](SortDesc& d) { d.scatter = SortScatter(7); }), bad, "scatter");
   expect_create_error(c, changed([](SortDesc& d) { d.workgroup_size = 128; }), bad, "workgroup_size");
   expect_create_error(c, changed([](SortDesc& d) { d.workgroup_size = 384; }), bad, "power of two");
   expect_create_error(c, changed([](SortDesc& d) { d.items_per_thread = 33; }), bad, "items_per_thread");

@@ -103,8 +103,9 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
     d.workgroup_size = v.workgroup_size;
     d.items_per_thread = v.items_per_thread;
     const std::string what = std::string("sort ") + to_string(v.algorithm);
-    // Rows name the ranking when it was asked for (partitioned vs ballots experiments).
-    const std::string ranking = base.ranking == SortRanking::automatic ? "" : std::string("/") + to_string(base.ranking);
+    // Rows name the ranking and scatter when they were asked for (experiments against the defaults).
+    std::string ranking = base.ranking == SortRanking::automatic ? "" : std::string("/") + to_string(base.ranking);
+    if (base.scatter != SortScatter::automatic) ranking += std::string("/") + to_string(base.scatter);
     auto added = set.add(RadixSort::create(const_cast<Device&>(device).context(), d),
                          shape_label(d.workgroup_size, d.items_per_thread) + ranking, what);
     if (!added) {
@@ -218,8 +219,9 @@ int run_bench_sort(std::vector<std::string> args) {
   take_option(args, "--key-type", key_s);
   take_option(args, "--order", order_s);
   take_option(args, "--bits", bits_s);
-  std::string ranking_s = "automatic";
+  std::string ranking_s = "automatic", scatter_s = "automatic";
   take_option(args, "--ranking", ranking_s);
+  take_option(args, "--scatter", scatter_s);
   BenchArgs common;
   int rc = 0;
   auto device = open_bench(args, "vkprim bench sort", common, rc);
@@ -227,8 +229,9 @@ int run_bench_sort(std::vector<std::string> args) {
   SortDesc desc;
   std::vector<uint64_t> sizes;
   if (!parse_type(key_s, desc.key_type) || !parse(order_s.c_str(), desc.order) ||
-      !parse(ranking_s.c_str(), desc.ranking) || !parse_sizes(common.sizes, sizes)) {
-    std::fprintf(stderr, "vkprim bench sort: bad --key-type, --order, --ranking or --sizes\n");
+      !parse(ranking_s.c_str(), desc.ranking) || !parse(scatter_s.c_str(), desc.scatter) ||
+      !parse_sizes(common.sizes, sizes)) {
+    std::fprintf(stderr, "vkprim bench sort: bad --key-type, --order, --ranking, --scatter or --sizes\n");
     return 2;
   }
   desc.value_size = pairs ? uint32_t(std::atoi(value_s.c_str())) : 0;
@@ -261,11 +264,13 @@ int run_bench_sort(std::vector<std::string> args) {
 int verify_sort(const Device& device, std::mt19937_64& rng) {
   int passed = 0, failed = 0;
   const Capabilities& caps = device.context().capabilities();
-  // Ballot ranking everywhere; partitioned ranking too where the device has subgroupPartitionNV.
+  // Ballot ranking with both scatters everywhere; partitioned ranking too where the device has
+  // subgroupPartitionNV.
   for (SortRanking r : {SortRanking::ballots, SortRanking::partitioned})
+  for (SortScatter sc : {SortScatter::staged, SortScatter::direct})
   for (SortAlgorithm a : {SortAlgorithm::onesweep, SortAlgorithm::reduce_then_scan}) {
     if (a == SortAlgorithm::onesweep && !caps.has(feature_memory_model)) continue;
-    if (r == SortRanking::partitioned && !caps.has(feature_subgroup_partitioned)) continue;
+    if (r == SortRanking::partitioned && (!caps.has(feature_subgroup_partitioned) || sc == SortScatter::direct)) continue;
     for (DataType t : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
       if (is_64bit(t) && !caps.has(feature_int64)) continue;
       for (uint32_t vb : {0u, 4u, 8u})
@@ -276,6 +281,7 @@ int verify_sort(const Device& device, std::mt19937_64& rng) {
           d.order = o;
           d.algorithm = a;
           d.ranking = r;
+          d.scatter = sc;
           d.max_count = 100003;
           std::string why;
           auto plan = RadixSort::create(const_cast<Device&>(device).context(), d);
@@ -318,8 +324,8 @@ int verify_sort(const Device& device, std::mt19937_64& rng) {
             ++passed;
           } else {
             ++failed;
-            std::printf("FAIL sort %s (%s ranking) %s value_size %u %s: %s\n", to_string(a), to_string(r),
-                        to_string(t), vb, to_string(o), why.c_str());
+            std::printf("FAIL sort %s (%s ranking, %s scatter) %s value_size %u %s: %s\n", to_string(a),
+                        to_string(r), to_string(sc), to_string(t), vb, to_string(o), why.c_str());
           }
         }
     }

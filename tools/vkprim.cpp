@@ -20,7 +20,7 @@ void usage() {
                "             [--json FILE]\n"
                "  bench sort [--key-type u32|i32|f32|u64|i64|f64] [--pairs [--value-size 4|8]] [--order ascending|descending]\n"
                "             [--bits BEGIN..END] [--algorithm automatic|onesweep|reduce_then_scan|all|NAME@WGxITEMS]\n"
-               "             [--ranking ballots|partitioned]\n"
+               "             [--ranking ballots|partitioned] [--scatter staged|direct]\n"
                "             [--sizes LIST] [--repeat N] [--json FILE]\n"
                "  verify                     quick self-check of every primitive on the chosen device\n"
                "common options: --device INDEX|NAME (else env VKPRIM_DEVICE), --validation,\n"

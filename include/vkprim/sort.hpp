@@ -47,6 +47,15 @@ enum class SortRanking { automatic, ballots, partitioned };
 const char* to_string(SortRanking ranking);
 bool parse(const char* name, SortRanking& out);
 
+// How a ranked tile reaches its output positions:
+//   staged  through shared memory, so consecutive invocations write consecutive positions of a digit's run
+//           (coalesced writes; two more barriers and a shared round trip per tile, and per payload);
+//   direct  each invocation writes its keys (and values) straight from registers to their positions.
+// automatic = staged until direct has been measured against it (docs/PERFORMANCE.md).
+enum class SortScatter { automatic, staged, direct };
+const char* to_string(SortScatter scatter);
+bool parse(const char* name, SortScatter& out);
+
 struct SortDesc {
   DataType key_type = DataType::u32;  // u32 i32 f32; u64 i64 f64 where the device has shaderInt64
   uint32_t value_size = 0;            // 0 = keys only; 4 or 8 = a payload of that many bytes moved as bits
@@ -60,6 +69,7 @@ struct SortDesc {
   // 256..1024) x items_per_thread (1..32) keys.
   uint32_t workgroup_size = 0, items_per_thread = 0;
   SortRanking ranking = SortRanking::automatic;   // unsupported: partitioned without the extension
+  SortScatter scatter = SortScatter::automatic;
 };
 
 namespace detail { struct SortPlan; }
@@ -84,6 +94,7 @@ class RadixSort {
   const SortDesc& desc() const;
   SortAlgorithm algorithm() const;  // the resolved algorithm (never automatic)
   SortRanking ranking() const;      // the resolved ranking (never automatic)
+  SortScatter scatter() const;      // the resolved scatter (never automatic)
   // Scratch for any count <= max_count, for record and record_indirect: usage STORAGE_BUFFER |
   // TRANSFER_DST (cleared with vkCmdFillBuffer) | INDIRECT_BUFFER, alignment max(16, minStorageBufferOffsetAlignment).
   // It holds the ping-pong copy of the keys (and values), the digit histograms or table and onesweep's

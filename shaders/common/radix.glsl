@@ -84,6 +84,7 @@ layout(push_constant) uniform SortConstants {
 #define SORT_FLOAT 2u
 #define SORT_DESCENDING 4u
 #define SORT_INDIRECT 8u
+#define SORT_STAGED 16u     // scatter through shared memory (sort_scatter_tile)
 
 layout(set = 0, binding = 0, std430) readonly buffer KeysIn { KEY_T keys_in[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer KeysOut { KEY_T keys_out[]; };
@@ -219,16 +220,24 @@ shared uint s_start[RADIX_DIGITS];   // first in-tile position of each digit
 shared uint s_count[RADIX_DIGITS];   // keys of each digit in the tile
 shared uint s_base[RADIX_DIGITS];    // global position of in-tile position 0 for each digit's keys
 // ---- Stable rank of a tile --------------------------------------------------------------------------
-// Per-invocation tile registers: the raw keys, their digits (RADIX_INVALID past the count) and, after
-// sort_rank_tile, each key's position in the tile sorted stably by digit.
+// Per-invocation tile registers: the raw keys, a mask of the slots that hold keys (bit i: item i is before
+// the count) and, after sort_rank_tile, each key's position in the tile sorted stably by digit. Digits are
+// recomputed from the keys (a few ALU operations) instead of living in ITEMS more registers: the ranking
+// kernels are bound by how many tiles fit on a multiprocessor at once, i.e. by registers.
 KEY_T t_key[ITEMS];
-uint t_digit[ITEMS];
+uint t_valid;
 uint t_pos[ITEMS];
 
-// Loads tile `tile` of keys_in (warp-striped) into t_key / t_digit for the digit at `bit`.
-void sort_load_tile(uint tile, uint n, uint bit) {
+// The digit of item i of this invocation at pc.bit, RADIX_INVALID for a slot past the count.
+uint t_digit(uint i) {
+  return ((t_valid >> i) & 1u) != 0u ? sort_digit(sort_ordered(t_key[i]), pc.bit) : RADIX_INVALID;
+}
+
+// Loads tile `tile` of keys_in (warp-striped) into t_key / t_valid.
+void sort_load_tile(uint tile, uint n) {
   const uint first = tile * TILE;
   const uint shift = sort_shift(0u);
+  t_valid = 0u;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
     const uint index = first + sort_striped_index(i);
     const bool valid = index < n;
@@ -237,11 +246,11 @@ void sort_load_tile(uint tile, uint n, uint bit) {
 #else
     t_key[i] = valid ? keys_in[shift + index] : 0u;
 #endif
-    t_digit[i] = valid ? sort_digit(sort_ordered(t_key[i]), bit) : RADIX_INVALID;
+    t_valid |= valid ? 1u << i : 0u;
   }
 }
 
-// Ranks the tile in t_digit: fills t_pos, s_count and s_start. Keys of equal digit keep their tile order
+// Ranks the tile's keys by digit: fills t_pos, s_count and s_start. Keys of equal digit keep their tile order
 // (subgroup-major, then item, then lane = the striped key order), which makes every pass stable.
 // Multisplit as in Adinets & Merrill's Onesweep / CUB's BlockRadixRankMatch: per item, eight ballots find
 // the lanes sharing a digit; the lowest of them adds their number to the subgroup's 16-bit counter for
@@ -256,7 +265,7 @@ void sort_rank_tile() {
   const uint row = RADIX_SG_ID * (RADIX_DIGITS / 2u);
   const uint lane = RADIX_SG_LANE;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    const uint d = t_digit[i];
+    const uint d = t_digit(i);
     const bool valid = d < RADIX_DIGITS;
     const uint half_shift = (d & 1u) * 16u;
 #if !defined(VKPRIM_NO_SUBGROUPS)
@@ -318,7 +327,7 @@ void sort_rank_tile() {
   if (tid < RADIX_DIGITS) s_start[tid] = start;
   barrier();
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    const uint d = t_digit[i];
+    const uint d = t_digit(i);
     if (d < RADIX_DIGITS) {
       const uint below = (s_mem[row + (d >> 1u)] >> ((d & 1u) * 16u)) & 0xFFFFu;
       t_pos[i] += s_start[d] + below;
@@ -327,14 +336,36 @@ void sort_rank_tile() {
   barrier();  // s_mem is reused for staging next
 }
 
-// Scatters the ranked tile: keys (and values) go to shared memory at their tile position, then
-// consecutive invocations write consecutive positions to keys_out[s_base[digit] + position], so the
-// global writes of one digit are contiguous. s_base must be set; `tile_n` keys are valid.
+// Scatters the ranked tile to keys_out[s_base[digit] + position] (and values alike); s_base must be set and
+// visible. SORT_STAGED (the default): keys (then values) go through shared memory at their tile position so
+// that consecutive invocations write consecutive positions (the global writes of one digit are
+// contiguous). Without it each invocation writes its keys straight from registers: no staging round trips
+// or barriers, but a subgroup's stores spread over up to a subgroup's worth of digit runs.
 void sort_scatter_tile(uint tile, uint n) {
   const uint tid = gl_LocalInvocationIndex;
+  const uint out_shift = sort_shift(1u);
+#if VKPRIM_VALUE_WORDS > 0
+  const uint first = tile * TILE;
+  const uint in_shift = sort_shift(2u);
+  const uint value_shift = sort_shift(3u);
+#endif
+  if ((pc.flags & SORT_STAGED) == 0u) {
+    [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+      const uint d = t_digit(i);
+      if (d < RADIX_DIGITS) {
+        const uint to = s_base[d] + t_pos[i];
+        keys_out[out_shift + to] = t_key[i];
+#if VKPRIM_VALUE_WORDS > 0
+        values_out[value_shift + to] = values_in[in_shift + first + sort_striped_index(i)];
+#endif
+      }
+    }
+    barrier();  // the next tile may reuse shared memory
+    return;
+  }
   const uint tile_n = min(TILE, n - tile * TILE);
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    if (t_digit[i] < RADIX_DIGITS) {
+    if (((t_valid >> i) & 1u) != 0u) {
 #if defined(VKPRIM_KEY64)
       s_mem[t_pos[i]] = t_key[i].x;
       s_mem[TILE + t_pos[i]] = t_key[i].y;
@@ -344,7 +375,6 @@ void sort_scatter_tile(uint tile, uint n) {
     }
   }
   barrier();
-  const uint out_shift = sort_shift(1u);
   uint out_digit[ITEMS];
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     const uint j = k * WG_SIZE + tid;
@@ -362,8 +392,6 @@ void sort_scatter_tile(uint tile, uint n) {
   }
 #if VKPRIM_VALUE_WORDS > 0
   // Values follow the keys' permutation: loaded at the keys' source positions, staged at t_pos.
-  const uint first = tile * TILE;
-  const uint in_shift = sort_shift(2u);
   VAL_T value[ITEMS];
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
     const uint index = first + sort_striped_index(i);
@@ -375,7 +403,7 @@ void sort_scatter_tile(uint tile, uint n) {
   }
   barrier();
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    if (t_digit[i] < RADIX_DIGITS) {
+    if (((t_valid >> i) & 1u) != 0u) {
 #if VKPRIM_VALUE_WORDS == 2
       s_mem[t_pos[i]] = value[i].x;
       s_mem[TILE + t_pos[i]] = value[i].y;
@@ -385,7 +413,6 @@ void sort_scatter_tile(uint tile, uint n) {
     }
   }
   barrier();
-  const uint value_shift = sort_shift(3u);
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     const uint j = k * WG_SIZE + tid;
     if (out_digit[k] < RADIX_DIGITS) {

@@ -5,7 +5,8 @@
 // binding's element shift allows (SCAN_IN_VECTORS / SCAN_OUT_VECTORS) and the vector is whole, scalar
 // otherwise.
 // Requires common/config.glsl and common/scan_io.glsl.
-// Provides: vk_tile_first_vector(tile), vk_tile_load(v), vk_tile_store(v, value).
+// Provides: vk_tile_first_vector(tile), vk_tile_full(tile), vk_tile_load_full(v), vk_tile_load(v),
+// vk_tile_store(v, value).
 #ifndef VKPRIM_SCAN_TILE_GLSL
 #define VKPRIM_SCAN_TILE_GLSL
 
@@ -14,6 +15,14 @@
 
 // Vector index (within the window) of the vector invocation tid owns in row 0 of `tile`.
 uint vk_tile_first_vector(uint tile) { return tile * (WG_SIZE * ITEMS) + gl_LocalInvocationIndex; }
+
+// Whether every vector of `tile` is in range and may be read as one 16-byte load (then the tile's loads
+// are issued without branches between them, all in flight before the first is used).
+bool vk_tile_full(uint tile) {
+  return vk_scan_elements - min(vk_scan_elements, tile * (WG_SIZE * ITEMS * VEC_N)) >= WG_SIZE * ITEMS * VEC_N &&
+         vk_scan_flag(SCAN_IN_VECTORS);
+}
+VEC_T vk_tile_load_full(uint v) { return in_vectors[pc.in_offset / VEC_N + v]; }
 
 VEC_T vk_tile_load(uint v) {
   const uint e = v * VEC_N;

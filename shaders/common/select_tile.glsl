@@ -21,12 +21,33 @@ uint vk_select_tiles(uint n) { return max(1u, n / TILE_ELEMENTS + (n % TILE_ELEM
 uint vk_select_first_vector(uint tile) { return tile * TILE_VECTORS + gl_LocalInvocationIndex; }
 
 // Loads the invocation's vectors of `tile` and returns the mask of the elements the predicate keeps.
-// Flagged selection of indices never reads the input.
+// Flagged selection of indices never reads the input. A full tile with vector-aligned input and flags
+// takes a branch-free path, so every load of the invocation is in flight before the first is used.
 uint vk_select_load_tile(uint tile, uint n, out uvec4 vectors[ITEMS]) {
   const bool flagged = vk_select_predicate() == PRED_FLAGGED;
   const bool values_needed = !(flagged && vk_select_mode(SELECT_INDICES));
   const uint first = vk_select_first_vector(tile);
   uint keep = 0u;
+  const bool full = n - min(n, tile * TILE_ELEMENTS) >= TILE_ELEMENTS && vk_select_mode(SELECT_IN_VECTORS) &&
+                    (!flagged || vk_select_mode(SELECT_FLAG_VECTORS));
+  if (full) {
+    uvec4 flags[ITEMS];
+    const uint in_base = vk_select_shift(SHIFT_IN) * ELEM_WORDS / 4u;
+    const uint flag_shift = vk_select_shift(SHIFT_FLAGS);
+    [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+      const uint v = first + k * WG_SIZE;
+      vectors[k] = values_needed ? in_vectors[in_base + v] : uvec4(0u);
+#if VEC_N == 4
+      flags[k] = flagged ? flag_quads[flag_shift / 4u + v] : uvec4(0u);
+#else
+      flags[k] = flagged ? uvec4(flag_pairs[flag_shift / 2u + v], 0u, 0u) : uvec4(0u);
+#endif
+    }
+    [[unroll]] for (uint k = 0u; k < ITEMS; ++k)
+      [[unroll]] for (uint c = 0u; c < VEC_N; ++c)
+        if (vk_select_keep(vk_vector_element(vectors[k], c), flags[k][c])) keep |= 1u << (k * VEC_N + c);
+    return keep;
+  }
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     const uint v = first + k * WG_SIZE;
     vectors[k] = values_needed ? vk_select_load_vector(v, n) : uvec4(0u);

@@ -73,8 +73,12 @@ VALUE_T sh_get_prefix() {
     const uint first_ = vk_tile_first_vector(tile);                                                    \
     totals[0] = vk_row_identity();                                                                     \
     totals[1] = vk_row_identity();                                                                     \
+    if (vk_tile_full(tile)) {                                                                          \
+      [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_tile_load_full(first_ + k * WG_SIZE);  \
+    } else {                                                                                           \
+      [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_tile_load(first_ + k * WG_SIZE);       \
+    }                                                                                                  \
     [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {                                                     \
-      scanned[k] = vk_tile_load(first_ + k * WG_SIZE);                                                 \
       [[unroll]] for (uint c = 1u; c < VEC_N; ++c) scanned[k][c] = vk_op(scanned[k][c - 1u], scanned[k][c]); \
       totals[k / ROW_N][k % ROW_N] = scanned[k][VEC_N - 1u];                                           \
     }                                                                                                  \

@@ -27,7 +27,7 @@ void main() {
   if (tid < RADIX_DIGITS) s_running[tid] = smaller + meta[META_REGION + RADIX_DIGITS + tid * groups + group];
   barrier();
   for (uint tile = first_tile; tile < end_tile; ++tile) {
-    sort_load_tile(tile, n, pc.bit);
+    sort_load_tile(tile, n);
     sort_rank_tile();
     if (tid < RADIX_DIGITS) {
       s_base[tid] = s_running[tid] - s_start[tid];

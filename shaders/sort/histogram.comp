@@ -28,7 +28,9 @@ void main() {
       const uint index = tile * TILE + k * WG_SIZE + tid;
       if (index < n) {
         const KEY_T ordered = sort_ordered(keys_in[shift + index]);
-        for (uint p = 0u; p < passes; ++p) atomicAdd(s_hist[p * RADIX_DIGITS + sort_digit(ordered, pc.bit + 8u * p)], 1u);
+        // Unrolled over the most passes a key has, so the atomics of one key issue back to back.
+        [[unroll]] for (uint p = 0u; p < 4u * KEY_WORDS; ++p)
+          if (p < passes) atomicAdd(s_hist[p * RADIX_DIGITS + sort_digit(ordered, pc.bit + 8u * p)], 1u);
       }
     }
   }

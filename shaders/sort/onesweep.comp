@@ -75,7 +75,7 @@ void main() {
   // The next pass's state lives in the other region, last used by the previous pass (complete by now).
   for (uint d = tid; d < RADIX_DIGITS; d += WG_SIZE) meta[state_index(region ^ 1u, tile, d)] = 0u;
 
-  sort_load_tile(tile, n, pc.bit);
+  sort_load_tile(tile, n);
   sort_rank_tile();
   const bool skip = pc.param2 != 0u && tile != 0u && tile % pc.param2 == pc.param2 - 1u;
   const bool digit_owner = tid < RADIX_DIGITS;
