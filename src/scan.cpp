@@ -306,7 +306,9 @@ class PassBuilder {
     const uint64_t tiles = std::max<uint64_t>(1, ceil_div(in.count, p_.tile_elements));
     const Span state{{scratch_.buffer, scratch_.offset + p_.state_offset, p_.state_bytes}, 0, p_.state_bytes / p_.elem};
     pass(p_.chained, p_.algorithm == ScanAlgorithm::chained_fallback ? "chained_fallback" : "chained_lookback", tiles,
-         in, out, state, in.count, c_.options.fallback_spin_limit, c_.options.debug_skip_publication_period,
+         in, out, state, in.count, c_.options.fallback_spin_limit,
+         std::min<uint32_t>(c_.options.debug_skip_publication_period, 0x7FFFFFFF) |
+             (c_.options.collect_statistics ? 0u : 0x80000000u),
          kind_flag() | wf);
     Pass& last = passes_.back();
     last.fill_before = true;
@@ -522,7 +524,12 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       // otherwise the value in 16-bit parts across u32 words (common/tile_state.glsl).
       const bool state64 = c.caps.has(feature_int64_atomics) && !is_64bit(desc.type);
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
-      const uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread : detail::kChainedVectors;
+      // Tuning (H100, driver 580, 2026-11-22; docs/PERFORMANCE.md): on NVIDIA's driver integer scans take
+      // 8 vectors per invocation (u32 add at 2^28: 0.946x copy against 0.925 with 4; i64: 0.88 against 0.79;
+      // 2^22 loses 7%, 2^24 2%); float scans keep 4 (f32 with 6 or 8 measured 1.1-2.4x slower at 2^28).
+      const bool wide_tiles = c.caps.driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY && is_integer(desc.type);
+      const uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread
+                                                     : (wide_tiles ? 2 * detail::kChainedVectors : detail::kChainedVectors);
       if (items > 8) return make_error(Status::invalid_argument, "Scan: vectors_per_thread ", items, " exceeds 8");
       // Shared memory: the workgroup scan's ROW_T per invocation (common/workgroup_scan.glsl) plus the
       // look-back state.

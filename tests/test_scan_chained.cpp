@@ -361,6 +361,26 @@ void check_forced(Device& dev, DataType type, Op op, ScanKind kind, ScanAlgorith
 
 }  // namespace
 
+TEST_CASE("with collect_statistics off the chained scan leaves the step and depth counters at zero, still counts "
+          "fallbacks and matches the CPU",
+          "[chained][statistics]") {
+  ContextOptions options = forced(0, 3);
+  options.collect_statistics = false;
+  Device& dev = test::device(options);
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = 9 * tile_of(DataType::u32) + 5;
+  ChainRig<uint32_t> rig(dev, ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, n, ScanAlgorithm::chained_fallback});
+  CHECK(rig.check(test::random_values<uint32_t>(n, rng), 1, 0));
+  const Statistics s = statistics_of(rig);
+  INFO(describe(s));
+  CHECK(s.tiles == 10);
+  CHECK(s.steps == 0);
+  CHECK(s.depth == 0);
+  CHECK(s.fallbacks >= skipped_with_successor(10, 3));
+  CHECK(s.fallbacks > 0);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("integer add wraps modulo 2^bits in the chained scans", "[chained][wraparound]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);

@@ -59,7 +59,8 @@ struct ScanDesc {
   uint64_t max_count = 0;
   ScanAlgorithm algorithm = ScanAlgorithm::automatic;
   // Chained scans: tuning overrides for benchmarking (0 = the tuned default). A tile is workgroup_size
-  // (a power of two, 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes.
+  // (a power of two, 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes. Tuned default: 256 x 4,
+  // and 256 x 8 for integer types on NVIDIA's driver.
   uint32_t workgroup_size = 0;
   uint32_t vectors_per_thread = 0;
 };

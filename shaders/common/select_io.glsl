@@ -21,7 +21,7 @@ layout(push_constant) uniform SelectConstants {
   uint count;         // elements (direct dispatch); record_indirect reads the entry instead
   uint shifts;        // element shifts: input | flags << 8 | output << 16 | selected_count << 24
   uint spill_word;    // chained Partition: word offset of the rejected elements within binding 2
-  uint knobs;         // chained: fallback spin limit | forced-skip period << 16
+  uint knobs;         // chained: fallback spin limit | forced-skip period << 16 | no statistics << 31
   uint mode;          // predicate (bits 0..2) | SELECT_* bits
   uint comparand_lo;  // the comparand's bits (low word)
   uint comparand_hi;  // high word (64-bit types)

@@ -21,7 +21,7 @@
 // at a time in one workgroup scan of ROW_T). Bindings: common/scan_io.glsl,
 // with binding 2 the tile state and binding 4 the record_indirect region (SCAN_INDIRECT: count and tiles
 // computed on the GPU). Push: count, shifts, group_count = tiles, param = spin limit,
-// param2 = forced-skip period, flags (SCAN_EXCLUSIVE, carry slots).
+// param2 = forced-skip period | bit 31: no look-back statistics, flags (SCAN_EXCLUSIVE, carry slots).
 #extension GL_GOOGLE_include_directive : require
 #define VKPRIM_INDIRECT_BINDING 4
 #include "common/config.glsl"
@@ -166,10 +166,28 @@ void main() {
   const uint tile = sh_get(W_TILE);
 
   VEC_T scanned[ITEMS];
-  ROW_T vector_totals[2], prefix[2], row_totals[2];
-  LOAD_AND_SCAN_TILE(tile, scanned, vector_totals)
-  scan_rows(vector_totals, prefix, row_totals);
-  const VALUE_T aggregate = chain_rows(row_totals);
+  VALUE_T aggregate;
+  {
+    ROW_T vector_totals[2], prefix[2], row_totals[2];
+    LOAD_AND_SCAN_TILE(tile, scanned, vector_totals)
+    scan_rows(vector_totals, prefix, row_totals);
+    aggregate = chain_rows(row_totals);
+    // Fold the tile-local prefixes in now (row chain op vector prefix op in-vector scan; exclusive shifts by
+    // one), so only the tile's own values stay live through the look-back: fewer registers, more tiles
+    // resident per multiprocessor.
+    const bool exclusive = vk_scan_flag(SCAN_EXCLUSIVE);
+    VALUE_T chain = row_totals[0][0];
+    [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+      const VALUE_T p = k == 0u ? prefix[0][0] : vk_op(chain, prefix[k / ROW_N][k % ROW_N]);
+      if (exclusive) {
+        [[unroll]] for (uint c = VEC_N - 1u; c >= 1u; --c) scanned[k][c] = vk_op(p, scanned[k][c - 1u]);
+        scanned[k][0] = p;
+      } else {
+        [[unroll]] for (uint c = 0u; c < VEC_N; ++c) scanned[k][c] = vk_op(p, scanned[k][c]);
+      }
+      if (k > 0u) chain = vk_op(chain, row_totals[k / ROW_N][k % ROW_N]);
+    }
+  }
   const bool has_carry = vk_scan_flag(SCAN_CARRY_IN_SLOT);
   const VALUE_T carry_in = vk_scan_carry_in(0u);
 
@@ -180,7 +198,8 @@ void main() {
       sh_set_prefix(carry_in);
     }
   } else {
-    const bool skip = pc.param2 != 0u && tile % pc.param2 == pc.param2 - 1u;
+    const uint skip_period = pc.param2 & 0x7FFFFFFFu;
+    const bool skip = skip_period != 0u && tile % skip_period == skip_period - 1u;
     if (tid == 0u) {
       if (!skip) vk_state_publish(tile, STATE_AGGREGATE, aggregate);
       sh_set(W_LOOK, tile - 1u);
@@ -240,30 +259,23 @@ void main() {
 #else
       vk_state_publish(tile, STATE_INCLUSIVE, vk_op(sh_get_prefix(), aggregate));
 #endif
-      vk_stat_add(STAT_POLLS, steps);
-      vk_stat_max(STAT_DEPTH, depth);
+      if ((pc.param2 & 0x80000000u) == 0u) {
+        vk_stat_add(STAT_POLLS, steps);
+        vk_stat_max(STAT_DEPTH, depth);
+      }
     }
   }
   barrier();
 
-  // Output: tile prefix op row chain op vector prefix op in-vector scan.
+  // Output: the tile prefix op the tile-local scan (tile 0 without a carry-in stays bit-exact, e.g. -0.0).
   const VALUE_T tile_prefix = sh_get_prefix();
-  const bool exclusive = vk_scan_flag(SCAN_EXCLUSIVE);
-  const bool prefixed = tile != 0u || has_carry;  // keep tile 0 bit-exact without a carry (e.g. -0.0)
-  VALUE_T run = tile_prefix;
+  const bool prefixed = tile != 0u || has_carry;
   const uint first = vk_tile_first_vector(tile);
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
-    const bool plain = k == 0u && !prefixed;
-    const VALUE_T p = plain ? prefix[k / ROW_N][k % ROW_N] : vk_op(run, prefix[k / ROW_N][k % ROW_N]);
-    VEC_T y;
-    if (exclusive) {
-      y[0] = p;
-      [[unroll]] for (uint c = 1u; c < VEC_N; ++c) y[c] = vk_op(p, scanned[k][c - 1u]);
-    } else {
-      [[unroll]] for (uint c = 0u; c < VEC_N; ++c) y[c] = vk_op(p, scanned[k][c]);
-    }
+    VEC_T y = scanned[k];
+    if (prefixed) [[unroll]] for (uint c = 0u; c < VEC_N; ++c) y[c] = vk_op(tile_prefix, y[c]);
     vk_tile_store(first + k * WG_SIZE, y);
-    run = plain ? row_totals[k / ROW_N][k % ROW_N] : vk_op(run, row_totals[k / ROW_N][k % ROW_N]);
   }
-  if (tid == 0u && tile == vk_scan_group_count - 1u && vk_scan_flag(SCAN_CARRY_OUT_SLOT)) vk_scan_write_carry_out(run);
+  if (tid == 0u && tile == vk_scan_group_count - 1u && vk_scan_flag(SCAN_CARRY_OUT_SLOT))
+    vk_scan_write_carry_out(prefixed ? vk_op(tile_prefix, aggregate) : aggregate);
 }

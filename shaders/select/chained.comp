@@ -14,7 +14,7 @@
 //     output[prefix ..], rejected ones (Partition) to the spill in scratch at [tile start - prefix ..],
 //     which shaders/select/copy_rejected.comp moves behind the kept ones once the total is known.
 //  The last tile writes the total to selected_count and to header word 4 of the tile state.
-// Test knob: (pc.knobs >> 16) = k > 0 makes every k-th tile (never tile 0) publish nothing, so every
+// pc.knobs bit 31: no look-back statistics. Test knob: (pc.knobs >> 16) & 0x7FFF = k > 0 makes every k-th tile (never tile 0) publish nothing, so every
 // successor that reaches it must count it itself.
 // The scoped atomics select the Vulkan memory model; the use_vulkan_memory_model pragma is left out and
 // the words shared across the workgroup go through atomics (see shaders/scan/chained.comp for why).
@@ -114,7 +114,7 @@ void main() {
   uvec4 rank_in_row, row_total;
   const uint kept = vk_select_rank_rows(keep, rank_in_row, row_total);
   const uint spin_limit = pc.knobs & 0xFFFFu;
-  const uint skip_period = pc.knobs >> 16u;
+  const uint skip_period = (pc.knobs >> 16u) & 0x7FFFu;
   const bool skip = tile != 0u && skip_period != 0u && tile % skip_period == skip_period - 1u;
   if (tid == 0u) {
     if (tile == 0u) vk_state_publish(0u, STATE_INCLUSIVE, kept);
@@ -172,8 +172,10 @@ void main() {
     }
     if (tid == 0u) {
       if (!skip) vk_state_publish(tile, STATE_INCLUSIVE, sh_get(W_PREFIX) + kept);
-      vk_stat_add(STAT_POLLS, steps);
-      vk_stat_max(STAT_DEPTH, depth);
+      if ((pc.knobs & 0x80000000u) == 0u) {
+        vk_stat_add(STAT_POLLS, steps);
+        vk_stat_max(STAT_DEPTH, depth);
+      }
     }
     barrier();
   }

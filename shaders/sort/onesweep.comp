@@ -19,7 +19,7 @@
 // the whole workgroup then counts that predecessor's digits from its keys itself (counts are exact, so the
 // value equals the owner's) and publishes them with atomicMax, so states only move forward and no
 // workgroup waits on one that may never run: no forward-progress assumption.
-// Test knob: pc.param2 = k > 0 makes every k-th tile (never tile 0) publish nothing, so its successors
+// pc.param2 bit 31: no look-back statistics. Test knob: pc.param2 & 0x7FFFFFFF = k > 0 makes every k-th tile (never tile 0) publish nothing, so its successors
 // must count it themselves.
 // Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (>= 256),
 // ITEMS (keys per invocation). Bindings/push: common/radix.glsl (bit = this pass's first bit, flags carry
@@ -77,7 +77,8 @@ void main() {
 
   sort_load_tile(tile, n);
   sort_rank_tile();
-  const bool skip = pc.param2 != 0u && tile != 0u && tile % pc.param2 == pc.param2 - 1u;
+  const uint skip_period = pc.param2 & 0x7FFFFFFFu;
+  const bool skip = skip_period != 0u && tile != 0u && tile % skip_period == skip_period - 1u;
   const bool digit_owner = tid < RADIX_DIGITS;
   const uint count = digit_owner ? s_count[tid] : 0u;
   if (digit_owner && !skip) publish(region, tile, tid, tile == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, count);
@@ -141,7 +142,7 @@ void main() {
     if (tile != 0u && !skip) publish(region, tile, tid, STATE_INCLUSIVE, prefix + count);
     s_base[tid] = smaller + prefix - s_start[tid];
   }
-  if (tid == 0u) {
+  if (tid == 0u && (pc.param2 & 0x80000000u) == 0u) {
     stat_add(META_STAT_TILES, 1u);
     stat_add(META_STAT_STEPS, steps);
     atomicMax(meta[META_STAT_DEPTH], steps, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
