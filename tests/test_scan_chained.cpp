@@ -195,6 +195,7 @@ ContextOptions forced(uint32_t spin_limit, uint32_t period) {
   ContextOptions o;
   o.fallback_spin_limit = spin_limit;
   o.debug_skip_publication_period = period;
+  o.collect_statistics = true;  // the forced cases check the look-back steps and depth too
   return o;
 }
 
@@ -502,6 +503,7 @@ TEST_CASE("chained_fallback with forced fallback carries the running total acros
     ContextOptions o = small_windows();
     o.fallback_spin_limit = 0;
     o.debug_skip_publication_period = period;
+    o.collect_statistics = true;
     Device& dev = test::device(o);
     INFO("skip period " << period);
     // Windows of 3 tiles; 9 full windows, then one of 3 tiles (the statistics are the last window's).

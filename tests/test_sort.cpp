@@ -367,6 +367,7 @@ TEST_CASE("onesweep with spin limit 0 and every 3rd tile skipping its publicatio
   ContextOptions o;
   o.fallback_spin_limit = 0;
   o.debug_skip_publication_period = 3;
+  o.collect_statistics = true;  // the tile count below
   Device& dev = test::device(o);
   if (!available(dev, SortAlgorithm::onesweep)) return;
   VKPRIM_TEST_RNG(rng);

@@ -356,8 +356,11 @@ std::string shape_label(uint32_t workgroup_size, uint32_t per_thread) {
 std::string lookback_note(const Device& device, const Buffer& scratch, VkDeviceSize offset, bool tiles) {
   uint32_t stats[4] = {};
   if (!device.download(scratch, stats, sizeof(stats), offset)) return {};
-  return (tiles ? "tiles=" + std::to_string(stats[0]) + " " : std::string()) + "fallbacks=" + std::to_string(stats[1]) +
-         " steps/tile=" + std::to_string(stats[0] ? double(stats[2]) / stats[0] : 0.0).substr(0, 4) +
+  const std::string counted = (tiles ? "tiles=" + std::to_string(stats[0]) + " " : std::string()) +
+                              "fallbacks=" + std::to_string(stats[1]);
+  // Steps and depth are counted only under --lookback-stats (ContextOptions::collect_statistics).
+  if (!device.context().options().collect_statistics) return counted;
+  return counted + " steps/tile=" + std::to_string(stats[0] ? double(stats[2]) / stats[0] : 0.0).substr(0, 4) +
          " max_depth=" + std::to_string(stats[3]);
 }
 

@@ -29,7 +29,7 @@ std::unique_ptr<Device> open_device(std::vector<std::string>& args, bool pipelin
   // Chained-scan knobs: not-ready polls before a fallback, and every k-th tile skipping its publication.
   std::string value;
   if (take_option(args, "--spin-limit", value)) options.options.fallback_spin_limit = uint32_t(std::stoul(value));
-  if (take_flag(args, "--no-lookback-stats")) options.options.collect_statistics = false;
+  options.options.collect_statistics = take_flag(args, "--lookback-stats");
   if (take_option(args, "--skip-publication", value))
     options.options.debug_skip_publication_period = uint32_t(std::stoul(value));
   auto device = Device::create(options);

@@ -117,7 +117,8 @@ class Scan {
                                const BufferRange& count_buffer, const BufferRange& scratch) const;
 
   // Chained scans only: byte offset within scratch of four u32 counters the last window's dispatch left:
-  // {tiles started, fallbacks taken, look-back steps (summed over tiles), deepest look-back}.
+  // {tiles started, fallbacks taken, look-back steps (summed over tiles), deepest look-back}; steps and
+  // depth stay 0 unless ContextOptions::collect_statistics.
   VkDeviceSize statistics_offset() const;
 
   // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only

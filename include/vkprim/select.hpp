@@ -119,7 +119,8 @@ class Select {
                                Comparand comparand = {}) const;
 
   // chained only: byte offset within scratch of four u32 counters the last record left:
-  // {tiles started, fallbacks taken, look-back steps (summed over tiles), deepest look-back}.
+  // {tiles started, fallbacks taken, look-back steps (summed over tiles), deepest look-back}; steps and
+  // depth stay 0 unless ContextOptions::collect_statistics.
   VkDeviceSize statistics_offset() const;
   // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only
   // when no pending command buffer uses sets recorded by this plan.

@@ -108,7 +108,8 @@ class RadixSort {
   // Dispatches record() issues for `count`: 0 for count <= 1 (already sorted).
   uint32_t dispatch_count(uint64_t count) const;
   // Onesweep: byte offset within scratch of four u32 counters the last record left, summed over its digit
-  // passes: {tiles, fallbacks taken, look-back steps of digit 0, deepest look-back of digit 0}.
+  // passes: {tiles, fallbacks taken, look-back steps of digit 0, deepest look-back of digit 0}; all but
+  // the fallbacks stay 0 unless ContextOptions::collect_statistics.
   VkDeviceSize statistics_offset() const;
 
   // Sorts keys[0..count) (and values[0..count) with them when value_size != 0) IN PLACE, stably.
