@@ -526,8 +526,10 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
       // Tuning (H100, driver 580, 2026-11-22; docs/PERFORMANCE.md): on NVIDIA's driver integer scans take
       // 8 vectors per invocation (u32 add at 2^28: 0.946x copy against 0.925 with 4; i64: 0.88 against 0.79;
-      // 2^22 loses 7%, 2^24 2%); float scans keep 4 (f32 with 6 or 8 measured 1.1-2.4x slower at 2^28).
-      const bool wide_tiles = c.caps.driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY && is_integer(desc.type);
+      // 2^22 loses 7%, 2^24 2%); float scans keep 4 (f32 with 6 or 8 measured 1.1-2.4x slower at 2^28), and
+      // so does chained_lookback (2x slower with 8 at 2^28 in one run; not understood yet).
+      const bool wide_tiles = c.caps.driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY && is_integer(desc.type) &&
+                              plan->algorithm == ScanAlgorithm::chained_fallback;
       const uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread
                                                      : (wide_tiles ? 2 * detail::kChainedVectors : detail::kChainedVectors);
       if (items > 8) return make_error(Status::invalid_argument, "Scan: vectors_per_thread ", items, " exceeds 8");

@@ -60,7 +60,7 @@ struct ScanDesc {
   ScanAlgorithm algorithm = ScanAlgorithm::automatic;
   // Chained scans: tuning overrides for benchmarking (0 = the tuned default). A tile is workgroup_size
   // (a power of two, 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes. Tuned default: 256 x 4,
-  // and 256 x 8 for integer types on NVIDIA's driver.
+  // and 256 x 8 for chained_fallback on integer types on NVIDIA's driver.
   uint32_t workgroup_size = 0;
   uint32_t vectors_per_thread = 0;
 };
