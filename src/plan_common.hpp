@@ -1,6 +1,7 @@
 // Argument checks and variant naming shared by every plan.
 #pragma once
 
+#include <cstring>
 #include <string>
 
 #include "context_impl.hpp"
@@ -10,6 +11,17 @@
 namespace vkprim::detail {
 
 constexpr uint64_t kMaxCount = uint64_t(1) << 40;
+
+// parse() of the public enums: the value 0..last whose to_string() is `name`.
+template <class Enum>
+bool parse_enum(const char* name, Enum last, Enum& out) {
+  for (int i = 0; i <= int(last); ++i)
+    if (std::strcmp(name, to_string(Enum(i))) == 0) {
+      out = Enum(i);
+      return true;
+    }
+  return false;
+}
 
 inline Result<void> check_type_op(const ContextImpl& c, DataType type, Op op, const char* plan) {
   if (!is_integer(type) && (op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor))

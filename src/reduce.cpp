@@ -30,12 +30,7 @@ const char* to_string(ReduceAlgorithm a) {
 }
 
 bool parse(const char* name, ReduceAlgorithm& out) {
-  for (int i = 0; i <= int(ReduceAlgorithm::grid_stride); ++i)
-    if (std::strcmp(name, to_string(ReduceAlgorithm(i))) == 0) {
-      out = ReduceAlgorithm(i);
-      return true;
-    }
-  return false;
+  return detail::parse_enum(name, ReduceAlgorithm::grid_stride, out);
 }
 
 namespace detail {

@@ -30,14 +30,7 @@ const char* to_string(ScanKind k) {
   return "unknown";
 }
 
-bool parse(const char* name, ScanKind& out) {
-  for (ScanKind k : {ScanKind::inclusive, ScanKind::exclusive})
-    if (std::strcmp(name, to_string(k)) == 0) {
-      out = k;
-      return true;
-    }
-  return false;
-}
+bool parse(const char* name, ScanKind& out) { return detail::parse_enum(name, ScanKind::exclusive, out); }
 
 const char* to_string(ScanAlgorithm a) {
   switch (a) {
@@ -54,12 +47,7 @@ const char* to_string(ScanAlgorithm a) {
 }
 
 bool parse(const char* name, ScanAlgorithm& out) {
-  for (int i = 0; i <= int(ScanAlgorithm::chained_fallback); ++i)
-    if (std::strcmp(name, to_string(ScanAlgorithm(i))) == 0) {
-      out = ScanAlgorithm(i);
-      return true;
-    }
-  return false;
+  return detail::parse_enum(name, ScanAlgorithm::chained_fallback, out);
 }
 
 namespace detail {

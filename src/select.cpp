@@ -38,14 +38,7 @@ const char* to_string(SelectPredicate p) {
   return "unknown";
 }
 
-bool parse(const char* name, SelectPredicate& out) {
-  for (int i = 0; i <= int(SelectPredicate::not_equal); ++i)
-    if (std::strcmp(name, to_string(SelectPredicate(i))) == 0) {
-      out = SelectPredicate(i);
-      return true;
-    }
-  return false;
-}
+bool parse(const char* name, SelectPredicate& out) { return detail::parse_enum(name, SelectPredicate::not_equal, out); }
 
 const char* to_string(SelectAlgorithm a) {
   switch (a) {
@@ -57,12 +50,7 @@ const char* to_string(SelectAlgorithm a) {
 }
 
 bool parse(const char* name, SelectAlgorithm& out) {
-  for (int i = 0; i <= int(SelectAlgorithm::count_scan_scatter); ++i)
-    if (std::strcmp(name, to_string(SelectAlgorithm(i))) == 0) {
-      out = SelectAlgorithm(i);
-      return true;
-    }
-  return false;
+  return detail::parse_enum(name, SelectAlgorithm::count_scan_scatter, out);
 }
 
 const char* to_string(SelectOutput o) {
@@ -73,14 +61,7 @@ const char* to_string(SelectOutput o) {
   return "unknown";
 }
 
-bool parse(const char* name, SelectOutput& out) {
-  for (SelectOutput o : {SelectOutput::elements, SelectOutput::indices})
-    if (std::strcmp(name, to_string(o)) == 0) {
-      out = o;
-      return true;
-    }
-  return false;
-}
+bool parse(const char* name, SelectOutput& out) { return detail::parse_enum(name, SelectOutput::indices, out); }
 
 namespace detail {
 

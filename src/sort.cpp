@@ -35,14 +35,7 @@ const char* to_string(SortOrder o) {
   return "unknown";
 }
 
-bool parse(const char* name, SortOrder& out) {
-  for (SortOrder o : {SortOrder::ascending, SortOrder::descending})
-    if (std::strcmp(name, to_string(o)) == 0) {
-      out = o;
-      return true;
-    }
-  return false;
-}
+bool parse(const char* name, SortOrder& out) { return detail::parse_enum(name, SortOrder::descending, out); }
 
 const char* to_string(SortAlgorithm a) {
   switch (a) {
@@ -54,12 +47,7 @@ const char* to_string(SortAlgorithm a) {
 }
 
 bool parse(const char* name, SortAlgorithm& out) {
-  for (SortAlgorithm a : {SortAlgorithm::automatic, SortAlgorithm::onesweep, SortAlgorithm::reduce_then_scan})
-    if (std::strcmp(name, to_string(a)) == 0) {
-      out = a;
-      return true;
-    }
-  return false;
+  return detail::parse_enum(name, SortAlgorithm::reduce_then_scan, out);
 }
 
 const char* to_string(SortRanking r) {
@@ -71,14 +59,7 @@ const char* to_string(SortRanking r) {
   return "unknown";
 }
 
-bool parse(const char* name, SortRanking& out) {
-  for (SortRanking r : {SortRanking::automatic, SortRanking::ballots, SortRanking::partitioned})
-    if (std::strcmp(name, to_string(r)) == 0) {
-      out = r;
-      return true;
-    }
-  return false;
-}
+bool parse(const char* name, SortRanking& out) { return detail::parse_enum(name, SortRanking::partitioned, out); }
 
 const char* to_string(SortScatter s) {
   switch (s) {
@@ -86,17 +67,10 @@ const char* to_string(SortScatter s) {
     case SortScatter::staged: return "staged";
     case SortScatter::direct: return "direct";
   }
-  return "?";
+  return "unknown";
 }
 
-bool parse(const char* name, SortScatter& out) {
-  for (SortScatter s : {SortScatter::automatic, SortScatter::staged, SortScatter::direct})
-    if (std::strcmp(name, to_string(s)) == 0) {
-      out = s;
-      return true;
-    }
-  return false;
-}
+bool parse(const char* name, SortScatter& out) { return detail::parse_enum(name, SortScatter::direct, out); }
 
 namespace detail {
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -472,6 +473,25 @@ TEST_CASE("automatic sort resolves to onesweep with the memory model (keys only 
   REQUIRE_NO_VALIDATION_MESSAGES(plain);
 }
 
+// A ranking or scatter variant against std::stable_sort under both algorithms: u32 keys (random and few
+// distinct) with each payload width, and descending f32 keys with a payload of float_value_size bytes.
+static void check_variant(Device& dev, std::mt19937_64& rng, uint64_t n, std::initializer_list<uint32_t> value_sizes,
+                          uint32_t float_value_size, const std::function<void(SortDesc&)>& variant) {
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
+    for (uint32_t vb : value_sizes) {
+      SortDesc d = desc_of(a, DataType::u32, n, vb);
+      variant(d);
+      SortRig rig(dev, d);
+      rig.check(random_keys(n, DataType::u32, rng));
+      rig.check(few_distinct_keys(n, rng));
+    }
+    SortDesc f = desc_of(a, DataType::f32, 70001, float_value_size, SortOrder::descending);
+    variant(f);
+    SortRig floats(dev, f);
+    floats.check(float_keys(70001, DataType::f32, rng));
+  });
+}
+
 // VK_NV_shader_subgroup_partitioned (NVIDIA): the same results with one match per key instead of eight
 // ballots. Elsewhere (lavapipe) asking for it is refused with unsupported and the cases are skipped.
 TEST_CASE("partitioned ranking sorts keys and pairs like std::stable_sort where the device has subgroupPartitionNV, "
@@ -492,20 +512,8 @@ TEST_CASE("partitioned ranking sorts keys and pairs like std::stable_sort where 
   }
   REQUIRE(made.ok());
   CHECK(made->ranking() == SortRanking::partitioned);
-  const uint64_t n = (uint64_t(1) << 20) + 17;
-  for_each_algorithm(dev, [&](SortAlgorithm a) {
-    for (uint32_t vb : {0u, 4u}) {
-      SortDesc d = desc_of(a, DataType::u32, n, vb);
-      d.ranking = SortRanking::partitioned;
-      SortRig rig(dev, d);
-      rig.check(random_keys(n, DataType::u32, rng));
-      rig.check(few_distinct_keys(n, rng));
-    }
-    SortDesc f = desc_of(a, DataType::f32, 70001, 8, SortOrder::descending);
-    f.ranking = SortRanking::partitioned;
-    SortRig floats(dev, f);
-    floats.check(float_keys(70001, DataType::f32, rng));
-  });
+  check_variant(dev, rng, (uint64_t(1) << 20) + 17, {0u, 4u}, 8,
+                [](SortDesc& d) { d.ranking = SortRanking::partitioned; });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -521,26 +529,16 @@ TEST_CASE("direct scatter sorts keys and pairs like std::stable_sort for 32- and
   CHECK(made.scatter() == SortScatter::direct);
   CHECK(make_sort(dev.context(), desc_of(SortAlgorithm::reduce_then_scan, DataType::u32, 1000)).scatter() ==
         SortScatter::staged);
+  const auto direct = [](SortDesc& d) { d.scatter = SortScatter::direct; };
   const uint64_t n = 3 * tile_of(dev, 0) + 77;
-  for_each_algorithm(dev, [&](SortAlgorithm a) {
-    for (uint32_t vb : {0u, 4u, 8u}) {
-      SortDesc d = desc_of(a, DataType::u32, n, vb);
-      d.scatter = SortScatter::direct;
-      SortRig rig(dev, d);
-      rig.check(random_keys(n, DataType::u32, rng));
-      rig.check(few_distinct_keys(n, rng));
-    }
-    SortDesc f = desc_of(a, DataType::f32, 70001, 4, SortOrder::descending);
-    f.scatter = SortScatter::direct;
-    SortRig floats(dev, f);
-    floats.check(float_keys(70001, DataType::f32, rng));
-    if (dev.context().capabilities().has(feature_int64)) {
+  check_variant(dev, rng, n, {0u, 4u, 8u}, 4, direct);
+  if (dev.context().capabilities().has(feature_int64))
+    for_each_algorithm(dev, [&](SortAlgorithm a) {
       SortDesc w = desc_of(a, DataType::i64, n, 8);
-      w.scatter = SortScatter::direct;
+      direct(w);
       SortRig wide(dev, w);
       wide.check(random_keys(n, DataType::i64, rng));
-    }
-  });
+    });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
