@@ -27,11 +27,10 @@ uint vk_select_load_tile(uint tile, uint n, out uvec4 vectors[ITEMS]) {
   const bool flagged = vk_select_predicate() == PRED_FLAGGED;
   const bool values_needed = !(flagged && vk_select_mode(SELECT_INDICES));
   const uint first = vk_select_first_vector(tile);
-  uint keep = 0u;
   const bool full = n - min(n, tile * TILE_ELEMENTS) >= TILE_ELEMENTS && vk_select_mode(SELECT_IN_VECTORS) &&
                     (!flagged || vk_select_mode(SELECT_FLAG_VECTORS));
+  uvec4 flags[ITEMS];
   if (full) {
-    uvec4 flags[ITEMS];
     const uint in_base = vk_select_shift(SHIFT_IN) * ELEM_WORDS / 4u;
     const uint flag_shift = vk_select_shift(SHIFT_FLAGS);
     [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
@@ -43,17 +42,19 @@ uint vk_select_load_tile(uint tile, uint n, out uvec4 vectors[ITEMS]) {
       flags[k] = flagged ? uvec4(flag_pairs[flag_shift / 2u + v], 0u, 0u) : uvec4(0u);
 #endif
     }
-    [[unroll]] for (uint k = 0u; k < ITEMS; ++k)
-      [[unroll]] for (uint c = 0u; c < VEC_N; ++c)
-        if (vk_select_keep(vk_vector_element(vectors[k], c), flags[k][c])) keep |= 1u << (k * VEC_N + c);
-    return keep;
+  } else {
+    [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+      const uint v = first + k * WG_SIZE;
+      vectors[k] = values_needed ? vk_select_load_vector(v, n) : uvec4(0u);
+      flags[k] = flagged ? vk_select_load_flags(v, n) : uvec4(0u);
+    }
   }
+  uint keep = 0u;
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     const uint v = first + k * WG_SIZE;
-    vectors[k] = values_needed ? vk_select_load_vector(v, n) : uvec4(0u);
-    const uvec4 flags = flagged ? vk_select_load_flags(v, n) : uvec4(0u);
     [[unroll]] for (uint c = 0u; c < VEC_N; ++c)
-      if (v * VEC_N + c < n && vk_select_keep(vk_vector_element(vectors[k], c), flags[c])) keep |= 1u << (k * VEC_N + c);
+      if (v * VEC_N + c < n && vk_select_keep(vk_vector_element(vectors[k], c), flags[k][c]))
+        keep |= 1u << (k * VEC_N + c);
   }
   return keep;
 }
