@@ -299,8 +299,8 @@ DeviceRequirements requirements_of(const Engine& engine) {
   return std::move(requirements).value();
 }
 
-// What the engine hands vkprim: its own handles and exactly what it enabled from `req`.
-ContextCreateInfo borrowed_context_info(const Engine& engine, DeviceRequirements& req) {
+// The engine's handles alone: no enabled features or extensions declared.
+ContextCreateInfo engine_handles(const Engine& engine) {
   ContextCreateInfo info;
   info.instance = engine.instance;
   info.physical_device = engine.physical_device;
@@ -308,6 +308,12 @@ ContextCreateInfo borrowed_context_info(const Engine& engine, DeviceRequirements
   info.queue_family_index = engine.family;
   info.get_instance_proc_addr = vkGetInstanceProcAddr;
   info.api_version = engine.api_version;
+  return info;
+}
+
+// What the engine hands vkprim: its own handles and exactly what it enabled from `req`.
+ContextCreateInfo borrowed_context_info(const Engine& engine, DeviceRequirements& req) {
+  ContextCreateInfo info = engine_handles(engine);
   info.enabled_features = req.features();
   info.enabled_device_extensions = req.extensions;
   info.debug_utils_enabled = engine.debug_utils;
@@ -547,14 +553,7 @@ TEST_CASE("a Context given no enabled features reports no 64-bit support and ref
   engine.create_instance();
   engine.create_device(nullptr, {});  // core features only, no extensions
 
-  ContextCreateInfo info;
-  info.instance = engine.instance;
-  info.physical_device = engine.physical_device;
-  info.device = engine.device;
-  info.queue_family_index = engine.family;
-  info.get_instance_proc_addr = vkGetInstanceProcAddr;
-  info.api_version = engine.api_version;
-  info.enabled_features = nullptr;
+  ContextCreateInfo info = engine_handles(engine);  // enabled_features stays nullptr
   auto context = Context::create(info);
   INFO((context ? std::string("context ok") : context.error().message));
   REQUIRE(context.ok());

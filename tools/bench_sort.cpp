@@ -104,10 +104,10 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
     d.items_per_thread = v.items_per_thread;
     const std::string what = std::string("sort ") + to_string(v.algorithm);
     // Rows name the ranking and scatter when they were asked for (experiments against the defaults).
-    std::string ranking = base.ranking == SortRanking::automatic ? "" : std::string("/") + to_string(base.ranking);
-    if (base.scatter != SortScatter::automatic) ranking += std::string("/") + to_string(base.scatter);
+    std::string asked = base.ranking == SortRanking::automatic ? "" : std::string("/") + to_string(base.ranking);
+    if (base.scatter != SortScatter::automatic) asked += std::string("/") + to_string(base.scatter);
     auto added = set.add(RadixSort::create(const_cast<Device&>(device).context(), d),
-                         shape_label(d.workgroup_size, d.items_per_thread) + ranking, what);
+                         shape_label(d.workgroup_size, d.items_per_thread) + asked, what);
     if (!added) {
       std::fprintf(stderr, "%s: %s\n", what.c_str(), added.error().message.c_str());
       return 1;
