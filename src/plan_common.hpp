@@ -1,6 +1,7 @@
 // Argument checks and variant naming shared by every plan.
 #pragma once
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -11,6 +12,15 @@
 namespace vkprim::detail {
 
 constexpr uint64_t kMaxCount = uint64_t(1) << 40;
+
+// Bit 31 of the chained kernels' knob word (chained scan, chained select, onesweep): look-back steps and
+// depth are not counted (ContextOptions::collect_statistics off).
+constexpr uint32_t kNoStatisticsBit = 1u << 31;
+inline uint32_t statistics_bit(const ContextOptions& o) { return o.collect_statistics ? 0u : kNoStatisticsBit; }
+// The chained scan's and onesweep's knob word: the forced-skip period below bit 31, then the statistics bit.
+inline uint32_t skip_and_statistics(const ContextOptions& o) {
+  return std::min<uint32_t>(o.debug_skip_publication_period, kNoStatisticsBit - 1) | statistics_bit(o);
+}
 
 // parse() of the public enums: the value 0..last whose to_string() is `name`.
 template <class Enum>

@@ -295,8 +295,7 @@ class PassBuilder {
     const Span state{{scratch_.buffer, scratch_.offset + p_.state_offset, p_.state_bytes}, 0, p_.state_bytes / p_.elem};
     pass(p_.chained, p_.algorithm == ScanAlgorithm::chained_fallback ? "chained_fallback" : "chained_lookback", tiles,
          in, out, state, in.count, c_.options.fallback_spin_limit,
-         std::min<uint32_t>(c_.options.debug_skip_publication_period, 0x7FFFFFFF) |
-             (c_.options.collect_statistics ? 0u : 0x80000000u),
+         detail::skip_and_statistics(c_.options),
          kind_flag() | wf);
     Pass& last = passes_.back();
     last.fill_before = true;

@@ -212,7 +212,7 @@ class PassBuilder {
     push_[1] = in.shift | fl.shift << 8 | out.shift << 16 | cnt.shift << 24;
     push_[3] = std::min<uint32_t>(c_.options.fallback_spin_limit, 0xFFFF) |
                std::min<uint32_t>(c_.options.debug_skip_publication_period, 0x7FFF) << 16 |
-               (c_.options.collect_statistics ? 0u : 0x80000000u);
+               detail::statistics_bit(c_.options);
     push_[4] = uint32_t(p.desc.predicate) | (p.partition ? kModePartition : 0u) |
                (p.desc.output == SelectOutput::indices ? kModeIndices : 0u) |
                (in.shift % vec == 0 ? kModeInVectors : 0u) | (fl.shift % vec == 0 ? kModeFlagVectors : 0u);

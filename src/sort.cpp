@@ -171,8 +171,7 @@ class SortPassBuilder {
         Pass& o = pass(p_.onesweep, ("onesweep" + digit).c_str(), kEntryTiles, p_.tiles_for(count), count, kin, kout,
                        vin, vout, bit, d << 8);
         o.push[6] = c_.options.fallback_spin_limit;
-        o.push[7] = std::min<uint32_t>(c_.options.debug_skip_publication_period, 0x7FFFFFFF) |
-                    (c_.options.collect_statistics ? 0u : 0x80000000u);
+        o.push[7] = detail::skip_and_statistics(c_.options);
         o.push[8] = p_.state_words;
       } else {
         const uint64_t groups = p_.groups_for(count);
