@@ -63,6 +63,9 @@ constexpr uint32_t kTileWorkgroup = 128;
 constexpr uint32_t kRows = 4;
 constexpr uint32_t kChainedWorkgroup = 256;  // chained tiles: 256 invocations x kChainedVectors vectors
 constexpr uint32_t kChainedVectors = 4;  // ITEMS of subgroup_block and of the reduce_then_scan tiles
+// Where NVIDIA's 8-vector chained tiles start to pay (H100, driver 580, u32 add): 4-vector tiles measured
+// 8% faster at 2^22 and 4% at 2^24, the same at 2^26, 2% slower at 2^28.
+constexpr uint64_t kWideTilesFrom = uint64_t(1) << 25;
 
 // Flag bits of common/scan_io.glsl.
 enum : uint32_t {
@@ -116,7 +119,9 @@ struct ScanPlan {
   const Kernel* tile_reduce = nullptr;  // reduce_then_scan
   const Kernel* tile_scan = nullptr;
   const Kernel* chained = nullptr;      // chained_lookback / chained_fallback
+  const Kernel* chained_narrow = nullptr;  // half-size chained tiles for windows under kWideTilesFrom, or null
   VkDeviceSize state_offset = 0, state_bytes = 0;  // chained tile state: 64-byte header + one state per tile
+  VkDeviceSize state_tile_bytes = 0;                // one tile's state (u64 word, or 2 or 4 u32 parts)
   uint64_t block_elements = 0;       // elements per block of `block`
   uint64_t tile_elements = 0;        // elements per reduce_then_scan tile
   uint64_t window = 0;               // elements per binding window
@@ -129,6 +134,16 @@ struct ScanPlan {
   std::unique_ptr<DescriptorCache> descriptors;
 
   uint64_t windows_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, window)); }
+  // The chained kernel and its tile size for a window of n elements.
+  std::pair<const Kernel*, uint64_t> chained_shape(uint64_t n) const {
+    if (chained_narrow && n < kWideTilesFrom) return {chained_narrow, tile_elements / 2};
+    return {chained, tile_elements};
+  }
+  // Tiles of the tile state for any window of up to n elements (narrow tiles are twice as many).
+  uint64_t chained_max_tiles(uint64_t n) const {
+    const uint64_t wide = ceil_div(n, tile_elements);
+    return chained_narrow ? std::max(wide, ceil_div(std::min(n, kWideTilesFrom - 1), tile_elements / 2)) : wide;
+  }
   // Block levels of a blocked scan of n elements (the top level is one block).
   uint32_t block_levels(uint64_t n) const {
     uint32_t levels = 1;
@@ -291,15 +306,17 @@ class PassBuilder {
   // One dispatch per window: clear the tile state (ticket, counters, flags), then every tile scans,
   // looks back and writes (shaders/scan/chained.comp).
   void chained(const Span& in, const Span& out, uint32_t wf) {
-    const uint64_t tiles = std::max<uint64_t>(1, ceil_div(in.count, p_.tile_elements));
+    const auto [kernel, tile_elements] = p_.chained_shape(in.count);
+    const uint64_t tiles = std::max<uint64_t>(1, ceil_div(in.count, tile_elements));
     const Span state{{scratch_.buffer, scratch_.offset + p_.state_offset, p_.state_bytes}, 0, p_.state_bytes / p_.elem};
-    pass(p_.chained, p_.algorithm == ScanAlgorithm::chained_fallback ? "chained_fallback" : "chained_lookback", tiles,
+    pass(kernel, p_.algorithm == ScanAlgorithm::chained_fallback ? "chained_fallback" : "chained_lookback", tiles,
          in, out, state, in.count, c_.options.fallback_spin_limit,
          detail::skip_and_statistics(c_.options),
          kind_flag() | wf);
     Pass& last = passes_.back();
     last.fill_before = true;
-    last.fill = {scratch_.buffer, scratch_.offset + p_.state_offset, p_.state_bytes};
+    last.fill = {scratch_.buffer, scratch_.offset + p_.state_offset,
+                 state_clear_bytes(tiles, p_.state_tile_bytes, p_.state_bytes)};
     last.fill_word = 0;
   }
 
@@ -401,7 +418,7 @@ uint64_t Scan::float_add_depth(uint64_t count) const {
       // Within the tile as reduce_then_scan's rescan; the look-back folds up to one subgroup of aggregates
       // per step into a prefix chained over all earlier tiles.
       const uint64_t vec = 16 / p.elem;
-      const uint64_t tiles = detail::ceil_div(n, p.tile_elements);
+      const uint64_t tiles = detail::ceil_div(n, p.chained_shape(n).second);
       depth = vec + detail::kRows + wg_scan + 3 + tiles + sg_max;
       break;
     }
@@ -511,12 +528,14 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       // otherwise the value in 16-bit parts across u32 words (common/tile_state.glsl).
       const bool state64 = c.caps.has(feature_int64_atomics) && !is_64bit(desc.type);
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
-      // Tuning (H100, driver 580, 2026-11-22; docs/PERFORMANCE.md): on NVIDIA's driver integer scans take
-      // 8 vectors per invocation (u32 add at 2^28: 0.946x copy against 0.925 with 4; i64: 0.88 against 0.79;
-      // 2^22 loses 7%, 2^24 2%); float scans keep 4 (f32 with 6 or 8 measured 1.1-2.4x slower at 2^28), and
-      // so does chained_lookback (2x slower with 8 at 2^28 in one run; not understood yet).
+      // Tuning (H100, driver 580, 2026-11-22/23; docs/PERFORMANCE.md): on NVIDIA's driver integer scans of
+      // kWideTilesFrom elements or more take 8 vectors per invocation (u32 add at 2^28: 0.946x copy against
+      // 0.925 with 4; i64: 0.88 against 0.79), smaller windows 4 (8% faster at 2^22) through a second
+      // kernel; float scans keep 4 (f32 with 6 or 8 measured 1.1-2.4x slower at 2^28 on 2026-11-22, 2% faster
+      // on 2026-11-23: not settled), and so does chained_lookback (2x slower with 8 at 2^28 in one run).
       const bool wide_tiles = c.caps.driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY && is_integer(desc.type) &&
-                              plan->algorithm == ScanAlgorithm::chained_fallback;
+                              plan->algorithm == ScanAlgorithm::chained_fallback && !desc.vectors_per_thread &&
+                              desc.max_count >= detail::kWideTilesFrom;
       const uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread
                                                      : (wide_tiles ? 2 * detail::kChainedVectors : detail::kChainedVectors);
       if (items > 8) return make_error(Status::invalid_argument, "Scan: vectors_per_thread ", items, " exceeds 8");
@@ -528,6 +547,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
                           " needs ", shared_bytes, " bytes of shared memory; the device allows ",
                           c.caps.max_shared_memory);
       need(plan->chained, name.c_str(), items, true);
+      if (wide_tiles) need(plan->chained_narrow, name.c_str(), detail::kChainedVectors, true);
       plan->tile_elements = uint64_t(wg) * items * vec;
       granule = plan->tile_elements;
       break;
@@ -583,10 +603,10 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     offset += plan->region_bytes.back();
   }
   if (chained) {
-    const uint64_t tiles = detail::ceil_div(n, plan->tile_elements);
-    const VkDeviceSize per_tile = is_64bit(desc.type) ? 16 : 8;  // 4 or 2 u32 parts, or one u64 word
+    const uint64_t tiles = plan->chained_max_tiles(n);
+    plan->state_tile_bytes = is_64bit(desc.type) ? 16 : 8;  // 4 or 2 u32 parts, or one u64 word
     plan->state_offset = offset;
-    plan->state_bytes = align_up(64 + tiles * per_tile);
+    plan->state_bytes = align_up(detail::kStateHeaderBytes + tiles * plan->state_tile_bytes);
     offset += plan->state_bytes;
   }
   if (desc.max_count > plan->window) {

@@ -75,7 +75,6 @@ constexpr uint32_t kScanCountsWorkgroup = 256;
 constexpr uint32_t kCopyWorkgroup = 256;
 constexpr uint32_t kCopyItems = 4;  // copy_rejected: 4 x 4 elements per invocation
 constexpr uint64_t kCopyPerGroup = uint64_t(kCopyWorkgroup) * kCopyItems * 4;
-constexpr VkDeviceSize kStateHeaderBytes = 64;  // common/tile_state.glsl: 16 header words
 constexpr VkDeviceSize kStatePerTileBytes = 8;  // two 16-bit-part words, or one u64 word
 
 // Mode bits of common/select_io.glsl (the predicate is bits 0..2).
@@ -235,7 +234,7 @@ class PassBuilder {
       Pass& chained = add(p_.chained, p_.partition ? "partition/chained" : "select/chained", scratch_binding, count,
                           tiles, indirect, kEntryTiles, passes);
       // Indirect: count is max_count here, so every tile the GPU count may need is cleared.
-      clear_state(chained, std::min(p_.state_bytes, kStateHeaderBytes + tiles * kStatePerTileBytes));
+      clear_state(chained, state_clear_bytes(tiles, kStatePerTileBytes, p_.state_bytes));
       if (p_.partition && (indirect || count > 0))
         add(p_.copy_rejected, "partition/copy_rejected", scratch_binding, count, ceil_div(count, kCopyPerGroup),
             indirect, kEntrySecond, passes);

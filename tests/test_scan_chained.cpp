@@ -657,6 +657,18 @@ TEST_CASE("a chained plan records many times into one command buffer (scratch cl
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("an automatic u32 plan for 2^25+5 elements scans 2^25+5 and then 2^20+3 in one command buffer (two tile "
+          "shapes on NVIDIA's driver)", "[chained][large][reuse]") {
+  // On NVIDIA's driver a plan this large keeps 8-vector tiles for counts from 2^25 and a 4-vector kernel for
+  // smaller ones, with one tile state sized for both; elsewhere both records use the same kernel.
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint32_t large = (1u << 25) + 5, small = (1u << 20) + 3;
+  const Scan plan = make_scan(dev.context(), ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, large});
+  test::check_two_records<uint32_t>(dev, plan, {large, small}, false, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("without the Vulkan memory model an explicit chained scan is unsupported and automatic is reduce_then_scan",
           "[chained][errors][memory_model]") {
   ContextOptions masked;

@@ -1,6 +1,7 @@
 #include "bench_support.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -169,13 +170,20 @@ void print_pipeline_statistics(const Device& device) {
 }
 
 Result<void> warm_up(const Device& device, const Recorder& run, double ms, const Recorder& restore, int max_runs) {
-  auto first = time_gpu(device, 2, run, restore);
-  if (!first) return first.error();
-  const double each_ns = std::max(1.0, median(first.value()));
-  const int repeats = int(std::clamp(ms * 1e6 / each_ns, 0.0, double(max_runs)));
-  if (repeats > 0) {
-    auto more = time_gpu(device, repeats, run, restore);
-    if (!more) return more.error();
+  // Submissions of at most max_runs runs until `ms` of GPU time is spent: one capped submission of short
+  // runs was too little (H100, 2^20 scan: 2000 runs of ~25 us at idle clocks left the first size of a
+  // sweep at 26.9 us against 10.8 us in a later process). A wall-clock bound stops it where GPU time
+  // stays far below host time.
+  const auto start = std::chrono::steady_clock::now();
+  double spent_ns = 0, each_ns = 0;
+  int repeats = 2;
+  while (spent_ns < ms * 1e6 &&
+         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() < 10 * ms) {
+    auto timed = time_gpu(device, repeats, run, restore);
+    if (!timed) return timed.error();
+    for (double ns : timed.value()) spent_ns += ns;
+    each_ns = std::max(1.0, median(timed.value()));
+    repeats = int(std::clamp((ms * 1e6 - spent_ns) / each_ns, 1.0, double(max_runs)));
   }
   return {};
 }

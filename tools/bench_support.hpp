@@ -30,8 +30,9 @@ Result<std::vector<double>> time_gpu(const Device& device, int repeats, const Re
 
 double median(std::vector<double> values);
 
-// Runs `run` back to back (at most `max_runs` times) for about `ms` milliseconds of GPU time, so clocks
-// have ramped up before timing (a scan timed right after short ceiling runs measured ~15% slower on an H200).
+// Runs `run` back to back (at most `max_runs` runs per submission) until about `ms` milliseconds of GPU
+// time are spent, so clocks have ramped up before timing (a scan timed right after short ceiling runs
+// measured ~15% slower on an H200).
 Result<void> warm_up(const Device& device, const Recorder& run, double ms = 200, const Recorder& restore = {},
                      int max_runs = 2000);
 

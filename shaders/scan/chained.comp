@@ -66,8 +66,8 @@ VALUE_T sh_get_prefix() {
 #define LOOK_DONE 1u
 #define LOOK_FALLBACK 2u
 
-// A tile's vectors loaded and scanned in registers (each vector's inclusive scan); the owner and the
-// fallback reduction run exactly these operations in this order, so they agree bit for bit.
+// A tile's vectors loaded and scanned in registers (each vector's inclusive scan); fallback_aggregate
+// reduces a predecessor with exactly these operations in this order, so the two agree bit for bit.
 #define LOAD_AND_SCAN_TILE(tile, scanned, totals)                                                      \
   {                                                                                                    \
     const uint first_ = vk_tile_first_vector(tile);                                                    \
@@ -95,6 +95,35 @@ VALUE_T chain_rows(ROW_T row_totals[2]) {
   VALUE_T total = row_totals[0][0];
   [[unroll]] for (uint k = 1u; k < ITEMS; ++k) total = vk_op(total, row_totals[k / ROW_N][k % ROW_N]);
   return total;
+}
+
+// A predecessor's aggregate as its owner computes it (the same vector totals, workgroup scan and chain, so
+// the same bits), loaded ROW_N vectors at a time: only ROW_N more vectors are live beside this tile's own
+// scanned values (8-vector tiles on NVIDIA's driver: 74-79 registers against 80 with all ITEMS in flight;
+// not yet enough for a fourth workgroup per multiprocessor).
+VALUE_T fallback_aggregate(uint tile) {
+  const uint first = vk_tile_first_vector(tile);
+  const bool full = vk_tile_full(tile);
+  ROW_T vector_totals[2], prefix[2], row_totals[2];
+  vector_totals[0] = vector_totals[1] = vk_row_identity();
+  [[unroll]] for (uint g = 0u; g < ITEMS; g += ROW_N) {
+    VEC_T v[ROW_N];
+    if (full) {
+      [[unroll]] for (uint j = 0u; j < ROW_N; ++j)
+        if (g + j < ITEMS) v[j] = vk_tile_load_full(first + (g + j) * WG_SIZE);
+    } else {
+      [[unroll]] for (uint j = 0u; j < ROW_N; ++j)
+        if (g + j < ITEMS) v[j] = vk_tile_load(first + (g + j) * WG_SIZE);
+    }
+    [[unroll]] for (uint j = 0u; j < ROW_N; ++j) {
+      if (g + j >= ITEMS) break;
+      VALUE_T t = v[j][0];
+      [[unroll]] for (uint c = 1u; c < VEC_N; ++c) t = vk_op(t, v[j][c]);
+      vector_totals[g / ROW_N][j] = t;
+    }
+  }
+  scan_rows(vector_totals, prefix, row_totals);
+  return chain_rows(row_totals);
 }
 
 // The look-back, run by subgroup 0 alone (no workgroup barrier per step): lane i inspects predecessor
@@ -229,12 +258,8 @@ void main() {
       if (action == LOOK_DONE) break;
       // Fallback: reduce the stuck predecessor ourselves and publish its aggregate (never downgrading).
       const uint stuck = action - LOOK_FALLBACK;
-      VEC_T other[ITEMS];
-      ROW_T other_vector_totals[2], other_prefix[2], other_totals[2];
-      LOAD_AND_SCAN_TILE(stuck, other, other_vector_totals)
-      scan_rows(other_vector_totals, other_prefix, other_totals);
+      const VALUE_T stuck_aggregate = fallback_aggregate(stuck);
       if (tid == 0u) {
-        const VALUE_T stuck_aggregate = chain_rows(other_totals);
         vk_stat_add(STAT_FALLBACKS, 1u);
         if (stuck == 0u) {
           const VALUE_T inclusive = has_carry ? vk_op(carry_in, stuck_aggregate) : stuck_aggregate;
