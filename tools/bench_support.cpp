@@ -175,14 +175,14 @@ Result<void> warm_up(const Device& device, const Recorder& run, double ms, const
   // sweep at 26.9 us against 10.8 us in a later process). A wall-clock bound stops it where GPU time
   // stays far below host time.
   const auto start = std::chrono::steady_clock::now();
-  double spent_ns = 0, each_ns = 0;
+  double spent_ns = 0;
   int repeats = 2;
   while (spent_ns < ms * 1e6 &&
          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() < 10 * ms) {
     auto timed = time_gpu(device, repeats, run, restore);
     if (!timed) return timed.error();
     for (double ns : timed.value()) spent_ns += ns;
-    each_ns = std::max(1.0, median(timed.value()));
+    const double each_ns = std::max(1.0, median(timed.value()));
     repeats = int(std::clamp((ms * 1e6 - spent_ns) / each_ns, 1.0, double(max_runs)));
   }
   return {};

@@ -60,7 +60,9 @@ struct ScanDesc {
   ScanAlgorithm algorithm = ScanAlgorithm::automatic;
   // Chained scans: tuning overrides for benchmarking (0 = the tuned default). A tile is workgroup_size
   // (a power of two, 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes. Tuned default: 256 x 4,
-  // and 256 x 8 for chained_fallback on integer types on NVIDIA's driver.
+  // and 256 x 8 for chained_fallback on integer types on NVIDIA's driver for windows of 2^25 elements or
+  // more (a plan whose max_count reaches 2^25 keeps both and picks per window; record_indirect takes
+  // max_count's). A vectors_per_thread override fixes one shape for every count.
   uint32_t workgroup_size = 0;
   uint32_t vectors_per_thread = 0;
 };
