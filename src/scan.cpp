@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -61,11 +62,33 @@ constexpr uint32_t kWorkgroup = 256;
 // (more resident workgroups overlap one tile's scan with another's loads); 6 or 8 vectors were slower.
 constexpr uint32_t kTileWorkgroup = 128;
 constexpr uint32_t kRows = 4;
-constexpr uint32_t kChainedWorkgroup = 256;  // chained tiles: 256 invocations x kChainedVectors vectors
-constexpr uint32_t kChainedVectors = 4;  // ITEMS of subgroup_block and of the reduce_then_scan tiles
-// Where NVIDIA's 8-vector chained tiles start to pay (H100, driver 580, u32 add): 4-vector tiles measured
-// 8% faster at 2^22 and 4% at 2^24, the same at 2^26, 2% slower at 2^28.
-constexpr uint64_t kWideTilesFrom = uint64_t(1) << 25;
+
+// Chained-scan tile shapes per device class: the first row whose driver and subgroup size match (0 = any)
+// applies. A tile is workgroup_size x vectors 16-byte vectors; integer chained_fallback windows of
+// wide_from elements or more take wide_vectors instead (0: never), through a second kernel.
+struct ChainedTuning {
+  VkDriverId driver;
+  uint32_t subgroup_size;
+  uint32_t workgroup_size, vectors, wide_vectors;
+  uint64_t wide_from;
+};
+constexpr ChainedTuning kChainedTuning[] = {
+    // H100 (and H200), driver 580, 2026-11-22/23 (docs/PERFORMANCE.md): 8 vectors at 2^28 0.948x copy against
+    // 0.925 with 4 (i64: 0.88 against 0.79); 4 vectors 8% faster at 2^22 and 4% at 2^24, even at 2^26. Float
+    // scans keep 4 (f32 with 6 or 8: 1.1-2.4x slower at 2^28 on 2026-11-22, 2% faster on 2026-11-23: not
+    // settled), and so does chained_lookback (2x slower with 8 at 2^28 in one run).
+    {VK_DRIVER_ID_NVIDIA_PROPRIETARY, 32, 256, 4, 8, uint64_t(1) << 25},
+    // Every other device (lavapipe, subgroup size 8, is tuned for correctness runs only).
+    {VkDriverId(0), 0, 256, 4, 0, 0},
+};
+
+const ChainedTuning& chained_tuning(const Capabilities& caps) {
+  for (const ChainedTuning& t : kChainedTuning)
+    if ((t.driver == 0 || t.driver == caps.driver_id) &&
+        (t.subgroup_size == 0 || t.subgroup_size == caps.max_subgroup_size))
+      return t;
+  return kChainedTuning[std::size(kChainedTuning) - 1];
+}
 
 // Flag bits of common/scan_io.glsl.
 enum : uint32_t {
@@ -119,7 +142,8 @@ struct ScanPlan {
   const Kernel* tile_reduce = nullptr;  // reduce_then_scan
   const Kernel* tile_scan = nullptr;
   const Kernel* chained = nullptr;      // chained_lookback / chained_fallback
-  const Kernel* chained_narrow = nullptr;  // half-size chained tiles for windows under kWideTilesFrom, or null
+  const Kernel* chained_narrow = nullptr;  // chained tiles for windows under wide_from when `chained` is wide
+  uint64_t narrow_tile_elements = 0, wide_from = 0;
   VkDeviceSize state_offset = 0, state_bytes = 0;  // chained tile state: 64-byte header + one state per tile
   VkDeviceSize state_tile_bytes = 0;                // one tile's state (u64 word, or 2 or 4 u32 parts)
   uint64_t block_elements = 0;       // elements per block of `block`
@@ -136,13 +160,13 @@ struct ScanPlan {
   uint64_t windows_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, window)); }
   // The chained kernel and its tile size for a window of n elements.
   std::pair<const Kernel*, uint64_t> chained_shape(uint64_t n) const {
-    if (chained_narrow && n < kWideTilesFrom) return {chained_narrow, tile_elements / 2};
+    if (chained_narrow && n < wide_from) return {chained_narrow, narrow_tile_elements};
     return {chained, tile_elements};
   }
-  // Tiles of the tile state for any window of up to n elements (narrow tiles are twice as many).
+  // Tiles of the tile state for any window of up to n elements, whichever shape it takes.
   uint64_t chained_max_tiles(uint64_t n) const {
     const uint64_t wide = ceil_div(n, tile_elements);
-    return chained_narrow ? std::max(wide, ceil_div(std::min(n, kWideTilesFrom - 1), tile_elements / 2)) : wide;
+    return chained_narrow ? std::max(wide, ceil_div(std::min(n, wide_from - 1), narrow_tile_elements)) : wide;
   }
   // Block levels of a blocked scan of n elements (the top level is one block).
   uint32_t block_levels(uint64_t n) const {
@@ -470,7 +494,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   plan->elem = size_of(desc.type);
   if (plan->algorithm == ScanAlgorithm::reduce_then_scan) plan->wg = detail::kTileWorkgroup;
   if (chained) {
-    plan->wg = desc.workgroup_size ? desc.workgroup_size : detail::kChainedWorkgroup;
+    plan->wg = desc.workgroup_size ? desc.workgroup_size : detail::chained_tuning(c.caps).workgroup_size;
     if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
       return make_error(Status::invalid_argument, "Scan: workgroup_size ", plan->wg,
                         " must be a power of two from 64 to 1024");
@@ -528,16 +552,12 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       // otherwise the value in 16-bit parts across u32 words (common/tile_state.glsl).
       const bool state64 = c.caps.has(feature_int64_atomics) && !is_64bit(desc.type);
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
-      // Tuning (H100, driver 580, 2026-11-22/23; docs/PERFORMANCE.md): on NVIDIA's driver integer scans of
-      // kWideTilesFrom elements or more take 8 vectors per invocation (u32 add at 2^28: 0.946x copy against
-      // 0.925 with 4; i64: 0.88 against 0.79), smaller windows 4 (8% faster at 2^22) through a second
-      // kernel; float scans keep 4 (f32 with 6 or 8 measured 1.1-2.4x slower at 2^28 on 2026-11-22, 2% faster
-      // on 2026-11-23: not settled), and so does chained_lookback (2x slower with 8 at 2^28 in one run).
-      const bool wide_tiles = c.caps.driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY && is_integer(desc.type) &&
+      const detail::ChainedTuning& tuning = detail::chained_tuning(c.caps);
+      const bool wide_tiles = tuning.wide_vectors && is_integer(desc.type) &&
                               plan->algorithm == ScanAlgorithm::chained_fallback && !desc.vectors_per_thread &&
-                              desc.max_count >= detail::kWideTilesFrom;
+                              desc.max_count >= tuning.wide_from;
       const uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread
-                                                     : (wide_tiles ? 2 * detail::kChainedVectors : detail::kChainedVectors);
+                                                     : (wide_tiles ? tuning.wide_vectors : tuning.vectors);
       if (items > 8) return make_error(Status::invalid_argument, "Scan: vectors_per_thread ", items, " exceeds 8");
       // Shared memory: the workgroup scan's ROW_T per invocation (common/workgroup_scan.glsl) plus the
       // look-back state.
@@ -547,8 +567,12 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
                           " needs ", shared_bytes, " bytes of shared memory; the device allows ",
                           c.caps.max_shared_memory);
       need(plan->chained, name.c_str(), items, true);
-      if (wide_tiles) need(plan->chained_narrow, name.c_str(), detail::kChainedVectors, true);
       plan->tile_elements = uint64_t(wg) * items * vec;
+      if (wide_tiles) {
+        need(plan->chained_narrow, name.c_str(), tuning.vectors, true);
+        plan->narrow_tile_elements = uint64_t(wg) * tuning.vectors * vec;
+        plan->wide_from = tuning.wide_from;
+      }
       granule = plan->tile_elements;
       break;
     }
