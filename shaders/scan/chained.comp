@@ -66,8 +66,8 @@ VALUE_T sh_get_prefix() {
 #define LOOK_DONE 1u
 #define LOOK_FALLBACK 2u
 
-// A tile's vectors loaded and scanned in registers (each vector's inclusive scan); the owner and
-// fallback_aggregate both use it, so they agree bit for bit.
+// A tile's vectors loaded and scanned in registers (each vector's inclusive scan); the owner and the
+// fallback reduction run exactly these operations in this order, so they agree bit for bit.
 #define LOAD_AND_SCAN_TILE(tile, scanned, totals)                                                      \
   {                                                                                                    \
     const uint first_ = vk_tile_first_vector(tile);                                                    \
@@ -95,18 +95,6 @@ VALUE_T chain_rows(ROW_T row_totals[2]) {
   VALUE_T total = row_totals[0][0];
   [[unroll]] for (uint k = 1u; k < ITEMS; ++k) total = vk_op(total, row_totals[k / ROW_N][k % ROW_N]);
   return total;
-}
-
-// A predecessor's aggregate as its owner computes it (the same vector totals, workgroup scan and chain, so
-// the same bits). All ITEMS loads are issued at once: loading in two halves to keep fewer registers live
-// (74-79 instead of 80 for 8-vector tiles on NVIDIA's driver, still three workgroups per multiprocessor)
-// made the forced-fallback run 5% slower (H100, 2^28: 1039 against 983 us).
-VALUE_T fallback_aggregate(uint tile) {
-  VEC_T vectors[ITEMS];
-  ROW_T vector_totals[2], prefix[2], row_totals[2];
-  LOAD_AND_SCAN_TILE(tile, vectors, vector_totals)
-  scan_rows(vector_totals, prefix, row_totals);
-  return chain_rows(row_totals);
 }
 
 // The look-back, run by subgroup 0 alone (no workgroup barrier per step): lane i inspects predecessor
@@ -241,8 +229,12 @@ void main() {
       if (action == LOOK_DONE) break;
       // Fallback: reduce the stuck predecessor ourselves and publish its aggregate (never downgrading).
       const uint stuck = action - LOOK_FALLBACK;
-      const VALUE_T stuck_aggregate = fallback_aggregate(stuck);
+      VEC_T other[ITEMS];
+      ROW_T other_vector_totals[2], other_prefix[2], other_totals[2];
+      LOAD_AND_SCAN_TILE(stuck, other, other_vector_totals)
+      scan_rows(other_vector_totals, other_prefix, other_totals);
       if (tid == 0u) {
+        const VALUE_T stuck_aggregate = chain_rows(other_totals);
         vk_stat_add(STAT_FALLBACKS, 1u);
         if (stuck == 0u) {
           const VALUE_T inclusive = has_carry ? vk_op(carry_in, stuck_aggregate) : stuck_aggregate;
