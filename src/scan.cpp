@@ -65,21 +65,23 @@ constexpr uint32_t kRows = 4;
 
 // Chained-scan tile shapes per device class: the first row whose driver and subgroup size match (0 = any)
 // applies. A tile is workgroup_size x vectors 16-byte vectors; integer chained_fallback windows of
-// wide_from elements or more take wide_vectors instead (0: never), through a second kernel.
+// wide_from elements or more take wide_vectors instead (0: never), through a second kernel; a look-back
+// step loads lookback_windows subgroup-wide windows of predecessor states at once.
 struct ChainedTuning {
   VkDriverId driver;
   uint32_t subgroup_size;
   uint32_t workgroup_size, vectors, wide_vectors;
   uint64_t wide_from;
+  uint32_t lookback_windows;
 };
 constexpr ChainedTuning kChainedTuning[] = {
     // H100 (and H200), driver 580, 2026-11-22/23 (docs/PERFORMANCE.md): 8 vectors at 2^28 0.948x copy against
     // 0.925 with 4 (i64: 0.88 against 0.79); 4 vectors 8% faster at 2^22 and 4% at 2^24, even at 2^26. Float
     // scans keep 4 (f32 with 6 or 8: 1.1-2.4x slower at 2^28 on 2026-11-22, 2% faster on 2026-11-23: not
     // settled), and so does chained_lookback (2x slower with 8 at 2^28 in one run).
-    {VK_DRIVER_ID_NVIDIA_PROPRIETARY, 32, 256, 4, 8, uint64_t(1) << 25},
+    {VK_DRIVER_ID_NVIDIA_PROPRIETARY, 32, 256, 4, 8, uint64_t(1) << 25, 1},
     // Every other device (lavapipe, subgroup size 8, is tuned for correctness runs only).
-    {VkDriverId(0), 0, 256, 4, 0, 0},
+    {VkDriverId(0), 0, 256, 4, 0, 0, 1},
 };
 
 const ChainedTuning& chained_tuning(const Capabilities& caps) {
@@ -502,11 +504,13 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   const uint32_t wg = plan->wg;
   const uint64_t vec = 16 / plan->elem;
 
+  uint32_t tuning = 0;  // specialization constant 2 of the kernels built next (chained: look-back windows)
   auto kernel = [&](const char* name, uint32_t items, bool uses_subgroups) -> Result<const detail::Kernel*> {
     detail::KernelDesc kd;
     kd.kernel = name;
     kd.workgroup_size = wg;
     kd.items = items;
+    kd.tuning = tuning;
     const bool indirect_capable = std::strncmp(name, "scan/chained", 12) == 0 ||
                                   std::strncmp(name, "scan/reduce_then_scan", 21) == 0 ||
                                   std::strcmp(name, "scan/subgroup_block") == 0;
@@ -552,13 +556,15 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       // otherwise the value in 16-bit parts across u32 words (common/tile_state.glsl).
       const bool state64 = c.caps.has(feature_int64_atomics) && !is_64bit(desc.type);
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
-      const detail::ChainedTuning& tuning = detail::chained_tuning(c.caps);
-      const bool wide_tiles = tuning.wide_vectors && is_integer(desc.type) &&
+      const detail::ChainedTuning& row = detail::chained_tuning(c.caps);
+      const bool wide_tiles = row.wide_vectors && is_integer(desc.type) &&
                               plan->algorithm == ScanAlgorithm::chained_fallback && !desc.vectors_per_thread &&
-                              desc.max_count >= tuning.wide_from;
+                              desc.max_count >= row.wide_from;
       const uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread
-                                                     : (wide_tiles ? tuning.wide_vectors : tuning.vectors);
+                                                     : (wide_tiles ? row.wide_vectors : row.vectors);
       if (items > 8) return make_error(Status::invalid_argument, "Scan: vectors_per_thread ", items, " exceeds 8");
+      tuning = desc.lookback_windows ? desc.lookback_windows : row.lookback_windows;
+      if (tuning > 8) return make_error(Status::invalid_argument, "Scan: lookback_windows ", tuning, " exceeds 8");
       // Shared memory: the workgroup scan's ROW_T per invocation (common/workgroup_scan.glsl) plus the
       // look-back state.
       const uint64_t shared_bytes = (uint64_t(wg) + 1) * 4 * plan->elem + 64;
@@ -569,9 +575,9 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       need(plan->chained, name.c_str(), items, true);
       plan->tile_elements = uint64_t(wg) * items * vec;
       if (wide_tiles) {
-        need(plan->chained_narrow, name.c_str(), tuning.vectors, true);
-        plan->narrow_tile_elements = uint64_t(wg) * tuning.vectors * vec;
-        plan->wide_from = tuning.wide_from;
+        need(plan->chained_narrow, name.c_str(), row.vectors, true);
+        plan->narrow_tile_elements = uint64_t(wg) * row.vectors * vec;
+        plan->wide_from = row.wide_from;
       }
       granule = plan->tile_elements;
       break;

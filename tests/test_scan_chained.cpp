@@ -342,17 +342,19 @@ void check_wraparound(Device& dev, DataType type, std::mt19937_64& rng) {
 // The statistics are those of the last window's dispatch.
 template <class T>
 void check_forced(Device& dev, DataType type, Op op, ScanKind kind, ScanAlgorithm a, uint64_t tiles,
-                  std::mt19937_64& rng, uint64_t window_tiles = 0) {
+                  std::mt19937_64& rng, uint64_t window_tiles = 0, uint32_t lookback_windows = 0) {
   if (lookback_refused(dev, a)) return;
   const uint64_t n = tiles * tile_of(type) + 5;
-  ChainRig<T> rig(dev, pinned(ScanDesc{type, op, kind, n, a}));
+  ScanDesc desc = pinned(ScanDesc{type, op, kind, n, a});
+  desc.lookback_windows = lookback_windows;
+  ChainRig<T> rig(dev, desc);
   CHECK(rig.check(test::random_values<T>(n, rng), 1, 0));
   const uint64_t windows = rig.plan().dispatch_count(n);
   const uint64_t last = window_tiles ? tiles + 1 - (windows - 1) * window_tiles : tiles + 1;
   if (window_tiles == 0) CHECK(windows == 1);
   const Statistics s = statistics_of(rig);
   INFO(to_string(a) << " " << to_string(kind) << " " << to_string(type) << " " << to_string(op) << " n=" << n
-                    << " (" << windows << " windows, " << last << " tiles in the last) spin limit "
+                    << " look-back windows " << lookback_windows << " (" << windows << " windows, " << last << " tiles in the last) spin limit "
                     << dev.context().options().fallback_spin_limit << ", skip period "
                     << dev.context().options().debug_skip_publication_period << ": " << describe(s));
   CHECK(s.tiles == last);
@@ -420,6 +422,37 @@ TEST_CASE("chained_fallback with spin limit 0 and every k-th tile skipping its p
   Device& dev = test::device(forced(64, 2));
   check_forced<uint32_t>(dev, DataType::u32, Op::add, ScanKind::exclusive, ScanAlgorithm::chained_fallback, 40, rng);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("chained scans loading 2, 3 or 8 look-back windows per step match the CPU, also with forced fallback",
+          "[chained][fallback][tuning]") {
+  // Blocked and inclusive states then fall inside any window of a step, not only the first.
+  VKPRIM_TEST_RNG(rng);
+  for (uint32_t windows : {2u, 3u, 8u}) {
+    INFO("look-back windows " << windows);
+    Device& dev = test::device();
+    for (ScanAlgorithm a : chained_algorithms(dev)) {
+      ScanDesc desc = pinned(ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, 300 * tile_of(DataType::u32) + 5, a});
+      desc.lookback_windows = windows;
+      ChainRig<uint32_t> rig(dev, desc);
+      CHECK(rig.check(test::random_values<uint32_t>(desc.max_count, rng), 1, 0));
+    }
+    for (uint32_t period : {2u, 3u}) {
+      Device& forced_dev = test::device(forced(0, period));
+      check_forced<uint32_t>(forced_dev, DataType::u32, Op::add, ScanKind::exclusive, ScanAlgorithm::chained_fallback,
+                             100, rng, 0, windows);
+      check_forced<float>(forced_dev, DataType::f32, Op::max, ScanKind::inclusive, ScanAlgorithm::chained_fallback, 40,
+                          rng, 0, windows);
+      REQUIRE_NO_VALIDATION_MESSAGES(forced_dev);
+    }
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+  // Outside 1..8 the override is invalid_argument.
+  ScanDesc desc{DataType::u32, Op::add, ScanKind::inclusive, 1000, ScanAlgorithm::chained_fallback};
+  desc.lookback_windows = 9;
+  auto plan = Scan::create(test::device().context(), desc);
+  CHECK(plan.status() == Status::invalid_argument);
+  if (!plan.ok()) CHECK(plan.error().message.find("lookback_windows") != std::string::npos);
 }
 
 TEST_CASE("chained_fallback with forced fallback on the no-subgroup path matches the CPU", "[chained][fallback][no_subgroups]") {

@@ -84,10 +84,11 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
     desc.algorithm = variant.algorithm;
     desc.workgroup_size = variant.workgroup_size;
     desc.vectors_per_thread = variant.vectors_per_thread;
+    desc.lookback_windows = variant.lookback_windows;
     // An algorithm the device refuses (e.g. chained_lookback on lavapipe) is skipped: say so, go on.
     const std::string what = std::string("scan ") + to_string(variant.algorithm);
     auto added = set.add(Scan::create(const_cast<Device&>(device).context(), desc),
-                         shape_label(desc.workgroup_size, desc.vectors_per_thread), what);
+                         shape_label(desc.workgroup_size, desc.vectors_per_thread, desc.lookback_windows), what);
     if (!added) {
       std::fprintf(stderr, "%s: %s\n", what.c_str(), added.error().message.c_str());
       return 1;
@@ -183,27 +184,28 @@ int run_bench_scan(std::vector<std::string> args) {
     std::fprintf(stderr, "vkprim bench scan: bad --kind, --type, --op or --sizes\n");
     return 2;
   }
-  std::vector<ScanDesc> algorithms;  // algorithm + workgroup-size override ("chained_fallback@512")
-  auto add = [&](ScanAlgorithm a, uint32_t wg, uint32_t vectors) {
+  std::vector<ScanDesc> algorithms;  // algorithm + tuning overrides ("chained_fallback@256x8x2")
+  auto add = [&](ScanAlgorithm a, uint32_t wg, uint32_t vectors, uint32_t windows) {
     ScanDesc d;
     d.algorithm = a;
     d.workgroup_size = wg;
     d.vectors_per_thread = vectors;
+    d.lookback_windows = windows;
     algorithms.push_back(d);
   };
   if (common.algorithm == "all") {
     for (int a = int(ScanAlgorithm::hillis_steele); a <= int(ScanAlgorithm::chained_fallback); ++a)
-      add(ScanAlgorithm(a), 0, 0);
+      add(ScanAlgorithm(a), 0, 0, 0);
   } else {
-    // One name or a comma-separated list; NAME@WGxV overrides the chained scans' workgroup size and
-    // vectors per thread (0 keeps the default).
+    // One name or a comma-separated list; NAME@WGxV[xK] overrides the chained scans' workgroup size,
+    // vectors per thread and look-back windows per step (0 keeps the default).
     for (const AlgorithmChoice& choice : split_algorithms(common.algorithm)) {
       ScanAlgorithm a;
       if (!parse(choice.name.c_str(), a)) {
         std::fprintf(stderr, "vkprim bench scan: unknown scan algorithm '%s'\n", choice.name.c_str());
         return 2;
       }
-      add(a, choice.workgroup_size, choice.per_thread);
+      add(a, choice.workgroup_size, choice.per_thread, choice.tuning);
     }
   }
   print_bench_header(*device, common.repeats, "; GB/s count read + write");

@@ -164,8 +164,9 @@ void print_pipeline_statistics(const Device& device) {
   for (const KernelStatistics& k : context.kernel_statistics()) {
     std::string values;
     for (const auto& [name, value] : k.values) values += (values.empty() ? "" : ", ") + name + "=" + value;
-    std::printf("stats %s [%s] %ux%u: %s\n", k.kernel.c_str(), k.variant.c_str(), k.workgroup_size, k.items,
-                values.empty() ? "(the driver reported none)" : values.c_str());
+    const std::string tuning = k.tuning ? "x" + std::to_string(k.tuning) : std::string();
+    std::printf("stats %s [%s] %ux%u%s: %s\n", k.kernel.c_str(), k.variant.c_str(), k.workgroup_size, k.items,
+                tuning.c_str(), values.empty() ? "(the driver reported none)" : values.c_str());
   }
 }
 
@@ -346,7 +347,7 @@ std::vector<AlgorithmChoice> split_algorithms(const std::string& list) {
     AlgorithmChoice choice;
     choice.name = list.substr(pos, comma - pos);
     if (const size_t at = choice.name.find('@'); at != std::string::npos) {
-      std::sscanf(choice.name.c_str() + at + 1, "%ux%u", &choice.workgroup_size, &choice.per_thread);
+      std::sscanf(choice.name.c_str() + at + 1, "%ux%ux%u", &choice.workgroup_size, &choice.per_thread, &choice.tuning);
       choice.shape = choice.name.substr(at);
       choice.name.resize(at);
     }
@@ -356,9 +357,10 @@ std::vector<AlgorithmChoice> split_algorithms(const std::string& list) {
   return out;
 }
 
-std::string shape_label(uint32_t workgroup_size, uint32_t per_thread) {
-  if (!workgroup_size && !per_thread) return {};
-  return "@" + std::to_string(workgroup_size) + "x" + std::to_string(per_thread);
+std::string shape_label(uint32_t workgroup_size, uint32_t per_thread, uint32_t tuning) {
+  if (!workgroup_size && !per_thread && !tuning) return {};
+  return "@" + std::to_string(workgroup_size) + "x" + std::to_string(per_thread) +
+         (tuning ? "x" + std::to_string(tuning) : std::string());
 }
 
 std::string lookback_note(const Device& device, const Buffer& scratch, VkDeviceSize offset, bool tiles) {

@@ -130,12 +130,12 @@ void print_pipeline_statistics(const Device& device);
 // One entry of --algorithm's comma-separated list: NAME or NAME@WGxV (a tile override; 0 keeps the default).
 struct AlgorithmChoice {
   std::string name;
-  uint32_t workgroup_size = 0, per_thread = 0;
-  std::string shape;  // "@WGxV" as written, empty without one
+  uint32_t workgroup_size = 0, per_thread = 0, tuning = 0;  // "@WGxV" or "@WGxVxT" (T: a kernel-specific knob)
+  std::string shape;  // "@WGxV[xT]" as written, empty without one
 };
 std::vector<AlgorithmChoice> split_algorithms(const std::string& list);
-// "@WGxV" of a tile override, empty when both are 0 (the default shape).
-std::string shape_label(uint32_t workgroup_size, uint32_t per_thread);
+// "@WGxV" (or "@WGxVxT") of a tile override, empty when all are 0 (the default shape).
+std::string shape_label(uint32_t workgroup_size, uint32_t per_thread, uint32_t tuning = 0);
 
 // The plans a bench measures, their row labels (the resolved algorithm and a shape suffix) and the
 // scratch they need.

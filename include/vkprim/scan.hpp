@@ -65,6 +65,9 @@ struct ScanDesc {
   // max_count's). A vectors_per_thread override fixes one shape for every count.
   uint32_t workgroup_size = 0;
   uint32_t vectors_per_thread = 0;
+  // Chained scans: subgroup-wide windows of predecessor states one look-back step loads at once (1..8;
+  // 0 = the tuned default): a step covers lookback_windows x subgroup size predecessors.
+  uint32_t lookback_windows = 0;
 };
 
 namespace detail { struct ScanPlan; }

@@ -17,7 +17,7 @@
 // with FALLBACK, no inclusive prefix either, so every successor that reaches it must reduce it itself.
 // Without FALLBACK it still publishes its inclusive prefix (nothing else could unblock its successors).
 // Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64 (see common/tile_state.glsl),
-// VKPRIM_FALLBACK. Specialization: WG_SIZE (power of two), ITEMS (1..8: rows of vectors, scanned four
+// VKPRIM_FALLBACK. Specialization: WG_SIZE (power of two), LOOK_WINDOWS, ITEMS (1..8: rows of vectors, scanned four
 // at a time in one workgroup scan of ROW_T). Bindings: common/scan_io.glsl,
 // with binding 2 the tile state and binding 4 the record_indirect region (SCAN_INDIRECT: count and tiles
 // computed on the GPU). Push: count, shifts, group_count = tiles, param = spin limit,
@@ -32,6 +32,10 @@
 #if !defined(VKPRIM_NO_SUBGROUPS)
 #extension GL_KHR_shader_subgroup_ballot : require
 #endif
+
+// Subgroup-wide windows of predecessor states a look-back step loads at once (1..8, the runtime's tuning
+// table; the emulation path reads one predecessor per step).
+layout(constant_id = 2) const uint LOOK_WINDOWS = 1;
 
 // What invocation 0 tells the workgroup, in shared words accessed only through atomics: the shader runs
 // under the Vulkan memory model (its scoped atomics select it) without the use_vulkan_memory_model pragma,
@@ -97,45 +101,55 @@ VALUE_T chain_rows(ROW_T row_totals[2]) {
   return total;
 }
 
-// The look-back, run by subgroup 0 alone (no workgroup barrier per step): lane i inspects predecessor
-// look - i, the ready aggregates up to the first inclusive prefix are folded into `prefix`, and the loop
-// moves a whole subgroup further back each step. It returns LOOK_DONE, or (fallback only) LOOK_FALLBACK +
-// the predecessor that stayed not ready for more than pc.param polls. `look` and `prefix` are uniform.
+// The look-back, run by subgroup 0 alone (no workgroup barrier per step). A step loads LOOK_WINDOWS
+// windows of predecessor states at once (lane i of window j reads predecessor look - j * subgroup size - i,
+// so each window is one contiguous read), then walks them in order: the ready aggregates up to the first
+// inclusive prefix are folded into `prefix` and end the look-back; a not-ready predecessor ends the step
+// after folding the aggregates before it, and is polled again (or, fallback only, reduced by the
+// workgroup after more than pc.param polls that saw no progress). Returns LOOK_DONE or LOOK_FALLBACK + the
+// stuck predecessor; `look` and `prefix` are uniform.
 uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout uint steps) {
   uint polls = 0u;
   for (;;) {
     steps += 1u;
 #if !defined(VKPRIM_NO_SUBGROUPS)
     const uint lane = gl_SubgroupInvocationID;
-    VALUE_T value = vk_identity();
-    uint flag = STATE_INCLUSIVE;  // lanes before tile 0 act as an inclusive identity
-    if (lane <= look) flag = vk_state_read(look - lane, value);
-    const uvec4 inclusive = subgroupBallot(flag == STATE_INCLUSIVE);
-    const uvec4 not_ready = subgroupBallot(flag == STATE_NOT_READY);
-    const bool any_inclusive = any(notEqual(inclusive, uvec4(0u)));
-    const uint stop = any_inclusive ? subgroupBallotFindLSB(inclusive) : gl_SubgroupSize;
-    const uint blocked = any(notEqual(not_ready, uvec4(0u))) ? subgroupBallotFindLSB(not_ready) : gl_SubgroupSize;
-    if (blocked < stop) {
-      // Fold the ready aggregates before the blocked predecessor, then poll it again (or fall back).
-      if (blocked > 0u) {
-        prefix = vk_op(vk_subgroup_reduce(lane < blocked ? value : vk_identity()), prefix);
-        look -= blocked;
-        depth += blocked;
-        polls = 0u;
-      }
-      polls += 1u;
+    uint flags[8];
+    VALUE_T values[8];
+    [[unroll]] for (uint j = 0u; j < LOOK_WINDOWS; ++j) {
+      const uint distance = j * gl_SubgroupSize + lane;
+      flags[j] = STATE_INCLUSIVE;  // predecessors before tile 0 act as an inclusive identity
+      values[j] = vk_identity();
+      if (distance <= look) flags[j] = vk_state_read(look - distance, values[j]);
+    }
+    [[unroll]] for (uint j = 0u; j < LOOK_WINDOWS; ++j) {
+      const uvec4 inclusive = subgroupBallot(flags[j] == STATE_INCLUSIVE);
+      const uvec4 not_ready = subgroupBallot(flags[j] == STATE_NOT_READY);
+      const bool any_inclusive = any(notEqual(inclusive, uvec4(0u)));
+      const uint stop = any_inclusive ? subgroupBallotFindLSB(inclusive) : gl_SubgroupSize;
+      const uint blocked = any(notEqual(not_ready, uvec4(0u))) ? subgroupBallotFindLSB(not_ready) : gl_SubgroupSize;
+      if (blocked < stop) {
+        // Fold the ready aggregates before the blocked predecessor, then poll it again (or fall back).
+        if (blocked > 0u) {
+          prefix = vk_op(vk_subgroup_reduce(lane < blocked ? values[j] : vk_identity()), prefix);
+          look -= blocked;
+          depth += blocked;
+          polls = 0u;
+        }
+        polls += 1u;
 #if defined(VKPRIM_FALLBACK)
-      if (polls > pc.param) return LOOK_FALLBACK + look;
+        if (polls > pc.param) return LOOK_FALLBACK + look;
 #endif
-      continue;
+        break;
+      }
+      prefix = vk_op(vk_subgroup_reduce(lane <= stop ? values[j] : vk_identity()), prefix);
+      if (any_inclusive) {
+        depth += stop + 1u;
+        return LOOK_DONE;
+      }
+      look -= gl_SubgroupSize;
+      depth += gl_SubgroupSize;
     }
-    prefix = vk_op(vk_subgroup_reduce(lane <= stop ? value : vk_identity()), prefix);
-    if (any_inclusive) {
-      depth += stop + 1u;
-      return LOOK_DONE;
-    }
-    look -= gl_SubgroupSize;
-    depth += gl_SubgroupSize;
 #else
     // Emulation: one predecessor per step.
     VALUE_T value;
