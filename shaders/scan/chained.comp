@@ -28,6 +28,7 @@
 #include "common/scan_io.glsl"
 #include "common/scan_tile.glsl"
 #include "common/workgroup_scan.glsl"
+#include "common/workgroup.glsl"
 #include "common/tile_state.glsl"
 #if !defined(VKPRIM_NO_SUBGROUPS)
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -70,18 +71,25 @@ VALUE_T sh_get_prefix() {
 #define LOOK_DONE 1u
 #define LOOK_FALLBACK 2u
 
-// A tile's vectors loaded and scanned in registers (each vector's inclusive scan); the owner and the
-// fallback reduction run exactly these operations in this order, so they agree bit for bit.
-#define LOAD_AND_SCAN_TILE(tile, scanned, totals)                                                      \
+// A tile's vectors loaded into registers, every load issued before the first is used (no branch between
+// them when the tile is whole).
+#define LOAD_TILE(tile, vectors)                                                                       \
   {                                                                                                    \
     const uint first_ = vk_tile_first_vector(tile);                                                    \
+    if (vk_tile_full(tile)) {                                                                          \
+      [[unroll]] for (uint k = 0u; k < ITEMS; ++k) vectors[k] = vk_tile_load_full(first_ + k * WG_SIZE);  \
+    } else {                                                                                           \
+      [[unroll]] for (uint k = 0u; k < ITEMS; ++k) vectors[k] = vk_tile_load(first_ + k * WG_SIZE);       \
+    }                                                                                                  \
+  }
+
+// A tile's vectors loaded and scanned in registers (each vector's inclusive scan); the owner and a float
+// fallback run exactly these operations in this order, so they agree bit for bit.
+#define LOAD_AND_SCAN_TILE(tile, scanned, totals)                                                      \
+  {                                                                                                    \
     totals[0] = vk_row_identity();                                                                     \
     totals[1] = vk_row_identity();                                                                     \
-    if (vk_tile_full(tile)) {                                                                          \
-      [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_tile_load_full(first_ + k * WG_SIZE);  \
-    } else {                                                                                           \
-      [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_tile_load(first_ + k * WG_SIZE);       \
-    }                                                                                                  \
+    LOAD_TILE(tile, scanned)                                                                           \
     [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {                                                     \
       [[unroll]] for (uint c = 1u; c < VEC_N; ++c) scanned[k][c] = vk_op(scanned[k][c - 1u], scanned[k][c]); \
       totals[k / ROW_N][k % ROW_N] = scanned[k][VEC_N - 1u];                                           \
@@ -244,11 +252,25 @@ void main() {
       // Fallback: reduce the stuck predecessor ourselves and publish its aggregate (never downgrading).
       const uint stuck = action - LOOK_FALLBACK;
       VEC_T other[ITEMS];
+#if defined(VKPRIM_TYPE_F32) || defined(VKPRIM_TYPE_F64)
       ROW_T other_vector_totals[2], other_prefix[2], other_totals[2];
       LOAD_AND_SCAN_TILE(stuck, other, other_vector_totals)
       scan_rows(other_vector_totals, other_prefix, other_totals);
+#else
+      // Integer operators are associative and commutative bit for bit, so one workgroup reduction in any
+      // order gives the owner's aggregate (two barriers instead of the owner's row scans).
+      LOAD_TILE(stuck, other)
+      VALUE_T other_total = vk_identity();
+      [[unroll]] for (uint k = 0u; k < ITEMS; ++k)
+        [[unroll]] for (uint c = 0u; c < VEC_N; ++c) other_total = vk_op(other_total, other[k][c]);
+      other_total = vk_workgroup_reduce(other_total);
+#endif
       if (tid == 0u) {
+#if defined(VKPRIM_TYPE_F32) || defined(VKPRIM_TYPE_F64)
         const VALUE_T stuck_aggregate = chain_rows(other_totals);
+#else
+        const VALUE_T stuck_aggregate = other_total;
+#endif
         vk_stat_add(STAT_FALLBACKS, 1u);
         if (stuck == 0u) {
           const VALUE_T inclusive = has_carry ? vk_op(carry_in, stuck_aggregate) : stuck_aggregate;
