@@ -7,12 +7,13 @@
 //  1. the tile index comes from an atomic ticket, so tiles start in order whatever the scheduler does;
 //  2. the tile (WG_SIZE x ITEMS 16-byte vectors, rows of coalesced vectors as in common/scan_tile.glsl)
 //     is scanned in registers and one workgroup scan; its aggregate is published at once;
-//  3. subgroup 0 looks back over as many predecessors at once as it has lanes, stops at the first
-//     inclusive prefix and combines the aggregates before it;
+//  3. subgroup 0 looks back over LOOK_WINDOWS x as many predecessors at once as it has lanes, stops at
+//     the first inclusive prefix and combines the aggregates before it;
 //  4. the tile publishes its inclusive prefix and writes its output.
 // Fallback: after pc.param not-ready polls of the same predecessor, the whole workgroup reduces that
-// predecessor's tile from the input itself (same code as the owner, so the same value), publishes it with
-// atomicMax and goes on looking back: no forward-progress assumption. Without FALLBACK it waits.
+// predecessor's tile from the input itself (floats: the owner's code and order; integers: any order, one
+// workgroup reduction; either way the owner's bits), publishes it with atomicMax and goes on looking
+// back: no forward-progress assumption. Without FALLBACK it waits.
 // Test knob: pc.param2 = k > 0 makes every k-th tile (never tile 0) publish nothing: no aggregate and,
 // with FALLBACK, no inclusive prefix either, so every successor that reaches it must reduce it itself.
 // Without FALLBACK it still publishes its inclusive prefix (nothing else could unblock its successors).
