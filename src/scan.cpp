@@ -496,8 +496,9 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
                       "lavapipe (llvmpipe) does not give: its loops stop after 65535 iterations; use chained_fallback");
   plan->elem = size_of(desc.type);
   if (plan->algorithm == ScanAlgorithm::reduce_then_scan) plan->wg = detail::kTileWorkgroup;
+  const detail::ChainedTuning& row = detail::chained_tuning(c.caps);  // chained tile shapes for this device
   if (chained) {
-    plan->wg = desc.workgroup_size ? desc.workgroup_size : detail::chained_tuning(c.caps).workgroup_size;
+    plan->wg = desc.workgroup_size ? desc.workgroup_size : row.workgroup_size;
     if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
       return make_error(Status::invalid_argument, "Scan: workgroup_size ", plan->wg,
                         " must be a power of two from 64 to 1024");
@@ -557,7 +558,6 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       // otherwise the value in 16-bit parts across u32 words (common/tile_state.glsl).
       const bool state64 = c.caps.has(feature_int64_atomics) && !is_64bit(desc.type);
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
-      const detail::ChainedTuning& row = detail::chained_tuning(c.caps);
       const bool wide_tiles = row.wide_vectors && is_integer(desc.type) &&
                               plan->algorithm == ScanAlgorithm::chained_fallback && !desc.vectors_per_thread &&
                               desc.max_count >= row.wide_from;

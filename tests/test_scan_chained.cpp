@@ -354,7 +354,8 @@ void check_forced(Device& dev, DataType type, Op op, ScanKind kind, ScanAlgorith
   if (window_tiles == 0) CHECK(windows == 1);
   const Statistics s = statistics_of(rig);
   INFO(to_string(a) << " " << to_string(kind) << " " << to_string(type) << " " << to_string(op) << " n=" << n
-                    << " look-back windows " << lookback_windows << " (" << windows << " windows, " << last << " tiles in the last) spin limit "
+                    << " look-back windows " << lookback_windows << " (" << windows << " windows, " << last
+                    << " tiles in the last) spin limit "
                     << dev.context().options().fallback_spin_limit << ", skip period "
                     << dev.context().options().debug_skip_publication_period << ": " << describe(s));
   CHECK(s.tiles == last);
