@@ -67,13 +67,27 @@ foreach(kw 32 64)
     endif()
     math(EXPR value_words "${vw} / 32")
     set(defines ${key_defines} VKPRIM_VALUE_WORDS=${value_words})
-    vkprim_add_kernel(sort/onesweep_${suffix} sort/onesweep.comp NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2
-                      DEFINES ${defines})
-    vkprim_add_kernel(sort/downsweep_${suffix} sort/downsweep.comp NO_SUBGROUP_VARIANT DEFINES ${defines})
-    # SortRanking::partitioned: the ranking kernels with subgroupPartitionNV (suffix _p).
-    vkprim_add_kernel(sort/onesweep_${suffix}_p sort/onesweep.comp TARGET_ENV vulkan1.2
-                      DEFINES ${defines} VKPRIM_PARTITIONED=1)
-    vkprim_add_kernel(sort/downsweep_${suffix}_p sort/downsweep.comp DEFINES ${defines} VKPRIM_PARTITIONED=1)
+    # SortRanking::partitioned: ranking with subgroupPartitionNV (suffix _p); SortScatter::direct: keys and
+    # values written from registers (suffix _d). The default kernels also get the no-subgroup variant.
+    foreach(rank "" _p)
+      foreach(scatter "" _d)
+        set(extra "")
+        set(nosg "")
+        if(rank STREQUAL "_p")
+          list(APPEND extra VKPRIM_PARTITIONED=1)
+        endif()
+        if(scatter STREQUAL "_d")
+          list(APPEND extra VKPRIM_DIRECT_SCATTER=1)
+        endif()
+        if(rank STREQUAL "")
+          set(nosg NO_SUBGROUP_VARIANT)
+        endif()
+        vkprim_add_kernel(sort/onesweep_${suffix}${rank}${scatter} sort/onesweep.comp ${nosg} TARGET_ENV vulkan1.2
+                          DEFINES ${defines} ${extra})
+        vkprim_add_kernel(sort/downsweep_${suffix}${rank}${scatter} sort/downsweep.comp ${nosg}
+                          DEFINES ${defines} ${extra})
+      endforeach()
+    endforeach()
     vkprim_add_kernel(sort/copy_${suffix} sort/copy.comp DEFINES ${defines})
   endforeach()
 endforeach()

@@ -85,7 +85,7 @@ constexpr uint64_t kMaxSortCount = (uint64_t(1) << 30) - 1;   // onesweep's 30-b
 constexpr uint32_t kCopyGroupsCap = 4096;
 
 // Flag bits of common/radix.glsl.
-enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u, kIndirect = 8u, kStaged = 16u };
+enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u, kIndirect = 8u };
 
 // record_indirect entries (src/indirect.hpp).
 enum : uint32_t { kEntryTiles = 0, kEntryHistogram = 1, kEntryGroups = 2, kEntryCopy = 3 };
@@ -128,7 +128,6 @@ struct SortPlan {
     if (desc.key_type == DataType::i32 || desc.key_type == DataType::i64) f |= kSigned;
     if (desc.key_type == DataType::f32 || desc.key_type == DataType::f64) f |= kFloat;
     if (desc.order == SortOrder::descending) f |= kDescending;
-    if (scatter == SortScatter::staged) f |= kStaged;
     return f;
   }
   uint64_t tiles_for(uint64_t n) const { return ceil_div(n, tile); }
@@ -399,7 +398,8 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     if (!k) built = std::move(k).error();
     else slot = k.value();
   };
-  const std::string rank = plan->ranking == SortRanking::partitioned ? "_p" : "";
+  const std::string rank = std::string(plan->ranking == SortRanking::partitioned ? "_p" : "") +
+                           (plan->scatter == SortScatter::direct ? "_d" : "");
   if (onesweep) {
     need(plan->histogram, "sort/histogram" + kw, false);
     need(plan->onesweep, "sort/onesweep" + kw + vw + rank, true);

@@ -5,7 +5,8 @@
 //
 // Defines: VKPRIM_KEY64 (keys are two u32 words), VKPRIM_VALUE_WORDS (0 keys only, 1 or 2 words of
 // payload), VKPRIM_NO_SUBGROUPS (the emulation), VKPRIM_PARTITIONED (rank with subgroupPartitionNV instead
-// of eight ballots per key; VK_NV_shader_subgroup_partitioned). Specialization: WG_SIZE (>= 256, a multiple of the
+// of eight ballots per key; VK_NV_shader_subgroup_partitioned), VKPRIM_DIRECT_SCATTER (keys and values
+// written from registers, not staged in shared memory). Specialization: WG_SIZE (>= 256, a multiple of the
 // subgroup size), ITEMS (keys per invocation per tile); a tile is TILE = WG_SIZE * ITEMS keys.
 // Bindings (set 0): 0 keys in, 1 keys out, 2 values in, 3 values out, 4 meta (histograms, digit table,
 // tile state: see src/sort.cpp), 5 the record_indirect region (common/indirect.glsl).
@@ -84,7 +85,6 @@ layout(push_constant) uniform SortConstants {
 #define SORT_FLOAT 2u
 #define SORT_DESCENDING 4u
 #define SORT_INDIRECT 8u
-#define SORT_STAGED 16u     // scatter through shared memory (sort_scatter_tile)
 
 layout(set = 0, binding = 0, std430) readonly buffer KeysIn { KEY_T keys_in[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer KeysOut { KEY_T keys_out[]; };
@@ -221,7 +221,7 @@ shared uint s_count[RADIX_DIGITS];   // keys of each digit in the tile
 shared uint s_base[RADIX_DIGITS];    // global position of in-tile position 0 for each digit's keys
 // ---- Stable rank of a tile --------------------------------------------------------------------------
 // Per-invocation tile registers: the raw keys, a mask of the slots that hold keys (bit i: item i is before
-// the count) and, after sort_rank_tile, each key's position in the tile sorted stably by digit. Digits are
+// the count) and, after the ranking, each key's position in the tile sorted stably by digit. Digits are
 // recomputed from the keys (a few ALU operations) instead of living in ITEMS more registers: the ranking
 // kernels are bound by how many tiles fit on a multiprocessor at once, i.e. by registers.
 KEY_T t_key[ITEMS];
@@ -250,17 +250,58 @@ void sort_load_tile(uint tile, uint n) {
   }
 }
 
-// Ranks the tile's keys by digit: fills t_pos, s_count and s_start. Keys of equal digit keep their tile order
-// (subgroup-major, then item, then lane = the striped key order), which makes every pass stable.
-// Multisplit as in Adinets & Merrill's Onesweep / CUB's BlockRadixRankMatch: per item, eight ballots find
-// the lanes sharing a digit; the lowest of them adds their number to the subgroup's 16-bit counter for
-// the digit and shares the old value (subgroupShuffle). A column scan of the counters over subgroups and
-// a scan over digits give every key its position.
-void sort_rank_tile() {
+// Ranking is split in two so that onesweep can publish the tile's digit counts before the keys are ranked
+// (Adinets & Merrill's "early counts"; CUB's BlockRadixRankMatchEarlyCounts has the same shape):
+//  sort_count_tile: every subgroup counts its digits into its own row of 16-bit counters (shared atomics
+//    whose result is unused), then a column pass over the rows leaves in each counter the keys of that
+//    digit in earlier subgroups, and in s_count the tile's count of each digit;
+//  sort_rank_counted_tile: a scan of s_count gives s_start; adding it to every row makes each counter the
+//    in-tile position of that subgroup's next key of the digit, so one multisplit pass gives every key its
+//    final position (t_pos) with no second pass over the items.
+// Keys of equal digit keep their tile order (subgroup-major, then item, then lane = the striped key order),
+// which makes every pass stable. Both end with a barrier (s_count visible; s_mem free for staging).
+void sort_count_tile() {
   const uint tid = gl_LocalInvocationIndex;
   // Only the rows of the subgroups that exist (COUNTER_WORDS is sized for the smallest subgroup).
   const uint used_counter_words = (WG_SIZE / RADIX_SG_SIZE) * (RADIX_DIGITS / 2u);
   for (uint w = tid; w < used_counter_words; w += WG_SIZE) s_mem[w] = 0u;
+  barrier();
+  const uint row = RADIX_SG_ID * (RADIX_DIGITS / 2u);
+  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+    const uint d = t_digit(i);
+    if (d < RADIX_DIGITS) SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], 1u << ((d & 1u) * 16u));
+  }
+  barrier();
+  // Column pass, two digits per word: no carry crosses the halves since a tile holds < 65536 keys.
+  const uint subgroups = WG_SIZE / RADIX_SG_SIZE;
+  if (tid < RADIX_DIGITS / 2u) {
+    uint running = 0u;
+    for (uint s = 0u; s < subgroups; ++s) {
+      const uint x = s_mem[s * (RADIX_DIGITS / 2u) + tid];
+      s_mem[s * (RADIX_DIGITS / 2u) + tid] = running;
+      running += x;
+    }
+    s_count[2u * tid] = running & 0xFFFFu;
+    s_count[2u * tid + 1u] = running >> 16u;
+  }
+  barrier();
+}
+
+// Multisplit (Onesweep / CUB's BlockRadixRankMatch): per item, eight ballots find the lanes sharing a digit
+// (or subgroupPartitionNV with VKPRIM_PARTITIONED); the lowest of them adds their number to the subgroup's
+// counter for the digit and shares the old value (subgroupShuffle).
+void sort_rank_counted_tile() {
+  const uint tid = gl_LocalInvocationIndex;
+  uint total;
+  const uint start = sort_workgroup_scan(tid < RADIX_DIGITS ? s_count[tid] : 0u, total);
+  if (tid < RADIX_DIGITS) s_start[tid] = start;
+  barrier();
+  const uint subgroups = WG_SIZE / RADIX_SG_SIZE;
+  if (tid < RADIX_DIGITS / 2u) {
+    // Positions stay below TILE <= 32768, so the low half never carries into the high one.
+    const uint starts = s_start[2u * tid] | (s_start[2u * tid + 1u] << 16u);
+    for (uint s = 0u; s < subgroups; ++s) s_mem[s * (RADIX_DIGITS / 2u) + tid] += starts;
+  }
   barrier();
   const uint row = RADIX_SG_ID * (RADIX_DIGITS / 2u);
   const uint lane = RADIX_SG_LANE;
@@ -288,7 +329,7 @@ void sort_rank_tile() {
     uint old = 0u;
     if (valid && before == 0u) old = SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], same << half_shift);
     old = subgroupShuffle(old, leader);
-    t_pos[i] = ((old >> half_shift) & 0xFFFFu) + before;  // rank within the subgroup, completed below
+    t_pos[i] = ((old >> half_shift) & 0xFFFFu) + before;
 #else
     s_lane_digit[tid] = d;
     barrier();
@@ -306,64 +347,23 @@ void sort_rank_tile() {
     t_pos[i] = ((old >> half_shift) & 0xFFFFu) + before;
 #endif
   }
-  barrier();
-  // Column scan over subgroups: a subgroup's counter becomes the number of keys of that digit in earlier
-  // subgroups (two digits at once; no carry crosses the halves since a tile holds < 65536 keys).
-  const uint subgroups = WG_SIZE / RADIX_SG_SIZE;
-  if (tid < RADIX_DIGITS / 2u) {
-    uint running = 0u;
-    for (uint s = 0u; s < subgroups; ++s) {
-      const uint x = s_mem[s * (RADIX_DIGITS / 2u) + tid];
-      s_mem[s * (RADIX_DIGITS / 2u) + tid] = running;
-      running += x;
-    }
-    s_count[2u * tid] = running & 0xFFFFu;
-    s_count[2u * tid + 1u] = running >> 16u;
-  }
-  barrier();
-  uint total;
-  const uint c = tid < RADIX_DIGITS ? s_count[tid] : 0u;
-  const uint start = sort_workgroup_scan(c, total);
-  if (tid < RADIX_DIGITS) s_start[tid] = start;
-  barrier();
-  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    const uint d = t_digit(i);
-    if (d < RADIX_DIGITS) {
-      const uint below = (s_mem[row + (d >> 1u)] >> ((d & 1u) * 16u)) & 0xFFFFu;
-      t_pos[i] += s_start[d] + below;
-    }
-  }
   barrier();  // s_mem is reused for staging next
 }
 
-// Scatters the ranked tile to keys_out[s_base[digit] + position] (and values alike); s_base must be set and
-// visible. SORT_STAGED (the default): keys (then values) go through shared memory at their tile position so
-// that consecutive invocations write consecutive positions (the global writes of one digit are
-// contiguous). Without it each invocation writes its keys straight from registers: no staging round trips
-// or barriers, but a subgroup's stores spread over up to a subgroup's worth of digit runs.
-void sort_scatter_tile(uint tile, uint n) {
-  const uint tid = gl_LocalInvocationIndex;
-  const uint out_shift = sort_shift(1u);
-#if VKPRIM_VALUE_WORDS > 0
-  const uint first = tile * TILE;
-  const uint in_shift = sort_shift(2u);
-  const uint value_shift = sort_shift(3u);
-#endif
-  if ((pc.flags & SORT_STAGED) == 0u) {
-    [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-      const uint d = t_digit(i);
-      if (d < RADIX_DIGITS) {
-        const uint to = s_base[d] + t_pos[i];
-        keys_out[out_shift + to] = t_key[i];
-#if VKPRIM_VALUE_WORDS > 0
-        values_out[value_shift + to] = values_in[in_shift + first + sort_striped_index(i)];
-#endif
-      }
-    }
-    barrier();  // the next tile may reuse shared memory
-    return;
-  }
-  const uint tile_n = min(TILE, n - tile * TILE);
+// Both steps, for kernels that publish nothing in between: fills t_pos, s_count and s_start.
+void sort_rank_tile() {
+  sort_count_tile();
+  sort_rank_counted_tile();
+}
+
+// Staging (the default): the ranked keys go to shared memory at their tile positions, so that the scatter's
+// consecutive invocations write consecutive positions (the global writes of one digit are contiguous).
+// Once staged the keys need no registers, which is why onesweep stages before its look-back. Call after
+// the ranking's closing barrier. VKPRIM_DIRECT_SCATTER (SortScatter::direct): nothing is staged, and
+// sort_scatter_tile writes each key from registers (no staging round trip, but a subgroup's stores
+// spread over up to a subgroup's worth of digit runs).
+void sort_stage_keys() {
+#if !defined(VKPRIM_DIRECT_SCATTER)
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
     if (((t_valid >> i) & 1u) != 0u) {
 #if defined(VKPRIM_KEY64)
@@ -374,11 +374,40 @@ void sort_scatter_tile(uint tile, uint n) {
 #endif
     }
   }
-  barrier();
+#endif
+}
+
+// Scatters the ranked tile to keys_out[s_base[digit] + position] (and values alike). Call after a barrier
+// that follows sort_stage_keys and the writes of s_base. Ends with a barrier (shared memory is free).
+void sort_scatter_tile(uint tile, uint n) {
+  const uint tid = gl_LocalInvocationIndex;
+  const uint out_shift = sort_shift(1u);
+#if VKPRIM_VALUE_WORDS > 0
+  const uint first = tile * TILE;
+  const uint in_shift = sort_shift(2u);
+  const uint value_shift = sort_shift(3u);
+#endif
+#if defined(VKPRIM_DIRECT_SCATTER)
+  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+    const uint d = t_digit(i);
+    if (d < RADIX_DIGITS) {
+      const uint to = s_base[d] + t_pos[i];
+      keys_out[out_shift + to] = t_key[i];
+#if VKPRIM_VALUE_WORDS > 0
+      values_out[value_shift + to] = values_in[in_shift + first + sort_striped_index(i)];
+#endif
+    }
+  }
+#else
+  const uint tile_n = min(TILE, n - tile * TILE);
+#if VKPRIM_VALUE_WORDS > 0
   uint out_digit[ITEMS];
+#endif
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     const uint j = k * WG_SIZE + tid;
+#if VKPRIM_VALUE_WORDS > 0
     out_digit[k] = RADIX_INVALID;
+#endif
     if (j < tile_n) {
 #if defined(VKPRIM_KEY64)
       const KEY_T key = uvec2(s_mem[j], s_mem[TILE + j]);
@@ -386,7 +415,9 @@ void sort_scatter_tile(uint tile, uint n) {
       const KEY_T key = s_mem[j];
 #endif
       const uint d = sort_digit(sort_ordered(key), pc.bit);
+#if VKPRIM_VALUE_WORDS > 0
       out_digit[k] = d;
+#endif
       keys_out[out_shift + s_base[d] + j] = key;
     }
   }
@@ -423,6 +454,7 @@ void sort_scatter_tile(uint tile, uint n) {
 #endif
     }
   }
+#endif
 #endif
   barrier();  // the next tile may reuse shared memory
 }

@@ -3,7 +3,7 @@
 // (common/radix.glsl) and scatters it through shared memory to its global position: the exclusive scan of
 // the row totals (keys of smaller digits) + its table entry (same digit, earlier workgroups) + the keys of
 // that digit in its earlier tiles.
-// Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE, ITEMS.
+// Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS, VKPRIM_PARTITIONED, VKPRIM_DIRECT_SCATTER. Specialization: WG_SIZE, ITEMS.
 // Bindings/push: common/radix.glsl (bit = this pass's first bit).
 #extension GL_GOOGLE_include_directive : require
 #define SORT_RANKING 1
@@ -29,6 +29,7 @@ void main() {
   for (uint tile = first_tile; tile < end_tile; ++tile) {
     sort_load_tile(tile, n);
     sort_rank_tile();
+    sort_stage_keys();
     if (tid < RADIX_DIGITS) {
       s_base[tid] = s_running[tid] - s_start[tid];
       s_running[tid] += s_count[tid];

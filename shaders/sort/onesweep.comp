@@ -7,10 +7,12 @@
 // Onesweep digit pass (Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for
 // GPUs", 2022), with the decoupled fallback of Smith, Levien & Owens (SPAA 2025). One dispatch per digit:
 //  1. the tile index comes from an atomic ticket (meta[pass]), so tiles start in order;
-//  2. the tile's keys are ranked stably by digit (common/radix.glsl), and invocation d < 256 publishes the
-//     tile's count of digit d: AGGREGATE, or INCLUSIVE for tile 0;
-//  3. invocation d looks back over predecessors for digit d alone until an INCLUSIVE count;
-//  4. it publishes its own INCLUSIVE count, and the tile is scattered through shared memory to
+//  2. the tile's digits are counted (common/radix.glsl) and invocation d < 256 publishes the tile's count of
+//     digit d at once: AGGREGATE, or INCLUSIVE for tile 0; then the keys are ranked stably by digit and
+//     staged in shared memory at their tile positions;
+//  3. invocation d looks back over predecessors for digit d alone, LOOKBACK_TILES tiles per step, until an
+//     INCLUSIVE count;
+//  4. it publishes its own INCLUSIVE count, and the staged tile is scattered to
 //     (keys of smaller digits, from the upfront histogram) + (digit d in earlier tiles) + rank.
 // Tile state: one u32 per (tile, digit): flag << 30 | count (NOT_READY 0, AGGREGATE 1, INCLUSIVE 2), so
 // counts stay below 2^30 (the runtime limits max_count). Two regions alternate by pass parity; each tile
@@ -21,7 +23,7 @@
 // workgroup waits on one that may never run: no forward-progress assumption.
 // pc.param2 bit 31: no look-back statistics. Test knob: pc.param2 & 0x7FFFFFFF = k > 0 makes every k-th tile (never tile 0) publish nothing, so its successors
 // must count it themselves.
-// Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (>= 256),
+// Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS, VKPRIM_PARTITIONED, VKPRIM_DIRECT_SCATTER. Specialization: WG_SIZE (>= 256),
 // ITEMS (keys per invocation). Bindings/push: common/radix.glsl (bit = this pass's first bit, flags carry
 // the pass index, state_words = words of one tile-state region).
 #extension GL_GOOGLE_include_directive : require
@@ -34,6 +36,9 @@
 #define STATE_AGGREGATE 1u
 #define STATE_INCLUSIVE 2u
 #define STATE_COUNT_MASK 0x3FFFFFFFu
+
+// Predecessor tiles one look-back step reads per digit.
+#define LOOKBACK_TILES 4u
 
 shared uint s_words[2];
 #define W_TILE 0
@@ -76,27 +81,50 @@ void main() {
   for (uint d = tid; d < RADIX_DIGITS; d += WG_SIZE) meta[state_index(region ^ 1u, tile, d)] = 0u;
 
   sort_load_tile(tile, n);
-  sort_rank_tile();
+  sort_count_tile();
+  // The tile's digit counts are published before its keys are ranked, so successors can look past it
+  // sooner (the "early counts" of the paper).
   const uint skip_period = pc.param2 & 0x7FFFFFFFu;
   const bool skip = skip_period != 0u && tile != 0u && tile % skip_period == skip_period - 1u;
   const bool digit_owner = tid < RADIX_DIGITS;
   const uint count = digit_owner ? s_count[tid] : 0u;
   if (digit_owner && !skip) publish(region, tile, tid, tile == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, count);
+  sort_rank_counted_tile();
+  // Staged now, the keys free their registers for the look-back.
+  sort_stage_keys();
 
   // Keys of smaller digits over the whole input: the exclusive scan of this pass's histogram.
   uint total;
   const uint smaller = sort_workgroup_scan(digit_owner ? meta[META_HIST + pass * RADIX_DIGITS + tid] : 0u, total);
 
-  // Look-back per digit, with workgroup-wide fallback rounds.
+  // Look-back per digit, LOOKBACK_TILES predecessors per step (independent loads, so one step costs one
+  // memory latency however many tiles it covers), with workgroup-wide fallback rounds.
   uint prefix = 0u, look = tile - 1u, steps = 0u;
   bool done = tile == 0u || !digit_owner;
   for (;;) {
     if (!done) {
       uint polls = 0u;
       for (;;) {
-        const uint word = read_state(region, look, tid);
-        const uint flag = word >> 30u;
-        if (flag == STATE_NOT_READY) {
+        uint words[LOOKBACK_TILES];
+        [[unroll]] for (uint j = 0u; j < LOOKBACK_TILES; ++j)
+          words[j] = j <= look ? read_state(region, look - j, tid) : 0u;  // tile 0 always ends the walk
+        uint consumed = 0u;
+        bool blocked = false;
+        [[unroll]] for (uint j = 0u; j < LOOKBACK_TILES; ++j) {
+          const uint flag = words[j] >> 30u;
+          if (!blocked && !done) {
+            if (flag == STATE_NOT_READY) {
+              blocked = true;
+            } else {
+              prefix += words[j] & STATE_COUNT_MASK;
+              consumed += 1u;
+              done = flag == STATE_INCLUSIVE;
+            }
+          }
+        }
+        steps += 1u;
+        if (done) break;
+        if (consumed == 0u) {
           polls += 1u;
           if (polls > pc.param) {
             atomicMax(s_words[W_STUCK], look + 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
@@ -104,14 +132,8 @@ void main() {
           }
           continue;
         }
-        prefix += word & STATE_COUNT_MASK;
-        steps += 1u;
         polls = 0u;
-        if (flag == STATE_INCLUSIVE) {
-          done = true;
-          break;
-        }
-        look -= 1u;
+        look -= consumed;
       }
     }
     barrier();
