@@ -301,7 +301,8 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->desc = desc;
   plan->algorithm = desc.algorithm;
   if (desc.algorithm == SortAlgorithm::automatic) {
-    // Keys only on NVIDIA: reduce_then_scan measured 1.25x onesweep at 2^28 (H200; pairs favour onesweep).
+    // Keys only on NVIDIA: reduce_then_scan measured 1.07x onesweep at 2^28 (H100, 512 x 8, 2026-11-23;
+    // 1.25x on the H200 before); pairs favour onesweep (1.47x reduce_then_scan at 2^26).
     const bool keys_on_nvidia = desc.value_size == 0 && caps.driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
     plan->algorithm = memory_model && !keys_on_nvidia ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan;
   }
@@ -316,8 +317,10 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->end_bit = end_bit;
   plan->passes = (end_bit - desc.begin_bit + 7) / 8;
 
-  // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: 512 x 16 keys of 32-bit
-  // keys-only or 32-bit pairs (the staged tile fills 32 KiB), 512 x 8 when a key or value is 64-bit.
+  // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: 512 x 8, whatever the key
+  // and value widths. On the H100 a 512 x 8 ranking kernel holds 61-64 registers and 20 KiB of shared
+  // memory, so two workgroups share a multiprocessor; 512 x 16 (92 registers, 37 KiB) runs one, and
+  // measured 2-16% slower for keys and 10% slower for pairs (docs/PERFORMANCE.md, 2026-11-23).
   const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
   uint32_t wg = desc.workgroup_size ? desc.workgroup_size : (cpu ? 256u : 512u);
@@ -325,7 +328,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (wg < 256 || wg > 1024 || (wg & (wg - 1)) != 0)
     return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a power of two from 256 ",
                       "to 1024 (one invocation per digit)");
-  uint32_t items = desc.items_per_thread ? desc.items_per_thread : (cpu ? 8u : (widest > 4 ? 8u : 16u));
+  uint32_t items = desc.items_per_thread ? desc.items_per_thread : 8u;
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
     return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",
                       "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");
@@ -348,7 +351,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
                       "and subgroups of 8..128 invocations, subgroups not disabled)");
   // Shared memory of the ranking kernels (common/radix.glsl and onesweep.comp), in words.
   auto shared_bytes = [&](uint32_t it) {
-    const uint64_t min_sg = plan->subgroups ? 8 : 16;
+    const uint64_t min_sg = plan->subgroups ? smallest_subgroup : 16;
     const uint64_t counters = uint64_t(wg) / min_sg * (detail::kDigits / 2);
     const uint64_t stage = uint64_t(wg) * it * (widest / 4);
     const uint64_t scan = plan->subgroups ? wg / min_sg : 3 * uint64_t(wg);
@@ -389,6 +392,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     kd.bindings = detail::kSortBindings;
     kd.push_bytes = detail::kSortPushBytes;
     kd.uses_subgroups = ranking && plan->subgroups;
+    if (ranking && plan->subgroups) kd.tuning = smallest_subgroup;  // SUBGROUP_MIN of common/radix.glsl
     return detail::get_kernel(c, kd);
   };
   Result<void> built;

@@ -7,11 +7,13 @@
 // payload), VKPRIM_NO_SUBGROUPS (the emulation), VKPRIM_PARTITIONED (rank with subgroupPartitionNV instead
 // of eight ballots per key; VK_NV_shader_subgroup_partitioned), VKPRIM_DIRECT_SCATTER (keys and values
 // written from registers, not staged in shared memory). Specialization: WG_SIZE (>= 256, a multiple of the
-// subgroup size), ITEMS (keys per invocation per tile); a tile is TILE = WG_SIZE * ITEMS keys.
+// subgroup size), ITEMS (keys per invocation per tile; a tile is TILE = WG_SIZE * ITEMS keys), SUBGROUP_MIN
+// (constant 2: the smallest subgroup size the pipeline may run with; sizes the per-subgroup shared arrays).
 // Bindings (set 0): 0 keys in, 1 keys out, 2 values in, 3 values out, 4 meta (histograms, digit table,
 // tile state: see src/sort.cpp), 5 the record_indirect region (common/indirect.glsl).
-// Every key travels as raw bits; only its digits are taken from the transformed ("ordered") key, so no
-// inverse transform is needed on store.
+// Passes that only count digits read raw keys and transform them; the ranking kernels hold and stage the
+// transformed ("ordered") key, which needs one register per key instead of two, and transform it back
+// when storing.
 #ifndef VKPRIM_RADIX_GLSL
 #define VKPRIM_RADIX_GLSL
 
@@ -28,8 +30,10 @@
 #define RADIX_SG_SIZE gl_SubgroupSize
 #define RADIX_SG_ID gl_SubgroupID
 #define RADIX_SG_LANE gl_SubgroupInvocationID
-// Shared arrays are sized for the smallest subgroup the runtime allows on this path.
-#define RADIX_MIN_SG 8u
+// Shared arrays are sized for the smallest subgroup the pipeline may run with (specialization constant 2,
+// set by the runtime: the pinned size, else the device's minimum; 8 at the least).
+layout(constant_id = 2) const uint SUBGROUP_MIN = 8u;
+#define RADIX_MIN_SG SUBGROUP_MIN
 #else
 // Emulation: fixed groups of 16 invocations play the subgroups (ballots become shared-memory reads).
 #define RADIX_SG_SIZE 16u
@@ -143,6 +147,35 @@ KEY_T sort_ordered(KEY_T k) {
 #endif
 }
 
+// The inverse of sort_ordered. A float key's sign is read from the ordered key: with descending undone, an
+// ordered key with the top bit set came from a non-negative float.
+KEY_T sort_unordered(KEY_T o) {
+#if defined(VKPRIM_KEY64)
+  uint hi = o.y;
+#else
+  uint hi = o;
+#endif
+  const bool descending = (pc.flags & SORT_DESCENDING) != 0u;
+  if (descending) hi = ~hi;
+  uint flip_hi = 0u, flip_lo = 0u;
+  if ((pc.flags & SORT_FLOAT) != 0u) {
+    const bool was_negative = (hi >> 31u) == 0u;
+    flip_hi = was_negative ? 0xFFFFFFFFu : 0x80000000u;
+    flip_lo = was_negative ? 0xFFFFFFFFu : 0u;
+  } else if ((pc.flags & SORT_SIGNED) != 0u) {
+    flip_hi = 0x80000000u;
+  }
+  if (descending) {
+    flip_hi = ~flip_hi;
+    flip_lo = ~flip_lo;
+  }
+#if defined(VKPRIM_KEY64)
+  return o ^ uvec2(flip_lo, flip_hi);
+#else
+  return o ^ flip_hi;
+#endif
+}
+
 // The digit of an ordered key at `bit` (up to 8 bits, fewer for the last pass before end_bit).
 uint sort_digit(KEY_T ordered, uint bit) {
   const uint width = min(8u, pc.end_bit - bit);
@@ -220,7 +253,7 @@ shared uint s_start[RADIX_DIGITS];   // first in-tile position of each digit
 shared uint s_count[RADIX_DIGITS];   // keys of each digit in the tile
 shared uint s_base[RADIX_DIGITS];    // global position of in-tile position 0 for each digit's keys
 // ---- Stable rank of a tile --------------------------------------------------------------------------
-// Per-invocation tile registers: the raw keys, a mask of the slots that hold keys (bit i: item i is before
+// Per-invocation tile registers: the ordered keys, a mask of the slots that hold keys (bit i: item i is before
 // the count) and, after the ranking, each key's position in the tile sorted stably by digit. Digits are
 // recomputed from the keys (a few ALU operations) instead of living in ITEMS more registers: the ranking
 // kernels are bound by how many tiles fit on a multiprocessor at once, i.e. by registers.
@@ -230,25 +263,27 @@ uint t_pos[ITEMS];
 
 // The digit of item i of this invocation at pc.bit, RADIX_INVALID for a slot past the count.
 uint t_digit(uint i) {
-  return ((t_valid >> i) & 1u) != 0u ? sort_digit(sort_ordered(t_key[i]), pc.bit) : RADIX_INVALID;
+  return ((t_valid >> i) & 1u) != 0u ? sort_digit(t_key[i], pc.bit) : RADIX_INVALID;
 }
 
-// Loads tile `tile` of keys_in (warp-striped) into t_key / t_valid.
-void sort_load_tile(uint tile, uint n) {
+// Loads tile `tile` of keys_in (warp-striped), ordered, into t_key; `valid` gets the mask of slots before n.
+void sort_load_keys(uint tile, uint n, out uint valid_mask) {
   const uint first = tile * TILE;
   const uint shift = sort_shift(0u);
-  t_valid = 0u;
+  valid_mask = 0u;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
     const uint index = first + sort_striped_index(i);
     const bool valid = index < n;
 #if defined(VKPRIM_KEY64)
-    t_key[i] = valid ? keys_in[shift + index] : uvec2(0u);
+    t_key[i] = valid ? sort_ordered(keys_in[shift + index]) : uvec2(0u);
 #else
-    t_key[i] = valid ? keys_in[shift + index] : 0u;
+    t_key[i] = valid ? sort_ordered(keys_in[shift + index]) : 0u;
 #endif
-    t_valid |= valid ? 1u << i : 0u;
+    valid_mask |= valid ? 1u << i : 0u;
   }
 }
+
+void sort_load_tile(uint tile, uint n) { sort_load_keys(tile, n, t_valid); }
 
 // Ranking is split in two so that onesweep can publish the tile's digit counts before the keys are ranked
 // (Adinets & Merrill's "early counts"; CUB's BlockRadixRankMatchEarlyCounts has the same shape):
@@ -272,14 +307,17 @@ void sort_count_tile() {
     if (d < RADIX_DIGITS) SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], 1u << ((d & 1u) * 16u));
   }
   barrier();
-  // Column pass, two digits per word: no carry crosses the halves since a tile holds < 65536 keys.
+  // Column pass, two digits per word: no carry crosses the halves since a tile holds < 65536 keys. The
+  // loops run over the most rows there can be, so they unroll and the loads issue back to back.
   const uint subgroups = WG_SIZE / RADIX_SG_SIZE;
   if (tid < RADIX_DIGITS / 2u) {
     uint running = 0u;
-    for (uint s = 0u; s < subgroups; ++s) {
-      const uint x = s_mem[s * (RADIX_DIGITS / 2u) + tid];
-      s_mem[s * (RADIX_DIGITS / 2u) + tid] = running;
-      running += x;
+    [[unroll]] for (uint s = 0u; s < WG_SIZE / RADIX_MIN_SG; ++s) {
+      if (s < subgroups) {
+        const uint x = s_mem[s * (RADIX_DIGITS / 2u) + tid];
+        s_mem[s * (RADIX_DIGITS / 2u) + tid] = running;
+        running += x;
+      }
     }
     s_count[2u * tid] = running & 0xFFFFu;
     s_count[2u * tid + 1u] = running >> 16u;
@@ -300,7 +338,8 @@ void sort_rank_counted_tile() {
   if (tid < RADIX_DIGITS / 2u) {
     // Positions stay below TILE <= 32768, so the low half never carries into the high one.
     const uint starts = s_start[2u * tid] | (s_start[2u * tid + 1u] << 16u);
-    for (uint s = 0u; s < subgroups; ++s) s_mem[s * (RADIX_DIGITS / 2u) + tid] += starts;
+    [[unroll]] for (uint s = 0u; s < WG_SIZE / RADIX_MIN_SG; ++s)
+      if (s < subgroups) s_mem[s * (RADIX_DIGITS / 2u) + tid] += starts;
   }
   barrier();
   const uint row = RADIX_SG_ID * (RADIX_DIGITS / 2u);
@@ -392,7 +431,7 @@ void sort_scatter_tile(uint tile, uint n) {
     const uint d = t_digit(i);
     if (d < RADIX_DIGITS) {
       const uint to = s_base[d] + t_pos[i];
-      keys_out[out_shift + to] = t_key[i];
+      keys_out[out_shift + to] = sort_unordered(t_key[i]);
 #if VKPRIM_VALUE_WORDS > 0
       values_out[value_shift + to] = values_in[in_shift + first + sort_striped_index(i)];
 #endif
@@ -414,11 +453,11 @@ void sort_scatter_tile(uint tile, uint n) {
 #else
       const KEY_T key = s_mem[j];
 #endif
-      const uint d = sort_digit(sort_ordered(key), pc.bit);
+      const uint d = sort_digit(key, pc.bit);
 #if VKPRIM_VALUE_WORDS > 0
       out_digit[k] = d;
 #endif
-      keys_out[out_shift + s_base[d] + j] = key;
+      keys_out[out_shift + s_base[d] + j] = sort_unordered(key);
     }
   }
 #if VKPRIM_VALUE_WORDS > 0

@@ -26,8 +26,16 @@ void main() {
   const uint smaller = sort_workgroup_scan(digit_total, total);
   if (tid < RADIX_DIGITS) s_running[tid] = smaller + meta[META_REGION + RADIX_DIGITS + tid * groups + group];
   barrier();
+#if !defined(VKPRIM_DIRECT_SCATTER)
+  uint next_valid = 0u;
+  if (first_tile < end_tile) sort_load_keys(first_tile, n, next_valid);
+#endif
   for (uint tile = first_tile; tile < end_tile; ++tile) {
+#if !defined(VKPRIM_DIRECT_SCATTER)
+    t_valid = next_valid;
+#else
     sort_load_tile(tile, n);
+#endif
     sort_rank_tile();
     sort_stage_keys();
     if (tid < RADIX_DIGITS) {
@@ -35,6 +43,11 @@ void main() {
       s_running[tid] += s_count[tid];
     }
     barrier();
+#if !defined(VKPRIM_DIRECT_SCATTER)
+    // Staged, the keys leave t_key free: the next tile's loads are issued now and arrive during the
+    // scatter instead of after it (one tile's load latency hidden per tile, no extra registers).
+    if (tile + 1u < end_tile) sort_load_keys(tile + 1u, n, next_valid);
+#endif
     sort_scatter_tile(tile, n);
   }
 }

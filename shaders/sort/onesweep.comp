@@ -80,13 +80,15 @@ void main() {
   // The next pass's state lives in the other region, last used by the previous pass (complete by now).
   for (uint d = tid; d < RADIX_DIGITS; d += WG_SIZE) meta[state_index(region ^ 1u, tile, d)] = 0u;
 
+  // Loaded now, so that its latency overlaps the tile's load instead of following the ranking.
+  const bool digit_owner = tid < RADIX_DIGITS;
+  const uint digit_total = digit_owner ? meta[META_HIST + pass * RADIX_DIGITS + tid] : 0u;
   sort_load_tile(tile, n);
   sort_count_tile();
   // The tile's digit counts are published before its keys are ranked, so successors can look past it
   // sooner (the "early counts" of the paper).
   const uint skip_period = pc.param2 & 0x7FFFFFFFu;
   const bool skip = skip_period != 0u && tile != 0u && tile % skip_period == skip_period - 1u;
-  const bool digit_owner = tid < RADIX_DIGITS;
   const uint count = digit_owner ? s_count[tid] : 0u;
   if (digit_owner && !skip) publish(region, tile, tid, tile == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, count);
   sort_rank_counted_tile();
@@ -95,7 +97,7 @@ void main() {
 
   // Keys of smaller digits over the whole input: the exclusive scan of this pass's histogram.
   uint total;
-  const uint smaller = sort_workgroup_scan(digit_owner ? meta[META_HIST + pass * RADIX_DIGITS + tid] : 0u, total);
+  const uint smaller = sort_workgroup_scan(digit_total, total);
 
   // Look-back per digit, LOOKBACK_TILES predecessors per step (independent loads, so one step costs one
   // memory latency however many tiles it covers), with workgroup-wide fallback rounds.
