@@ -42,7 +42,7 @@ bool parse(const char* name, SortAlgorithm& out);
 //   ballots      eight subgroup ballots per key (any device with ballot + shuffle);
 //   partitioned  one subgroupPartitionNV per key (VK_NV_shader_subgroup_partitioned: feature_subgroup_partitioned;
 //                device_requirements() lists the extension where the device has it).
-// automatic = ballots until partitioned has been measured against it (docs/PERFORMANCE.md).
+// automatic = ballots (partitioned measured slower on the H100: docs/PERFORMANCE.md).
 enum class SortRanking { automatic, ballots, partitioned };
 const char* to_string(SortRanking ranking);
 bool parse(const char* name, SortRanking& out);
@@ -51,7 +51,7 @@ bool parse(const char* name, SortRanking& out);
 //   staged  through shared memory, so consecutive invocations write consecutive positions of a digit's run
 //           (coalesced writes; two more barriers and a shared round trip per tile, and per payload);
 //   direct  each invocation writes its keys (and values) straight from registers to their positions.
-// automatic = staged until direct has been measured against it (docs/PERFORMANCE.md).
+// automatic = staged (direct measured 1.5-2.1x slower on the H100: docs/PERFORMANCE.md).
 enum class SortScatter { automatic, staged, direct };
 const char* to_string(SortScatter scatter);
 bool parse(const char* name, SortScatter& out);
@@ -108,8 +108,9 @@ class RadixSort {
   // Dispatches record() issues for `count`: 0 for count <= 1 (already sorted).
   uint32_t dispatch_count(uint64_t count) const;
   // Onesweep: byte offset within scratch of four u32 counters the last record left, summed over its digit
-  // passes: {tiles, fallbacks taken, look-back steps of digit 0, deepest look-back of digit 0}; all but
-  // the fallbacks stay 0 unless ContextOptions::collect_statistics.
+  // passes: {tiles, fallbacks taken, look-back steps of digit 0 (a step reads four predecessor tiles),
+  // deepest look-back of digit 0 in steps}; all but the fallbacks stay 0 unless
+  // ContextOptions::collect_statistics.
   VkDeviceSize statistics_offset() const;
 
   // Sorts keys[0..count) (and values[0..count) with them when value_size != 0) IN PLACE, stably.
