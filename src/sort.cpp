@@ -301,10 +301,13 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->desc = desc;
   plan->algorithm = desc.algorithm;
   if (desc.algorithm == SortAlgorithm::automatic) {
-    // Keys only on NVIDIA: reduce_then_scan measured 1.07x onesweep at 2^28 (H100, 512 x 8, 2026-11-23;
-    // 1.25x on the H200 before); pairs favour onesweep (1.47x reduce_then_scan at 2^26).
-    const bool keys_on_nvidia = desc.value_size == 0 && caps.driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
-    plan->algorithm = memory_model && !keys_on_nvidia ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan;
+    // Large keys-only sorts on NVIDIA: reduce_then_scan measured 1.01-1.07x onesweep from 2^24 to 2^28
+    // (H100, 512 x 8, 2026-11-23), onesweep 1.06-1.34x reduce_then_scan from 2^18 to 2^22 (2^23: even).
+    // Pairs favour onesweep at every size (1.11x at 2^20, 1.54x at 2^26).
+    const bool large_keys_on_nvidia = desc.value_size == 0 && desc.max_count > (uint64_t(1) << 23) &&
+                                      caps.driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
+    plan->algorithm =
+        memory_model && !large_keys_on_nvidia ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan;
   }
   const bool onesweep = plan->algorithm == SortAlgorithm::onesweep;
   if (onesweep && !memory_model)
