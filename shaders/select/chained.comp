@@ -6,7 +6,8 @@
 //  2. the tile is loaded (16-byte vectors), the predicate evaluated and the kept elements ranked in input
 //     order with one workgroup scan (common/select_tile.glsl); the kept count is published at once;
 //  3. the kept (and, for Partition, rejected) elements are staged in shared memory at their rank, which
-//     overlaps the look-back;
+//     overlaps the look-back (VKPRIM_SELECT_DIRECT, Select only: nothing is staged; step 5 writes the kept
+//     elements from registers);
 //  4. subgroup 0 looks back over as many predecessors as it has lanes and sums their counts up to the
 //     first inclusive prefix; after pc.knobs & 0xFFFF not-ready polls of one predecessor the workgroup
 //     counts that predecessor's tile from its input itself and publishes it with atomicMax;
@@ -19,7 +20,8 @@
 // The scoped atomics select the Vulkan memory model; the use_vulkan_memory_model pragma is left out and
 // the words shared across the workgroup go through atomics (see shaders/scan/chained.comp for why).
 // Defines: VKPRIM_TYPE_* (the predicate's type; VKPRIM_OP_ADD, unused), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64
-// (one u64 state word per tile, else 16-bit parts: common/tile_state.glsl). Specialization: WG_SIZE (power
+// (one u64 state word per tile, else 16-bit parts: common/tile_state.glsl), VKPRIM_SELECT_DIRECT (Select
+// without staging: common/select_tile.glsl). Specialization: WG_SIZE (power
 // of two), ITEMS (1..8 vectors of 16 bytes per invocation). Bindings and push: common/select_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #define VKPRIM_STATE_U32 1
@@ -125,7 +127,9 @@ void main() {
   const uint tile_start = tile * TILE_ELEMENTS;
   const uint valid = min(n - min(n, tile_start), TILE_ELEMENTS);
   const bool keep_rejected = vk_select_mode(SELECT_PARTITION);
-  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, keep_rejected, valid, tile_start);
+#if !defined(VKPRIM_SELECT_DIRECT)
+  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, keep_rejected, valid, tile_start, 0u);
+#endif
   barrier();
 
   if (tile != 0u) {
@@ -181,7 +185,11 @@ void main() {
   }
 
   const uint prefix = sh_get(W_PREFIX);
+#if defined(VKPRIM_SELECT_DIRECT)
+  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, false, valid, tile_start, prefix);
+#else
   vk_select_write_tile(kept, keep_rejected ? valid : kept, prefix, tile_start - prefix, true);
+#endif
   if (tid == 0u && tile == tiles - 1u) {
     vk_select_write_count(prefix + kept);
     state_words[STATE_TOTAL_WORD] = prefix + kept;
