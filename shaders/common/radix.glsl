@@ -120,17 +120,21 @@ uint sort_groups() { return sort_indirect() ? vk_indirect_groups(pc.flags >> 24u
 uint sort_shift(uint binding) { return (pc.shifts >> (8u * binding)) & 0xFFu; }
 uint sort_tiles(uint n) { return n / TILE + (n % TILE != 0u ? 1u : 0u); }
 
-// Order-preserving transform: unsigned as is, signed with the sign bit flipped, floats with every bit
-// flipped when the sign is set and only the sign otherwise; descending inverts the result.
-KEY_T sort_ordered(KEY_T k) {
+// The high word of a key (the sign bit's word).
+uint sort_high_word(KEY_T k) {
 #if defined(VKPRIM_KEY64)
-  const uint hi = k.y;
+  return k.y;
 #else
-  const uint hi = k;
+  return k;
 #endif
+}
+
+// XORs k with the order-preserving transform's mask for a key whose float sign is `negative`: signed keys
+// flip the sign bit, floats every bit when negative and only the sign otherwise, descending inverts. The
+// mask is its own inverse, so the same function maps back once the sign is known.
+KEY_T sort_flip(KEY_T k, bool negative) {
   uint flip_hi = 0u, flip_lo = 0u;
   if ((pc.flags & SORT_FLOAT) != 0u) {
-    const bool negative = (hi >> 31u) != 0u;
     flip_hi = negative ? 0xFFFFFFFFu : 0x80000000u;
     flip_lo = negative ? 0xFFFFFFFFu : 0u;
   } else if ((pc.flags & SORT_SIGNED) != 0u) {
@@ -147,33 +151,15 @@ KEY_T sort_ordered(KEY_T k) {
 #endif
 }
 
+// Order-preserving transform: unsigned as is, signed with the sign bit flipped, floats with every bit
+// flipped when the sign is set and only the sign otherwise; descending inverts the result.
+KEY_T sort_ordered(KEY_T k) { return sort_flip(k, (sort_high_word(k) >> 31u) != 0u); }
+
 // The inverse of sort_ordered. A float key's sign is read from the ordered key: with descending undone, an
-// ordered key with the top bit set came from a non-negative float.
+// ordered key with the top bit clear came from a negative float.
 KEY_T sort_unordered(KEY_T o) {
-#if defined(VKPRIM_KEY64)
-  uint hi = o.y;
-#else
-  uint hi = o;
-#endif
-  const bool descending = (pc.flags & SORT_DESCENDING) != 0u;
-  if (descending) hi = ~hi;
-  uint flip_hi = 0u, flip_lo = 0u;
-  if ((pc.flags & SORT_FLOAT) != 0u) {
-    const bool was_negative = (hi >> 31u) == 0u;
-    flip_hi = was_negative ? 0xFFFFFFFFu : 0x80000000u;
-    flip_lo = was_negative ? 0xFFFFFFFFu : 0u;
-  } else if ((pc.flags & SORT_SIGNED) != 0u) {
-    flip_hi = 0x80000000u;
-  }
-  if (descending) {
-    flip_hi = ~flip_hi;
-    flip_lo = ~flip_lo;
-  }
-#if defined(VKPRIM_KEY64)
-  return o ^ uvec2(flip_lo, flip_hi);
-#else
-  return o ^ flip_hi;
-#endif
+  const uint hi = (pc.flags & SORT_DESCENDING) != 0u ? ~sort_high_word(o) : sort_high_word(o);
+  return sort_flip(o, (hi >> 31u) == 0u);
 }
 
 // The digit of an ordered key at `bit` (up to 8 bits, fewer for the last pass before end_bit).
