@@ -12,8 +12,7 @@
 // Bindings (set 0): 0 keys in, 1 keys out, 2 values in, 3 values out, 4 meta (histograms, digit table,
 // tile state: see src/sort.cpp), 5 the record_indirect region (common/indirect.glsl).
 // Passes that only count digits read raw keys and transform them; the ranking kernels hold and stage the
-// transformed ("ordered") key, which needs one register per key instead of two, and transform it back
-// when storing.
+// transformed ("ordered") key, so digits come from it directly, and transform it back when storing.
 #ifndef VKPRIM_RADIX_GLSL
 #define VKPRIM_RADIX_GLSL
 
@@ -242,7 +241,7 @@ shared uint s_base[RADIX_DIGITS];    // global position of in-tile position 0 fo
 // Per-invocation tile registers: the ordered keys, a mask of the slots that hold keys (bit i: item i is before
 // the count) and, after the ranking, each key's position in the tile sorted stably by digit. Digits are
 // recomputed from the keys (a few ALU operations) instead of living in ITEMS more registers: the ranking
-// kernels are bound by how many tiles fit on a multiprocessor at once, i.e. by registers.
+// kernels are bound by how many tiles fit on a multiprocessor at once, i.e. by registers and shared memory.
 KEY_T t_key[ITEMS];
 uint t_valid;
 uint t_pos[ITEMS];

@@ -107,7 +107,7 @@ BITS_T vk_staged(uint slot) {
 // at kept + their rank among the rejected (element index within the tile minus the kept before it).
 // SELECT_INDICES stages input positions (tile_start + element index within the tile) instead.
 // VKPRIM_SELECT_DIRECT (Select only, no rejected ones): kept element i goes straight to
-// output[selected_base + i] instead, with no staging, no shared memory and no barrier. A subgroup's stores
+// output[selected_base + i] instead, with no staging and no shared memory. A subgroup's stores
 // then cover a few sectors with gaps rather than one run, which the H100 absorbs: the staged tile's shared
 // memory and its round trip cost more (2^28 u32 flagged: 1395 -> 1248 us).
 void vk_select_stage(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uvec4 row_total, uint kept, bool rejected,
