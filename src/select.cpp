@@ -449,6 +449,7 @@ ScratchRequirements Select::scratch_requirements() const {
           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
 }
 uint32_t Select::dispatch_count(uint64_t count) const { return plan_->dispatches(count); }
+uint64_t Select::elements_per_tile() const { return plan_->tile_elements; }
 Result<void> Select::record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
                             const BufferRange& output, const BufferRange& selected_count, uint64_t count,
                             const BufferRange& scratch, Comparand comparand) const {
@@ -481,6 +482,7 @@ ScratchRequirements Partition::scratch_requirements() const {
           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
 }
 uint32_t Partition::dispatch_count(uint64_t count) const { return plan_->dispatches(count); }
+uint64_t Partition::elements_per_tile() const { return plan_->tile_elements; }
 Result<void> Partition::record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
                                const BufferRange& output, const BufferRange& selected_count, uint64_t count,
                                const BufferRange& scratch, Comparand comparand) const {

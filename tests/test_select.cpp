@@ -19,15 +19,18 @@ using test::Shifts;
 
 namespace {
 
-constexpr uint64_t kWorkgroup = 256;  // default tile: 256 invocations x 4 vectors of 16 bytes
-constexpr uint64_t kVectors = 4;
 constexpr std::array<SelectPredicate, 7> kPredicates = {
     SelectPredicate::flagged, SelectPredicate::less,  SelectPredicate::less_equal, SelectPredicate::greater,
     SelectPredicate::greater_equal, SelectPredicate::equal, SelectPredicate::not_equal};
 constexpr std::array<DataType, 6> kTypes = {DataType::u32, DataType::i32, DataType::f32,
                                             DataType::u64, DataType::i64, DataType::f64};
 
-uint64_t tile_of(DataType type) { return kWorkgroup * kVectors * (16 / size_of(type)); }
+// Elements per tile of the plan these tests build for `type` on this context (the device's default shape), so
+// the edge sizes land on its tile boundaries whatever the tuning.
+template <class Plan = Select>
+uint64_t tile_of(Context& context, DataType type) {
+  return test::make_compaction<Plan>(context, SelectDesc{type, 1, SelectPredicate::flagged}).elements_per_tile();
+}
 
 ContextOptions no_memory_model() {
   ContextOptions o;
@@ -88,7 +91,7 @@ T pick_comparand(const std::vector<T>& data, std::mt19937_64& rng) {
 // for one type, with Select or Partition.
 template <class T, class Plan>
 void check_type(Device& dev, DataType type, std::mt19937_64& rng, bool all_sizes = true) {
-  const uint64_t tile = tile_of(type);
+  const uint64_t tile = tile_of<Plan>(dev.context(), type);
   std::vector<uint64_t> sizes = {0, 1, 7, 9, 257, tile - 1, tile, tile + 1, 3 * tile + 5};
   if (!all_sizes) sizes = {0, 1, tile + 1, 3 * tile + 5};
   for (SelectPredicate p : kPredicates) {
@@ -122,7 +125,7 @@ void check_every_size_across_a_tile(const ContextOptions& options) {
   Device& dev = test::device(options);
   VKPRIM_TEST_RNG(rng);
   constexpr bool partition = std::is_same_v<Plan, Partition>;
-  const uint64_t tile = tile_of(DataType::u32);
+  const uint64_t tile = tile_of<Plan>(dev.context(), DataType::u32);
   const uint64_t first = tile - 64, last = tile + 64, max_n = last;
   const Plan plan = test::make_compaction<Plan>(dev.context(), SelectDesc{DataType::u32, max_n, SelectPredicate::flagged});
   const auto data = test::random_values<uint32_t>(max_n, rng);
@@ -201,7 +204,7 @@ TEST_CASE("select of u32 flagged keeps order and writes the count at edge sizes 
           "[select]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
-  const uint64_t tile = tile_of(DataType::u32);
+  const uint64_t tile = tile_of(dev.context(), DataType::u32);
   CompactionRig<uint32_t, Select> rig(dev, SelectDesc{DataType::u32, 3 * tile + 5, SelectPredicate::flagged});
   CHECK(rig.plan().algorithm() == SelectAlgorithm::chained);
   CHECK(rig.plan().dispatch_count(0) == 1);
@@ -256,7 +259,7 @@ TEST_CASE("select reads and writes at unaligned element offsets (scalar paths) a
           "[select][offsets]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
-  const uint64_t n = 2 * tile_of(DataType::u32) + 77;
+  const uint64_t n = 2 * tile_of(dev.context(), DataType::u32) + 77;
   CompactionRig<uint32_t, Select> rig(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged});
   for (Shifts s : {Shifts{1, 3, 5, 1}, Shifts{4, 4, 4, 3}, Shifts{3, 0, 2, 7}})
     CHECK(rig.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, 50, rng), 0u, s));
@@ -273,7 +276,7 @@ TEST_CASE("select with forced fallback (spin limit 0, every 3rd tile publishing 
     Device& dev = test::device(forced_fallback(3, subgroups));
     VKPRIM_TEST_RNG(rng);
     const uint64_t tiles = 12;
-    const uint64_t n = tiles * tile_of(DataType::u32) - 3;
+    const uint64_t n = tiles * tile_of(dev.context(), DataType::u32) - 3;
     CompactionRig<uint32_t, Select> rig(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged});
     REQUIRE(rig.plan().algorithm() == SelectAlgorithm::chained);
     for (double density : {1.0, 50.0})
@@ -317,11 +320,12 @@ TEST_CASE("select_indirect reads the count on the GPU, clamps it to max_count an
   for (const ContextOptions& o : {ContextOptions{}, no_memory_model()}) {
     Device& dev = test::device(o);
     VKPRIM_TEST_RNG(rng);
-    const uint64_t max_n = 3 * tile_of(DataType::u32) + 5;
+    const uint64_t tile = tile_of(dev.context(), DataType::u32);
+    const uint64_t max_n = 3 * tile + 5;
     CompactionRig<uint32_t, Select> rig(dev, SelectDesc{DataType::u32, max_n, SelectPredicate::flagged});
     const auto data = test::random_values<uint32_t>(max_n, rng);
     const auto flags = host::random_flags(max_n, 50, rng);
-    for (uint32_t gpu : {uint32_t(0), uint32_t(1), uint32_t(tile_of(DataType::u32) + 1), uint32_t(max_n),
+    for (uint32_t gpu : {uint32_t(0), uint32_t(1), uint32_t(tile + 1), uint32_t(max_n),
                          uint32_t(max_n + 1000)})
       CHECK(rig.check(data, flags, 0u, Shifts{0, 1, 2, 1}, &gpu));
     CompactionRig<float, Select> floats(dev, SelectDesc{DataType::f32, max_n, SelectPredicate::less_equal});
@@ -346,6 +350,7 @@ TEST_CASE("select with tuned tile shapes matches std::copy_if or refuses the sha
       CHECK(plan.status() == Status::unsupported);
       continue;
     }
+    CHECK(plan.value().elements_per_tile() == uint64_t(wg) * vectors * 4);
     CompactionRig<uint32_t, Select> rig(dev, desc);
     for (uint64_t n : {uint64_t(1), desc.max_count}) CHECK(rig.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, 30, rng), 0u));
   }
@@ -381,10 +386,10 @@ TEST_CASE("partition of every type with every predicate matches std::stable_part
 TEST_CASE("partition with forced fallback, without the memory model, without subgroups and indirect matches",
           "[partition][fallback][portable][no_subgroups][indirect]") {
   VKPRIM_TEST_RNG(rng);
-  const uint64_t n = 9 * tile_of(DataType::u32) + 7;
   for (const ContextOptions& o : {forced_fallback(2), forced_fallback(3, false), no_memory_model(), no_subgroups(),
                                   no_subgroups(false)}) {
     Device& dev = test::device(o);
+    const uint64_t n = 9 * tile_of<Partition>(dev.context(), DataType::u32) + 7;
     CompactionRig<uint32_t, Partition> rig(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged});
     INFO(to_string(rig.plan().algorithm()));
     CHECK(rig.plan().dispatch_count(n) == (rig.plan().algorithm() == SelectAlgorithm::chained ? 2u : 3u));

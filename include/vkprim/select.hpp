@@ -96,6 +96,8 @@ class Select {
   ScratchRequirements scratch_requirements() const;
   // Dispatches record() issues for `count` (1 for chained Select, count 0 included; 3 for count_scan_scatter).
   uint32_t dispatch_count(uint64_t count) const;
+  // Elements per tile as resolved for the device (workgroup_size x vectors_per_thread x 16 / element size).
+  uint64_t elements_per_tile() const;
 
   // output[0..k) = the input elements the predicate keeps, in input order; k is written as a u32 to
   // selected_count by the GPU (0 for count 0). flags (a u32 per element, offset a multiple of 4) is read
@@ -151,6 +153,7 @@ class Partition {
   ScratchRequirements scratch_requirements() const;
   // 2 for chained (1 for count 0), 3 for count_scan_scatter.
   uint32_t dispatch_count(uint64_t count) const;
+  uint64_t elements_per_tile() const;  // as Select::elements_per_tile()
   Result<void> record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
                       const BufferRange& output, const BufferRange& selected_count, uint64_t count,
                       const BufferRange& scratch, Comparand comparand = {}) const;
