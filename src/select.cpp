@@ -321,11 +321,13 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   if (plan->items > 8)
     return make_error(Status::invalid_argument, name, ": vectors_per_thread ", plan->items, " exceeds 8");
   plan->tile_elements = uint64_t(plan->wg) * plan->items * (16 / plan->elem);
-  // Shared memory: the staged tile (not for chained Select, which writes from registers), the count
-  // scan's uvec4 per invocation, the look-back words.
-  const bool staged = partition || !plan->chained_path();
+  // Chained Select writes its kept elements from registers (the _direct kernels); Partition and
+  // count_scan_scatter stage the tile in shared memory.
+  const bool writes_direct = !partition && plan->chained_path();
+  // Shared memory: the staged tile where there is one, the count scan's uvec4 per invocation, the
+  // look-back words.
   const uint64_t shared_bytes =
-      (staged ? uint64_t(plan->wg) * plan->items * 16 : 0) + (uint64_t(plan->wg) + 1) * 16 + 16;
+      (writes_direct ? 0 : uint64_t(plan->wg) * plan->items * 16) + (uint64_t(plan->wg) + 1) * 16 + 16;
   if (shared_bytes > c.caps.max_shared_memory)
     return make_error(Status::unsupported, name, ": a tile of ", plan->wg, " x ", plan->items,
                       " vectors needs ", shared_bytes, " bytes of shared memory; the device allows ",
@@ -362,9 +364,8 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
   if (plan->chained_path()) {
     const bool state64 = c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64);
-    // Select writes its kept elements from registers (the _direct kernels); Partition stages its tile.
     const std::string chained_name = std::string(state64 ? "select/chained64" : "select/chained") +
-                                     (partition ? "" : "_direct");
+                                     (writes_direct ? "_direct" : "");
     need(plan->chained, kernel(chained_name.c_str(), variant, plan->wg, plan->items, true));
     if (partition)
       need(plan->copy_rejected, kernel("select/copy_rejected", plan->out_elem == 8 ? "u64.add" : "u32.add", kCopyWorkgroup,
