@@ -27,9 +27,18 @@ inline VkDeviceSize state_clear_bytes(uint64_t tiles, VkDeviceSize per_tile, VkD
 // depth are not counted (ContextOptions::collect_statistics off).
 constexpr uint32_t kNoStatisticsBit = 1u << 31;
 inline uint32_t statistics_bit(const ContextOptions& o) { return o.collect_statistics ? 0u : kNoStatisticsBit; }
-// The chained scan's and onesweep's knob word: the forced-skip period below bit 31, then the statistics bit.
-inline uint32_t skip_and_statistics(const ContextOptions& o) {
-  return std::min<uint32_t>(o.debug_skip_publication_period, kNoStatisticsBit - 1) | statistics_bit(o);
+// Bit 30 of the same knob words: the tile index is the workgroup index (ContextOptions::tile_order).
+constexpr uint32_t kLaunchOrderBit = 1u << 30;
+inline bool launch_order(const ContextImpl& c) {
+  if (c.options.tile_order != TileOrder::automatic) return c.options.tile_order == TileOrder::launch;
+  return c.caps.driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
+}
+inline uint32_t launch_order_bit(const ContextImpl& c) { return launch_order(c) ? kLaunchOrderBit : 0u; }
+// The chained scan's and onesweep's knob word: the forced-skip period below bit 30, the launch-order bit
+// where `fallback` (the kernel can reduce a stuck predecessor itself), then the statistics bit.
+inline uint32_t chained_knobs(const ContextImpl& c, bool fallback) {
+  return std::min<uint32_t>(c.options.debug_skip_publication_period, kLaunchOrderBit - 1) |
+         (fallback ? launch_order_bit(c) : 0u) | statistics_bit(c.options);
 }
 
 // parse() of the public enums: the value 0..last whose to_string() is `name`.

@@ -338,7 +338,7 @@ class PassBuilder {
     const Span state{{scratch_.buffer, scratch_.offset + p_.state_offset, p_.state_bytes}, 0, p_.state_bytes / p_.elem};
     pass(kernel, p_.algorithm == ScanAlgorithm::chained_fallback ? "chained_fallback" : "chained_lookback", tiles,
          in, out, state, in.count, c_.options.fallback_spin_limit,
-         detail::skip_and_statistics(c_.options),
+         detail::chained_knobs(c_, p_.algorithm == ScanAlgorithm::chained_fallback),
          kind_flag() | wf);
     Pass& last = passes_.back();
     last.fill_before = true;

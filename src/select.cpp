@@ -210,8 +210,8 @@ class PassBuilder {
     buffers_[5] = region_;
     push_[1] = in.shift | fl.shift << 8 | out.shift << 16 | cnt.shift << 24;
     push_[3] = std::min<uint32_t>(c_.options.fallback_spin_limit, 0xFFFF) |
-               std::min<uint32_t>(c_.options.debug_skip_publication_period, 0x7FFF) << 16 |
-               detail::statistics_bit(c_.options);
+               std::min<uint32_t>(c_.options.debug_skip_publication_period, 0x3FFF) << 16 |
+               detail::launch_order_bit(c_) | detail::statistics_bit(c_.options);
     push_[4] = uint32_t(p.desc.predicate) | (p.partition ? kModePartition : 0u) |
                (p.desc.output == SelectOutput::indices ? kModeIndices : 0u) |
                (in.shift % vec == 0 ? kModeInVectors : 0u) | (fl.shift % vec == 0 ? kModeFlagVectors : 0u);
@@ -327,7 +327,7 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   // Shared memory: the staged tile where there is one, the count scan's uvec4 per invocation, the
   // look-back words.
   const uint64_t shared_bytes =
-      (writes_direct ? 0 : uint64_t(plan->wg) * plan->items * 16) + (uint64_t(plan->wg) + 1) * 16 + 16;
+      uint64_t(plan->wg) * (writes_direct ? 1 : plan->items) * 16 + (uint64_t(plan->wg) + 1) * 16 + 16;
   if (shared_bytes > c.caps.max_shared_memory)
     return make_error(Status::unsupported, name, ": a tile of ", plan->wg, " x ", plan->items,
                       " vectors needs ", shared_bytes, " bytes of shared memory; the device allows ",

@@ -170,7 +170,7 @@ class SortPassBuilder {
         Pass& o = pass(p_.onesweep, ("onesweep" + digit).c_str(), kEntryTiles, p_.tiles_for(count), count, kin, kout,
                        vin, vout, bit, d << 8);
         o.push[6] = c_.options.fallback_spin_limit;
-        o.push[7] = detail::skip_and_statistics(c_.options);
+        o.push[7] = detail::chained_knobs(c_, true);
         o.push[8] = p_.state_words;
       } else {
         const uint64_t groups = p_.groups_for(count);

@@ -425,6 +425,23 @@ TEST_CASE("chained_fallback with spin limit 0 and every k-th tile skipping its p
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("chained_fallback with tiles taken in launch order (workgroup index, no ticket) matches the CPU, also with "
+          "forced fallback",
+          "[chained][fallback][tile_order]") {
+  VKPRIM_TEST_RNG(rng);
+  for (uint32_t period : {0u, 3u}) {
+    ContextOptions o = forced(period == 0 ? 64 : 0, period);
+    o.tile_order = TileOrder::launch;
+    Device& dev = test::device(o);
+    INFO("skip period " << period);
+    check_forced<uint32_t>(dev, DataType::u32, Op::add, ScanKind::inclusive, ScanAlgorithm::chained_fallback, 40, rng);
+    check_forced<float>(dev, DataType::f32, Op::max, ScanKind::exclusive, ScanAlgorithm::chained_fallback, 12, rng);
+    if (test::type_supported(dev.context(), DataType::i64))
+      check_forced<int64_t>(dev, DataType::i64, Op::add, ScanKind::exclusive, ScanAlgorithm::chained_fallback, 12, rng);
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+}
+
 TEST_CASE("chained scans loading 2, 3 or 8 look-back windows per step match the CPU, also with forced fallback",
           "[chained][fallback][tuning]") {
   // Blocked and inclusive states then fall inside any window of a step, not only the first.

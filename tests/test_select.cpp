@@ -293,6 +293,32 @@ TEST_CASE("select with forced fallback (spin limit 0, every 3rd tile publishing 
   }
 }
 
+TEST_CASE("select and partition with tiles taken in launch order (workgroup index, no ticket) match, also with forced "
+          "fallback",
+          "[select][fallback][tile_order]") {
+  for (uint32_t period : {0u, 3u}) {
+    ContextOptions o = forced_fallback(period);
+    if (period == 0) o.fallback_spin_limit = 64;
+    o.tile_order = TileOrder::launch;
+    Device& dev = test::device(o);
+    VKPRIM_TEST_RNG(rng);
+    const uint64_t tiles = 12;
+    const uint64_t n = tiles * tile_of(dev.context(), DataType::u32) - 3;
+    INFO("skip period " << period);
+    CompactionRig<uint32_t, Select> rig(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged});
+    REQUIRE(rig.plan().algorithm() == SelectAlgorithm::chained);
+    for (double density : {1.0, 50.0})
+      CHECK(rig.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, density, rng), 0u));
+    const auto stats = test::download<uint32_t>(dev, rig.scratch(), 4, rig.plan().statistics_offset());
+    INFO("tiles " << stats[0] << ", fallbacks " << stats[1]);
+    CHECK(stats[0] == tiles);
+    if (period != 0) CHECK(stats[1] >= 3);  // tiles 2, 5, 8 never publish and have successors
+    CompactionRig<uint32_t, Partition> parts(dev, SelectDesc{DataType::u32, n, SelectPredicate::less});
+    CHECK(parts.check(test::random_values<uint32_t>(n, rng), {}, 1u << 31));
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+}
+
 TEST_CASE("select without the Vulkan memory model runs count_scan_scatter and matches std::copy_if",
           "[select][portable]") {
   Device& dev = test::device(no_memory_model());

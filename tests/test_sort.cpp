@@ -393,6 +393,27 @@ TEST_CASE("onesweep with spin limit 0 and every 3rd tile skipping its publicatio
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("onesweep with tiles taken in launch order (workgroup index, no ticket) matches std::stable_sort, also with "
+          "forced fallback",
+          "[sort][fallback][tile_order]") {
+  for (uint32_t period : {0u, 3u}) {
+    ContextOptions o;
+    o.fallback_spin_limit = period == 0 ? 64 : 0;
+    o.debug_skip_publication_period = period;
+    o.tile_order = TileOrder::launch;
+    Device& dev = test::device(o);
+    if (!available(dev, SortAlgorithm::onesweep)) return;
+    VKPRIM_TEST_RNG(rng);
+    const uint64_t tile = tile_of(dev, 0);
+    INFO("skip period " << period);
+    for (uint32_t vs : {0u, 4u}) {
+      SortRig rig(dev, desc_of(SortAlgorithm::onesweep, DataType::u32, 12 * tile + 3, vs));
+      for (uint64_t n : {12 * tile + 3, 3 * tile}) REQUIRE(rig.check(random_keys(n, DataType::u32, rng)));
+    }
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+}
+
 TEST_CASE("radix sort on the no-subgroup path matches std::stable_sort (both algorithms, forced onesweep fallback)",
           "[sort][no_subgroups]") {
   ContextOptions o;

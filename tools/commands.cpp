@@ -32,6 +32,14 @@ std::unique_ptr<Device> open_device(std::vector<std::string>& args, bool pipelin
   options.options.collect_statistics = take_flag(args, "--lookback-stats");
   if (take_option(args, "--skip-publication", value))
     options.options.debug_skip_publication_period = uint32_t(std::stoul(value));
+  if (take_option(args, "--tile-order", value)) {
+    if (value == "ticket") options.options.tile_order = TileOrder::ticket;
+    else if (value == "launch") options.options.tile_order = TileOrder::launch;
+    else if (value != "automatic") {
+      std::fprintf(stderr, "vkprim: --tile-order takes automatic, ticket or launch, not '%s'\n", value.c_str());
+      return nullptr;
+    }
+  }
   auto device = Device::create(options);
   if (!device) {
     std::fprintf(stderr, "vkprim: cannot open a Vulkan device: %s (%s)\n", device.error().message.c_str(),

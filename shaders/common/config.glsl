@@ -16,4 +16,8 @@ uint vk_workgroup_index() {
   return gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
 }
 
+// Bit 30 of the chained kernels' knob word (chained scan, chained select, onesweep): the tile index is the
+// workgroup index instead of a ticket (ContextOptions::tile_order; the fallback keeps it hang-free).
+#define KNOB_LAUNCH_ORDER 0x40000000u
+
 #endif  // VKPRIM_CONFIG_GLSL

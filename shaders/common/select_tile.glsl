@@ -5,10 +5,17 @@
 // 16-bit fields (two rows per uvec4 component; a row holds at most 4 * 1024 elements), gives every kept
 // element its rank within the tile in input order. The kept elements are then staged in shared memory at
 // their rank (Partition: the rejected ones after them, at their own rank) and written out by consecutive
-// invocations to consecutive addresses (coalesced), whatever the output's alignment.
-// Requires common/config.glsl, common/select_io.glsl, common/workgroup_count_scan.glsl.
+// invocations to consecutive addresses (coalesced), whatever the output's alignment. VKPRIM_SELECT_DIRECT
+// (Select) stages only one row of one subgroup at a time (vk_select_write_kept), with no workgroup barrier.
+// Requires common/config.glsl, common/select_io.glsl, common/workgroup_count_scan.glsl (and, with subgroups,
+// GL_KHR_shader_subgroup_ballot for vk_select_write_kept).
 #ifndef VKPRIM_SELECT_TILE_GLSL
 #define VKPRIM_SELECT_TILE_GLSL
+
+#if defined(VKPRIM_SELECT_DIRECT) && !defined(VKPRIM_NO_SUBGROUPS)
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 
 #define TILE_VECTORS (WG_SIZE * ITEMS)
 #define TILE_ELEMENTS (TILE_VECTORS * VEC_N)
@@ -19,6 +26,14 @@ uint vk_select_tiles(uint n) { return max(1u, n / TILE_ELEMENTS + (n % TILE_ELEM
 
 // Vector index of the vector invocation tid owns in row 0 of `tile`.
 uint vk_select_first_vector(uint tile) { return tile * TILE_VECTORS + gl_LocalInvocationIndex; }
+
+// Mask (bit c) of the elements of vector v that are before n and that the predicate keeps.
+uint vk_select_keep_vector(uint v, uint n, uvec4 vector, uvec4 flags) {
+  uint keep = 0u;
+  [[unroll]] for (uint c = 0u; c < VEC_N; ++c)
+    if (v * VEC_N + c < n && vk_select_keep(vk_vector_element(vector, c), flags[c])) keep |= 1u << c;
+  return keep;
+}
 
 // Loads the invocation's vectors of `tile` and returns the mask of the elements the predicate keeps.
 // Flagged selection of indices never reads the input. A full tile with vector-aligned input and flags
@@ -50,16 +65,13 @@ uint vk_select_load_tile(uint tile, uint n, out uvec4 vectors[ITEMS]) {
     }
   }
   uint keep = 0u;
-  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
-    const uint v = first + k * WG_SIZE;
-    [[unroll]] for (uint c = 0u; c < VEC_N; ++c)
-      if (v * VEC_N + c < n && vk_select_keep(vk_vector_element(vectors[k], c), flags[k][c]))
-        keep |= 1u << (k * VEC_N + c);
-  }
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k)
+    keep |= vk_select_keep_vector(first + k * WG_SIZE, n, vectors[k], flags[k]) << (k * VEC_N);
   return keep;
 }
 
-// Kept elements of a tile (every invocation calls it: barriers), for the fallback and the count pass.
+// Kept elements of a tile (every invocation calls it: barriers), for the count pass: all of the
+// invocation's loads are in flight at once.
 uint vk_select_count_tile(uint tile, uint n) {
   uvec4 vectors[ITEMS];
   const uint keep = vk_select_load_tile(tile, n, vectors);
@@ -68,22 +80,53 @@ uint vk_select_count_tile(uint tile, uint n) {
   return total.x;
 }
 
+// The same count one vector (and its flags) at a time, for the chained kernel's fallback: the caller
+// holds its own tile in registers meanwhile, and a whole second tile in flight would set the kernel's
+// register count (H100: 16 registers per vector of the tile instead of 8, so fewer workgroups resident)
+// for a path that rarely runs.
+uint vk_select_count_tile_low_registers(uint tile, uint n) {
+  const bool flagged = vk_select_predicate() == PRED_FLAGGED;
+  const bool values_needed = !(flagged && vk_select_mode(SELECT_INDICES));
+  const uint first = vk_select_first_vector(tile);
+  uint kept = 0u;
+  [[dont_unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+    const uint v = first + k * WG_SIZE;
+    const uvec4 vector = values_needed ? vk_select_load_vector(v, n) : uvec4(0u);
+    const uvec4 flags = flagged ? vk_select_load_flags(v, n) : uvec4(0u);
+    kept += bitCount(vk_select_keep_vector(v, n, vector, flags));
+  }
+  uvec4 total;
+  vk_workgroup_exclusive_count_scan(uvec4(kept, 0u, 0u, 0u), total);
+  return total.x;
+}
+
 uint vk_row_field(uvec4 packed, uint k) { return (packed[k >> 1u] >> (16u * (k & 1u))) & 0xFFFFu; }
+
+// The invocation's kept count of each row, in 16-bit fields (vk_row_field).
+uvec4 vk_select_row_counts(uint keep) {
+  uvec4 packed = uvec4(0u);
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k)
+    packed[k >> 1u] += bitCount((keep >> (k * VEC_N)) & VECTOR_MASK) << (16u * (k & 1u));
+  return packed;
+}
 
 // Ranks: per row k, the kept elements of the invocations before this one in the row (rank_in_row) and
 // the row's total (row_total). Returns the tile's kept count.
 uint vk_select_rank_rows(uint keep, out uvec4 rank_in_row, out uvec4 row_total) {
-  uvec4 packed = uvec4(0u);
-  [[unroll]] for (uint k = 0u; k < ITEMS; ++k)
-    packed[k >> 1u] += bitCount((keep >> (k * VEC_N)) & VECTOR_MASK) << (16u * (k & 1u));
+  const uvec4 packed = vk_select_row_counts(keep);
   rank_in_row = vk_workgroup_exclusive_count_scan(packed, row_total);
   uint kept = 0u;
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) kept += vk_row_field(row_total, k);
   return kept;
 }
 
+// Staging area: the whole tile (staged kernels), or under VKPRIM_SELECT_DIRECT one row's kept elements of
+// each subgroup (16 bytes per invocation: a subgroup's row holds at most gl_SubgroupSize * VEC_N).
 #if !defined(VKPRIM_SELECT_DIRECT)
 shared uint s_stage[TILE_ELEMENTS * ELEM_WORDS];
+#else
+shared uint s_stage[WG_SIZE * VEC_N * ELEM_WORDS];
+#endif
 
 void vk_stage(uint slot, BITS_T bits) {
 #if VEC_N == 4
@@ -101,17 +144,13 @@ BITS_T vk_staged(uint slot) {
   return uvec2(s_stage[2u * slot], s_stage[2u * slot + 1u]);
 #endif
 }
-#endif
 
 // Stages the kept elements at slots 0..kept-1 in input order, and with `rejected` the valid rejected ones
 // at kept + their rank among the rejected (element index within the tile minus the kept before it).
 // SELECT_INDICES stages input positions (tile_start + element index within the tile) instead.
-// VKPRIM_SELECT_DIRECT (Select only, no rejected ones): kept element i goes straight to
-// output[selected_base + i] instead, with no staging and no shared memory. A subgroup's stores
-// then cover a few sectors with gaps rather than one run, which the H100 absorbs: the staged tile's shared
-// memory and its round trip cost more (2^28 u32 flagged: 1395 -> 1248 us).
+#if !defined(VKPRIM_SELECT_DIRECT)
 void vk_select_stage(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uvec4 row_total, uint kept, bool rejected,
-                     uint valid, uint tile_start, uint selected_base) {
+                     uint valid, uint tile_start) {
   const bool indices = vk_select_mode(SELECT_INDICES);
   uint row_base = 0u;
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
@@ -120,22 +159,65 @@ void vk_select_stage(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uvec4 r
     [[unroll]] for (uint c = 0u; c < VEC_N; ++c) {
       const BITS_T bits = indices ? vk_index_bits(tile_start + local + c) : vk_vector_element(vectors[k], c);
       if ((keep & (1u << (k * VEC_N + c))) != 0u) {
-#if defined(VKPRIM_SELECT_DIRECT)
-        vk_select_store_output(selected_base + rank, bits);
-#else
         vk_stage(rank, bits);
-#endif
         rank += 1u;
-      }
-#if !defined(VKPRIM_SELECT_DIRECT)
-      else if (rejected && local + c < valid) {
+      } else if (rejected && local + c < valid) {
         vk_stage(kept + (local + c - rank), bits);
       }
-#endif
     }
     row_base += vk_row_field(row_total, k);
   }
 }
+#else
+// Select without a staged tile: writes kept element i of the tile to output[selected_base + i] row by row.
+// A subgroup's kept elements of one row are one contiguous run of the output; the subgroup stages that run
+// in its own slice of s_stage (subgroup barriers only, no workgroup barrier) and writes it with
+// consecutive lanes on consecutive elements. Stores straight from registers (each lane its own kept
+// elements) leave every store instruction scattered over a run, so each 32-byte sector is written
+// piecemeal by up to VEC_N instructions: 2^28 u32 flagged on an H100 spent ~430 us on stores that way
+// (docs/PERFORMANCE.md). Without subgroups every invocation is its own run of at most VEC_N elements.
+void vk_select_write_kept(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uvec4 row_total, uint tile_start,
+                          uint selected_base) {
+  const bool indices = vk_select_mode(SELECT_INDICES);
+#if !defined(VKPRIM_NO_SUBGROUPS)
+  const uint lane = gl_SubgroupInvocationID;
+  const uint lanes = gl_SubgroupSize;
+  const uint region = gl_SubgroupID * gl_SubgroupSize * VEC_N;
+  const uvec4 run_first = subgroupBroadcastFirst(rank_in_row);  // lane 0's rank: where each row's run starts
+  const uvec4 run_length = subgroupAdd(vk_select_row_counts(keep));
+#else
+  const uint lane = 0u;
+  const uint lanes = 1u;
+  const uint region = gl_LocalInvocationIndex * VEC_N;
+  const uvec4 run_first = rank_in_row;
+  const uvec4 run_length = vk_select_row_counts(keep);
+#endif
+  uint row_base = 0u;
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+    const uint first = vk_row_field(run_first, k);
+    uint slot = region + vk_row_field(rank_in_row, k) - first;
+    const uint local = (k * WG_SIZE + gl_LocalInvocationIndex) * VEC_N;
+    [[unroll]] for (uint c = 0u; c < VEC_N; ++c) {
+      if ((keep & (1u << (k * VEC_N + c))) != 0u) {
+        vk_stage(slot, indices ? vk_index_bits(tile_start + local + c) : vk_vector_element(vectors[k], c));
+        slot += 1u;
+      }
+    }
+#if !defined(VKPRIM_NO_SUBGROUPS)
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+#endif
+    const uint length = vk_row_field(run_length, k);
+    const uint out_base = selected_base + row_base + first;
+    for (uint j = lane; j < length; j += lanes) vk_select_store_output(out_base + j, vk_staged(region + j));
+#if !defined(VKPRIM_NO_SUBGROUPS)
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();  // the next row reuses the slice
+#endif
+    row_base += vk_row_field(row_total, k);
+  }
+}
+#endif
 
 #if !defined(VKPRIM_SELECT_DIRECT)
 // Writes staged slots 0..limit-1 with consecutive invocations on consecutive slots: kept slot i to

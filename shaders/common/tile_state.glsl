@@ -53,6 +53,14 @@ void vk_stat_add(uint counter, uint n) {
 void vk_stat_max(uint counter, uint n) {
   atomicMax(state_words[counter], n, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
+// The tile of this workgroup: the workgroup index where the runtime set the launch-order bit (bit 30 of
+// the kernel's knob word; ContextOptions::tile_order), else a ticket. Either way header word 0 counts the
+// tiles started (a statistic): in launch order with an atomic nobody waits for. Call from one invocation.
+uint vk_tile_index(uint knobs) {
+  if ((knobs & KNOB_LAUNCH_ORDER) == 0u) return vk_ticket();
+  vk_stat_add(0u, 1u);
+  return vk_workgroup_index();
+}
 
 // The published value as raw words (common/types.glsl's conversions), split in 16-bit parts.
 // VKPRIM_STATE_U32: the state carries a u32 whatever VALUE_T is (stream compaction's selected counts,

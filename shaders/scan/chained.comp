@@ -4,7 +4,8 @@
 // Mesa 22.3's lavapipe then writes none of this kernel's output (seen here, 2026-11-21).
 // Single-pass chained scan with decoupled look-back (Merrill & Garland 2016) and, when FALLBACK is set,
 // decoupled fallback (Smith, Levien & Owens, SPAA 2025). One dispatch per storage-range window:
-//  1. the tile index comes from an atomic ticket, so tiles start in order whatever the scheduler does;
+//  1. the tile index comes from an atomic ticket, so tiles start in order whatever the scheduler does, or
+//     where the launch-order knob is set (ContextOptions::tile_order) from the workgroup index;
 //  2. the tile (WG_SIZE x ITEMS 16-byte vectors, rows of coalesced vectors as in common/scan_tile.glsl)
 //     is scanned in registers and one workgroup scan; its aggregate is published at once;
 //  3. subgroup 0 looks back over LOOK_WINDOWS x as many predecessors at once as it has lanes, stops at
@@ -14,7 +15,8 @@
 // predecessor's tile from the input itself (floats: the owner's code and order; integers: any order, one
 // workgroup reduction; either way the owner's bits), publishes it with atomicMax and goes on looking
 // back: no forward-progress assumption. Without FALLBACK it waits.
-// Test knob: pc.param2 = k > 0 makes every k-th tile (never tile 0) publish nothing: no aggregate and,
+// pc.param2 bit 31: no look-back statistics; bit 30: launch order (set only with FALLBACK). Test knob:
+// pc.param2 & 0x3FFFFFFF = k > 0 makes every k-th tile (never tile 0) publish nothing: no aggregate and,
 // with FALLBACK, no inclusive prefix either, so every successor that reaches it must reduce it itself.
 // Without FALLBACK it still publishes its inclusive prefix (nothing else could unblock its successors).
 // Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64 (see common/tile_state.glsl),
@@ -184,7 +186,7 @@ void main() {
   vk_scan_begin();
   const uint tid = gl_LocalInvocationIndex;
   if (vk_workgroup_index() >= vk_scan_group_count) return;
-  if (tid == 0u) sh_set(W_TILE, vk_ticket());
+  if (tid == 0u) sh_set(W_TILE, vk_tile_index(pc.param2));
   barrier();
   const uint tile = sh_get(W_TILE);
 
@@ -221,7 +223,7 @@ void main() {
       sh_set_prefix(carry_in);
     }
   } else {
-    const uint skip_period = pc.param2 & 0x7FFFFFFFu;
+    const uint skip_period = pc.param2 & 0x3FFFFFFFu;
     const bool skip = skip_period != 0u && tile % skip_period == skip_period - 1u;
     if (tid == 0u) {
       if (!skip) vk_state_publish(tile, STATE_AGGREGATE, aggregate);

@@ -2,12 +2,13 @@
 // Single-pass stream compaction (Select, and the first pass of Partition): chained tiles with decoupled
 // look-back (Merrill & Garland 2016) over the tiles' kept counts, and decoupled fallback (Smith, Levien &
 // Owens, SPAA 2025) so it terminates without forward progress between workgroups (lavapipe, Apple, Mali).
-//  1. the tile index comes from an atomic ticket, so tiles start in order whatever the scheduler does;
+//  1. the tile index comes from an atomic ticket, so tiles start in order whatever the scheduler does, or
+//     where the launch-order knob is set (ContextOptions::tile_order) from the workgroup index;
 //  2. the tile is loaded (16-byte vectors), the predicate evaluated and the kept elements ranked in input
 //     order with one workgroup scan (common/select_tile.glsl); the kept count is published at once;
 //  3. the kept (and, for Partition, rejected) elements are staged in shared memory at their rank, which
 //     overlaps the look-back (VKPRIM_SELECT_DIRECT, Select only: nothing is staged; step 5 writes the kept
-//     elements from registers);
+//     elements from registers, each subgroup's run of a row through its own slice of shared memory);
 //  4. subgroup 0 looks back over as many predecessors as it has lanes and sums their counts up to the
 //     first inclusive prefix; after pc.knobs & 0xFFFF not-ready polls of one predecessor the workgroup
 //     counts that predecessor's tile from its input itself and publishes it with atomicMax;
@@ -15,7 +16,7 @@
 //     output[prefix ..], rejected ones (Partition) to the spill in scratch at [tile start - prefix ..],
 //     which shaders/select/copy_rejected.comp moves behind the kept ones once the total is known.
 //  The last tile writes the total to selected_count and to header word 4 of the tile state.
-// pc.knobs bit 31: no look-back statistics. Test knob: (pc.knobs >> 16) & 0x7FFF = k > 0 makes every k-th tile (never tile 0) publish nothing, so every
+// pc.knobs bit 31: no look-back statistics; bit 30: launch order. Test knob: (pc.knobs >> 16) & 0x3FFF = k > 0 makes every k-th tile (never tile 0) publish nothing, so every
 // successor that reaches it must count it itself.
 // The scoped atomics select the Vulkan memory model; the use_vulkan_memory_model pragma is left out and
 // the words shared across the workgroup go through atomics (see shaders/scan/chained.comp for why).
@@ -107,7 +108,7 @@ void main() {
   const uint n = vk_select_count();
   const uint tiles = vk_select_tiles(n);
   if (vk_workgroup_index() >= tiles) return;
-  if (tid == 0u) sh_set(W_TILE, vk_ticket());
+  if (tid == 0u) sh_set(W_TILE, vk_tile_index(pc.knobs));
   barrier();
   const uint tile = sh_get(W_TILE);
 
@@ -116,7 +117,7 @@ void main() {
   uvec4 rank_in_row, row_total;
   const uint kept = vk_select_rank_rows(keep, rank_in_row, row_total);
   const uint spin_limit = pc.knobs & 0xFFFFu;
-  const uint skip_period = (pc.knobs >> 16u) & 0x7FFFu;
+  const uint skip_period = (pc.knobs >> 16u) & 0x3FFFu;
   const bool skip = tile != 0u && skip_period != 0u && tile % skip_period == skip_period - 1u;
   if (tid == 0u) {
     if (tile == 0u) vk_state_publish(0u, STATE_INCLUSIVE, kept);
@@ -128,7 +129,7 @@ void main() {
   const uint valid = min(n - min(n, tile_start), TILE_ELEMENTS);
   const bool keep_rejected = vk_select_mode(SELECT_PARTITION);
 #if !defined(VKPRIM_SELECT_DIRECT)
-  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, keep_rejected, valid, tile_start, 0u);
+  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, keep_rejected, valid, tile_start);
 #endif
   barrier();
 
@@ -156,7 +157,7 @@ void main() {
       if (action == LOOK_DONE) break;
       // Fallback: count the stuck predecessor's tile ourselves and publish it (never downgrading a state).
       const uint stuck = action - LOOK_FALLBACK;
-      const uint stuck_kept = vk_select_count_tile(stuck, n);
+      const uint stuck_kept = vk_select_count_tile_low_registers(stuck, n);
       if (tid == 0u) {
         vk_stat_add(STAT_FALLBACKS, 1u);
         sh_set(W_PREFIX, sh_get(W_PREFIX) + stuck_kept);
@@ -186,7 +187,7 @@ void main() {
 
   const uint prefix = sh_get(W_PREFIX);
 #if defined(VKPRIM_SELECT_DIRECT)
-  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, false, valid, tile_start, prefix);
+  vk_select_write_kept(vectors, keep, rank_in_row, row_total, tile_start, prefix);
 #else
   vk_select_write_tile(kept, keep_rejected ? valid : kept, prefix, tile_start - prefix, true);
 #endif

@@ -24,7 +24,7 @@ void main() {
   const uint tile_start = tile * TILE_ELEMENTS;
   const uint valid = min(n - min(n, tile_start), TILE_ELEMENTS);
   const bool keep_rejected = vk_select_mode(SELECT_PARTITION);
-  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, keep_rejected, valid, tile_start, 0u);
+  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, keep_rejected, valid, tile_start);
   const uint prefix = tile > 0u ? scratch_words[tile - 1u] : 0u;
   const uint total = scratch_words[tiles - 1u];
   barrier();

@@ -6,7 +6,8 @@
 //
 // Onesweep digit pass (Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for
 // GPUs", 2022), with the decoupled fallback of Smith, Levien & Owens (SPAA 2025). One dispatch per digit:
-//  1. the tile index comes from an atomic ticket (meta[pass]), so tiles start in order;
+//  1. the tile index comes from an atomic ticket (meta[pass]), so tiles start in order, or where the
+//     launch-order knob (pc.param2 bit 30, ContextOptions::tile_order) is set from the workgroup index;
 //  2. the tile's digits are counted (common/radix.glsl) and invocation d < 256 publishes the tile's count of
 //     digit d at once: AGGREGATE, or INCLUSIVE for tile 0; then the keys are ranked stably by digit and
 //     staged in shared memory at their tile positions;
@@ -21,7 +22,7 @@
 // the whole workgroup then counts that predecessor's digits from its keys itself (counts are exact, so the
 // value equals the owner's) and publishes them with atomicMax, so states only move forward and no
 // workgroup waits on one that may never run: no forward-progress assumption.
-// pc.param2 bit 31: no look-back statistics. Test knob: pc.param2 & 0x7FFFFFFF = k > 0 makes every k-th
+// pc.param2 bit 31: no look-back statistics. Test knob: pc.param2 & 0x3FFFFFFF = k > 0 makes every k-th
 // tile (never tile 0) publish nothing, so its successors must count it themselves.
 // Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS, VKPRIM_PARTITIONED, VKPRIM_DIRECT_SCATTER.
 // Specialization: WG_SIZE (>= 256), ITEMS (keys per invocation), SUBGROUP_MIN (common/radix.glsl).
@@ -72,8 +73,10 @@ void main() {
   const uint pass = sort_pass_index();
   const uint region = pass & 1u;
   if (tid == 0u) {
-    sh_set(W_TILE, atomicAdd(meta[META_TICKET + pass], 1u, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
-                             gl_SemanticsRelaxed));
+    const bool launch_order = (pc.param2 & KNOB_LAUNCH_ORDER) != 0u;
+    sh_set(W_TILE, launch_order ? vk_workgroup_index()
+                                : atomicAdd(meta[META_TICKET + pass], 1u, gl_ScopeQueueFamily,
+                                            gl_StorageSemanticsBuffer, gl_SemanticsRelaxed));
     sh_set(W_STUCK, 0u);
   }
   barrier();
@@ -88,7 +91,7 @@ void main() {
   sort_count_tile();
   // The tile's digit counts are published before its keys are ranked, so successors can look past it
   // sooner (the "early counts" of the paper).
-  const uint skip_period = pc.param2 & 0x7FFFFFFFu;
+  const uint skip_period = pc.param2 & 0x3FFFFFFFu;
   const bool skip = skip_period != 0u && tile != 0u && tile % skip_period == skip_period - 1u;
   const uint count = digit_owner ? s_count[tid] : 0u;
   if (digit_owner && !skip) publish(region, tile, tid, tile == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, count);

@@ -12,7 +12,7 @@ namespace {
 auto key_of(const ContextOptions& o) {
   return std::make_tuple(o.force_no_subgroups, o.disable_push_descriptors, o.debug_labels, o.fallback_spin_limit,
                          o.debug_skip_publication_period, o.mask_features, o.max_workgroups_per_dimension, o.max_storage_buffer_range,
-                         o.descriptor_cache_size, o.collect_statistics);
+                         o.descriptor_cache_size, o.collect_statistics, o.tile_order);
 }
 using Key = decltype(key_of(ContextOptions{}));
 
