@@ -466,8 +466,8 @@ TEST_CASE("radix sort record_indirect takes the count from the GPU and matches s
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("automatic sort resolves to onesweep with the memory model (keys only on NVIDIA: reduce_then_scan) and to "
-          "reduce_then_scan without it",
+TEST_CASE("automatic sort resolves to onesweep with the memory model (keys-only plans of more than 2^23 keys on "
+          "NVIDIA: reduce_then_scan) and to reduce_then_scan without it",
           "[sort][automatic]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
@@ -475,11 +475,14 @@ TEST_CASE("automatic sort resolves to onesweep with the memory model (keys only 
   SortRig rig(dev, desc_of(SortAlgorithm::automatic, DataType::u32, 5000, 4));
   CHECK(rig.plan().algorithm() == (mm ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan));
   rig.check(random_keys(5000, DataType::u32, rng));
-  // Keys only: reduce_then_scan on NVIDIA's driver (measured faster there), onesweep elsewhere.
+  // Keys only: onesweep up to 2^23 keys; above, reduce_then_scan on NVIDIA's driver (measured faster there).
   const bool nvidia = dev.context().capabilities().driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
   SortRig keys(dev, desc_of(SortAlgorithm::automatic, DataType::u32, 5000));
-  CHECK(keys.plan().algorithm() == (mm && !nvidia ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan));
+  CHECK(keys.plan().algorithm() == (mm ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan));
   keys.check(random_keys(5000, DataType::u32, rng));
+  auto large = RadixSort::create(dev.context(), desc_of(SortAlgorithm::automatic, DataType::u32, (1u << 23) + 1));
+  REQUIRE(large.ok());
+  CHECK(large.value().algorithm() == (mm && !nvidia ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan));
 
   ContextOptions o;
   o.mask_features = feature_memory_model;
