@@ -321,8 +321,8 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   if (plan->items > 8)
     return make_error(Status::invalid_argument, name, ": vectors_per_thread ", plan->items, " exceeds 8");
   plan->tile_elements = uint64_t(plan->wg) * plan->items * (16 / plan->elem);
-  // Chained Select writes its kept elements from registers (the _direct kernels); Partition and
-  // count_scan_scatter stage the tile in shared memory.
+  // Chained Select keeps its kept elements in registers and stages one row of each subgroup at a time (the
+  // _direct kernels: 16 bytes per invocation); Partition and count_scan_scatter stage the whole tile.
   const bool writes_direct = !partition && plan->chained_path();
   // Shared memory: the staged tile where there is one, the count scan's uvec4 per invocation, the
   // look-back words.

@@ -16,8 +16,9 @@
 //     output[prefix ..], rejected ones (Partition) to the spill in scratch at [tile start - prefix ..],
 //     which shaders/select/copy_rejected.comp moves behind the kept ones once the total is known.
 //  The last tile writes the total to selected_count and to header word 4 of the tile state.
-// pc.knobs bit 31: no look-back statistics; bit 30: launch order. Test knob: (pc.knobs >> 16) & 0x3FFF = k > 0 makes every k-th tile (never tile 0) publish nothing, so every
-// successor that reaches it must count it itself.
+// pc.knobs bit 31: no look-back statistics; bit 30: launch order. Test knob: (pc.knobs >> 16) & 0x3FFF = k > 0
+// makes every k-th tile (never tile 0) publish nothing, so every successor that reaches it must count it
+// itself.
 // The scoped atomics select the Vulkan memory model; the use_vulkan_memory_model pragma is left out and
 // the words shared across the workgroup go through atomics (see shaders/scan/chained.comp for why).
 // Defines: VKPRIM_TYPE_* (the predicate's type; VKPRIM_OP_ADD, unused), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64

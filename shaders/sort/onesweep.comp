@@ -22,8 +22,8 @@
 // the whole workgroup then counts that predecessor's digits from its keys itself (counts are exact, so the
 // value equals the owner's) and publishes them with atomicMax, so states only move forward and no
 // workgroup waits on one that may never run: no forward-progress assumption.
-// pc.param2 bit 31: no look-back statistics. Test knob: pc.param2 & 0x3FFFFFFF = k > 0 makes every k-th
-// tile (never tile 0) publish nothing, so its successors must count it themselves.
+// pc.param2 bit 31: no look-back statistics; bit 30: launch order. Test knob: pc.param2 & 0x3FFFFFFF = k > 0
+// makes every k-th tile (never tile 0) publish nothing, so its successors must count it themselves.
 // Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS, VKPRIM_PARTITIONED, VKPRIM_DIRECT_SCATTER.
 // Specialization: WG_SIZE (>= 256), ITEMS (keys per invocation), SUBGROUP_MIN (common/radix.glsl).
 // Bindings/push: common/radix.glsl (bit = this pass's first bit, flags carry the pass index, state_words =
