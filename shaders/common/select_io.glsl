@@ -62,6 +62,9 @@ uint vk_select_shift(uint which) { return (pc.shifts >> which) & 0xFFu; }
 bool vk_select_mode(uint bit) { return (pc.mode & bit) != 0u; }
 uint vk_select_predicate() { return pc.mode & 7u; }
 
+// Whether the kernels read the input at all: flagged selection of indices needs only the flags.
+bool vk_select_reads_input() { return !(vk_select_predicate() == PRED_FLAGGED && vk_select_mode(SELECT_INDICES)); }
+
 // The element count of this pass, read once at the top of every kernel.
 uint vk_select_count() { return vk_select_mode(SELECT_INDIRECT) ? vk_indirect_count(pc.entry) : pc.count; }
 

@@ -35,12 +35,18 @@ uint vk_select_keep_vector(uint v, uint n, uvec4 vector, uvec4 flags) {
   return keep;
 }
 
+// What is written for element c of a vector whose first element is at tile position `local`: its bits, or
+// with SELECT_INDICES its input position.
+BITS_T vk_select_output_bits(uvec4 vector, uint c, uint tile_start, uint local) {
+  return vk_select_mode(SELECT_INDICES) ? vk_index_bits(tile_start + local + c) : vk_vector_element(vector, c);
+}
+
 // Loads the invocation's vectors of `tile` and returns the mask of the elements the predicate keeps.
 // Flagged selection of indices never reads the input. A full tile with vector-aligned input and flags
 // takes a branch-free path, so every load of the invocation is in flight before the first is used.
 uint vk_select_load_tile(uint tile, uint n, out uvec4 vectors[ITEMS]) {
   const bool flagged = vk_select_predicate() == PRED_FLAGGED;
-  const bool values_needed = !(flagged && vk_select_mode(SELECT_INDICES));
+  const bool values_needed = vk_select_reads_input();
   const uint first = vk_select_first_vector(tile);
   const bool full = n - min(n, tile * TILE_ELEMENTS) >= TILE_ELEMENTS && vk_select_mode(SELECT_IN_VECTORS) &&
                     (!flagged || vk_select_mode(SELECT_FLAG_VECTORS));
@@ -86,7 +92,7 @@ uint vk_select_count_tile(uint tile, uint n) {
 // for a path that rarely runs.
 uint vk_select_count_tile_low_registers(uint tile, uint n) {
   const bool flagged = vk_select_predicate() == PRED_FLAGGED;
-  const bool values_needed = !(flagged && vk_select_mode(SELECT_INDICES));
+  const bool values_needed = vk_select_reads_input();
   const uint first = vk_select_first_vector(tile);
   uint kept = 0u;
   [[dont_unroll]] for (uint k = 0u; k < ITEMS; ++k) {
@@ -151,13 +157,12 @@ BITS_T vk_staged(uint slot) {
 #if !defined(VKPRIM_SELECT_DIRECT)
 void vk_select_stage(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uvec4 row_total, uint kept, bool rejected,
                      uint valid, uint tile_start) {
-  const bool indices = vk_select_mode(SELECT_INDICES);
   uint row_base = 0u;
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     uint rank = row_base + vk_row_field(rank_in_row, k);
     const uint local = (k * WG_SIZE + gl_LocalInvocationIndex) * VEC_N;
     [[unroll]] for (uint c = 0u; c < VEC_N; ++c) {
-      const BITS_T bits = indices ? vk_index_bits(tile_start + local + c) : vk_vector_element(vectors[k], c);
+      const BITS_T bits = vk_select_output_bits(vectors[k], c, tile_start, local);
       if ((keep & (1u << (k * VEC_N + c))) != 0u) {
         vk_stage(rank, bits);
         rank += 1u;
@@ -178,7 +183,6 @@ void vk_select_stage(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uvec4 r
 // (docs/PERFORMANCE.md). Without subgroups every invocation is its own run of at most VEC_N elements.
 void vk_select_write_kept(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uvec4 row_total, uint tile_start,
                           uint selected_base) {
-  const bool indices = vk_select_mode(SELECT_INDICES);
 #if !defined(VKPRIM_NO_SUBGROUPS)
   const uint lane = gl_SubgroupInvocationID;
   const uint lanes = gl_SubgroupSize;
@@ -199,7 +203,7 @@ void vk_select_write_kept(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uv
     const uint local = (k * WG_SIZE + gl_LocalInvocationIndex) * VEC_N;
     [[unroll]] for (uint c = 0u; c < VEC_N; ++c) {
       if ((keep & (1u << (k * VEC_N + c))) != 0u) {
-        vk_stage(slot, indices ? vk_index_bits(tile_start + local + c) : vk_vector_element(vectors[k], c));
+        vk_stage(slot, vk_select_output_bits(vectors[k], c, tile_start, local));
         slot += 1u;
       }
     }
