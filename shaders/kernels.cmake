@@ -44,11 +44,6 @@ vkprim_add_kernel(select/chained select/chained.comp TYPES ${VKPRIM_ALL_TYPES} O
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2)
 vkprim_add_kernel(select/chained64 select/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPS add
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1)
-# Select (not Partition) writes the kept elements from registers: no staged tile in shared memory.
-vkprim_add_kernel(select/chained_direct select/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPS add
-                  NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_SELECT_DIRECT=1)
-vkprim_add_kernel(select/chained64_direct select/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPS add
-                  NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1 VKPRIM_SELECT_DIRECT=1)
 foreach(phase tile_count scatter)
   vkprim_add_kernel(select/${phase} select/${phase}.comp TYPES ${VKPRIM_ALL_TYPES} OPS add NO_SUBGROUP_VARIANT)
 endforeach()

@@ -321,13 +321,9 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   if (plan->items > 8)
     return make_error(Status::invalid_argument, name, ": vectors_per_thread ", plan->items, " exceeds 8");
   plan->tile_elements = uint64_t(plan->wg) * plan->items * (16 / plan->elem);
-  // Chained Select keeps its kept elements in registers and stages one row of each subgroup at a time (the
-  // _direct kernels: 16 bytes per invocation); Partition and count_scan_scatter stage the whole tile.
-  const bool writes_direct = !partition && plan->chained_path();
-  // Shared memory: the staged tile where there is one, the count scan's uvec4 per invocation, the
-  // look-back words.
-  const uint64_t shared_bytes =
-      uint64_t(plan->wg) * (writes_direct ? 1 : plan->items) * 16 + (uint64_t(plan->wg) + 1) * 16 + 16;
+  // Shared memory: one row of each subgroup staged at a time (16 bytes per invocation,
+  // common/select_tile.glsl), the count scan's uvec4 per invocation, the look-back words.
+  const uint64_t shared_bytes = uint64_t(plan->wg) * 16 + (uint64_t(plan->wg) + 1) * 16 + 16;
   if (shared_bytes > c.caps.max_shared_memory)
     return make_error(Status::unsupported, name, ": a tile of ", plan->wg, " x ", plan->items,
                       " vectors needs ", shared_bytes, " bytes of shared memory; the device allows ",
@@ -364,9 +360,7 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
   if (plan->chained_path()) {
     const bool state64 = c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64);
-    const std::string chained_name = std::string(state64 ? "select/chained64" : "select/chained") +
-                                     (writes_direct ? "_direct" : "");
-    need(plan->chained, kernel(chained_name.c_str(), variant, plan->wg, plan->items, true));
+    need(plan->chained, kernel(state64 ? "select/chained64" : "select/chained", variant, plan->wg, plan->items, true));
     if (partition)
       need(plan->copy_rejected, kernel("select/copy_rejected", plan->out_elem == 8 ? "u64.add" : "u32.add", kCopyWorkgroup,
                                        kCopyItems, false));

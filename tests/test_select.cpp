@@ -361,7 +361,9 @@ TEST_CASE("select_indirect reads the count on the GPU, clamps it to max_count an
   }
 }
 
-TEST_CASE("select with tuned tile shapes matches std::copy_if or refuses the shape at create", "[select][tuning]") {
+TEST_CASE("select and partition with tuned tile shapes match std::copy_if and std::stable_partition or refuse "
+          "the shape at create",
+          "[select][partition][tuning]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   for (auto [wg, vectors] : {std::pair{64u, 1u}, std::pair{128u, 8u}, std::pair{512u, 2u}, std::pair{1024u, 1u}}) {
@@ -378,7 +380,11 @@ TEST_CASE("select with tuned tile shapes matches std::copy_if or refuses the sha
     }
     CHECK(plan.value().elements_per_tile() == uint64_t(wg) * vectors * 4);
     CompactionRig<uint32_t, Select> rig(dev, desc);
-    for (uint64_t n : {uint64_t(1), desc.max_count}) CHECK(rig.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, 30, rng), 0u));
+    CompactionRig<uint32_t, Partition> part(dev, desc);
+    for (uint64_t n : {uint64_t(1), desc.max_count}) {
+      CHECK(rig.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, 30, rng), 0u));
+      CHECK(part.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, 30, rng), 0u));
+    }
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }

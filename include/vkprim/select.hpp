@@ -66,9 +66,8 @@ struct SelectDesc {
   SelectAlgorithm algorithm = SelectAlgorithm::automatic;
   SelectOutput output = SelectOutput::elements;  // indices: output holds u32 input positions
   // Tuning overrides for benchmarking (0 = the tuned default). A tile is workgroup_size (a power of two,
-  // 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes. Partition and count_scan_scatter stage the
-  // tile in shared memory (tile bytes); chained Select keeps the tile in registers and stages one row per
-  // subgroup at a time (16 bytes per invocation).
+  // 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes. The tile stays in registers; its elements
+  // are written one row per subgroup at a time through shared memory (16 bytes per invocation).
   uint32_t workgroup_size = 0;
   uint32_t vectors_per_thread = 0;
 };

@@ -3,16 +3,15 @@
 // every row, so loads are coalesced. Each invocation keeps a bit mask of its kept elements (bit
 // k * VEC_N + c; ITEMS * VEC_N <= 32). One workgroup exclusive scan of the per-row counts, packed in
 // 16-bit fields (two rows per uvec4 component; a row holds at most 4 * 1024 elements), gives every kept
-// element its rank within the tile in input order. The kept elements are then staged in shared memory at
-// their rank (Partition: the rejected ones after them, at their own rank) and written out by consecutive
-// invocations to consecutive addresses (coalesced), whatever the output's alignment. VKPRIM_SELECT_DIRECT
-// (Select) stages only one row of one subgroup at a time (vk_select_write_kept), with no workgroup barrier.
-// Requires common/config.glsl, common/select_io.glsl, common/workgroup_count_scan.glsl (and, with subgroups,
-// GL_KHR_shader_subgroup_ballot for vk_select_write_kept).
+// element its rank within the tile in input order. vk_select_write_tile then writes the kept elements (and
+// for Partition the rejected ones) one row at a time: each subgroup stages its runs of the row in its own
+// slice of shared memory and writes them with consecutive invocations on consecutive addresses
+// (coalesced), whatever the output's alignment, with no workgroup barrier and no tile-sized staging area.
+// Requires common/config.glsl, common/select_io.glsl, common/workgroup_count_scan.glsl.
 #ifndef VKPRIM_SELECT_TILE_GLSL
 #define VKPRIM_SELECT_TILE_GLSL
 
-#if defined(VKPRIM_SELECT_DIRECT) && !defined(VKPRIM_NO_SUBGROUPS)
+#if !defined(VKPRIM_NO_SUBGROUPS)
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
@@ -126,13 +125,9 @@ uint vk_select_rank_rows(uint keep, out uvec4 rank_in_row, out uvec4 row_total) 
   return kept;
 }
 
-// Staging area: the whole tile (staged kernels), or under VKPRIM_SELECT_DIRECT one row's kept elements of
-// each subgroup (16 bytes per invocation: a subgroup's row holds at most gl_SubgroupSize * VEC_N).
-#if !defined(VKPRIM_SELECT_DIRECT)
-shared uint s_stage[TILE_ELEMENTS * ELEM_WORDS];
-#else
+// Staging area: one row's elements of each subgroup at a time (16 bytes per invocation: a subgroup's row
+// holds at most its lanes * VEC_N elements, kept and rejected together).
 shared uint s_stage[WG_SIZE * VEC_N * ELEM_WORDS];
-#endif
 
 void vk_stage(uint slot, BITS_T bits) {
 #if VEC_N == 4
@@ -151,69 +146,75 @@ BITS_T vk_staged(uint slot) {
 #endif
 }
 
-// Stages the kept elements at slots 0..kept-1 in input order, and with `rejected` the valid rejected ones
-// at kept + their rank among the rejected (element index within the tile minus the kept before it).
-// SELECT_INDICES stages input positions (tile_start + element index within the tile) instead.
-#if !defined(VKPRIM_SELECT_DIRECT)
-void vk_select_stage(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uvec4 row_total, uint kept, bool rejected,
-                     uint valid, uint tile_start) {
-  uint row_base = 0u;
-  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
-    uint rank = row_base + vk_row_field(rank_in_row, k);
-    const uint local = (k * WG_SIZE + gl_LocalInvocationIndex) * VEC_N;
-    [[unroll]] for (uint c = 0u; c < VEC_N; ++c) {
-      const BITS_T bits = vk_select_output_bits(vectors[k], c, tile_start, local);
-      if ((keep & (1u << (k * VEC_N + c))) != 0u) {
-        vk_stage(rank, bits);
-        rank += 1u;
-      } else if (rejected && local + c < valid) {
-        vk_stage(kept + (local + c - rank), bits);
-      }
-    }
-    row_base += vk_row_field(row_total, k);
-  }
-}
-#else
-// Select without a staged tile: writes kept element i of the tile to output[selected_base + i] row by row.
-// A subgroup's kept elements of one row are one contiguous run of the output; the subgroup stages that run
-// in its own slice of s_stage (subgroup barriers only, no workgroup barrier) and writes it with
-// consecutive lanes on consecutive elements. Stores straight from registers (each lane its own kept
-// elements) leave every store instruction scattered over a run, so each 32-byte sector is written
-// piecemeal by up to VEC_N instructions: 2^28 u32 flagged on an H100 spent ~430 us on stores that way
-// (docs/PERFORMANCE.md). Without subgroups every invocation is its own run of at most VEC_N elements.
-void vk_select_write_kept(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uvec4 row_total, uint tile_start,
-                          uint selected_base) {
+// Where vk_select_write_tile puts the rejected elements (Partition): nowhere (Select), to the spill in
+// scratch (chained Partition), or to the output (count_scan_scatter Partition).
+#define REJECTED_DROPPED 0u
+#define REJECTED_TO_SPILL 1u
+#define REJECTED_TO_OUTPUT 2u
+
+// Writes kept element i of the tile to output[selected_base + i] and, unless rejected_to is
+// REJECTED_DROPPED, the tile's rejected element r (r-th among its first `valid` elements that are not kept)
+// to rejected_base + r of the spill or the output. Row by row: a subgroup's kept elements of one row are
+// one contiguous run of the output and its rejected ones another, so the subgroup stages both runs in its
+// own slice of s_stage (subgroup barriers only, no workgroup barrier) and writes them with consecutive
+// lanes on consecutive elements. Stores straight from registers (each lane its own elements) leave every
+// store instruction scattered over a run, so each 32-byte sector is written piecemeal by up to VEC_N
+// instructions: 2^28 u32 flagged on an H100 spent ~430 us on stores that way (docs/PERFORMANCE.md); a
+// whole staged tile costs tile-sized shared memory and two workgroup barriers. Without subgroups every
+// invocation is its own run of at most VEC_N elements. Every invocation calls it (subgroup barriers).
+void vk_select_write_tile(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uvec4 row_total, uint tile_start,
+                          uint valid, uint selected_base, uint rejected_base, uint rejected_to) {
 #if !defined(VKPRIM_NO_SUBGROUPS)
   const uint lane = gl_SubgroupInvocationID;
-  const uint lanes = gl_SubgroupSize;
-  const uint region = gl_SubgroupID * gl_SubgroupSize * VEC_N;
+  const uint lanes = min(gl_SubgroupSize, WG_SIZE);  // a subgroup larger than the workgroup is partial
+  const uint subgroup_first = gl_SubgroupID * gl_SubgroupSize;  // its first invocation
   const uvec4 run_first = subgroupBroadcastFirst(rank_in_row);  // lane 0's rank: where each row's run starts
   const uvec4 run_length = subgroupAdd(vk_select_row_counts(keep));
 #else
   const uint lane = 0u;
   const uint lanes = 1u;
-  const uint region = gl_LocalInvocationIndex * VEC_N;
+  const uint subgroup_first = gl_LocalInvocationIndex;
   const uvec4 run_first = rank_in_row;
   const uvec4 run_length = vk_select_row_counts(keep);
 #endif
-  uint row_base = 0u;
+  const uint region = subgroup_first * VEC_N;
+  const bool rejected = rejected_to != REJECTED_DROPPED;
+  uint row_base = 0u;  // kept elements of the tile's earlier rows
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     const uint first = vk_row_field(run_first, k);
-    uint slot = region + vk_row_field(rank_in_row, k) - first;
+    const uint kept_run = vk_row_field(run_length, k);
+    const uint kept_before_lane = vk_row_field(rank_in_row, k) - first;  // within the subgroup's row
+    uint kept_slot = region + kept_before_lane;
+    // The lane's rejected elements follow the kept run, after those of earlier lanes: a lane that has a
+    // valid element sees only valid elements before it in the row.
+    uint rejected_slot = region + kept_run + lane * VEC_N - kept_before_lane;
     const uint local = (k * WG_SIZE + gl_LocalInvocationIndex) * VEC_N;
     [[unroll]] for (uint c = 0u; c < VEC_N; ++c) {
+      const BITS_T bits = vk_select_output_bits(vectors[k], c, tile_start, local);
       if ((keep & (1u << (k * VEC_N + c))) != 0u) {
-        vk_stage(slot, vk_select_output_bits(vectors[k], c, tile_start, local));
-        slot += 1u;
+        vk_stage(kept_slot, bits);
+        kept_slot += 1u;
+      } else if (rejected && local + c < valid) {
+        vk_stage(rejected_slot, bits);
+        rejected_slot += 1u;
       }
     }
 #if !defined(VKPRIM_NO_SUBGROUPS)
     subgroupMemoryBarrierShared();
     subgroupBarrier();
 #endif
-    const uint length = vk_row_field(run_length, k);
-    const uint out_base = selected_base + row_base + first;
-    for (uint j = lane; j < length; j += lanes) vk_select_store_output(out_base + j, vk_staged(region + j));
+    // The subgroup's first element of the row, and the rank among the tile's rejected elements of its first
+    // rejected one (elements before it minus kept ones before it).
+    const uint row_start = (k * WG_SIZE + subgroup_first) * VEC_N;
+    const uint span = rejected ? min(lanes * VEC_N, valid - min(valid, row_start)) : kept_run;
+    const uint kept_base = selected_base + row_base + first;
+    const uint rejected_first = rejected_base + row_start - (row_base + first);
+    for (uint j = lane; j < span; j += lanes) {
+      const BITS_T bits = vk_staged(region + j);
+      if (j < kept_run) vk_select_store_output(kept_base + j, bits);
+      else if (rejected_to == REJECTED_TO_SPILL) vk_select_store_spill(rejected_first + j - kept_run, bits);
+      else vk_select_store_output(rejected_first + j - kept_run, bits);
+    }
 #if !defined(VKPRIM_NO_SUBGROUPS)
     subgroupMemoryBarrierShared();
     subgroupBarrier();  // the next row reuses the slice
@@ -221,23 +222,5 @@ void vk_select_write_kept(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uv
     row_base += vk_row_field(row_total, k);
   }
 }
-#endif
-
-#if !defined(VKPRIM_SELECT_DIRECT)
-// Writes staged slots 0..limit-1 with consecutive invocations on consecutive slots: kept slot i to
-// output[selected_base + i], rejected slot i (>= kept) to output or the spill (scratch) at
-// rejected_base + i - kept.
-void vk_select_write_tile(uint kept, uint limit, uint selected_base, uint rejected_base, bool rejected_to_spill) {
-  [[unroll]] for (uint j = 0u; j < ITEMS * VEC_N; ++j) {
-    const uint i = j * WG_SIZE + gl_LocalInvocationIndex;
-    if (i < limit) {
-      const BITS_T bits = vk_staged(i);
-      if (i < kept) vk_select_store_output(selected_base + i, bits);
-      else if (rejected_to_spill) vk_select_store_spill(rejected_base + i - kept, bits);
-      else vk_select_store_output(rejected_base + i - kept, bits);
-    }
-  }
-}
-#endif
 
 #endif  // VKPRIM_SELECT_TILE_GLSL

@@ -6,15 +6,14 @@
 //     where the launch-order knob is set (ContextOptions::tile_order) from the workgroup index;
 //  2. the tile is loaded (16-byte vectors), the predicate evaluated and the kept elements ranked in input
 //     order with one workgroup scan (common/select_tile.glsl); the kept count is published at once;
-//  3. the kept (and, for Partition, rejected) elements are staged in shared memory at their rank, which
-//     overlaps the look-back (VKPRIM_SELECT_DIRECT, Select only: nothing is staged; step 5 writes the kept
-//     elements from registers, each subgroup's run of a row through its own slice of shared memory);
+//  3. the tile stays in registers through the look-back (no staging before it);
 //  4. subgroup 0 looks back over as many predecessors as it has lanes and sums their counts up to the
 //     first inclusive prefix; after pc.knobs & 0xFFFF not-ready polls of one predecessor the workgroup
 //     counts that predecessor's tile from its input itself and publishes it with atomicMax;
-//  5. the tile publishes its inclusive prefix and writes its staged elements coalesced: kept ones to
-//     output[prefix ..], rejected ones (Partition) to the spill in scratch at [tile start - prefix ..],
-//     which shaders/select/copy_rejected.comp moves behind the kept ones once the total is known.
+//  5. the tile publishes its inclusive prefix and writes its elements row by row through per-subgroup
+//     slices of shared memory (vk_select_write_tile, coalesced): kept ones to output[prefix ..], rejected
+//     ones (Partition) to the spill in scratch at [tile start - prefix ..], which
+//     shaders/select/copy_rejected.comp moves behind the kept ones once the total is known.
 //  The last tile writes the total to selected_count and to header word 4 of the tile state.
 // pc.knobs bit 31: no look-back statistics; bit 30: launch order. Test knob: (pc.knobs >> 16) & 0x3FFF = k > 0
 // makes every k-th tile (never tile 0) publish nothing, so every successor that reaches it must count it
@@ -22,8 +21,7 @@
 // The scoped atomics select the Vulkan memory model; the use_vulkan_memory_model pragma is left out and
 // the words shared across the workgroup go through atomics (see shaders/scan/chained.comp for why).
 // Defines: VKPRIM_TYPE_* (the predicate's type; VKPRIM_OP_ADD, unused), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64
-// (one u64 state word per tile, else 16-bit parts: common/tile_state.glsl), VKPRIM_SELECT_DIRECT (Select
-// without staging: common/select_tile.glsl). Specialization: WG_SIZE (power
+// (one u64 state word per tile, else 16-bit parts: common/tile_state.glsl). Specialization: WG_SIZE (power
 // of two), ITEMS (1..8 vectors of 16 bytes per invocation). Bindings and push: common/select_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #define VKPRIM_STATE_U32 1
@@ -128,10 +126,6 @@ void main() {
   }
   const uint tile_start = tile * TILE_ELEMENTS;
   const uint valid = min(n - min(n, tile_start), TILE_ELEMENTS);
-  const bool keep_rejected = vk_select_mode(SELECT_PARTITION);
-#if !defined(VKPRIM_SELECT_DIRECT)
-  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, keep_rejected, valid, tile_start);
-#endif
   barrier();
 
   if (tile != 0u) {
@@ -187,11 +181,8 @@ void main() {
   }
 
   const uint prefix = sh_get(W_PREFIX);
-#if defined(VKPRIM_SELECT_DIRECT)
-  vk_select_write_kept(vectors, keep, rank_in_row, row_total, tile_start, prefix);
-#else
-  vk_select_write_tile(kept, keep_rejected ? valid : kept, prefix, tile_start - prefix, true);
-#endif
+  vk_select_write_tile(vectors, keep, rank_in_row, row_total, tile_start, valid, prefix, tile_start - prefix,
+                       vk_select_mode(SELECT_PARTITION) ? REJECTED_TO_SPILL : REJECTED_DROPPED);
   if (tid == 0u && tile == tiles - 1u) {
     vk_select_write_count(prefix + kept);
     state_words[STATE_TOTAL_WORD] = prefix + kept;

@@ -1,6 +1,6 @@
 #version 460
-// Portable stream compaction, pass 3 of 3: each workgroup re-reads its tile, ranks and stages the kept
-// elements (common/select_tile.glsl) and writes them at its exclusive prefix (binding 2[tile - 1] after
+// Portable stream compaction, pass 3 of 3: each workgroup re-reads its tile, ranks the kept elements and
+// writes them (common/select_tile.glsl) at its exclusive prefix (binding 2[tile - 1] after
 // shaders/select/scan_counts.comp); Partition writes the rejected ones at total + tile start - prefix,
 // the total being binding 2[tiles - 1]. The last tile writes selected_count.
 // Defines: VKPRIM_TYPE_* (the predicate's type; VKPRIM_OP_ADD, unused), VKPRIM_NO_SUBGROUPS.
@@ -23,11 +23,9 @@ void main() {
   const uint kept = vk_select_rank_rows(keep, rank_in_row, row_total);
   const uint tile_start = tile * TILE_ELEMENTS;
   const uint valid = min(n - min(n, tile_start), TILE_ELEMENTS);
-  const bool keep_rejected = vk_select_mode(SELECT_PARTITION);
-  vk_select_stage(vectors, keep, rank_in_row, row_total, kept, keep_rejected, valid, tile_start);
   const uint prefix = tile > 0u ? scratch_words[tile - 1u] : 0u;
   const uint total = scratch_words[tiles - 1u];
-  barrier();
-  vk_select_write_tile(kept, keep_rejected ? valid : kept, prefix, total + tile_start - prefix, false);
+  vk_select_write_tile(vectors, keep, rank_in_row, row_total, tile_start, valid, prefix, total + tile_start - prefix,
+                       vk_select_mode(SELECT_PARTITION) ? REJECTED_TO_OUTPUT : REJECTED_DROPPED);
   if (gl_LocalInvocationIndex == 0u && tile == tiles - 1u) vk_select_write_count(total);
 }
