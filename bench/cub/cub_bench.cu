@@ -2,8 +2,11 @@
 // device run.
 //
 // What it measures: cub::DeviceReduce::Sum, DeviceScan::InclusiveSum / ExclusiveSum,
-// DeviceRadixSort::SortKeys / SortPairs (all 32 key bits, values u32) and DeviceSelect::Flagged
-// (u32 flags, about half set), on u32 or f32 data, over a sweep of sizes.
+// DeviceRadixSort::SortKeys / SortPairs (all 32 key bits, values u32), DeviceSelect::Flagged and
+// DevicePartition::Flagged (u32 flags, about half set), on u32 or f32 data, over a sweep of sizes.
+// CUB's partition writes the rejected elements in REVERSE input order after the kept ones (one pass);
+// vkprim's Partition keeps them in input order (std::stable_partition), which its chained algorithm
+// pays for with a second pass over the rejected elements.
 //
 // How: the largest buffers of the sweep are allocated first with plain cudaMalloc (largest first, no
 // managed memory) and every size uses a prefix of them, since an allocation made after large frees can
@@ -21,6 +24,7 @@
 //   sort_keys       2 * n * sizeof(K)                           keys read + written once
 //   sort_pairs      2 * n * (sizeof(K) + sizeof(V))             keys and values read + written once
 //   select_flagged  n * sizeof(T) + n * sizeof(flag) + s * sizeof(T)   read input and flags, write s kept
+//   partition_flagged n * sizeof(T) + n * sizeof(flag) + n * sizeof(T) read input and flags, write all
 // Gelem/s is n / median time (for the sorts: G keys/s or G pairs/s).
 //
 // Exit status: 0 all results correct, 1 a result was wrong, 2 usage error or no CUDA device,
@@ -67,9 +71,9 @@ void check_cuda(cudaError_t err, const char* what, const char* file, int line) {
 // ---------------------------------------------------------------------------------------------------
 // Operations, types and command line
 
-enum class Op { reduce, inclusive_scan, exclusive_scan, sort_keys, sort_pairs, select_flagged };
-const Op kAllOps[] = {Op::reduce,    Op::inclusive_scan, Op::exclusive_scan,
-                      Op::sort_keys, Op::sort_pairs,     Op::select_flagged};
+enum class Op { reduce, inclusive_scan, exclusive_scan, sort_keys, sort_pairs, select_flagged, partition_flagged };
+const Op kAllOps[] = {Op::reduce,    Op::inclusive_scan, Op::exclusive_scan,    Op::sort_keys,
+                      Op::sort_pairs, Op::select_flagged, Op::partition_flagged};
 
 const char* op_name(Op op) {
   switch (op) {
@@ -79,6 +83,7 @@ const char* op_name(Op op) {
     case Op::sort_keys: return "sort_keys";
     case Op::sort_pairs: return "sort_pairs";
     case Op::select_flagged: return "select_flagged";
+    case Op::partition_flagged: return "partition_flagged";
   }
   return "?";
 }
@@ -87,7 +92,7 @@ enum class Type { u32, f32 };
 const char* type_name(Type t) { return t == Type::u32 ? "u32" : "f32"; }
 
 using Value = uint32_t;  // sort_pairs values: the input index, so the permutation can be checked
-using Flag = uint32_t;   // select_flagged flags: 0 or 1, 32-bit as a GLSL storage buffer would hold them
+using Flag = uint32_t;   // select_flagged / partition_flagged flags: 0 or 1, 32-bit as a GLSL storage buffer would hold them
 
 struct Options {
   std::vector<Op> ops;
@@ -103,7 +108,7 @@ void print_usage(FILE* f) {
   std::fprintf(f,
                "usage: cub_bench <op> [--type u32|f32] [--sizes LIST] [--iterations N] [--json FILE]\n"
                "  op:           reduce | inclusive_scan | exclusive_scan | sort_keys | sort_pairs |\n"
-               "                select_flagged | all\n"
+               "                select_flagged | partition_flagged | all\n"
                "  --type        u32 (default) or f32; a comma list such as u32,f32 runs both\n"
                "  --sizes       comma list of element counts: 1048576, 2^20, or a range 2^10..2^28\n"
                "                (every power of two); default 2^20,2^22,2^24,2^26,2^28\n"
@@ -234,7 +239,7 @@ struct Buffers {
   void* out = nullptr;         // result of the op
   Value* values_in = nullptr;  // sort_pairs only
   Value* values_out = nullptr; // sort_pairs only
-  Flag* flags = nullptr;       // select_flagged only
+  Flag* flags = nullptr;       // select_flagged and partition_flagged only
   int64_t* num_selected = nullptr;
   void* temp = nullptr;
   size_t temp_bytes = 0;
@@ -282,6 +287,8 @@ cudaError_t call_cub(Op op, void* temp, size_t& temp_bytes, const Buffers& b, in
                                              int(sizeof(T) * 8), s);
     case Op::select_flagged:
       return cub::DeviceSelect::Flagged(temp, temp_bytes, in, b.flags, out, b.num_selected, n, s);
+    case Op::partition_flagged:
+      return cub::DevicePartition::Flagged(temp, temp_bytes, in, b.flags, out, b.num_selected, n, s);
   }
   return cudaErrorInvalidValue;
 }
@@ -407,6 +414,21 @@ std::string check_select(const T* in, const Flag* flags, int64_t n, const T* out
   return "";
 }
 
+// CUB's partition: the kept elements in input order, then the rejected ones in reverse input order.
+template <class T>
+std::string check_partition(const T* in, const Flag* flags, int64_t n, const T* out, int64_t got_count) {
+  int64_t ref_count = 0;
+  for (int64_t i = 0; i < n; ++i) ref_count += flags[i] != 0;
+  if (got_count != ref_count)
+    return "selected " + std::to_string(got_count) + " != expected " + std::to_string(ref_count);
+  int64_t kept = 0, rejected = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t slot = flags[i] ? kept++ : n - 1 - rejected++;
+    if (bits(out[slot]) != bits(in[i])) return "output " + at(slot) + " is not input element " + std::to_string(i);
+  }
+  return "";
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Timing and reporting
 
@@ -426,6 +448,7 @@ double bytes_moved(Op op, int64_t n, int64_t selected) {
     case Op::sort_keys: return 2.0 * n * e;
     case Op::sort_pairs: return 2.0 * n * (e + sizeof(Value));
     case Op::select_flagged: return n * e + n * double(sizeof(Flag)) + selected * e;
+    case Op::partition_flagged: return n * e + n * double(sizeof(Flag)) + n * e;
   }
   return 0;
 }
@@ -549,6 +572,11 @@ bool run_op(Op op, Type type, const Options& opt, const Buffers& b, const HostIn
         error = check_select(in, host.flags.data(), n, out.data(), selected);
         break;
       }
+      case Op::partition_flagged: {
+        CUDA_CHECK(cudaMemcpy(&selected, b.num_selected, sizeof selected, cudaMemcpyDeviceToHost));
+        error = check_partition(in, host.flags.data(), n, out.data(), selected);
+        break;
+      }
     }
     if (!error.empty()) {
       std::printf("FAIL %s %s n=%lld: %s\n", op_name(op), type_name(type), static_cast<long long>(n64),
@@ -596,7 +624,7 @@ int main(int argc, char** argv) {
 
   const int64_t max_n = *std::max_element(opt.sizes.begin(), opt.sizes.end());
   const bool need_values = uses(opt, Op::sort_pairs);
-  const bool need_flags = uses(opt, Op::select_flagged);
+  const bool need_flags = uses(opt, Op::select_flagged) || uses(opt, Op::partition_flagged);
 
   // Query every temporary-storage size once, before allocating, so the temp buffer can be sized for
   // the whole sweep and allocated together with the others, largest first. CUB's query reads no data.
@@ -645,7 +673,8 @@ int main(int argc, char** argv) {
   std::printf("# %d warm-up + %d timed runs per size, cudaEvent per run; median reported (min last).\n",
               kWarmupRuns, opt.iterations);
   std::printf("# GB/s bytes: reduce n*4 read; scans 2n*4 read+write; sort_keys 2n*4 and sort_pairs 2n*8\n"
-              "#   keys(+values) read+written once; select_flagged n*4 in + n*4 u32 flags + kept*4 out.\n"
+              "#   keys(+values) read+written once; select_flagged n*4 in + n*4 u32 flags + kept*4 out;\n"
+              "#   partition_flagged n*4 in + n*4 flags + n*4 out (rejected in reverse order, CUB's contract).\n"
               "#   Gelem/s for sorts = G keys/s (G pairs/s).\n");
   std::printf("%-15s %-4s %11s %11s %9s %9s %11s\n", "op", "type", "n", "median_ms", "GB/s", "Gelem/s", "min_ms");
   std::fflush(stdout);
