@@ -393,6 +393,31 @@ TEST_CASE("onesweep with spin limit 0 and every 3rd tile skipping its publicatio
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("onesweep where no tile publishes, tile 0 included, counts every predecessor itself (tile 0 with the "
+          "histogram offsets) and matches std::stable_sort",
+          "[sort][fallback]") {
+  ContextOptions o;
+  o.fallback_spin_limit = 0;
+  o.debug_skip_publication_period = 1;
+  o.collect_statistics = true;
+  Device& dev = test::device(o);
+  if (!available(dev, SortAlgorithm::onesweep)) return;
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t tile = tile_of(dev, 0);
+  for (uint32_t vs : {0u, 4u}) {
+    SortRig rig(dev, desc_of(SortAlgorithm::onesweep, DataType::u32, 6 * tile + 3, vs));
+    for (uint64_t n : {6 * tile + 3, tile + 1}) {
+      REQUIRE(rig.check(random_keys(n, DataType::u32, rng)));
+      const auto stats = test::download<uint32_t>(dev, rig.scratch(), 4, rig.plan().statistics_offset());
+      const uint64_t tiles = (n + rig.plan().keys_per_tile() - 1) / rig.plan().keys_per_tile();
+      INFO("tiles per pass " << tiles << ", fallbacks " << stats[1]);
+      // Every tile but the last is needed by a successor and published only by a successor's fallback.
+      CHECK(stats[1] >= (tiles - 1) * rig.plan().digit_passes());
+    }
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("onesweep with tiles taken in launch order (workgroup index, no ticket) matches std::stable_sort, also with "
           "forced fallback",
           "[sort][fallback][tile_order]") {

@@ -75,8 +75,9 @@ struct ContextOptions {
   uint32_t debug_skip_publication_period = 0;  // tests: every k-th chained-scan tile (not tile 0) publishes
                                                // nothing under chained_fallback (successors must reduce it)
                                                // and only its inclusive prefix under chained_lookback;
-                                               // the same for onesweep sort tiles (per digit pass) and
-                                               // fallback_spin_limit bounds its look-back polls too
+                                               // the same for onesweep sort tiles (per digit pass; with
+                                               // k = 1 tile 0 too) and fallback_spin_limit bounds its
+                                               // look-back polls too
   // Look-back statistics counted in scratch by the chained scan, chained select and onesweep
   // (statistics_offset()): look-back steps and deepest look-back, and onesweep's tile count. Off (the
   // default) saves two or three same-address atomics per tile (H100, u32 scan at 2^28: 0.75%); tiles

@@ -9,21 +9,25 @@
 //  1. the tile index comes from an atomic ticket (meta[pass]), so tiles start in order, or where the
 //     launch-order knob (pc.param2 bit 30, ContextOptions::tile_order) is set from the workgroup index;
 //  2. the tile's digits are counted (common/radix.glsl) and invocation d < 256 publishes the tile's count of
-//     digit d at once: AGGREGATE, or INCLUSIVE for tile 0; then the keys are ranked stably by digit and
-//     staged in shared memory at their tile positions;
+//     digit d at once: AGGREGATE; tile 0 publishes INCLUSIVE, and its "prefix" starts at the keys of smaller
+//     digits over the whole input (the exclusive scan of the upfront histogram, which tile 0 alone
+//     computes), so every look-back ends at a global position; then the keys are ranked stably by digit
+//     and staged in shared memory at their tile positions;
 //  3. invocation d looks back over predecessors for digit d alone, LOOKBACK_TILES tiles per step, until an
 //     INCLUSIVE count;
-//  4. it publishes its own INCLUSIVE count, and the staged tile is scattered to
-//     (keys of smaller digits, from the upfront histogram) + (digit d in earlier tiles) + rank.
+//  4. it publishes its own INCLUSIVE count, and the staged tile is scattered to that prefix
+//     (= keys of smaller digits + digit d in earlier tiles) + rank.
 // Tile state: one u32 per (tile, digit): flag << 30 | count (NOT_READY 0, AGGREGATE 1, INCLUSIVE 2), so
 // counts stay below 2^30 (the runtime limits max_count). Two regions alternate by pass parity; each tile
 // clears its words of the other region for the next pass (the upfront histogram cleared region 0).
 // Fallback: an invocation whose predecessor stays NOT_READY for more than pc.param polls asks for help;
 // the whole workgroup then counts that predecessor's digits from its keys itself (counts are exact, so the
-// value equals the owner's) and publishes them with atomicMax, so states only move forward and no
-// workgroup waits on one that may never run: no forward-progress assumption.
+// value equals the owner's; for tile 0 it adds the same histogram scan) and publishes them with
+// atomicMax, so states only move forward and no workgroup waits on one that may never run: no
+// forward-progress assumption.
 // pc.param2 bit 31: no look-back statistics; bit 30: launch order. Test knob: pc.param2 & 0x3FFFFFFF = k > 0
-// makes every k-th tile (never tile 0) publish nothing, so its successors must count it themselves.
+// makes every k-th tile publish nothing, so its successors must count it themselves; k = 1 includes tile 0,
+// whose counts a successor then publishes with the histogram scan added (the scan's knob spares tile 0).
 // Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS, VKPRIM_PARTITIONED, VKPRIM_DIRECT_SCATTER.
 // Specialization: WG_SIZE (>= 256), ITEMS (keys per invocation), SUBGROUP_MIN (common/radix.glsl).
 // Bindings/push: common/radix.glsl (bit = this pass's first bit, flags carry the pass index, state_words =
@@ -65,6 +69,15 @@ void stat_add(uint word, uint v) {
   atomicAdd(meta[word], v, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
+// Keys of digits smaller than the invocation's (tid < 256) over the whole input: the exclusive scan of this
+// pass's upfront histogram. Tile 0 adds it to its inclusive counts; CUB scans the histograms in a kernel
+// of their own, every tile here scanned them itself (two barriers per tile). Call from uniform control flow.
+uint smaller_digits(uint pass) {
+  const uint tid = gl_LocalInvocationIndex;
+  uint total;
+  return sort_workgroup_scan(tid < RADIX_DIGITS ? meta[META_HIST + pass * RADIX_DIGITS + tid] : 0u, total);
+}
+
 void main() {
   const uint tid = gl_LocalInvocationIndex;
   const uint n = sort_count();
@@ -84,28 +97,27 @@ void main() {
   // The next pass's state lives in the other region, last used by the previous pass (complete by now).
   for (uint d = tid; d < RADIX_DIGITS; d += WG_SIZE) meta[state_index(region ^ 1u, tile, d)] = 0u;
 
-  // Loaded now, so that its latency overlaps the tile's load instead of following the ranking.
   const bool digit_owner = tid < RADIX_DIGITS;
-  const uint digit_total = digit_owner ? meta[META_HIST + pass * RADIX_DIGITS + tid] : 0u;
   sort_load_tile(tile, n);
+  // Tile 0's look-back result: the keys of smaller digits (`tile` is uniform, so the branch may hold
+  // barriers).
+  uint tile0_prefix = 0u;
+  if (tile == 0u) tile0_prefix = smaller_digits(pass);
   sort_count_tile();
   // The tile's digit counts are published before its keys are ranked, so successors can look past it
   // sooner (the "early counts" of the paper).
   const uint skip_period = pc.param2 & 0x3FFFFFFFu;
-  const bool skip = skip_period != 0u && tile != 0u && tile % skip_period == skip_period - 1u;
+  const bool skip = skip_period != 0u && tile % skip_period == skip_period - 1u;
   const uint count = digit_owner ? s_count[tid] : 0u;
-  if (digit_owner && !skip) publish(region, tile, tid, tile == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, count);
+  if (digit_owner && !skip)
+    publish(region, tile, tid, tile == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, tile0_prefix + count);
   sort_rank_counted_tile();
   // Staged now, the keys free their registers for the look-back.
   sort_stage_keys();
 
-  // Keys of smaller digits over the whole input: the exclusive scan of this pass's histogram.
-  uint total;
-  const uint smaller = sort_workgroup_scan(digit_total, total);
-
   // Look-back per digit, LOOKBACK_TILES predecessors per step (independent loads, so one step costs one
   // memory latency however many tiles it covers), with workgroup-wide fallback rounds.
-  uint prefix = 0u, look = tile - 1u, steps = 0u;
+  uint prefix = tile0_prefix, look = tile - 1u, steps = 0u;
   bool done = tile == 0u || !digit_owner;
   for (;;) {
     if (!done) {
@@ -155,9 +167,11 @@ void main() {
       if (index < n) SHARED_ATOMIC_ADD(s_fallback[sort_digit(sort_ordered(keys_in[shift + index]), pc.bit)], 1u);
     }
     barrier();
+    uint other_prefix = 0u;
+    if (other == 0u) other_prefix = smaller_digits(pass);  // `other` is uniform
     if (digit_owner) {
       const uint c = atomicLoad(s_fallback[tid], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
-      publish(region, other, tid, other == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, c);
+      publish(region, other, tid, other == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, other_prefix + c);
     }
     if (tid == 0u) {
       stat_add(META_STAT_FALLBACKS, 1u);
@@ -168,7 +182,7 @@ void main() {
 
   if (digit_owner) {
     if (tile != 0u && !skip) publish(region, tile, tid, STATE_INCLUSIVE, prefix + count);
-    s_base[tid] = smaller + prefix - s_start[tid];
+    s_base[tid] = prefix - s_start[tid];
   }
   if (tid == 0u && (pc.param2 & 0x80000000u) == 0u) {
     stat_add(META_STAT_TILES, 1u);
