@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,6 +42,13 @@ Device& device(const ContextOptions& options) {
   INFO("Device::create with validation: " << (created ? std::string("ok") : created.error().message));
   REQUIRE(created.ok());
   Device& dev = *created.value();
+  // The subgroup-size variants of the ctest suite (lavapipe's LP_NATIVE_VECTOR_WIDTH) name the size they
+  // expect, so a driver that ignores the knob fails them instead of silently repeating the default run.
+  if (const char* env = std::getenv("VKPRIM_TEST_EXPECT_SUBGROUP_SIZE"); env && *env) {
+    INFO("VKPRIM_TEST_EXPECT_SUBGROUP_SIZE=" << env << ", device subgroup size "
+                                             << dev.context().capabilities().subgroup_size);
+    REQUIRE(dev.context().capabilities().subgroup_size == std::strtoul(env, nullptr, 10));
+  }
   cache.emplace(key, std::move(created).value());
   return dev;
 }
