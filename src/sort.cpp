@@ -328,9 +328,10 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
   uint32_t wg = desc.workgroup_size ? desc.workgroup_size : (cpu ? 256u : 512u);
   if (!desc.workgroup_size && wg > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) wg = 256;
-  if (wg < 256 || wg > 1024 || (wg & (wg - 1)) != 0)
-    return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a power of two from 256 ",
-                      "to 1024 (one invocation per digit)");
+  // A multiple of 128, so that every subgroup size up to 128 divides it (CUB's tuned onesweep uses 384).
+  if (wg < 256 || wg > 1024 || wg % 128 != 0)
+    return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a multiple of 128 from ",
+                      "256 to 1024 (one invocation per digit, whole subgroups)");
   uint32_t items = desc.items_per_thread ? desc.items_per_thread : 8u;
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
     return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",

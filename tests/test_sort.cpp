@@ -251,6 +251,28 @@ TEST_CASE("radix sort of u32 pairs matches std::stable_sort at every size across
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("radix sort with 384 x 12 and 384 x 5 tiles (workgroups that are not a power of two) matches "
+          "std::stable_sort across tile boundaries, keys and pairs",
+          "[sort][tuning]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  for (uint32_t items : {12u, 5u}) {
+    for_each_algorithm(dev, [&](SortAlgorithm a) {
+      for (uint32_t vs : {0u, 4u}) {
+        SortDesc d = desc_of(a, DataType::u32, 3 * 384 * items + 1, vs);
+        d.workgroup_size = 384;
+        d.items_per_thread = items;
+        SortRig rig(dev, d);
+        INFO(to_string(a) << " 384 x " << items << ", value bytes " << vs);
+        REQUIRE(rig.plan().keys_per_tile() == 384u * items);
+        for (uint64_t n : {uint64_t(384) * items - 1, uint64_t(384) * items + 1, 3 * uint64_t(384) * items + 1})
+          CHECK(rig.check(random_keys(n, DataType::u32, rng)));
+      }
+    });
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("onesweep and reduce_then_scan sorts of 2^20+17 u32 keys match std::stable_sort", "[sort][large]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);

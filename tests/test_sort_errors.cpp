@@ -52,7 +52,8 @@ TEST_CASE("RadixSort::create refuses bad counts, bits, value sizes, enums and ti
   expect_create_error(c, changed([](SortDesc& d) { d.ranking = SortRanking(7); }), bad, "ranking");
   expect_create_error(c, changed([](SortDesc& d) { d.scatter = SortScatter(7); }), bad, "scatter");
   expect_create_error(c, changed([](SortDesc& d) { d.workgroup_size = 128; }), bad, "workgroup_size");
-  expect_create_error(c, changed([](SortDesc& d) { d.workgroup_size = 384; }), bad, "power of two");
+  expect_create_error(c, changed([](SortDesc& d) { d.workgroup_size = 320; }), bad, "multiple of 128");
+  expect_create_error(c, changed([](SortDesc& d) { d.workgroup_size = 1152; }), bad, "multiple of 128");
   expect_create_error(c, changed([](SortDesc& d) { d.items_per_thread = 33; }), bad, "items_per_thread");
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }

@@ -65,8 +65,8 @@ struct SortDesc {
   // those bits keep their input order. One digit pass per 8 bits (the last may be narrower).
   uint32_t begin_bit = 0, end_bit = 0;
   SortAlgorithm algorithm = SortAlgorithm::automatic;
-  // Tuning overrides for benchmarking (0 = the tuned default): a tile is workgroup_size (a power of two,
-  // 256..1024) x items_per_thread (1..32) keys.
+  // Tuning overrides for benchmarking (0 = the tuned default): a tile is workgroup_size (a multiple of 128,
+  // 256..1024) x items_per_thread (1..32) keys, at most 32768.
   uint32_t workgroup_size = 0, items_per_thread = 0;
   SortRanking ranking = SortRanking::automatic;   // unsupported: partitioned without the extension
   SortScatter scatter = SortScatter::automatic;
