@@ -384,60 +384,39 @@ TEST_CASE("radix sort of keys at element offsets within their buffers leaves the
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("onesweep with spin limit 0 and every 3rd tile skipping its publication falls back, terminates and "
-          "matches std::stable_sort",
+TEST_CASE("onesweep with spin limit 0 and every 3rd tile (or every tile, tile 0 included) skipping its "
+          "publication falls back, terminates and matches std::stable_sort",
           "[sort][fallback]") {
-  ContextOptions o;
-  o.fallback_spin_limit = 0;
-  o.debug_skip_publication_period = 3;
-  o.collect_statistics = true;  // the tile count below
-  Device& dev = test::device(o);
-  if (!available(dev, SortAlgorithm::onesweep)) return;
-  VKPRIM_TEST_RNG(rng);
-  const uint64_t tile = tile_of(dev, 0);
-  for (uint32_t vs : {0u, 4u}) {
-    SortRig rig(dev, desc_of(SortAlgorithm::onesweep, DataType::u32, 20 * tile + 3, vs));
-    for (uint64_t n : {20 * tile + 3, 4 * tile}) {
-      REQUIRE(rig.check(random_keys(n, DataType::u32, rng)));
-      const auto stats = test::download<uint32_t>(dev, rig.scratch(), 4, rig.plan().statistics_offset());
-      // Tiles 1..tiles-2 with t % 3 == 2 publish nothing and have a successor that must count them.
-      const uint64_t real_tiles = stats[0] / rig.plan().digit_passes();
-      INFO("plan tile " << rig.plan().keys_per_tile() << ", n " << n);
-      CHECK(real_tiles == (n + rig.plan().keys_per_tile() - 1) / rig.plan().keys_per_tile());
-      uint64_t skipped = 0;
-      for (uint64_t t = 1; t + 1 < real_tiles; ++t) skipped += t % 3 == 2;
-      INFO("tiles per pass " << real_tiles << ", fallbacks " << stats[1] << ", skipped tiles per pass " << skipped);
-      CHECK(stats[0] % rig.plan().digit_passes() == 0);
-      CHECK(real_tiles >= 2);
-      CHECK(stats[1] >= skipped * rig.plan().digit_passes());
+  // Period 1 makes a successor publish tile 0's counts too, with the histogram offsets tile 0 adds.
+  for (uint32_t period : {3u, 1u}) {
+    ContextOptions o;
+    o.fallback_spin_limit = 0;
+    o.debug_skip_publication_period = period;
+    o.collect_statistics = true;  // the tile count below
+    Device& dev = test::device(o);
+    if (!available(dev, SortAlgorithm::onesweep)) return;
+    VKPRIM_TEST_RNG(rng);
+    const uint64_t tile = tile_of(dev, 0);
+    const uint64_t max_tiles = period == 1 ? 6 : 20;  // period 1 looks back over every tile: quadratic work
+    for (uint32_t vs : {0u, 4u}) {
+      SortRig rig(dev, desc_of(SortAlgorithm::onesweep, DataType::u32, max_tiles * tile + 3, vs));
+      for (uint64_t n : {max_tiles * tile + 3, 4 * tile, tile + 1}) {
+        REQUIRE(rig.check(random_keys(n, DataType::u32, rng)));
+        const auto stats = test::download<uint32_t>(dev, rig.scratch(), 4, rig.plan().statistics_offset());
+        const uint64_t real_tiles = stats[0] / rig.plan().digit_passes();
+        INFO("period " << period << ", plan tile " << rig.plan().keys_per_tile() << ", n " << n);
+        CHECK(stats[0] % rig.plan().digit_passes() == 0);
+        CHECK(real_tiles == (n + rig.plan().keys_per_tile() - 1) / rig.plan().keys_per_tile());
+        // Tiles t < tiles - 1 with t % period == period - 1 publish nothing and have a successor that must
+        // count them (each fallback publishes one tile).
+        uint64_t skipped = 0;
+        for (uint64_t t = 0; t + 1 < real_tiles; ++t) skipped += t % period == period - 1;
+        INFO("tiles per pass " << real_tiles << ", fallbacks " << stats[1] << ", skipped tiles per pass " << skipped);
+        CHECK(stats[1] >= skipped * rig.plan().digit_passes());
+      }
     }
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
   }
-  REQUIRE_NO_VALIDATION_MESSAGES(dev);
-}
-
-TEST_CASE("onesweep where no tile publishes, tile 0 included, counts every predecessor itself (tile 0 with the "
-          "histogram offsets) and matches std::stable_sort",
-          "[sort][fallback]") {
-  ContextOptions o;
-  o.fallback_spin_limit = 0;
-  o.debug_skip_publication_period = 1;
-  o.collect_statistics = true;
-  Device& dev = test::device(o);
-  if (!available(dev, SortAlgorithm::onesweep)) return;
-  VKPRIM_TEST_RNG(rng);
-  const uint64_t tile = tile_of(dev, 0);
-  for (uint32_t vs : {0u, 4u}) {
-    SortRig rig(dev, desc_of(SortAlgorithm::onesweep, DataType::u32, 6 * tile + 3, vs));
-    for (uint64_t n : {6 * tile + 3, tile + 1}) {
-      REQUIRE(rig.check(random_keys(n, DataType::u32, rng)));
-      const auto stats = test::download<uint32_t>(dev, rig.scratch(), 4, rig.plan().statistics_offset());
-      const uint64_t tiles = (n + rig.plan().keys_per_tile() - 1) / rig.plan().keys_per_tile();
-      INFO("tiles per pass " << tiles << ", fallbacks " << stats[1]);
-      // Every tile but the last is needed by a successor and published only by a successor's fallback.
-      CHECK(stats[1] >= (tiles - 1) * rig.plan().digit_passes());
-    }
-  }
-  REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
 TEST_CASE("onesweep with tiles taken in launch order (workgroup index, no ticket) matches std::stable_sort, also with "
