@@ -360,7 +360,9 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
   if (plan->chained_path()) {
     const bool state64 = c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64);
-    need(plan->chained, kernel(state64 ? "select/chained64" : "select/chained", variant, plan->wg, plan->items, true));
+    const char* chained_kernel = partition ? (state64 ? "select/partition_chained64" : "select/partition_chained")
+                                           : (state64 ? "select/chained64" : "select/chained");
+    need(plan->chained, kernel(chained_kernel, variant, plan->wg, plan->items, true));
     if (partition)
       need(plan->copy_rejected, kernel("select/copy_rejected", plan->out_elem == 8 ? "u64.add" : "u32.add", kCopyWorkgroup,
                                        kCopyItems, false));

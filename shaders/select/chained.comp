@@ -21,7 +21,8 @@
 // The scoped atomics select the Vulkan memory model; the use_vulkan_memory_model pragma is left out and
 // the words shared across the workgroup go through atomics (see shaders/scan/chained.comp for why).
 // Defines: VKPRIM_TYPE_* (the predicate's type; VKPRIM_OP_ADD, unused), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64
-// (one u64 state word per tile, else 16-bit parts: common/tile_state.glsl). Specialization: WG_SIZE (power
+// (one u64 state word per tile, else 16-bit parts: common/tile_state.glsl), VKPRIM_PARTITION (Partition's
+// kernel: writes the rejected elements to the spill). Specialization: WG_SIZE (power
 // of two), ITEMS (1..8 vectors of 16 bytes per invocation). Bindings and push: common/select_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #define VKPRIM_STATE_U32 1
@@ -181,8 +182,13 @@ void main() {
   }
 
   const uint prefix = sh_get(W_PREFIX);
+#if defined(VKPRIM_PARTITION)
+  const uint rejected_to = REJECTED_TO_SPILL;
+#else
+  const uint rejected_to = REJECTED_DROPPED;  // a constant: Select's kernel carries no code for rejected ones
+#endif
   vk_select_write_tile(vectors, keep, rank_in_row, row_total, tile_start, valid, prefix, tile_start - prefix,
-                       vk_select_mode(SELECT_PARTITION) ? REJECTED_TO_SPILL : REJECTED_DROPPED);
+                       rejected_to);
   if (tid == 0u && tile == tiles - 1u) {
     vk_select_write_count(prefix + kept);
     state_words[STATE_TOTAL_WORD] = prefix + kept;
