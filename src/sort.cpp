@@ -300,15 +300,12 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->context = &c;
   plan->desc = desc;
   plan->algorithm = desc.algorithm;
-  if (desc.algorithm == SortAlgorithm::automatic) {
-    // Large keys-only sorts on NVIDIA: reduce_then_scan measured 1.01-1.07x onesweep from 2^24 to 2^28
-    // (H100, 512 x 8, 2026-11-23), onesweep 1.06-1.34x reduce_then_scan from 2^18 to 2^22 (2^23: even).
-    // Pairs favour onesweep at every size (1.11x at 2^20, 1.54x at 2^26).
-    const bool large_keys_on_nvidia = desc.value_size == 0 && desc.max_count > (uint64_t(1) << 23) &&
-                                      caps.driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
-    plan->algorithm =
-        memory_model && !large_keys_on_nvidia ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan;
-  }
+  // Onesweep wherever it can run. With its 384 x 12 tiles it measured 1.06x, 1.04x and 1.01x
+  // reduce_then_scan (at its best tile, 512 x 8) for u32 keys at 2^24, 2^26 and 2^28 (H100, 2026-11-23;
+  // with 512 x 8 tiles reduce_then_scan had been up to 1.07x faster above 2^23), and pairs favour onesweep
+  // at every size.
+  if (desc.algorithm == SortAlgorithm::automatic)
+    plan->algorithm = memory_model ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan;
   const bool onesweep = plan->algorithm == SortAlgorithm::onesweep;
   if (onesweep && !memory_model)
     return make_error(Status::unsupported, "RadixSort: onesweep needs the vulkanMemoryModel and ",
@@ -320,19 +317,23 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->end_bit = end_bit;
   plan->passes = (end_bit - desc.begin_bit + 7) / 8;
 
-  // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: 512 x 8, whatever the key
-  // and value widths. On the H100 a 512 x 8 ranking kernel holds 61-64 registers and 20 KiB of shared
-  // memory, so two workgroups share a multiprocessor; 512 x 16 (92 registers, 37 KiB) runs one, and
-  // measured 2-16% slower for keys and 10% slower for pairs (docs/PERFORMANCE.md, 2026-11-23).
+  // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: 512 x 8, except onesweep
+  // with 32-bit keys and values: 384 x 12. On the H100 a 512 x 8 ranking kernel holds 60-64 registers and
+  // 20 KiB of shared memory, so two workgroups share a multiprocessor; 512 x 16 (92 registers, 37 KiB) runs
+  // one and measured 2-16% slower. Onesweep at 384 x 12 holds 78 registers and 22 KiB, still two
+  // workgroups, with 12.5% more keys in flight: 2-3.5% faster than 512 x 8 for u32 keys and pairs from 2^24
+  // to 2^28; 384 x 16 and 384 x 20 (94 and 110 registers: one workgroup) were 15-25% slower, and
+  // reduce_then_scan at 384 x 12 5-6% slower than at 512 x 8 (docs/PERFORMANCE.md, 2026-11-23).
   const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
-  uint32_t wg = desc.workgroup_size ? desc.workgroup_size : (cpu ? 256u : 512u);
+  const bool wide_tile = !cpu && onesweep && widest == 4 && !desc.workgroup_size && !desc.items_per_thread;
+  uint32_t wg = desc.workgroup_size ? desc.workgroup_size : (cpu ? 256u : wide_tile ? 384u : 512u);
   if (!desc.workgroup_size && wg > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) wg = 256;
   // A multiple of 128, so that every subgroup size up to 128 divides it (CUB's tuned onesweep uses 384).
   if (wg < 256 || wg > 1024 || wg % 128 != 0)
     return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a multiple of 128 from ",
                       "256 to 1024 (one invocation per digit, whole subgroups)");
-  uint32_t items = desc.items_per_thread ? desc.items_per_thread : 8u;
+  uint32_t items = desc.items_per_thread ? desc.items_per_thread : wide_tile && wg == 384 ? 12u : 8u;
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
     return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",
                       "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");

@@ -204,12 +204,13 @@ Keys keys_for(DataType type, uint64_t n, std::mt19937_64& rng) {
   return type == DataType::f32 || type == DataType::f64 ? float_keys(n, type, rng) : random_keys(n, type, rng);
 }
 
-// Keys per tile of the tuned plan for u32 keys with `value_size` values (every case crosses real tiles).
-uint64_t tile_of(Device& dev, uint32_t value_size) {
+// Keys per tile of the tuned plan for u32 keys with `value_size` values (every case crosses real tiles;
+// on GPUs onesweep's tile differs from reduce_then_scan's).
+uint64_t tile_of(Device& dev, uint32_t value_size, SortAlgorithm algorithm = SortAlgorithm::reduce_then_scan) {
   SortDesc d;
   d.max_count = 1;
   d.value_size = value_size;
-  d.algorithm = SortAlgorithm::reduce_then_scan;
+  d.algorithm = algorithm;
   return make_sort(dev.context(), d).keys_per_tile();
 }
 
@@ -230,8 +231,8 @@ TEST_CASE("radix sort of u32 keys matches std::stable_sort at sizes 0, 1, 2 and 
           "[sort]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
-  const uint64_t tile = tile_of(dev, 0);
   for_each_algorithm(dev, [&](SortAlgorithm a) {
+    const uint64_t tile = tile_of(dev, 0, a);
     SortRig rig(dev, desc_of(a, DataType::u32, 2 * tile + 64));
     for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(2), uint64_t(3), tile - 1, tile, tile + 1, 2 * tile - 1,
                        2 * tile, 2 * tile + 63})
@@ -243,8 +244,8 @@ TEST_CASE("radix sort of u32 keys matches std::stable_sort at sizes 0, 1, 2 and 
 TEST_CASE("radix sort of u32 pairs matches std::stable_sort at every size across one tile boundary", "[sort]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
-  const uint64_t tile = tile_of(dev, 4);
   for_each_algorithm(dev, [&](SortAlgorithm a) {
+    const uint64_t tile = tile_of(dev, 4, a);
     SortRig rig(dev, desc_of(a, DataType::u32, tile + 8, 4));
     for (uint64_t n = tile - 8; n <= tile + 8; ++n) rig.check(few_distinct_keys(n, rng));
   });
@@ -492,8 +493,7 @@ TEST_CASE("radix sort record_indirect takes the count from the GPU and matches s
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("automatic sort resolves to onesweep with the memory model (keys-only plans of more than 2^23 keys on "
-          "NVIDIA: reduce_then_scan) and to reduce_then_scan without it",
+TEST_CASE("automatic sort resolves to onesweep with the memory model and to reduce_then_scan without it",
           "[sort][automatic]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
@@ -501,14 +501,18 @@ TEST_CASE("automatic sort resolves to onesweep with the memory model (keys-only 
   SortRig rig(dev, desc_of(SortAlgorithm::automatic, DataType::u32, 5000, 4));
   CHECK(rig.plan().algorithm() == (mm ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan));
   rig.check(random_keys(5000, DataType::u32, rng));
-  // Keys only: onesweep up to 2^23 keys; above, reduce_then_scan on NVIDIA's driver (measured faster there).
-  const bool nvidia = dev.context().capabilities().driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
   SortRig keys(dev, desc_of(SortAlgorithm::automatic, DataType::u32, 5000));
   CHECK(keys.plan().algorithm() == (mm ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan));
   keys.check(random_keys(5000, DataType::u32, rng));
   auto large = RadixSort::create(dev.context(), desc_of(SortAlgorithm::automatic, DataType::u32, (1u << 23) + 1));
   REQUIRE(large.ok());
-  CHECK(large.value().algorithm() == (mm && !nvidia ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan));
+  CHECK(large.value().algorithm() == (mm ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan));
+  // GPUs: onesweep with 32-bit keys and values takes 384 x 12 tiles, reduce_then_scan and wider ones 512 x 8.
+  if (dev.context().capabilities().device_type != VK_PHYSICAL_DEVICE_TYPE_CPU && mm) {
+    CHECK(large.value().keys_per_tile() == 384u * 12u);
+    CHECK(tile_of(dev, 4, SortAlgorithm::reduce_then_scan) == 512u * 8u);
+    CHECK(tile_of(dev, 8, SortAlgorithm::onesweep) == 512u * 8u);
+  }
 
   ContextOptions o;
   o.mask_features = feature_memory_model;

@@ -31,9 +31,9 @@ bool parse(const char* name, SortOrder& out);
 //                     vulkanMemoryModelDeviceScope (device_requirements() lists them).
 //   reduce_then_scan  portable: per digit an upsweep (digit counts per workgroup), a scan of the digit x
 //                     workgroup table and a downsweep (stable rank + scatter). Three dispatches per digit.
-// automatic = onesweep where the memory model is enabled, else reduce_then_scan; except keys-only sorts on
-// NVIDIA's driver, where reduce_then_scan measured faster (H200, 2026-11-22: 1.25x at 2^28 u32 keys; pairs
-// were 2-12% faster with onesweep; docs/PERFORMANCE.md).
+// automatic = onesweep where the memory model is enabled, else reduce_then_scan (H100, 2026-11-23: onesweep
+// 1.01-1.06x reduce_then_scan for u32 keys from 2^24 to 2^28, faster for pairs at every size;
+// docs/PERFORMANCE.md).
 enum class SortAlgorithm { automatic, onesweep, reduce_then_scan };
 const char* to_string(SortAlgorithm algorithm);
 bool parse(const char* name, SortAlgorithm& out);
@@ -65,7 +65,8 @@ struct SortDesc {
   // those bits keep their input order. One digit pass per 8 bits (the last may be narrower).
   uint32_t begin_bit = 0, end_bit = 0;
   SortAlgorithm algorithm = SortAlgorithm::automatic;
-  // Tuning overrides for benchmarking (0 = the tuned default): a tile is workgroup_size (a multiple of 128,
+  // Tuning overrides for benchmarking (0 = the tuned default: 384 x 12 for onesweep with 32-bit keys and
+  // values on GPUs, else 512 x 8; 256 x 8 on CPU drivers): a tile is workgroup_size (a multiple of 128,
   // 256..1024) x items_per_thread (1..32) keys, at most 32768.
   uint32_t workgroup_size = 0, items_per_thread = 0;
   SortRanking ranking = SortRanking::automatic;   // unsupported: partitioned without the extension
