@@ -318,11 +318,11 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->passes = (end_bit - desc.begin_bit + 7) / 8;
 
   // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: 512 x 8, except onesweep
-  // with 32-bit keys and values: 384 x 12. On the H100 a 512 x 8 ranking kernel holds 60-64 registers and
+  // with 32-bit keys and values: 384 x 13. On the H100 a 512 x 8 ranking kernel holds 60-64 registers and
   // 20 KiB of shared memory, so two workgroups share a multiprocessor; 512 x 16 (92 registers, 37 KiB) runs
-  // one and measured 2-16% slower. Onesweep at 384 x 12 holds 78 registers and 22 KiB, still two
-  // workgroups, with 12.5% more keys in flight: 2-3.5% faster than 512 x 8 for u32 keys and pairs from 2^24
-  // to 2^28; 384 x 16 and 384 x 20 (94 and 110 registers: one workgroup) were 15-25% slower, and
+  // one and measured 2-16% slower. Onesweep at 384 x 13 holds 80 registers (keys and pairs), the most that
+  // still lets two 384-wide workgroups share a multiprocessor: 2.3-3.1% faster than 384 x 12 (78), which was
+  // 2-3.5% faster than 512 x 8; 384 x 14 (87 registers) and wider run one workgroup and were 15-40% slower,
   // reduce_then_scan at 384 x 12 5-6% slower than at 512 x 8 (docs/PERFORMANCE.md, 2026-11-23).
   const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
@@ -333,7 +333,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (wg < 256 || wg > 1024 || wg % 128 != 0)
     return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a multiple of 128 from ",
                       "256 to 1024 (one invocation per digit, whole subgroups)");
-  uint32_t items = desc.items_per_thread ? desc.items_per_thread : wide_tile && wg == 384 ? 12u : 8u;
+  uint32_t items = desc.items_per_thread ? desc.items_per_thread : wide_tile && wg == 384 ? 13u : 8u;
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
     return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",
                       "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");
