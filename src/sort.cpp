@@ -300,8 +300,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->context = &c;
   plan->desc = desc;
   plan->algorithm = desc.algorithm;
-  // Onesweep wherever it can run. With its 384 x 12 tiles it measured 1.06x, 1.04x and 1.01x
-  // reduce_then_scan (at its best tile, 512 x 8) for u32 keys at 2^24, 2^26 and 2^28 (H100, 2026-11-23;
+  // Onesweep wherever it can run. With 384 x 12 tiles it measured 1.06x, 1.04x and 1.01x
+  // reduce_then_scan (at its best tile, 512 x 8) for u32 keys at 2^24, 2^26 and 2^28, and its 384 x 13
+  // default is 2-3% faster again (H100, 2026-11-23;
   // with 512 x 8 tiles reduce_then_scan had been up to 1.07x faster above 2^23), and pairs favour onesweep
   // at every size.
   if (desc.algorithm == SortAlgorithm::automatic)
