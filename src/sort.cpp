@@ -300,11 +300,8 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->context = &c;
   plan->desc = desc;
   plan->algorithm = desc.algorithm;
-  // Onesweep wherever it can run. With 384 x 12 tiles it measured 1.06x, 1.04x and 1.01x
-  // reduce_then_scan (at its best tile, 512 x 8) for u32 keys at 2^24, 2^26 and 2^28, and its 384 x 13
-  // default is 2-3% faster again (H100, 2026-11-23;
-  // with 512 x 8 tiles reduce_then_scan had been up to 1.07x faster above 2^23), and pairs favour onesweep
-  // at every size.
+  // Onesweep wherever it can run: at 384 x 13 it measured 1.18x reduce_then_scan (at its best tile,
+  // 512 x 8) for u32 keys at 2^26 (2470 against 2912 us) and 1.8x for pairs (H100, 2026-11-23).
   if (desc.algorithm == SortAlgorithm::automatic)
     plan->algorithm = memory_model ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan;
   const bool onesweep = plan->algorithm == SortAlgorithm::onesweep;
@@ -319,12 +316,14 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->passes = (end_bit - desc.begin_bit + 7) / 8;
 
   // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: 512 x 8, except onesweep
-  // with 32-bit keys and values: 384 x 13. On the H100 a 512 x 8 ranking kernel holds 60-64 registers and
+  // with 32-bit keys and values: 384 x 13. On the H100 a 512 x 8 ranking kernel holds 50-60 registers and
   // 20 KiB of shared memory, so two workgroups share a multiprocessor; 512 x 16 (92 registers, 37 KiB) runs
-  // one and measured 2-16% slower. Onesweep at 384 x 13 holds 80 registers (keys and pairs), the most that
-  // still lets two 384-wide workgroups share a multiprocessor: 2.3-3.1% faster than 384 x 12 (78), which was
-  // 2-3.5% faster than 512 x 8; 384 x 14 (87 registers) and wider run one workgroup and were 15-40% slower,
-  // reduce_then_scan at 384 x 12 5-6% slower than at 512 x 8 (docs/PERFORMANCE.md, 2026-11-23).
+  // one and measured 2-16% slower. Onesweep at 384 x 13 holds 54 registers for keys and 55 for pairs
+  // (common/radix.glsl: SORT_RANK_FEW_REGISTERS, sort_opaque_zero), so three 384-wide workgroups share a
+  // multiprocessor: 9-10% faster (keys) and 5% (pairs) than the same tile at 80 registers and two. Wider
+  // tiles measured slower even where they keep three workgroups: keys 2^26 384 x 12 2563 us, 384 x 13 2470,
+  // 384 x 16 (63 registers, two workgroups) 3200; pairs 384 x 14 (56 registers) 4101 against 2959 (H100,
+  // 2026-11-23, docs/PERFORMANCE.md).
   const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
   const bool wide_tile = !cpu && onesweep && widest == 4 && !desc.workgroup_size && !desc.items_per_thread;

@@ -9,6 +9,9 @@
 // written from registers, not staged in shared memory). Specialization: WG_SIZE (>= 256, a multiple of the
 // subgroup size), ITEMS (keys per invocation per tile; a tile is TILE = WG_SIZE * ITEMS keys), SUBGROUP_MIN
 // (constant 2: the smallest subgroup size the pipeline may run with; sizes the per-subgroup shared arrays).
+// Set by the including kernel: SORT_RANKING (the rank and scatter below), SORT_RANK_FEW_REGISTERS (the
+// multisplit recomputes digits and ranks items one after another: see sort_rank_counted_tile),
+// SORT_MEMORY_MODEL (scoped shared atomics).
 // Bindings (set 0): 0 keys in, 1 keys out, 2 values in, 3 values out, 4 meta (histograms, digit table,
 // tile state: see src/sort.cpp), 5 the record_indirect region (common/indirect.glsl).
 // Passes that only count digits read raw keys and transform them; the ranking kernels hold and stage the
@@ -51,7 +54,6 @@ layout(constant_id = 2) const uint SUBGROUP_MIN = 8u;
 #endif
 
 #define RADIX_DIGITS 256u
-#define RADIX_INVALID 256u  // digit of a key slot past the count
 
 #if defined(VKPRIM_KEY64)
 #define KEY_T uvec2
@@ -131,6 +133,8 @@ uint sort_high_word(KEY_T k) {
 // XORs k with the order-preserving transform's mask for a key whose float sign is `negative`: signed keys
 // flip the sign bit, floats every bit when negative and only the sign otherwise, descending inverts. The
 // mask is its own inverse, so the same function maps back once the sign is known.
+// (A branch-free form, uniform masks and a sign-extended select, needed 52 registers at 384 x 13 instead
+// of 54 but sorted u32 keys 15% slower at 2^26 and 30% slower at 384 x 16: H100, 2026-11-23.)
 KEY_T sort_flip(KEY_T k, bool negative) {
   uint flip_hi = 0u, flip_lo = 0u;
   if ((pc.flags & SORT_FLOAT) != 0u) {
@@ -237,38 +241,44 @@ shared uint s_mem[SMEM_WORDS];
 shared uint s_start[RADIX_DIGITS];   // first in-tile position of each digit
 shared uint s_count[RADIX_DIGITS];   // keys of each digit in the tile
 shared uint s_base[RADIX_DIGITS];    // global position of in-tile position 0 for each digit's keys
+shared uint s_rank_bit;              // pc.bit, read back: sort_opaque_zero, sort_rank_counted_tile
 // ---- Stable rank of a tile --------------------------------------------------------------------------
-// Per-invocation tile registers: the ordered keys, a mask of the slots that hold keys (bit i: item i is before
-// the count) and, after the ranking, each key's position in the tile sorted stably by digit. Digits are
-// recomputed from the keys (a few ALU operations) instead of living in ITEMS more registers: the ranking
-// kernels are bound by how many tiles fit on a multiprocessor at once, i.e. by registers and shared memory.
+// Per-invocation tile registers: the ordered keys and, after the ranking, each key's position in the tile
+// sorted stably by digit. Digits are recomputed from the keys (a few ALU operations) instead of living in
+// ITEMS more registers: the ranking kernels are bound by how many tiles fit on a multiprocessor at once,
+// i.e. by registers and shared memory.
+// Slots past the count hold the padding key (every bit set once ordered): its digit is the largest of every
+// pass, and padding slots come last in tile order, so a ranked tile's first (count - tile start) positions
+// are its real keys and the padding takes the rest. So ranking keeps no per-slot validity (NVIDIA's compiler
+// had expanded the mask into a flag register per item). Only the tile's count of the largest digit includes
+// padding, and only in the last tile, whose counts no other tile reads; scatters write positions below the
+// count only.
 KEY_T t_key[ITEMS];
-uint t_valid;
 uint t_pos[ITEMS];
 
-// The digit of item i of this invocation at pc.bit, RADIX_INVALID for a slot past the count.
-uint t_digit(uint i) {
-  return ((t_valid >> i) & 1u) != 0u ? sort_digit(t_key[i], pc.bit) : RADIX_INVALID;
-}
+// 0, read back from shared memory: indices computed with it cannot be tied to equal ones computed earlier,
+// so the compiler recomputes them (a few ALU operations) instead of holding them per item. Used by the value
+// loads (else each item's index and bounds flag stayed live from the key loads) and the value scatter (else
+// each position and bounds flag from the key scatter): pairs onesweep at 384 x 13 needs 55 registers
+// instead of 72 (H100). Valid after sort_count_tile's first barrier.
+uint sort_opaque_zero() { return s_rank_bit - pc.bit; }
 
-// Loads tile `tile` of keys_in (warp-striped), ordered, into t_key; `valid` gets the mask of slots before n.
-void sort_load_keys(uint tile, uint n, out uint valid_mask) {
+// The digit of item i of this invocation at `bit` (padding slots: the largest digit).
+uint t_digit(uint i, uint bit) { return sort_digit(t_key[i], bit); }
+
+// Loads tile `tile` of keys_in (warp-striped), ordered, into t_key, with padding keys past n.
+void sort_load_tile(uint tile, uint n) {
   const uint first = tile * TILE;
   const uint shift = sort_shift(0u);
-  valid_mask = 0u;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
     const uint index = first + sort_striped_index(i);
-    const bool valid = index < n;
 #if defined(VKPRIM_KEY64)
-    t_key[i] = valid ? sort_ordered(keys_in[shift + index]) : uvec2(0u);
+    t_key[i] = index < n ? sort_ordered(keys_in[shift + index]) : uvec2(0xFFFFFFFFu);
 #else
-    t_key[i] = valid ? sort_ordered(keys_in[shift + index]) : 0u;
+    t_key[i] = index < n ? sort_ordered(keys_in[shift + index]) : 0xFFFFFFFFu;
 #endif
-    valid_mask |= valid ? 1u << i : 0u;
   }
 }
-
-void sort_load_tile(uint tile, uint n) { sort_load_keys(tile, n, t_valid); }
 
 // Ranking is split in two so that onesweep can publish the tile's digit counts before the keys are ranked
 // (Adinets & Merrill's "early counts"; CUB's BlockRadixRankMatchEarlyCounts has the same shape):
@@ -285,11 +295,12 @@ void sort_count_tile() {
   // Only the rows of the subgroups that exist (COUNTER_WORDS is sized for the smallest subgroup).
   const uint used_counter_words = (WG_SIZE / RADIX_SG_SIZE) * (RADIX_DIGITS / 2u);
   for (uint w = tid; w < used_counter_words; w += WG_SIZE) s_mem[w] = 0u;
+  if (tid == 0u) s_rank_bit = pc.bit;
   barrier();
   const uint row = RADIX_SG_ID * (RADIX_DIGITS / 2u);
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    const uint d = t_digit(i);
-    if (d < RADIX_DIGITS) SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], 1u << ((d & 1u) * 16u));
+    const uint d = t_digit(i, pc.bit);
+    SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], 1u << ((d & 1u) * 16u));
   }
   barrier();
   // Column pass, two digits per word: no carry crosses the halves since a tile holds < 65536 keys. The
@@ -329,17 +340,32 @@ void sort_rank_counted_tile() {
   barrier();
   const uint row = RADIX_SG_ID * (RADIX_DIGITS / 2u);
   const uint lane = RADIX_SG_LANE;
+  // SORT_RANK_FEW_REGISTERS (onesweep), two ways to keep NVIDIA's compiler from holding per-item values:
+  //  - digits through a shared copy of pc.bit the compiler cannot see through: with pc.bit it kept every
+  //    item's counter address and half shift live from the counting loop to this one (two registers per
+  //    item) instead of recomputing them (two ALU operations);
+  //  - `order` is always 0 (positions are below 2^16), but item i's digit depends on it, so item i - 1's
+  //    position is computed before item i is ranked; otherwise the compiler deferred each position's last
+  //    three operations to the staging loop and held their three inputs per item instead of the result.
+  // With both (and the padding keys), onesweep at 384 x 13 needs 54 registers instead of 80: three
+  // workgroups per SM instead of two, 9-10% faster. reduce_then_scan's 512 x 8 downsweep, whose occupancy
+  // they do not change (60 -> 50 registers, two workgroups per SM either way), sorted 18% slower with the
+  // shared copy, with or without `order`, so it goes without both (H100, driver 580.159.04, 2026-11-23).
+#if defined(SORT_RANK_FEW_REGISTERS)
+  const uint bit = s_rank_bit;
+#else
+  const uint bit = pc.bit;
+#endif
+  uint order = 0u;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    const uint d = t_digit(i);
-    const bool valid = d < RADIX_DIGITS;
+    const uint d = t_digit(i, bit) | order;
     const uint half_shift = (d & 1u) * 16u;
 #if !defined(VKPRIM_NO_SUBGROUPS)
 #if defined(VKPRIM_PARTITIONED)
-    // One instruction finds the lanes with the same digit (match.any on NVIDIA); past-the-count slots
-    // (RADIX_INVALID) only ever match each other.
+    // One instruction finds the lanes with the same digit (match.any on NVIDIA).
     const uvec4 peers = subgroupPartitionNV(d);
 #else
-    uvec4 peers = subgroupBallot(valid);
+    uvec4 peers = subgroupBallot(true);  // the subgroup's lanes: ~votes also sets bits past its size
     [[unroll]] for (uint b = 0u; b < 8u; ++b) {
       const bool set = ((d >> b) & 1u) != 0u;
       const uvec4 votes = subgroupBallot(set);
@@ -349,11 +375,14 @@ void sort_rank_counted_tile() {
     const uvec4 below = peers & gl_SubgroupLtMask;
     const uint before = bitCount(below.x) + bitCount(below.y) + bitCount(below.z) + bitCount(below.w);
     const uint same = bitCount(peers.x) + bitCount(peers.y) + bitCount(peers.z) + bitCount(peers.w);
-    const uint leader = valid ? subgroupBallotFindLSB(peers) : lane;
+    const uint leader = subgroupBallotFindLSB(peers);
     uint old = 0u;
-    if (valid && before == 0u) old = SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], same << half_shift);
+    if (before == 0u) old = SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], same << half_shift);
     old = subgroupShuffle(old, leader);
     t_pos[i] = ((old >> half_shift) & 0xFFFFu) + before;
+#if defined(SORT_RANK_FEW_REGISTERS)
+    order = t_pos[i] >> 16u;
+#endif
 #else
     s_lane_digit[tid] = d;
     barrier();
@@ -364,10 +393,10 @@ void sort_rank_counted_tile() {
       same += match ? 1u : 0u;
       before += (match && j < lane) ? 1u : 0u;
     }
-    const uint old = valid ? s_mem[row + (d >> 1u)] : 0u;
+    const uint old = s_mem[row + (d >> 1u)];
     barrier();
     // One writer per (group, digit), the lowest lane sharing it; an atomic because two digits share a word.
-    if (valid && before == 0u) SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], same << half_shift);
+    if (before == 0u) SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], same << half_shift);
     t_pos[i] = ((old >> half_shift) & 0xFFFFu) + before;
 #endif
   }
@@ -389,14 +418,12 @@ void sort_rank_tile() {
 void sort_stage_keys() {
 #if !defined(VKPRIM_DIRECT_SCATTER)
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    if (((t_valid >> i) & 1u) != 0u) {
 #if defined(VKPRIM_KEY64)
-      s_mem[t_pos[i]] = t_key[i].x;
-      s_mem[TILE + t_pos[i]] = t_key[i].y;
+    s_mem[t_pos[i]] = t_key[i].x;
+    s_mem[TILE + t_pos[i]] = t_key[i].y;
 #else
-      s_mem[t_pos[i]] = t_key[i];
+    s_mem[t_pos[i]] = t_key[i];
 #endif
-    }
   }
 #endif
 }
@@ -407,15 +434,14 @@ void sort_scatter_tile(uint tile, uint n) {
   const uint tid = gl_LocalInvocationIndex;
   const uint out_shift = sort_shift(1u);
 #if VKPRIM_VALUE_WORDS > 0
-  const uint first = tile * TILE;
+  const uint first = tile * TILE + sort_opaque_zero();
   const uint in_shift = sort_shift(2u);
   const uint value_shift = sort_shift(3u);
 #endif
 #if defined(VKPRIM_DIRECT_SCATTER)
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    const uint d = t_digit(i);
-    if (d < RADIX_DIGITS) {
-      const uint to = s_base[d] + t_pos[i];
+    if (tile * TILE + sort_opaque_zero() + sort_striped_index(i) < n) {
+      const uint to = s_base[t_digit(i, pc.bit)] + t_pos[i];
       keys_out[out_shift + to] = sort_unordered(t_key[i]);
 #if VKPRIM_VALUE_WORDS > 0
       values_out[value_shift + to] = values_in[in_shift + first + sort_striped_index(i)];
@@ -429,9 +455,6 @@ void sort_scatter_tile(uint tile, uint n) {
 #endif
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     const uint j = k * WG_SIZE + tid;
-#if VKPRIM_VALUE_WORDS > 0
-    out_digit[k] = RADIX_INVALID;
-#endif
     if (j < tile_n) {
 #if defined(VKPRIM_KEY64)
       const KEY_T key = uvec2(s_mem[j], s_mem[TILE + j]);
@@ -448,8 +471,9 @@ void sort_scatter_tile(uint tile, uint n) {
 #if VKPRIM_VALUE_WORDS > 0
   // Values follow the keys' permutation: loaded at the keys' source positions, staged at t_pos.
   VAL_T value[ITEMS];
+  const uint value_base = first + sort_striped_index(0u);
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    const uint index = first + sort_striped_index(i);
+    const uint index = value_base + i * RADIX_SG_SIZE;
 #if VKPRIM_VALUE_WORDS == 2
     value[i] = index < n ? values_in[in_shift + index] : uvec2(0u);
 #else
@@ -458,23 +482,24 @@ void sort_scatter_tile(uint tile, uint n) {
   }
   barrier();
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    if (((t_valid >> i) & 1u) != 0u) {
 #if VKPRIM_VALUE_WORDS == 2
-      s_mem[t_pos[i]] = value[i].x;
-      s_mem[TILE + t_pos[i]] = value[i].y;
+    s_mem[t_pos[i]] = value[i].x;
+    s_mem[TILE + t_pos[i]] = value[i].y;
 #else
-      s_mem[t_pos[i]] = value[i];
+    s_mem[t_pos[i]] = value[i];
 #endif
-    }
   }
   barrier();
+  // The keys' loop computed the same positions and bounds: recomputed here (see sort_opaque_zero).
+  const uint value_tid = tid + sort_opaque_zero();
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
-    const uint j = k * WG_SIZE + tid;
-    if (out_digit[k] < RADIX_DIGITS) {
+    const uint j = k * WG_SIZE + value_tid;
+    if (j < tile_n) {
+      const uint base = s_base[out_digit[k]];
 #if VKPRIM_VALUE_WORDS == 2
-      values_out[value_shift + s_base[out_digit[k]] + j] = uvec2(s_mem[j], s_mem[TILE + j]);
+      values_out[value_shift + base + j] = uvec2(s_mem[j], s_mem[TILE + j]);
 #else
-      values_out[value_shift + s_base[out_digit[k]] + j] = s_mem[j];
+      values_out[value_shift + base + j] = s_mem[j];
 #endif
     }
   }

@@ -28,13 +28,10 @@ void main() {
   if (tid < RADIX_DIGITS) s_running[tid] = smaller + meta[META_REGION + RADIX_DIGITS + tid * groups + group];
   barrier();
 #if !defined(VKPRIM_DIRECT_SCATTER)
-  uint next_valid = 0u;
-  if (first_tile < end_tile) sort_load_keys(first_tile, n, next_valid);
+  if (first_tile < end_tile) sort_load_tile(first_tile, n);
 #endif
   for (uint tile = first_tile; tile < end_tile; ++tile) {
-#if !defined(VKPRIM_DIRECT_SCATTER)
-    t_valid = next_valid;
-#else
+#if defined(VKPRIM_DIRECT_SCATTER)
     sort_load_tile(tile, n);
 #endif
     sort_rank_tile();
@@ -47,7 +44,7 @@ void main() {
 #if !defined(VKPRIM_DIRECT_SCATTER)
     // Staged, the keys leave t_key free: the next tile's loads are issued now and arrive during the
     // scatter instead of after it (one tile's load latency hidden per tile, no extra registers).
-    if (tile + 1u < end_tile) sort_load_keys(tile + 1u, n, next_valid);
+    if (tile + 1u < end_tile) sort_load_tile(tile + 1u, n);
 #endif
     sort_scatter_tile(tile, n);
   }

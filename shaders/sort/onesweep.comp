@@ -35,6 +35,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_memory_scope_semantics : require
 #define SORT_RANKING 1
+#define SORT_RANK_FEW_REGISTERS 1
 #define SORT_MEMORY_MODEL 1
 #include "common/radix.glsl"
 

@@ -1,0 +1,193 @@
+// vkprim_pipeline_probe: compiles SPIR-V compute shaders on the first Vulkan device under given
+// specialization constants 0..2 (WG_SIZE, ITEMS, SUBGROUP_MIN: common/config.glsl, radix.glsl) and prints
+// the driver's statistics (VK_KHR_pipeline_executable_properties: registers, shared memory, ...). With
+// --cache it also writes each pipeline's VkPipelineCache data next to the SPIR-V (<file>.cache), from which
+// scripts/nv-sass extracts NVIDIA's machine code. A diagnostic for kernel variants built by hand with
+// glslangValidator (no runtime, no dispatch): usage
+//   vkprim_pipeline_probe [--cache] WG ITEMS SUBGROUP file.spv...
+#include <vulkan/vulkan.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace {
+
+bool ok(VkResult r, const char* what) {
+  if (r == VK_SUCCESS) return true;
+  std::fprintf(stderr, "%s failed: VkResult %d\n", what, int(r));
+  return false;
+}
+
+void print_statistics(VkDevice device, VkPipeline pipeline, PFN_vkGetPipelineExecutablePropertiesKHR properties,
+                      PFN_vkGetPipelineExecutableStatisticsKHR statistics) {
+  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  info.pipeline = pipeline;
+  uint32_t executables = 0;
+  properties(device, &info, &executables, nullptr);
+  for (uint32_t e = 0; e < executables; ++e) {
+    VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    executable.pipeline = pipeline;
+    executable.executableIndex = e;
+    uint32_t n = 0;
+    statistics(device, &executable, &n, nullptr);
+    std::vector<VkPipelineExecutableStatisticKHR> values(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    statistics(device, &executable, &n, values.data());
+    for (const auto& s : values) {
+      if (s.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR)
+        std::printf(" %s=%" PRIu64 ";", s.name, s.value.u64);
+      else if (s.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR)
+        std::printf(" %s=%" PRId64 ";", s.name, s.value.i64);
+      else if (s.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR)
+        std::printf(" %s=%s;", s.name, s.value.b32 ? "true" : "false");
+      else if (s.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR)
+        std::printf(" %s=%g;", s.name, s.value.f64);
+    }
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int first = 1;
+  const bool write_cache = argc > 1 && std::strcmp(argv[1], "--cache") == 0;
+  if (write_cache) ++first;
+  if (argc < first + 4) {
+    std::fprintf(stderr, "usage: vkprim_pipeline_probe [--cache] WG ITEMS SUBGROUP file.spv...\n");
+    return 2;
+  }
+  const uint32_t spec[3] = {uint32_t(std::atoi(argv[first])), uint32_t(std::atoi(argv[first + 1])),
+                            uint32_t(std::atoi(argv[first + 2]))};
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.apiVersion = VK_API_VERSION_1_3;
+  VkInstanceCreateInfo instance_info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  instance_info.pApplicationInfo = &app;
+  VkInstance instance;
+  if (!ok(vkCreateInstance(&instance_info, nullptr, &instance), "vkCreateInstance")) return 1;
+  uint32_t count = 0;
+  vkEnumeratePhysicalDevices(instance, &count, nullptr);
+  if (count == 0) {
+    std::fprintf(stderr, "no Vulkan device\n");
+    return 1;
+  }
+  std::vector<VkPhysicalDevice> physical(count);
+  vkEnumeratePhysicalDevices(instance, &count, physical.data());
+  VkPhysicalDeviceProperties properties;
+  vkGetPhysicalDeviceProperties(physical[0], &properties);
+  std::printf("device %s, driver version %u\n", properties.deviceName, properties.driverVersion);
+
+  // The features the sort kernels declare (memory model, 64-bit integers, subgroup size control).
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  executable_info.pipelineExecutableInfo = VK_TRUE;
+  VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  f13.subgroupSizeControl = VK_TRUE;
+  f13.computeFullSubgroups = VK_TRUE;
+  f13.pNext = &executable_info;
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  f12.vulkanMemoryModel = VK_TRUE;
+  f12.vulkanMemoryModelDeviceScope = VK_TRUE;
+  f12.pNext = &f13;
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.features.shaderInt64 = VK_TRUE;
+  features.pNext = &f12;
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue.queueCount = 1;
+  queue.pQueuePriorities = &priority;
+  const char* extensions[] = {VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME};
+  VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  device_info.pNext = &features;
+  device_info.queueCreateInfoCount = 1;
+  device_info.pQueueCreateInfos = &queue;
+  device_info.enabledExtensionCount = 1;
+  device_info.ppEnabledExtensionNames = extensions;
+  VkDevice device;
+  if (!ok(vkCreateDevice(physical[0], &device_info, nullptr, &device), "vkCreateDevice")) return 1;
+  auto get_properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(device, "vkGetPipelineExecutablePropertiesKHR"));
+  auto get_statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(device, "vkGetPipelineExecutableStatisticsKHR"));
+
+  // A layout that fits every kernel: eight storage buffers and 128 bytes of push constants.
+  std::vector<VkDescriptorSetLayoutBinding> bindings(8);
+  for (uint32_t b = 0; b < 8; ++b)
+    bindings[b] = {b, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.bindingCount = uint32_t(bindings.size());
+  set_info.pBindings = bindings.data();
+  VkDescriptorSetLayout set_layout;
+  if (!ok(vkCreateDescriptorSetLayout(device, &set_info, nullptr, &set_layout), "vkCreateDescriptorSetLayout"))
+    return 1;
+  const VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, 128};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &set_layout;
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &push;
+  VkPipelineLayout layout;
+  if (!ok(vkCreatePipelineLayout(device, &layout_info, nullptr, &layout), "vkCreatePipelineLayout")) return 1;
+
+  int status = 0;
+  for (int a = first + 3; a < argc; ++a) {
+    std::ifstream in(argv[a], std::ios::binary);
+    const std::vector<char> code((std::istreambuf_iterator<char>(in)), {});
+    if (code.empty() || code.size() % 4 != 0) {
+      std::fprintf(stderr, "%s: not a SPIR-V file\n", argv[a]);
+      status = 1;
+      continue;
+    }
+    VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    module_info.codeSize = code.size();
+    module_info.pCode = reinterpret_cast<const uint32_t*>(code.data());
+    VkShaderModule module;
+    if (!ok(vkCreateShaderModule(device, &module_info, nullptr, &module), "vkCreateShaderModule")) {
+      status = 1;
+      continue;
+    }
+    const VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+    const VkSpecializationInfo specialization{3, entries, sizeof(spec), spec};
+    // As the runtime does: the subgroup size pinned, full subgroups.
+    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+    subgroup.requiredSubgroupSize = spec[2];
+    VkComputePipelineCreateInfo pipeline_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    pipeline_info.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    pipeline_info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, &subgroup,
+                           VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT, VK_SHADER_STAGE_COMPUTE_BIT,
+                           module, "main", &specialization};
+    pipeline_info.layout = layout;
+    // A cache of its own per pipeline, so that its data holds this pipeline's code alone.
+    VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    VkPipelineCache cache;
+    if (!ok(vkCreatePipelineCache(device, &cache_info, nullptr, &cache), "vkCreatePipelineCache")) return 1;
+    VkPipeline pipeline;
+    if (!ok(vkCreateComputePipelines(device, cache, 1, &pipeline_info, nullptr, &pipeline), argv[a])) {
+      status = 1;
+    } else {
+      std::printf("%s:", argv[a]);
+      print_statistics(device, pipeline, get_properties, get_statistics);
+      if (write_cache) {
+        size_t size = 0;
+        vkGetPipelineCacheData(device, cache, &size, nullptr);
+        std::vector<char> data(size);
+        vkGetPipelineCacheData(device, cache, &size, data.data());
+        std::ofstream(std::string(argv[a]) + ".cache", std::ios::binary).write(data.data(), std::streamsize(size));
+      }
+      vkDestroyPipeline(device, pipeline, nullptr);
+    }
+    vkDestroyPipelineCache(device, cache, nullptr);
+    vkDestroyShaderModule(device, module, nullptr);
+  }
+  vkDestroyPipelineLayout(device, layout, nullptr);
+  vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
+  vkDestroyDevice(device, nullptr);
+  vkDestroyInstance(instance, nullptr);
+  return status;
+}
