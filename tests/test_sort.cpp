@@ -2,9 +2,9 @@
 // the transformed key bits [begin_bit, end_bit) (the documented order), keys and values (the original
 // index, so stability is checked too). Scratch is poisoned before every run and guard elements around
 // the keys/values must keep their values. Sizes around the tile, every size across one tile boundary,
-// 2^20+17, every key type and order, data patterns, bit ranges (odd pass counts end with a copy back),
-// forced onesweep fallback with its statistics, the no-subgroup path, push descriptors off, y-spilled
-// grids, element offsets, record_indirect and reuse.
+// 2^20+17, every key type and order, data patterns, keys equal to the partial tile's padding key, bit
+// ranges (odd pass counts end with a copy back), forced onesweep fallback with its statistics, the
+// no-subgroup path, push descriptors off, y-spilled grids, element offsets, record_indirect and reuse.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -342,6 +342,59 @@ TEST_CASE("radix sort of all-equal, sorted, reversed and few-distinct-digit keys
       INFO("few distinct digits");
       rig.check(few);
     }
+  });
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+// The raw key whose ordered form has every bit set: the kernels pad a partial last tile with that ordered
+// key, so real keys equal to it must still rank before the padding and stay stable.
+uint64_t padding_twin(DataType t, SortOrder o) {
+  const bool wide = size_of(t) == 8;
+  const uint64_t ones = wide ? ~uint64_t(0) : 0xFFFFFFFFull;
+  const uint64_t sign = wide ? uint64_t(1) << 63 : uint64_t(1) << 31;
+  const bool asc = o == SortOrder::ascending;
+  switch (t) {
+    case DataType::i32:
+    case DataType::i64:
+      return asc ? ones & ~sign : sign;  // the largest signed value, or the smallest
+    case DataType::f32:
+    case DataType::f64:
+      return asc ? ones & ~sign : ones;  // +NaN with every payload bit, or -NaN with every payload bit
+    default:
+      return asc ? ones : 0;
+  }
+}
+
+TEST_CASE("radix sort of keys equal to the padding key, all of them or mixed in, in a partial last tile keeps "
+          "pairs stable",
+          "[sort][padding]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
+    const uint64_t n = 3 * tile_of(dev, 4, a) + 7;
+    for (DataType t : {DataType::u32, DataType::i32, DataType::f32, DataType::u64}) {
+      if (!key_type_supported(dev.context(), t)) continue;
+      for (SortOrder o : {SortOrder::ascending, SortOrder::descending}) {
+        INFO(to_string(a) << " " << to_string(t) << " " << to_string(o));
+        SortRig rig(dev, desc_of(a, t, n, 4, o));
+        const uint64_t twin = padding_twin(t, o);
+        Keys all(n, twin);
+        rig.check(all);
+        Keys mixed = keys_for(t, n, rng);
+        for (uint64_t i = 0; i < n; i += 2) mixed[i] = twin;
+        for (uint64_t i = n - 7; i < n; ++i) mixed[i] = twin;  // the partial tile ends with them
+        rig.check(mixed);
+      }
+    }
+    // On a bit range the padding's digit is the range's largest: keys with every range bit set share it.
+    SortDesc d = desc_of(a, DataType::u32, n, 4);
+    d.begin_bit = 4;
+    d.end_bit = 15;  // one full digit and a 3-bit one
+    SortRig rig(dev, d);
+    Keys ranged = random_keys(n, DataType::u32, rng);
+    for (uint64_t i = 0; i < n; i += 2) ranged[i] |= 0x7FF0u;
+    INFO(to_string(a) << " u32 bits [4, 15)");
+    rig.check(ranged);
   });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
