@@ -339,7 +339,6 @@ void sort_rank_counted_tile() {
   }
   barrier();
   const uint row = RADIX_SG_ID * (RADIX_DIGITS / 2u);
-  const uint lane = RADIX_SG_LANE;
   // SORT_RANK_FEW_REGISTERS (onesweep), two ways to keep NVIDIA's compiler from holding per-item values:
   //  - digits through a shared copy of pc.bit the compiler cannot see through: with pc.bit it kept every
   //    item's counter address and half shift live from the counting loop to this one (two registers per
@@ -386,6 +385,7 @@ void sort_rank_counted_tile() {
 #else
     s_lane_digit[tid] = d;
     barrier();
+    const uint lane = RADIX_SG_LANE;
     const uint group_first = tid - lane;
     uint before = 0u, same = 0u;
     for (uint j = 0u; j < RADIX_SG_SIZE; ++j) {
@@ -433,14 +433,16 @@ void sort_stage_keys() {
 void sort_scatter_tile(uint tile, uint n) {
   const uint tid = gl_LocalInvocationIndex;
   const uint out_shift = sort_shift(1u);
+#if VKPRIM_VALUE_WORDS > 0 || defined(VKPRIM_DIRECT_SCATTER)
+  const uint first = tile * TILE + sort_opaque_zero();  // for the bounds and loads below (sort_opaque_zero)
+#endif
 #if VKPRIM_VALUE_WORDS > 0
-  const uint first = tile * TILE + sort_opaque_zero();
   const uint in_shift = sort_shift(2u);
   const uint value_shift = sort_shift(3u);
 #endif
 #if defined(VKPRIM_DIRECT_SCATTER)
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    if (tile * TILE + sort_opaque_zero() + sort_striped_index(i) < n) {
+    if (first + sort_striped_index(i) < n) {
       const uint to = s_base[t_digit(i, pc.bit)] + t_pos[i];
       keys_out[out_shift + to] = sort_unordered(t_key[i]);
 #if VKPRIM_VALUE_WORDS > 0
@@ -473,7 +475,7 @@ void sort_scatter_tile(uint tile, uint n) {
   VAL_T value[ITEMS];
   const uint value_base = first + sort_striped_index(0u);
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    const uint index = value_base + i * RADIX_SG_SIZE;
+    const uint index = value_base + i * RADIX_SG_SIZE;  // first + sort_striped_index(i), from one base
 #if VKPRIM_VALUE_WORDS == 2
     value[i] = index < n ? values_in[in_shift + index] : uvec2(0u);
 #else
