@@ -42,7 +42,7 @@ struct ContextImpl {
   PassTimer* pass_timer = nullptr;
 
   std::mutex kernel_mutex;
-  std::map<std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, bool>,
+  std::map<std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, bool>,
            std::unique_ptr<Kernel>> kernels;
 
   bool use_subgroups() const {

@@ -113,9 +113,13 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   r = c.vk.vkCreateShaderModule(c.device, &module_info, nullptr, &module);
   if (r != VK_SUCCESS) return fail(r, "vkCreateShaderModule");
 
-  const uint32_t spec_values[3] = {desc.workgroup_size, desc.items, desc.tuning};
-  const VkSpecializationMapEntry spec_entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
-  VkSpecializationInfo spec{desc.tuning ? 3u : 2u, spec_entries, sizeof(spec_values), spec_values};
+  // Constants 2 and 3 are passed only when set, so 0 keeps the shader's own default.
+  const uint32_t spec_values[4] = {desc.workgroup_size, desc.items, desc.tuning, desc.mode};
+  VkSpecializationMapEntry spec_entries[4] = {{0, 0, 4}, {1, 4, 4}};
+  uint32_t spec_count = 2;
+  if (desc.tuning) spec_entries[spec_count++] = {2, 8, 4};
+  if (desc.mode) spec_entries[spec_count++] = {3, 12, 4};
+  VkSpecializationInfo spec{spec_count, spec_entries, sizeof(spec_values), spec_values};
 
   VkComputePipelineCreateInfo pipe_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   pipe_info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -145,7 +149,7 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
 }  // namespace
 
 Result<const Kernel*> get_kernel(ContextImpl& c, const KernelDesc& desc) {
-  auto key = std::make_tuple(desc.kernel, desc.variant, desc.workgroup_size, desc.items, desc.tuning, desc.bindings,
+  auto key = std::make_tuple(desc.kernel, desc.variant, desc.workgroup_size, desc.items, desc.tuning, desc.mode, desc.bindings,
                              desc.push_bytes, desc.uses_subgroups);
   std::lock_guard<std::mutex> lock(c.kernel_mutex);
   auto it = c.kernels.find(key);

@@ -100,6 +100,7 @@ struct KernelStatistics {
   std::string kernel, variant;           // "reduce/grid_stride", "u32.add"
   uint32_t workgroup_size = 0, items = 0;
   uint32_t tuning = 0;                   // a kernel-specific knob (chained scan: look-back windows), 0 = none
+  uint32_t mode = 0;                     // a kernel-specific variant (sort: key transform bits), 0 = none
   // Statistic name -> value as text (bool32 "true"/"false", integers in decimal, float64 as %g), in the
   // driver's order. Where a pipeline has several executables, each name is prefixed "<executable>: ".
   std::vector<std::pair<std::string, std::string>> values;

@@ -8,8 +8,9 @@
 // of eight ballots per key; VK_NV_shader_subgroup_partitioned), VKPRIM_DIRECT_SCATTER (keys and values
 // written from registers, not staged in shared memory). Specialization: WG_SIZE (>= 256, a multiple of the
 // subgroup size), ITEMS (keys per invocation per tile; a tile is TILE = WG_SIZE * ITEMS keys), SUBGROUP_MIN
-// (constant 2: the smallest subgroup size the pipeline may run with; sizes the per-subgroup shared arrays).
-// Set by the including kernel: SORT_RANKING (the rank and scatter below), SORT_RANK_FEW_REGISTERS (the
+// (constant 2: the smallest subgroup size the pipeline may run with; sizes the per-subgroup shared arrays),
+// KEY_FLAGS (constant 3: the key transform, SORT_SIGNED | SORT_FLOAT | SORT_DESCENDING; every kernel that
+// reads or writes keys). Set by the including kernel: SORT_RANKING (the rank and scatter below), SORT_RANK_FEW_REGISTERS (the
 // multisplit recomputes digits and ranks items one after another: see sort_rank_counted_tile),
 // SORT_MEMORY_MODEL (scoped shared atomics).
 // Bindings (set 0): 0 keys in, 1 keys out, 2 values in, 3 values out, 4 meta (histograms, digit table,
@@ -77,7 +78,7 @@ layout(push_constant) uniform SortConstants {
   uint shifts;        // element shifts within bindings 0..3, 8 bits each: keys in, keys out, values in, values out
   uint bit;           // first key bit of this pass's digit (histogram: begin_bit)
   uint end_bit;       // one past the last key bit sorted on
-  uint flags;         // SORT_* bits | pass index << 8 | digit passes << 16 | indirect entry << 24
+  uint flags;         // SORT_INDIRECT | pass index << 8 | digit passes << 16 | indirect entry << 24
   uint param;         // kernel-specific: onesweep spin limit
   uint param2;        // kernel-specific: onesweep forced-skip period
   uint state_words;   // onesweep: words of one tile-state region (max tiles * 256)
@@ -86,9 +87,14 @@ layout(push_constant) uniform SortConstants {
   uint pad1;
 } pc;
 
+// Key transform bits: specialization constant KEY_FLAGS (3), fixed per plan, so the driver folds the
+// transform into nothing for unsigned ascending keys (as push-constant bits they cost NVIDIA's code ~30
+// instructions per key: selects under runtime flags).
 #define SORT_SIGNED 1u
 #define SORT_FLOAT 2u
 #define SORT_DESCENDING 4u
+layout(constant_id = 3) const uint KEY_FLAGS = 0u;
+// pc.flags bits.
 #define SORT_INDIRECT 8u
 
 layout(set = 0, binding = 0, std430) readonly buffer KeysIn { KEY_T keys_in[]; };
@@ -137,13 +143,13 @@ uint sort_high_word(KEY_T k) {
 // of 54 but sorted u32 keys 15% slower at 2^26 and 30% slower at 384 x 16: H100, 2026-11-23.)
 KEY_T sort_flip(KEY_T k, bool negative) {
   uint flip_hi = 0u, flip_lo = 0u;
-  if ((pc.flags & SORT_FLOAT) != 0u) {
+  if ((KEY_FLAGS & SORT_FLOAT) != 0u) {
     flip_hi = negative ? 0xFFFFFFFFu : 0x80000000u;
     flip_lo = negative ? 0xFFFFFFFFu : 0u;
-  } else if ((pc.flags & SORT_SIGNED) != 0u) {
+  } else if ((KEY_FLAGS & SORT_SIGNED) != 0u) {
     flip_hi = 0x80000000u;
   }
-  if ((pc.flags & SORT_DESCENDING) != 0u) {
+  if ((KEY_FLAGS & SORT_DESCENDING) != 0u) {
     flip_hi = ~flip_hi;
     flip_lo = ~flip_lo;
   }
@@ -161,7 +167,7 @@ KEY_T sort_ordered(KEY_T k) { return sort_flip(k, (sort_high_word(k) >> 31u) != 
 // The inverse of sort_ordered. A float key's sign is read from the ordered key: with descending undone, an
 // ordered key with the top bit clear came from a negative float.
 KEY_T sort_unordered(KEY_T o) {
-  const uint hi = (pc.flags & SORT_DESCENDING) != 0u ? ~sort_high_word(o) : sort_high_word(o);
+  const uint hi = (KEY_FLAGS & SORT_DESCENDING) != 0u ? ~sort_high_word(o) : sort_high_word(o);
   return sort_flip(o, (hi >> 31u) == 0u);
 }
 

@@ -4,7 +4,7 @@
 // meta[META_HIST + pass * 256 + digit], which the runtime cleared). It also clears the tile state the
 // first digit pass will use (region 0, one word per tile and digit), so no fill of it is needed.
 // Workgroups stride over tiles of TILE keys, reading them coalesced.
-// Defines: VKPRIM_KEY64. Specialization: WG_SIZE, ITEMS (keys per invocation per tile).
+// Defines: VKPRIM_KEY64. Specialization: WG_SIZE, ITEMS (keys per invocation per tile), KEY_FLAGS.
 // Bindings/push: common/radix.glsl (bit = begin_bit, flags carry the digit-pass count).
 #extension GL_GOOGLE_include_directive : require
 #include "common/radix.glsl"
