@@ -238,10 +238,15 @@ uint sort_workgroup_scan(uint v, out uint total) {
 
 #if defined(SORT_RANKING)
 // ---- Shared memory ----------------------------------------------------------------------------------
-// s_mem holds first the per-subgroup digit counters (two 16-bit counters per word, 128 words per
-// subgroup), then, once ranks are in registers, the tile being scattered (KEY_WORDS or value words per key).
-const uint COUNTER_WORDS = (WG_SIZE / RADIX_MIN_SG) * (RADIX_DIGITS / 2u);
+// s_mem holds first the per-subgroup digit counters (a row of COUNTER_ROW_WORDS per subgroup), then, once
+// ranks are in registers, the tile being scattered (KEY_WORDS or value words per key).
+// A counter per digit where the rows fit in the staging area (NVIDIA: 384 x 13 and 512 x 8 tiles), else two
+// 16-bit counters per word (small subgroups, e.g. lavapipe's 8), so the counters never add shared memory.
 const uint STAGE_WORDS = TILE * (KEY_WORDS > uint(VKPRIM_VALUE_WORDS) ? KEY_WORDS : uint(VKPRIM_VALUE_WORDS));
+const bool WIDE_COUNTERS = (WG_SIZE / RADIX_MIN_SG) * RADIX_DIGITS <= STAGE_WORDS;
+const uint COUNTER_ROW_WORDS = WIDE_COUNTERS ? RADIX_DIGITS : RADIX_DIGITS / 2u;
+const uint COUNTER_MASK = WIDE_COUNTERS ? 0xFFFFFFFFu : 0xFFFFu;
+const uint COUNTER_WORDS = (WG_SIZE / RADIX_MIN_SG) * COUNTER_ROW_WORDS;
 const uint SMEM_WORDS = COUNTER_WORDS > STAGE_WORDS ? COUNTER_WORDS : STAGE_WORDS;
 shared uint s_mem[SMEM_WORDS];
 shared uint s_start[RADIX_DIGITS];   // first in-tile position of each digit
@@ -272,6 +277,10 @@ uint sort_opaque_zero() { return s_rank_bit - pc.bit; }
 // The digit of item i of this invocation at `bit` (padding slots: the largest digit).
 uint t_digit(uint i, uint bit) { return sort_digit(t_key[i], bit); }
 
+// Digit d's counter in a subgroup's row: its word and the shift of its half in packed rows.
+uint counter_word(uint d) { return WIDE_COUNTERS ? d : d >> 1u; }
+uint counter_shift(uint d) { return WIDE_COUNTERS ? 0u : (d & 1u) * 16u; }
+
 // Loads tile `tile` of keys_in (warp-striped), ordered, into t_key, with padding keys past n.
 void sort_load_tile(uint tile, uint n) {
   const uint first = tile * TILE;
@@ -286,85 +295,55 @@ void sort_load_tile(uint tile, uint n) {
   }
 }
 
-// Ranking is split in two so that onesweep can publish the tile's digit counts before the keys are ranked
-// (Adinets & Merrill's "early counts"; CUB's BlockRadixRankMatchEarlyCounts has the same shape):
-//  sort_count_tile: every subgroup counts its digits into its own row of 16-bit counters (shared atomics
-//    whose result is unused), then a column pass over the rows leaves in each counter the keys of that
-//    digit in earlier subgroups, and in s_count the tile's count of each digit;
-//  sort_rank_counted_tile: a scan of s_count gives s_start; adding it to every row makes each counter the
-//    in-tile position of that subgroup's next key of the digit, so one multisplit pass gives every key its
-//    final position (t_pos) with no second pass over the items.
+// Ranking is split in two so that onesweep can publish the tile's digit counts before the tile's keys are
+// positioned (Adinets & Merrill's "early counts"):
+//  sort_count_tile: the multisplit (Onesweep; CUB's BlockRadixRankMatch): per item, the lanes sharing a
+//    digit are found with eight ballots (or subgroupPartitionNV with VKPRIM_PARTITIONED), the lowest of
+//    them adds their number to the subgroup's counter for the digit and shares the old value, so t_pos
+//    becomes the key's rank among its subgroup's keys of that digit; then a column pass over the subgroups'
+//    counter rows leaves in each counter the keys of that digit in earlier subgroups, and in s_count the
+//    tile's count of each digit;
+//  sort_rank_counted_tile: a scan of s_count gives s_start; added to every row, each counter becomes the
+//    in-tile position of its subgroup's first key of the digit, which one shared read per item adds to t_pos.
 // Keys of equal digit keep their tile order (subgroup-major, then item, then lane = the striped key order),
 // which makes every pass stable. Both end with a barrier (s_count visible; s_mem free for staging).
+// (The counts used to come from a pass of shared atomics ahead of a multisplit on prefilled counters: NVIDIA's
+// compiler wrapped each of those atomics in a MATCH.ALL test for a warp-uniform address, and that pass ran
+// ~11 instructions per key where the added read takes ~8; with whole-word counters as well, onesweep's
+// digit passes went from 508-513 to 503-508 us at 2^26 keys: H100, 2026-11-23.)
+// SORT_RANK_FEW_REGISTERS (onesweep), two ways to keep NVIDIA's compiler from holding per-item values:
+//  - digits through a shared copy of pc.bit the compiler cannot see through: with pc.bit it kept every
+//    item's counter address from one loop over the items to the next (a register per item) instead of
+//    recomputing it (two ALU operations);
+//  - `order` is always 0 (positions are below 2^16), but item i's digit depends on it, so item i - 1's
+//    position is computed before item i is ranked; otherwise the compiler deferred each position's last
+//    operations to the staging loop and held their inputs per item instead of the result.
+// With both (and the padding keys), onesweep at 384 x 13 needed 54 registers instead of 80: three
+// workgroups per SM instead of two, 9-10% faster. reduce_then_scan's 512 x 8 downsweep, whose occupancy
+// they do not change (60 -> 50 registers, two workgroups per SM either way), sorted 18% slower with the
+// shared copy, with or without `order`, so it goes without both (H100, driver 580.159.04, 2026-11-23).
+uint sort_rank_bit() {
+#if defined(SORT_RANK_FEW_REGISTERS)
+  return s_rank_bit;
+#else
+  return pc.bit;
+#endif
+}
+
 void sort_count_tile() {
   const uint tid = gl_LocalInvocationIndex;
   // Only the rows of the subgroups that exist (COUNTER_WORDS is sized for the smallest subgroup).
-  const uint used_counter_words = (WG_SIZE / RADIX_SG_SIZE) * (RADIX_DIGITS / 2u);
+  const uint used_counter_words = (WG_SIZE / RADIX_SG_SIZE) * COUNTER_ROW_WORDS;
   for (uint w = tid; w < used_counter_words; w += WG_SIZE) s_mem[w] = 0u;
   if (tid == 0u) s_rank_bit = pc.bit;
   barrier();
-  const uint row = RADIX_SG_ID * (RADIX_DIGITS / 2u);
-  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    const uint d = t_digit(i, pc.bit);
-    SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], 1u << ((d & 1u) * 16u));
-  }
-  barrier();
-  // Column pass, two digits per word: no carry crosses the halves since a tile holds < 65536 keys. The
-  // loops run over the most rows there can be, so they unroll and the loads issue back to back.
-  const uint subgroups = WG_SIZE / RADIX_SG_SIZE;
-  if (tid < RADIX_DIGITS / 2u) {
-    uint running = 0u;
-    [[unroll]] for (uint s = 0u; s < WG_SIZE / RADIX_MIN_SG; ++s) {
-      if (s < subgroups) {
-        const uint x = s_mem[s * (RADIX_DIGITS / 2u) + tid];
-        s_mem[s * (RADIX_DIGITS / 2u) + tid] = running;
-        running += x;
-      }
-    }
-    s_count[2u * tid] = running & 0xFFFFu;
-    s_count[2u * tid + 1u] = running >> 16u;
-  }
-  barrier();
-}
-
-// Multisplit (Onesweep / CUB's BlockRadixRankMatch): per item, eight ballots find the lanes sharing a digit
-// (or subgroupPartitionNV with VKPRIM_PARTITIONED); the lowest of them adds their number to the subgroup's
-// counter for the digit and shares the old value (subgroupShuffle).
-void sort_rank_counted_tile() {
-  const uint tid = gl_LocalInvocationIndex;
-  uint total;
-  const uint start = sort_workgroup_scan(tid < RADIX_DIGITS ? s_count[tid] : 0u, total);
-  if (tid < RADIX_DIGITS) s_start[tid] = start;
-  barrier();
-  const uint subgroups = WG_SIZE / RADIX_SG_SIZE;
-  if (tid < RADIX_DIGITS / 2u) {
-    // Positions stay below TILE <= 32768, so the low half never carries into the high one.
-    const uint starts = s_start[2u * tid] | (s_start[2u * tid + 1u] << 16u);
-    [[unroll]] for (uint s = 0u; s < WG_SIZE / RADIX_MIN_SG; ++s)
-      if (s < subgroups) s_mem[s * (RADIX_DIGITS / 2u) + tid] += starts;
-  }
-  barrier();
-  const uint row = RADIX_SG_ID * (RADIX_DIGITS / 2u);
-  // SORT_RANK_FEW_REGISTERS (onesweep), two ways to keep NVIDIA's compiler from holding per-item values:
-  //  - digits through a shared copy of pc.bit the compiler cannot see through: with pc.bit it kept every
-  //    item's counter address and half shift live from the counting loop to this one (two registers per
-  //    item) instead of recomputing them (two ALU operations);
-  //  - `order` is always 0 (positions are below 2^16), but item i's digit depends on it, so item i - 1's
-  //    position is computed before item i is ranked; otherwise the compiler deferred each position's last
-  //    three operations to the staging loop and held their three inputs per item instead of the result.
-  // With both (and the padding keys), onesweep at 384 x 13 needs 54 registers instead of 80: three
-  // workgroups per SM instead of two, 9-10% faster. reduce_then_scan's 512 x 8 downsweep, whose occupancy
-  // they do not change (60 -> 50 registers, two workgroups per SM either way), sorted 18% slower with the
-  // shared copy, with or without `order`, so it goes without both (H100, driver 580.159.04, 2026-11-23).
-#if defined(SORT_RANK_FEW_REGISTERS)
-  const uint bit = s_rank_bit;
-#else
-  const uint bit = pc.bit;
-#endif
+  const uint row = RADIX_SG_ID * COUNTER_ROW_WORDS;
+  const uint bit = sort_rank_bit();
   uint order = 0u;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
     const uint d = t_digit(i, bit) | order;
-    const uint half_shift = (d & 1u) * 16u;
+    const uint word = row + counter_word(d);
+    const uint shift = counter_shift(d);
 #if !defined(VKPRIM_NO_SUBGROUPS)
 #if defined(VKPRIM_PARTITIONED)
     // One instruction finds the lanes with the same digit (match.any on NVIDIA).
@@ -382,12 +361,9 @@ void sort_rank_counted_tile() {
     const uint same = bitCount(peers.x) + bitCount(peers.y) + bitCount(peers.z) + bitCount(peers.w);
     const uint leader = subgroupBallotFindLSB(peers);
     uint old = 0u;
-    if (before == 0u) old = SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], same << half_shift);
+    if (before == 0u) old = SHARED_ATOMIC_ADD(s_mem[word], same << shift);
     old = subgroupShuffle(old, leader);
-    t_pos[i] = ((old >> half_shift) & 0xFFFFu) + before;
-#if defined(SORT_RANK_FEW_REGISTERS)
-    order = t_pos[i] >> 16u;
-#endif
+    t_pos[i] = ((old >> shift) & COUNTER_MASK) + before;
 #else
     s_lane_digit[tid] = d;
     barrier();
@@ -399,11 +375,65 @@ void sort_rank_counted_tile() {
       same += match ? 1u : 0u;
       before += (match && j < lane) ? 1u : 0u;
     }
-    const uint old = s_mem[row + (d >> 1u)];
+    const uint old = s_mem[word];
     barrier();
-    // One writer per (group, digit), the lowest lane sharing it; an atomic because two digits share a word.
-    if (before == 0u) SHARED_ATOMIC_ADD(s_mem[row + (d >> 1u)], same << half_shift);
-    t_pos[i] = ((old >> half_shift) & 0xFFFFu) + before;
+    // One writer per (group, digit), the lowest lane sharing it; an atomic because two digits may share a word.
+    if (before == 0u) SHARED_ATOMIC_ADD(s_mem[word], same << shift);
+    t_pos[i] = ((old >> shift) & COUNTER_MASK) + before;
+#endif
+#if defined(SORT_RANK_FEW_REGISTERS)
+    order = t_pos[i] >> 16u;
+#endif
+  }
+  barrier();
+  // Column pass: no carry crosses packed halves since a tile holds < 65536 keys. The loops run over the most
+  // rows there can be, so they unroll and the loads issue back to back. With the positions live here, that
+  // costs registers (onesweep 384 x 13: 65 instead of 52, two workgroups per SM instead of three), yet the
+  // digit passes ran 2-4% faster than in two builds whose loops hid their trip count from the compiler (one
+  // of them with other changes too): 504-508 against 519-527 us at 2^26 keys (H100, 2026-11-23). The
+  // column and row passes are a serial step of every tile.
+  const uint subgroups = WG_SIZE / RADIX_SG_SIZE;
+  if (tid < COUNTER_ROW_WORDS) {
+    uint running = 0u;
+    [[unroll]] for (uint s = 0u; s < WG_SIZE / RADIX_MIN_SG; ++s) {
+      if (s < subgroups) {
+        const uint x = s_mem[s * COUNTER_ROW_WORDS + tid];
+        s_mem[s * COUNTER_ROW_WORDS + tid] = running;
+        running += x;
+      }
+    }
+    if (WIDE_COUNTERS) {
+      s_count[tid] = running;
+    } else {
+      s_count[2u * tid] = running & 0xFFFFu;
+      s_count[2u * tid + 1u] = running >> 16u;
+    }
+  }
+  barrier();
+}
+
+void sort_rank_counted_tile() {
+  const uint tid = gl_LocalInvocationIndex;
+  uint total;
+  const uint start = sort_workgroup_scan(tid < RADIX_DIGITS ? s_count[tid] : 0u, total);
+  if (tid < RADIX_DIGITS) s_start[tid] = start;
+  barrier();
+  const uint subgroups = WG_SIZE / RADIX_SG_SIZE;
+  if (tid < COUNTER_ROW_WORDS) {
+    // Positions stay below TILE <= 32768, so a packed low half never carries into the high one.
+    const uint starts = WIDE_COUNTERS ? s_start[tid] : s_start[2u * tid] | (s_start[2u * tid + 1u] << 16u);
+    [[unroll]] for (uint s = 0u; s < WG_SIZE / RADIX_MIN_SG; ++s)  // as the column pass
+      if (s < subgroups) s_mem[s * COUNTER_ROW_WORDS + tid] += starts;
+  }
+  barrier();
+  const uint row = RADIX_SG_ID * COUNTER_ROW_WORDS;
+  const uint bit = sort_rank_bit();
+  uint order = 0u;
+  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+    const uint d = t_digit(i, bit) | order;
+    t_pos[i] += (s_mem[row + counter_word(d)] >> counter_shift(d)) & COUNTER_MASK;
+#if defined(SORT_RANK_FEW_REGISTERS)
+    order = t_pos[i] >> 16u;
 #endif
   }
   barrier();  // s_mem is reused for staging next
