@@ -417,6 +417,8 @@ void sort_rank_counted_tile() {
   uint total;
   const uint start = sort_workgroup_scan(tid < RADIX_DIGITS ? s_count[tid] : 0u, total);
   if (tid < RADIX_DIGITS) s_start[tid] = start;
+  const uint row = RADIX_SG_ID * COUNTER_ROW_WORDS;
+  const uint bit = sort_rank_bit();
   barrier();
   const uint subgroups = WG_SIZE / RADIX_SG_SIZE;
   if (tid < COUNTER_ROW_WORDS) {
@@ -426,8 +428,6 @@ void sort_rank_counted_tile() {
       if (s < subgroups) s_mem[s * COUNTER_ROW_WORDS + tid] += starts;
   }
   barrier();
-  const uint row = RADIX_SG_ID * COUNTER_ROW_WORDS;
-  const uint bit = sort_rank_bit();
   uint order = 0u;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
     const uint d = t_digit(i, bit) | order;
