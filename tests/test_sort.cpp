@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -317,6 +318,25 @@ TEST_CASE("radix sort of every key type, keys only and with 4- and 8-byte values
           rig.check(k);
         }
     }
+  });
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("sort plans of every 32-bit key type and both orders, alive together in one context and run in turns, "
+          "each sort by their own key transform",
+          "[sort][types]") {
+  // The key transform is a specialization constant: each plan's pipelines must be its own, also while other
+  // plans' pipelines of the same kernel and tile are cached beside them.
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = 2 * tile_of(dev, 0) + 5;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
+    std::vector<std::unique_ptr<SortRig>> rigs;
+    for (DataType t : {DataType::u32, DataType::i32, DataType::f32})
+      for (SortOrder o : {SortOrder::ascending, SortOrder::descending})
+        rigs.push_back(std::make_unique<SortRig>(dev, desc_of(a, t, n, 4, o)));
+    for (int round = 0; round < 2; ++round)
+      for (auto& rig : rigs) CHECK(rig->check(keys_for(rig->plan().desc().key_type, n, rng)));
   });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }

@@ -164,7 +164,8 @@ void print_pipeline_statistics(const Device& device) {
   for (const KernelStatistics& k : context.kernel_statistics()) {
     std::string values;
     for (const auto& [name, value] : k.values) values += (values.empty() ? "" : ", ") + name + "=" + value;
-    const std::string tuning = k.tuning ? "x" + std::to_string(k.tuning) : std::string();
+    std::string tuning = k.tuning ? "x" + std::to_string(k.tuning) : std::string();
+    if (k.mode) tuning += " mode " + std::to_string(k.mode);  // e.g. a sort's key transform
     std::printf("stats %s [%s] %ux%u%s: %s\n", k.kernel.c_str(), k.variant.c_str(), k.workgroup_size, k.items,
                 tuning.c_str(), values.empty() ? "(the driver reported none)" : values.c_str());
   }
