@@ -322,6 +322,9 @@ void sort_load_tile(uint tile, uint n) {
 // workgroups per SM instead of two, 9-10% faster. reduce_then_scan's 512 x 8 downsweep, whose occupancy
 // they do not change (60 -> 50 registers, two workgroups per SM either way), sorted 18% slower with the
 // shared copy, with or without `order`, so it goes without both (H100, driver 580.159.04, 2026-11-23).
+// Since the single multisplit (below) the unrolled column pass sets onesweep's peak at 65 registers, two
+// workgroups per SM; without both tricks it needs 80, still two, and its digit passes measured 502-506 us
+// against 503-508 at 2^26 (seventh session): kept for the three-workgroup shapes they made possible.
 uint sort_rank_bit() {
 #if defined(SORT_RANK_FEW_REGISTERS)
   return s_rank_bit;
