@@ -299,8 +299,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->context = &c;
   plan->desc = desc;
   plan->algorithm = desc.algorithm;
-  // Onesweep wherever it can run: at 384 x 13 it measured 1.18x reduce_then_scan (at its best tile,
-  // 512 x 8) for u32 keys at 2^26 (2470 against 2912 us) and 1.8x for pairs (H100, 2026-11-23).
+  // Onesweep wherever it can run: at 384 x 13 it measured 1.20x reduce_then_scan (at its best tile,
+  // 512 x 8) for u32 keys at 2^26 (2210 against 2651 us) and 1.9x for pairs (2727 against 5090-5096; H100,
+  // 2026-11-23).
   if (desc.algorithm == SortAlgorithm::automatic)
     plan->algorithm = memory_model ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan;
   const bool onesweep = plan->algorithm == SortAlgorithm::onesweep;
@@ -317,12 +318,10 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: 512 x 8, except onesweep
   // with 32-bit keys and values: 384 x 13. On the H100 a 512 x 8 ranking kernel holds 50-60 registers and
   // 20 KiB of shared memory, so two workgroups share a multiprocessor; 512 x 16 (92 registers, 37 KiB) runs
-  // one and measured 2-16% slower. Onesweep at 384 x 13 holds 54 registers for keys and 55 for pairs
-  // (common/radix.glsl: SORT_RANK_FEW_REGISTERS, sort_opaque_zero), so three 384-wide workgroups share a
-  // multiprocessor: 9-10% faster (keys) and 5% (pairs) than the same tile at 80 registers and two. Wider
-  // tiles measured slower even where they keep three workgroups: keys 2^26 384 x 12 2563 us, 384 x 13 2470,
-  // 384 x 16 (63 registers, two workgroups) 3200; pairs 384 x 14 (56 registers) 4101 against 2959 (H100,
-  // 2026-11-23, docs/PERFORMANCE.md).
+  // one and measured 2-16% slower. Onesweep at 384 x 13 holds 65 registers for keys and 66 for pairs (two
+  // workgroups per multiprocessor; a 52-register form with three measured 2-4% slower, common/radix.glsl).
+  // Other shapes measured slower: keys 2^26 384 x 12 2447 us, 384 x 14 3179, 384 x 16 2945, 256 x 18 2587,
+  // 512 x 10 3199, against 2342 for 384 x 13 in that build (H100, 2026-11-23, docs/PERFORMANCE.md).
   const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
   const bool wide_tile = !cpu && onesweep && widest == 4 && !desc.workgroup_size && !desc.items_per_thread;
