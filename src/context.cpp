@@ -34,6 +34,7 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   p.has_sm_builtins = has_extension(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
   p.has_amd_cores = has_extension(VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
   p.has_partitioned = has_extension(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
+  p.has_pipeline_robustness_ext = has_extension(VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME);
 
   VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   p.subgroup = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
@@ -53,15 +54,22 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   p.v11 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   p.v12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   p.v13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  p.pipeline_robustness = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
   // Core feature structs exist only for the versions the device reports; 1.1-only devices keep 1.0 features.
+  void** feature_tail = &p.features2.pNext;
   if (version >= VK_API_VERSION_1_2) {
     p.features2.pNext = &p.v11;
     p.v11.pNext = &p.v12;
-    if (version >= VK_API_VERSION_1_3) p.v12.pNext = &p.v13;
+    feature_tail = &p.v12.pNext;
+    if (version >= VK_API_VERSION_1_3) {
+      p.v12.pNext = &p.v13;
+      feature_tail = &p.v13.pNext;
+    }
   }
+  if (p.has_pipeline_robustness_ext) *feature_tail = &p.pipeline_robustness;
   vki.vkGetPhysicalDeviceFeatures2(physical_device, &p.features2);
   p.features2.pNext = nullptr;
-  p.v11.pNext = p.v12.pNext = p.v13.pNext = nullptr;
+  p.v11.pNext = p.v12.pNext = p.v13.pNext = p.pipeline_robustness.pNext = nullptr;
 
   vki.vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, nullptr);
   std::vector<VkQueueFamilyProperties> families(count);
@@ -89,6 +97,7 @@ struct EnabledFeatures {
   bool memory_model = false, memory_model_device_scope = false;
   bool subgroup_size_control = false, full_subgroups = false, sync2 = false;
   bool pipeline_executable_info = false;
+  bool pipeline_robustness = false;
 };
 
 EnabledFeatures read_enabled(const VkPhysicalDeviceFeatures2* head) {
@@ -134,6 +143,11 @@ EnabledFeatures read_enabled(const VkPhysicalDeviceFeatures2* head) {
       }
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES: {
         e.int64_atomics |= reinterpret_cast<const VkPhysicalDeviceShaderAtomicInt64Features*>(s)->shaderBufferInt64Atomics == VK_TRUE;
+        break;
+      }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT: {
+        auto* f = reinterpret_cast<const VkPhysicalDevicePipelineRobustnessFeaturesEXT*>(s);
+        e.pipeline_robustness |= f->pipelineRobustness == VK_TRUE;
         break;
       }
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR: {
@@ -281,6 +295,8 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
       detail::has_name(ext, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) &&
       impl->vk.vkGetPipelineExecutablePropertiesKHR && impl->vk.vkGetPipelineExecutableStatisticsKHR)
     c.features |= feature_pipeline_statistics;
+  if (enabled.pipeline_robustness && detail::has_name(ext, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME))
+    c.features |= feature_pipeline_robustness;
   c.features &= ~info.options.mask_features;
   if (!c.has(feature_push_descriptors) || !impl->vk.vkCmdPushDescriptorSetKHR) c.features &= ~feature_push_descriptors;
   if (c.has(feature_synchronization2) && !impl->vk.vkCmdPipelineBarrier2) {
@@ -296,12 +312,18 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
 
 VkPhysicalDeviceFeatures2* DeviceRequirements::features() {
   features2.pNext = nullptr;
-  vulkan11.pNext = vulkan12.pNext = vulkan13.pNext = nullptr;
+  vulkan11.pNext = vulkan12.pNext = vulkan13.pNext = pipeline_robustness.pNext = nullptr;
+  void** tail = &features2.pNext;
   if (api_version >= VK_API_VERSION_1_2) {
     features2.pNext = &vulkan11;
     vulkan11.pNext = &vulkan12;
-    if (api_version >= VK_API_VERSION_1_3) vulkan12.pNext = &vulkan13;
+    tail = &vulkan12.pNext;
+    if (api_version >= VK_API_VERSION_1_3) {
+      vulkan12.pNext = &vulkan13;
+      tail = &vulkan13.pNext;
+    }
   }
+  if (pipeline_robustness.pipelineRobustness) *tail = &pipeline_robustness;
   return &features2;
 }
 
@@ -315,6 +337,7 @@ Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, st
   VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures* extended_types = nullptr;
   VkPhysicalDeviceSubgroupSizeControlFeatures* size_control = nullptr;
   VkPhysicalDeviceSynchronization2Features* sync2 = nullptr;
+  VkPhysicalDevicePipelineRobustnessFeaturesEXT* robustness = nullptr;
   VkBaseOutStructure* last = reinterpret_cast<VkBaseOutStructure*>(&chain);
   for (auto* s = reinterpret_cast<VkBaseOutStructure*>(&chain); s; s = s->pNext) {
     last = s;
@@ -339,6 +362,9 @@ Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, st
         break;
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES:
         sync2 = reinterpret_cast<VkPhysicalDeviceSynchronization2Features*>(s);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT:
+        robustness = reinterpret_cast<VkPhysicalDevicePipelineRobustnessFeaturesEXT*>(s);
         break;
       default: break;
     }
@@ -397,6 +423,8 @@ Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, st
     }
     if (sync2) sync2->synchronization2 |= vulkan13.synchronization2;
   }
+  if (robustness) robustness->pipelineRobustness |= pipeline_robustness.pipelineRobustness;
+  else if (pipeline_robustness.pipelineRobustness) append(reinterpret_cast<VkBaseOutStructure*>(&pipeline_robustness));
   for (const char* e : extensions)
     if (!detail::has_name(engine_extensions, e)) engine_extensions.push_back(e);
   return {};
@@ -430,6 +458,10 @@ Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
   // RadixSort's optional one-instruction ranking (SortRanking::partitioned).
   if (p.has_partitioned && (p.subgroup.supportedOperations & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV))
     r.extensions.push_back(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
+  if (p.has_pipeline_robustness_ext && p.pipeline_robustness.pipelineRobustness) {
+    r.extensions.push_back(VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME);
+    r.pipeline_robustness.pipelineRobustness = VK_TRUE;
+  }
   r.features2.features.shaderInt64 = p.features2.features.shaderInt64;
   r.features2.features.shaderFloat64 = p.features2.features.shaderFloat64;
   if (r.api_version >= VK_API_VERSION_1_2) {

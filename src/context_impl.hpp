@@ -42,7 +42,7 @@ struct ContextImpl {
   PassTimer* pass_timer = nullptr;
 
   std::mutex kernel_mutex;
-  std::map<std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, bool>,
+  std::map<std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, bool, bool>,
            std::unique_ptr<Kernel>> kernels;
 
   bool use_subgroups() const {
@@ -61,6 +61,7 @@ struct ProbedDevice {
   VkPhysicalDeviceVulkan11Features v11{};
   VkPhysicalDeviceVulkan12Features v12{};
   VkPhysicalDeviceVulkan13Features v13{};
+  VkPhysicalDevicePipelineRobustnessFeaturesEXT pipeline_robustness{};  // queried where the extension exists
   VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm_builtins{};
   VkPhysicalDeviceShaderCorePropertiesAMD amd_cores{};
   bool has_sm_builtins = false;
@@ -70,6 +71,7 @@ struct ProbedDevice {
   bool has_sync2_ext = false;
   bool has_size_control_ext = false;
   bool has_memory_model_ext = false;
+  bool has_pipeline_robustness_ext = false;   // VK_EXT_pipeline_robustness
   bool timestamps = false;
   float timestamp_period = 0;
   uint32_t timestamp_bits = 0;

@@ -26,6 +26,9 @@ struct KernelDesc {
   uint32_t bindings = 2;
   uint32_t push_bytes = 0;
   bool uses_subgroups = false;  // pin requiredSubgroupSize + full subgroups where the device allows
+  // Storage-buffer robustness disabled where the device allows (feature_pipeline_robustness): only for
+  // kernels whose every access is in bounds by construction (onesweep).
+  bool unchecked_storage = false;
 };
 
 struct Kernel {

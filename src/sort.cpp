@@ -399,6 +399,11 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     // The key transform is a specialization constant, not a push constant: the driver folds it (u32
     // ascending: no transform at all; onesweep lost ~30 instructions per key on NVIDIA).
     kd.mode = plan->key_flags();
+    // Onesweep indexes only below the count and the plan's tile state: without the driver's bounds checks
+    // (feature_pipeline_robustness) u32 keys sorted 2207 -> 2098 us at 2^26 and pairs 2725 -> 2636 (H100,
+    // 2026-11-23). reduce_then_scan measured 2650 -> 2806 that way (the scan kernels not at all), so only
+    // onesweep's ranking kernel opts out.
+    kd.unchecked_storage = name.rfind("sort/onesweep", 0) == 0;
     return detail::get_kernel(c, kd);
   };
   Result<void> built;

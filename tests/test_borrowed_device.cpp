@@ -494,6 +494,11 @@ TEST_CASE("DeviceRequirements::merge_into adds vkprim's features to an engine's 
   }
   CHECK(count12 == (v12 ? 1 : 0));
   CHECK(count13 <= 1);
+  // The pipeline-robustness struct appended exactly where the device has VK_EXT_pipeline_robustness.
+  int robustness_structs = 0;
+  for (auto* p = reinterpret_cast<const VkBaseInStructure*>(&chain); p; p = p->pNext)
+    robustness_structs += p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT;
+  CHECK(robustness_structs == (req.pipeline_robustness.pipelineRobustness ? 1 : 0));
   CHECK(extensions.size() == req.extensions.size());
   // A second merge adds nothing: same extensions, same structs.
   REQUIRE(req.merge_into(chain, extensions).ok());
@@ -507,6 +512,7 @@ TEST_CASE("DeviceRequirements::merge_into adds vkprim's features to an engine's 
   REQUIRE(context.ok());
   const Capabilities& caps = context.value()->capabilities();
   CHECK(caps.has(feature_memory_model) == (v12 && req.vulkan12.vulkanMemoryModel && req.vulkan12.vulkanMemoryModelDeviceScope));
+  CHECK(caps.has(feature_pipeline_robustness) == (req.pipeline_robustness.pipelineRobustness == VK_TRUE));
 
   VKPRIM_TEST_RNG(rng);
   constexpr uint32_t n = 30001;

@@ -528,6 +528,27 @@ TEST_CASE("radix sort on the no-subgroup path matches std::stable_sort (both alg
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("onesweep keeps the driver's storage-buffer bounds checks where feature_pipeline_robustness is masked, "
+          "drops them where the device has it, and sorts like std::stable_sort either way",
+          "[sort][robustness]") {
+  ContextOptions o;
+  o.mask_features = feature_pipeline_robustness;
+  Device& masked = test::device(o);
+  CHECK_FALSE(masked.context().capabilities().has(feature_pipeline_robustness));
+  VKPRIM_TEST_RNG(rng);
+  for (Device* dev : {&masked, &test::device()}) {
+    INFO("pipeline robustness " << (dev->context().capabilities().has(feature_pipeline_robustness) ? "on" : "off"));
+    if (!available(*dev, SortAlgorithm::onesweep)) continue;
+    const uint64_t n = 5 * tile_of(*dev, 0) + 3;
+    for (uint32_t vs : {0u, 4u}) {
+      SortRig rig(*dev, desc_of(SortAlgorithm::onesweep, DataType::u32, n, vs));
+      CHECK(rig.check(random_keys(n, DataType::u32, rng)));
+      CHECK(rig.check(random_keys(n - 7, DataType::u32, rng), 0, true));  // record_indirect
+    }
+    REQUIRE_NO_VALIDATION_MESSAGES(*dev);
+  }
+}
+
 TEST_CASE("radix sort with push descriptors off and a grid spilled into y matches std::stable_sort",
           "[sort][descriptors][spill]") {
   ContextOptions o;

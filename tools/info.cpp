@@ -48,9 +48,10 @@ int run_info(std::vector<std::string> args) {
   std::printf("  int64 %s, float64 %s, subgroup int64 %s, int64 atomics %s, memory model %s\n", yes(feature_int64),
               yes(feature_float64), yes(feature_subgroup_extended_types), yes(feature_int64_atomics),
               yes(feature_memory_model));
-  std::printf("  push descriptors %s, synchronization2 %s, debug labels %s, timestamps %s (%.3f ns/tick)\n",
+  std::printf("  push descriptors %s, synchronization2 %s, debug labels %s, timestamps %s (%.3f ns/tick), "
+              "pipeline robustness %s\n",
               yes(feature_push_descriptors), yes(feature_synchronization2), yes(feature_debug_utils),
-              yes(feature_timestamps), c.timestamp_period_ns);
+              yes(feature_timestamps), c.timestamp_period_ns, yes(feature_pipeline_robustness));
   auto reduce = Reduce::create(device->context(), ReduceDesc{DataType::u32, Op::add, 1u << 20});
   std::printf("automatic picks: reduce %s\n", reduce ? to_string(reduce->algorithm()) : reduce.error().message.c_str());
   return 0;

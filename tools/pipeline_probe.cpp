@@ -3,8 +3,9 @@
 // the driver's statistics (VK_KHR_pipeline_executable_properties: registers, shared memory, ...). With
 // --cache it also writes each pipeline's VkPipelineCache data next to the SPIR-V (<file>.cache), from which
 // scripts/nv-sass extracts NVIDIA's machine code. A diagnostic for kernel variants built by hand with
-// glslangValidator (no runtime, no dispatch): usage
-//   vkprim_pipeline_probe [--cache] WG ITEMS SUBGROUP file.spv...
+// glslangValidator (no runtime, no dispatch); --no-robustness builds them with storage-buffer robustness
+// disabled (VK_EXT_pipeline_robustness). Usage
+//   vkprim_pipeline_probe [--cache] [--no-robustness] WG ITEMS SUBGROUP file.spv...
 #include <vulkan/vulkan.h>
 
 #include <cinttypes>
@@ -56,10 +57,13 @@ void print_statistics(VkDevice device, VkPipeline pipeline, PFN_vkGetPipelineExe
 
 int main(int argc, char** argv) {
   int first = 1;
-  const bool write_cache = argc > 1 && std::strcmp(argv[1], "--cache") == 0;
-  if (write_cache) ++first;
+  bool write_cache = false, no_robustness = false;
+  for (; first < argc && argv[first][0] == '-'; ++first) {
+    write_cache |= std::strcmp(argv[first], "--cache") == 0;
+    no_robustness |= std::strcmp(argv[first], "--no-robustness") == 0;
+  }
   if (argc < first + 4) {
-    std::fprintf(stderr, "usage: vkprim_pipeline_probe [--cache] WG ITEMS SUBGROUP file.spv...\n");
+    std::fprintf(stderr, "usage: vkprim_pipeline_probe [--cache] [--no-robustness] WG ITEMS SUBGROUP file.spv...\n");
     return 2;
   }
   const uint32_t spec[3] = {uint32_t(std::atoi(argv[first])), uint32_t(std::atoi(argv[first + 1])),
@@ -86,6 +90,11 @@ int main(int argc, char** argv) {
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   executable_info.pipelineExecutableInfo = VK_TRUE;
+  // --no-robustness: VK_EXT_pipeline_robustness, storage buffers without bounds behaviour.
+  VkPhysicalDevicePipelineRobustnessFeaturesEXT robustness_feature{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
+  robustness_feature.pipelineRobustness = VK_TRUE;
+  if (no_robustness) executable_info.pNext = &robustness_feature;
   VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   f13.subgroupSizeControl = VK_TRUE;
   f13.computeFullSubgroups = VK_TRUE;
@@ -101,12 +110,13 @@ int main(int argc, char** argv) {
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue.queueCount = 1;
   queue.pQueuePriorities = &priority;
-  const char* extensions[] = {VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME};
+  const char* extensions[] = {VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME,
+                              VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME};
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   device_info.pNext = &features;
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue;
-  device_info.enabledExtensionCount = 1;
+  device_info.enabledExtensionCount = no_robustness ? 2 : 1;
   device_info.ppEnabledExtensionNames = extensions;
   VkDevice device;
   if (!ok(vkCreateDevice(physical[0], &device_info, nullptr, &device), "vkCreateDevice")) return 1;
@@ -163,6 +173,12 @@ int main(int argc, char** argv) {
                            VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT, VK_SHADER_STAGE_COMPUTE_BIT,
                            module, "main", &specialization};
     pipeline_info.layout = layout;
+    VkPipelineRobustnessCreateInfoEXT robustness{VK_STRUCTURE_TYPE_PIPELINE_ROBUSTNESS_CREATE_INFO_EXT};
+    robustness.storageBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DISABLED_EXT;
+    robustness.uniformBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DISABLED_EXT;
+    robustness.vertexInputs = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DEVICE_DEFAULT_EXT;
+    robustness.images = VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DEVICE_DEFAULT_EXT;
+    if (no_robustness) pipeline_info.pNext = &robustness;
     // A cache of its own per pipeline, so that its data holds this pipeline's code alone.
     VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
     VkPipelineCache cache;

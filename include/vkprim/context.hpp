@@ -29,6 +29,8 @@ enum Feature : uint32_t {
   feature_timestamps = 1u << 10,           // timestamp queries on the context's queue family
   feature_subgroup_partitioned = 1u << 11, // VK_NV_shader_subgroup_partitioned in compute (subgroupPartitionNV)
   feature_pipeline_statistics = 1u << 12,  // VK_KHR_pipeline_executable_properties + pipelineExecutableInfo
+  feature_pipeline_robustness = 1u << 13,  // VK_EXT_pipeline_robustness + pipelineRobustness: kernels whose
+                                           // accesses are proven in bounds (onesweep) drop the driver's checks
 };
 
 // What the context found on the device after applying what the caller enabled and the masks.
@@ -135,12 +137,16 @@ struct DeviceRequirements {
   VkPhysicalDeviceVulkan11Features vulkan11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceVulkan12Features vulkan12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceVulkan13Features vulkan13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  // Where the device has VK_EXT_pipeline_robustness (then also in `extensions`): lets onesweep's pipelines
+  // go without the bounds checks NVIDIA's driver otherwise puts on every storage-buffer access.
+  VkPhysicalDevicePipelineRobustnessFeaturesEXT pipeline_robustness{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
   VkPhysicalDeviceFeatures2* features();
 
   // For an engine with its own feature chain: ORs the features vkprim wants into the matching structs of
   // `chain` (VkPhysicalDeviceFeatures2, the Vulkan 1.2 / 1.3 structs, or the per-extension structs they
-  // replace), appends vkprim's Vulkan 1.2 / 1.3 struct where the chain has neither it nor a per-extension
-  // struct, and adds the missing extensions to `engine_extensions`. Nothing the engine enabled is cleared.
+  // replace, and the pipeline-robustness struct), appends vkprim's struct where the chain has no struct of
+  // that kind, and adds the missing extensions to `engine_extensions`. Nothing the engine enabled is cleared.
   // Appended structs live in this object: keep it alive and unmoved until vkCreateDevice returns.
   // invalid_argument (chain untouched): the chain holds some per-extension structs of a core version but
   // lacks one vkprim wants (a core struct cannot be added beside them); the message names it.
