@@ -70,10 +70,7 @@ TEST_CASE("grid_stride without subgroup operations (force_no_subgroups) matches 
 
 TEST_CASE("masking subgroup arithmetic falls back to the shared-memory emulation and stays correct",
           "[runtime][nosg][mask]") {
-  ContextOptions options;
-  options.mask_features = feature_subgroup_arithmetic;
-  Device& dev = test::device(options);
-  CHECK_FALSE(dev.context().capabilities().has(feature_subgroup_arithmetic));
+  Device& dev = test::device_without(feature_subgroup_arithmetic);
   VKPRIM_TEST_RNG(rng);
   for (ReduceAlgorithm a : {ReduceAlgorithm::automatic, ReduceAlgorithm::unrolled_subgroup,
                             ReduceAlgorithm::unrolled_complete, ReduceAlgorithm::grid_stride}) {
@@ -86,9 +83,7 @@ TEST_CASE("masking subgroup arithmetic falls back to the shared-memory emulation
 }
 
 TEST_CASE("masking subgroup extended types keeps 64-bit integer reduces correct", "[runtime][nosg][mask]") {
-  ContextOptions options;
-  options.mask_features = feature_subgroup_extended_types;
-  Device& dev = test::device(options);
+  Device& dev = test::device_without(feature_subgroup_extended_types);
   if (!test::type_supported(dev.context(), DataType::u64)) {
     WARN("no shaderInt64: skipped");
     return;

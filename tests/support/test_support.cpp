@@ -53,6 +53,14 @@ Device& device(const ContextOptions& options) {
   return dev;
 }
 
+Device& device_without(uint32_t features) {
+  ContextOptions options;
+  options.mask_features = features;
+  Device& dev = device(options);
+  CHECK((dev.context().capabilities().features & features) == 0);
+  return dev;
+}
+
 std::vector<Device*> cached_devices() {
   std::lock_guard<std::mutex> lock(devices_mutex());
   std::vector<Device*> out;

@@ -27,6 +27,8 @@ namespace vkprim::test {
 // A Device with validation + synchronization validation on and no persisted pipeline cache, created
 // once per ContextOptions combination for the whole test binary.
 Device& device(const ContextOptions& options = {});
+// device() with `features` masked (ContextOptions::mask_features); checks that they are reported absent.
+Device& device_without(uint32_t features);
 // Every device created so far (the listener clears their messages when a test case starts).
 std::vector<Device*> cached_devices();
 // Destroys every cached device (called by main before exit).
