@@ -528,8 +528,8 @@ TEST_CASE("radix sort on the no-subgroup path matches std::stable_sort (both alg
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("onesweep keeps the driver's storage-buffer bounds checks where feature_pipeline_robustness is masked, "
-          "drops them where the device has it, and sorts like std::stable_sort either way",
+TEST_CASE("onesweep sorts keys and pairs like std::stable_sort with feature_pipeline_robustness masked (the "
+          "driver's bounds checks kept) and on the default device (checks dropped where it has the feature)",
           "[sort][robustness]") {
   Device& masked = test::device_without(feature_pipeline_robustness);
   VKPRIM_TEST_RNG(rng);
