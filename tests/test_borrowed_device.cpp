@@ -552,6 +552,45 @@ TEST_CASE("DeviceRequirements::merge_into adds vkprim's features to an engine's 
   REQUIRE(engine.message_count() == 0);
 }
 
+// Host-only: the chain logic for VK_EXT_pipeline_robustness, which lavapipe lacks (so the device tests above
+// run it only on GPUs), with the feature requested by hand.
+TEST_CASE("DeviceRequirements puts the pipeline-robustness struct at the end of features() and merge_into appends "
+          "it once or ORs it into the engine's own struct",
+          "[borrowed][requirements]") {
+  auto count_robustness = [](const void* head) {
+    int n = 0;
+    for (auto* p = static_cast<const VkBaseInStructure*>(head); p; p = p->pNext)
+      n += p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT;
+    return n;
+  };
+  for (uint32_t version : {VK_API_VERSION_1_1, VK_API_VERSION_1_2, VK_API_VERSION_1_3}) {
+    INFO("api version 1." << VK_API_VERSION_MINOR(version));
+    DeviceRequirements req;
+    req.api_version = version;
+    CHECK(count_robustness(req.features()) == 0);  // not requested: not linked
+    req.pipeline_robustness.pipelineRobustness = VK_TRUE;
+    const VkPhysicalDeviceFeatures2* head = req.features();
+    CHECK(count_robustness(head) == 1);
+    const VkBaseInStructure* last = reinterpret_cast<const VkBaseInStructure*>(head);
+    while (last->pNext) last = last->pNext;
+    CHECK(last->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT);
+
+    // An engine chain without the struct gets vkprim's appended once, also on a second merge.
+    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    std::vector<const char*> extensions;
+    REQUIRE(req.merge_into(chain, extensions).ok());
+    REQUIRE(req.merge_into(chain, extensions).ok());
+    CHECK(count_robustness(&chain) == 1);
+    // An engine chain with its own struct (feature off) gets it switched on, nothing appended.
+    VkPhysicalDevicePipelineRobustnessFeaturesEXT own{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
+    VkPhysicalDeviceFeatures2 engine_chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    engine_chain.pNext = &own;
+    REQUIRE(req.merge_into(engine_chain, extensions).ok());
+    CHECK(own.pipelineRobustness == VK_TRUE);
+    CHECK(count_robustness(&engine_chain) == 1);
+  }
+}
+
 TEST_CASE("a Context given no enabled features reports no 64-bit support and refuses 64-bit reduces with "
           "unsupported",
           "[borrowed]") {
