@@ -10,6 +10,29 @@
 namespace vkprim {
 namespace detail {
 
+// Links features2 -> Vulkan 1.1 -> 1.2 -> 1.3 feature structs as far as `version` has them (core structs exist
+// only for the versions a device reports; 1.1-only devices keep 1.0 features), then `extension` if given;
+// every pNext not linked is cleared.
+void link_feature_chain(uint32_t version, VkPhysicalDeviceFeatures2& features2, VkPhysicalDeviceVulkan11Features& v11,
+                        VkPhysicalDeviceVulkan12Features& v12, VkPhysicalDeviceVulkan13Features& v13,
+                        VkPhysicalDevicePipelineRobustnessFeaturesEXT* extension) {
+  features2.pNext = v11.pNext = v12.pNext = v13.pNext = nullptr;
+  void** tail = &features2.pNext;
+  if (version >= VK_API_VERSION_1_2) {
+    features2.pNext = &v11;
+    v11.pNext = &v12;
+    tail = &v12.pNext;
+    if (version >= VK_API_VERSION_1_3) {
+      v12.pNext = &v13;
+      tail = &v13.pNext;
+    }
+  }
+  if (extension) {
+    extension->pNext = nullptr;
+    *tail = extension;
+  }
+}
+
 Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice physical_device,
                                   uint32_t queue_family_index) {
   ProbedDevice p;
@@ -55,20 +78,10 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   p.v12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   p.v13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   p.pipeline_robustness = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
-  // Core feature structs exist only for the versions the device reports; 1.1-only devices keep 1.0 features.
-  void** feature_tail = &p.features2.pNext;
-  if (version >= VK_API_VERSION_1_2) {
-    p.features2.pNext = &p.v11;
-    p.v11.pNext = &p.v12;
-    feature_tail = &p.v12.pNext;
-    if (version >= VK_API_VERSION_1_3) {
-      p.v12.pNext = &p.v13;
-      feature_tail = &p.v13.pNext;
-    }
-  }
-  if (p.has_pipeline_robustness_ext) *feature_tail = &p.pipeline_robustness;
+  link_feature_chain(version, p.features2, p.v11, p.v12, p.v13,
+                     p.has_pipeline_robustness_ext ? &p.pipeline_robustness : nullptr);
   vki.vkGetPhysicalDeviceFeatures2(physical_device, &p.features2);
-  p.features2.pNext = nullptr;
+  p.features2.pNext = nullptr;  // ProbedDevice is copied: no pointers into it
   p.v11.pNext = p.v12.pNext = p.v13.pNext = p.pipeline_robustness.pNext = nullptr;
 
   vki.vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, nullptr);
@@ -311,19 +324,8 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
 }
 
 VkPhysicalDeviceFeatures2* DeviceRequirements::features() {
-  features2.pNext = nullptr;
-  vulkan11.pNext = vulkan12.pNext = vulkan13.pNext = pipeline_robustness.pNext = nullptr;
-  void** tail = &features2.pNext;
-  if (api_version >= VK_API_VERSION_1_2) {
-    features2.pNext = &vulkan11;
-    vulkan11.pNext = &vulkan12;
-    tail = &vulkan12.pNext;
-    if (api_version >= VK_API_VERSION_1_3) {
-      vulkan12.pNext = &vulkan13;
-      tail = &vulkan13.pNext;
-    }
-  }
-  if (pipeline_robustness.pipelineRobustness) *tail = &pipeline_robustness;
+  detail::link_feature_chain(api_version, features2, vulkan11, vulkan12, vulkan13,
+                             pipeline_robustness.pipelineRobustness ? &pipeline_robustness : nullptr);
   return &features2;
 }
 

@@ -386,7 +386,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
 
   const std::string kw = plan->key_bytes == 8 ? "_k64" : "_k32";
   const std::string vw = plan->value_bytes ? "_v" + std::to_string(8 * plan->value_bytes) : std::string();
-  auto kernel = [&](const std::string& name, bool ranking) -> Result<const detail::Kernel*> {
+  auto kernel = [&](const std::string& name, bool ranking, bool unchecked_storage) -> Result<const detail::Kernel*> {
     detail::KernelDesc kd;
     kd.kernel = name;
     kd.variant = ranking && !plan->subgroups ? "nosg" : "default";
@@ -403,13 +403,13 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     // (feature_pipeline_robustness) u32 keys sorted 2207 -> 2098 us at 2^26 and pairs 2725 -> 2636 (H100,
     // 2026-11-23). reduce_then_scan measured 2650 -> 2806 that way (the scan kernels not at all), so only
     // onesweep's ranking kernel opts out.
-    kd.unchecked_storage = name.rfind("sort/onesweep", 0) == 0;
+    kd.unchecked_storage = unchecked_storage;
     return detail::get_kernel(c, kd);
   };
   Result<void> built;
   auto need = [&](const detail::Kernel*& slot, const std::string& name, bool ranking) {
     if (!built) return;
-    auto k = kernel(name, ranking);
+    auto k = kernel(name, ranking, &slot == &plan->onesweep);
     if (!k) built = std::move(k).error();
     else slot = k.value();
   };

@@ -10,9 +10,9 @@
 // subgroup size), ITEMS (keys per invocation per tile; a tile is TILE = WG_SIZE * ITEMS keys), SUBGROUP_MIN
 // (constant 2: the smallest subgroup size the pipeline may run with; sizes the per-subgroup shared arrays),
 // KEY_FLAGS (constant 3: the key transform, SORT_SIGNED | SORT_FLOAT | SORT_DESCENDING; every kernel that
-// reads or writes keys). Set by the including kernel: SORT_RANKING (the rank and scatter below), SORT_RANK_FEW_REGISTERS (the
-// multisplit recomputes digits and ranks items one after another: see sort_rank_counted_tile),
-// SORT_MEMORY_MODEL (scoped shared atomics).
+// reads or writes keys). Set by the including kernel: SORT_RANKING (the rank and scatter below),
+// SORT_RANK_FEW_REGISTERS (the ranking loops recompute digits and rank items one after another: see
+// sort_rank_bit), SORT_MEMORY_MODEL (scoped shared atomics).
 // Bindings (set 0): 0 keys in, 1 keys out, 2 values in, 3 values out, 4 meta (histograms, digit table,
 // tile state: see src/sort.cpp), 5 the record_indirect region (common/indirect.glsl).
 // Passes that only count digits read raw keys and transform them; the ranking kernels hold and stage the
@@ -252,7 +252,7 @@ shared uint s_mem[SMEM_WORDS];
 shared uint s_start[RADIX_DIGITS];   // first in-tile position of each digit
 shared uint s_count[RADIX_DIGITS];   // keys of each digit in the tile
 shared uint s_base[RADIX_DIGITS];    // global position of in-tile position 0 for each digit's keys
-shared uint s_rank_bit;              // pc.bit, read back: sort_opaque_zero, sort_rank_counted_tile
+shared uint s_rank_bit;              // pc.bit, read back: sort_opaque_zero, sort_rank_bit
 // ---- Stable rank of a tile --------------------------------------------------------------------------
 // Per-invocation tile registers: the ordered keys and, after the ranking, each key's position in the tile
 // sorted stably by digit. Digits are recomputed from the keys (a few ALU operations) instead of living in
