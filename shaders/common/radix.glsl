@@ -83,7 +83,7 @@ layout(push_constant) uniform SortConstants {
   uint param2;        // kernel-specific: onesweep forced-skip period
   uint state_words;   // onesweep: words of one tile-state region (max tiles * 256)
   uint groups_entry;  // indirect entry whose workgroup count is the digit table's width (reduce_then_scan)
-  uint pad0;
+  uint digit_mask;    // (1 << digit width at `bit`) - 1: a push constant, so NVIDIA's code reads it as an operand
   uint pad1;
 } pc;
 
@@ -171,10 +171,14 @@ KEY_T sort_unordered(KEY_T o) {
   return sort_flip(o, (hi >> 31u) == 0u);
 }
 
-// The digit of an ordered key at `bit` (up to 8 bits, fewer for the last pass before end_bit).
-uint sort_digit(KEY_T ordered, uint bit) {
-  const uint width = min(8u, pc.end_bit - bit);
-  const uint mask = (1u << width) - 1u;
+// The mask of the digit at `bit`: up to 8 bits, fewer for the last pass before end_bit.
+uint sort_digit_mask(uint bit) { return (1u << min(8u, pc.end_bit - bit)) - 1u; }
+
+// The digit of an ordered key at `bit` under `mask`. This pass's mask is a push constant (pc.digit_mask):
+// computed in the shader, NVIDIA's code rebuilt it from pc.end_bit at every key of the scatter (4
+// instructions each); as an operand, onesweep's digit passes went 476-480 -> 465-469 us at 2^26 u32 keys
+// (H100, 2026-11-23).
+uint sort_digit(KEY_T ordered, uint bit, uint mask) {
 #if defined(VKPRIM_KEY64)
   if (bit >= 32u) return (ordered.y >> (bit - 32u)) & mask;
   const uint low = ordered.x >> bit;
@@ -183,6 +187,34 @@ uint sort_digit(KEY_T ordered, uint bit) {
   return (ordered >> bit) & mask;
 #endif
 }
+
+// This pass's digit of an ordered key.
+uint sort_pass_digit(KEY_T ordered) { return sort_digit(ordered, pc.bit, pc.digit_mask); }
+
+// The padding key: every bit set once ordered, so its digit is the largest of every pass.
+#if defined(VKPRIM_KEY64)
+#define SORT_PAD_KEY uvec2(0xFFFFFFFFu)
+#else
+#define SORT_PAD_KEY 0xFFFFFFFFu
+#endif
+
+// Loads keys_in[first + offset + i * stride] (i < ITEMS), ordered, into `keys`; those at or past n become
+// the padding key. offset + i * stride must stay below TILE. A tile wholly below n loads without per-key
+// bounds tests (a uniform branch), from one base index: NVIDIA's code spends 2 instructions per key there
+// instead of ~10 (indices, tests, padding). Onesweep's digit passes: 465-469 -> 464-467 us at 2^26 keys
+// (the loads wait on memory, not on issue); the histogram needs the loads batched (histogram.comp).
+void sort_load_ordered(uint first, uint offset, uint stride, uint n, out KEY_T keys[ITEMS]) {
+  const uint base = sort_shift(0u) + first + offset;
+  if (first + TILE <= n) {
+    [[unroll]] for (uint i = 0u; i < ITEMS; ++i) keys[i] = sort_ordered(keys_in[base + i * stride]);
+  } else {
+    [[unroll]] for (uint i = 0u; i < ITEMS; ++i)
+      keys[i] = first + offset + i * stride < n ? sort_ordered(keys_in[base + i * stride]) : SORT_PAD_KEY;
+  }
+}
+
+// Padding keys that sort_load_ordered adds to tile `tile` (nonzero only in the last tile).
+uint sort_tile_padding(uint tile, uint n) { return n - tile * TILE >= TILE ? 0u : TILE - (n - tile * TILE); }
 
 // Warp-striped tile layout: subgroup s owns RADIX_SG_SIZE * ITEMS consecutive keys of the tile, item i of
 // lane l is key s * SG * ITEMS + i * SG + l. Loads are coalesced and a subgroup's items are in key order.
@@ -275,7 +307,7 @@ uint t_pos[ITEMS];
 uint sort_opaque_zero() { return s_rank_bit - pc.bit; }
 
 // The digit of item i of this invocation at `bit` (padding slots: the largest digit).
-uint t_digit(uint i, uint bit) { return sort_digit(t_key[i], bit); }
+uint t_digit(uint i, uint bit) { return sort_digit(t_key[i], bit, pc.digit_mask); }
 
 // Digit d's counter in a subgroup's row: its word and the shift of its half in packed rows.
 uint counter_word(uint d) { return WIDE_COUNTERS ? d : d >> 1u; }
@@ -283,16 +315,7 @@ uint counter_shift(uint d) { return WIDE_COUNTERS ? 0u : (d & 1u) * 16u; }
 
 // Loads tile `tile` of keys_in (warp-striped), ordered, into t_key, with padding keys past n.
 void sort_load_tile(uint tile, uint n) {
-  const uint first = tile * TILE;
-  const uint shift = sort_shift(0u);
-  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    const uint index = first + sort_striped_index(i);
-#if defined(VKPRIM_KEY64)
-    t_key[i] = index < n ? sort_ordered(keys_in[shift + index]) : uvec2(0xFFFFFFFFu);
-#else
-    t_key[i] = index < n ? sort_ordered(keys_in[shift + index]) : 0xFFFFFFFFu;
-#endif
-  }
+  sort_load_ordered(tile * TILE, sort_striped_index(0u), RADIX_SG_SIZE, n, t_key);
 }
 
 // Ranking is split in two so that onesweep can publish the tile's digit counts before the tile's keys are
@@ -469,6 +492,9 @@ void sort_stage_keys() {
 
 // Scatters the ranked tile to keys_out[s_base[digit] + position] (and values alike). Call after a barrier
 // that follows sort_stage_keys and the writes of s_base. Ends with a barrier (shared memory is free).
+// (A second, unguarded loop for full tiles cut NVIDIA's code from ~16 to ~10 instructions per key, yet
+// made the digit passes slower: 464-467 -> 482-485 us at 2^26 u32 keys, pairs 615-625 -> 633-644, H100,
+// 2026-11-23; not kept.)
 void sort_scatter_tile(uint tile, uint n) {
   const uint tid = gl_LocalInvocationIndex;
   const uint out_shift = sort_shift(1u);
@@ -502,7 +528,7 @@ void sort_scatter_tile(uint tile, uint n) {
 #else
       const KEY_T key = s_mem[j];
 #endif
-      const uint d = sort_digit(key, pc.bit);
+      const uint d = sort_pass_digit(key);
 #if VKPRIM_VALUE_WORDS > 0
       out_digit[k] = d;
 #endif

@@ -165,7 +165,7 @@ void main() {
     const uint shift = sort_shift(0u);
     [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
       const uint index = other * TILE + k * WG_SIZE + tid;
-      if (index < n) SHARED_ATOMIC_ADD(s_fallback[sort_digit(sort_ordered(keys_in[shift + index]), pc.bit)], 1u);
+      if (index < n) SHARED_ATOMIC_ADD(s_fallback[sort_pass_digit(sort_ordered(keys_in[shift + index]))], 1u);
     }
     barrier();
     uint other_prefix = 0u;
