@@ -83,6 +83,8 @@ constexpr uint32_t kHeaderWords = 16;
 constexpr uint32_t kRegionWord = kHeaderWords + 8 * kDigits;  // META_REGION of common/radix.glsl
 constexpr uint64_t kMaxSortCount = (uint64_t(1) << 30) - 1;   // onesweep's 30-bit tile-state counts
 constexpr uint32_t kCopyGroupsCap = 4096;
+// Shared memory per onesweep workgroup up to which NVIDIA's driver runs two per multiprocessor (see create).
+constexpr uint64_t kTwoPerSmShared = 24 * 1024;
 
 // Key transform bits (specialization constant KEY_FLAGS) and push-constant flag bits of common/radix.glsl.
 enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u, kIndirect = 8u };
@@ -319,12 +321,15 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->passes = (end_bit - desc.begin_bit + 7) / 8;
 
   // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: 512 x 8, except onesweep
-  // with 32-bit keys and values: 384 x 13. On the H100 a 512 x 8 ranking kernel holds 50-60 registers and
+  // with 32-bit keys and values: 384 x 14. On the H100 a 512 x 8 ranking kernel holds 50-60 registers and
   // 20 KiB of shared memory, so two workgroups share a multiprocessor; 512 x 16 (92 registers, 37 KiB) runs
-  // one and measured 2-16% slower. Onesweep at 384 x 13 holds 65 registers for keys and 66 for pairs (two
-  // workgroups per multiprocessor; a 52-register form with three measured 2-4% slower, common/radix.glsl).
-  // Other shapes measured slower: keys 2^26 384 x 12 2447 us, 384 x 14 3179, 384 x 16 2945, 256 x 18 2587,
-  // 512 x 10 3199, against 2342 for 384 x 13 in that build (H100, 2026-11-23, docs/PERFORMANCE.md).
+  // one and measured 2-16% slower. Onesweep at 384 x 14 holds 68 registers for keys and 69 for pairs and
+  // 23.1 KiB of shared memory: two workgroups per multiprocessor. Shared memory is the hard limit: NVIDIA's
+  // driver runs ONE onesweep workgroup per multiprocessor once a workgroup needs more than 24 KiB (u32 keys
+  // 2^26, digit passes: 384 x 13 padded from 24,124 to 26,172 bytes 464-467 -> 688-691 us; 384 x 15 at
+  // 25,148 bytes 624-628 us and 256 x 22 at 24,628 bytes 689-694 us, against 444-448 us for 384 x 14 at
+  // 23,612; H100, 2026-11-23), so the wide tile keeps to kTwoPerSmShared. 256 x 20 measured 468-474 us.
+  // (Before this limit was known, 384 x 14 and 384 x 16 had measured 30-40% slower than 384 x 13.)
   const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
   const bool wide_tile = !cpu && onesweep && widest == 4 && !desc.workgroup_size && !desc.items_per_thread;
@@ -334,7 +339,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (wg < 256 || wg > 1024 || wg % 128 != 0)
     return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a multiple of 128 from ",
                       "256 to 1024 (one invocation per digit, whole subgroups)");
-  uint32_t items = desc.items_per_thread ? desc.items_per_thread : wide_tile && wg == 384 ? 13u : 8u;
+  uint32_t items = desc.items_per_thread ? desc.items_per_thread : wide_tile && wg == 384 ? 14u : 8u;
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
     return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",
                       "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");
@@ -361,8 +366,10 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     const uint64_t counters = uint64_t(wg) / min_sg * (detail::kDigits / 2);
     const uint64_t stage = uint64_t(wg) * it * (widest / 4);
     const uint64_t scan = plan->subgroups ? wg / min_sg : 3 * uint64_t(wg);
-    return 4 * (std::max(counters, stage) + 4 * detail::kDigits + scan + 2);
+    return 4 * (std::max(counters, stage) + 2 * detail::kDigits + scan + 3);
   };
+  if (wide_tile)
+    while (items > 8 && shared_bytes(items) > detail::kTwoPerSmShared) --items;
   if (!desc.items_per_thread)
     while (items > 1 && shared_bytes(items) > caps.max_shared_memory) items /= 2;
   if (shared_bytes(items) > caps.max_shared_memory)

@@ -281,9 +281,13 @@ const uint COUNTER_MASK = WIDE_COUNTERS ? 0xFFFFFFFFu : 0xFFFFu;
 const uint COUNTER_WORDS = (WG_SIZE / RADIX_MIN_SG) * COUNTER_ROW_WORDS;
 const uint SMEM_WORDS = COUNTER_WORDS > STAGE_WORDS ? COUNTER_WORDS : STAGE_WORDS;
 shared uint s_mem[SMEM_WORDS];
-shared uint s_start[RADIX_DIGITS];   // first in-tile position of each digit
-shared uint s_count[RADIX_DIGITS];   // keys of each digit in the tile
-shared uint s_base[RADIX_DIGITS];    // global position of in-tile position 0 for each digit's keys
+// s_start[d]: the first in-tile position of digit d. Once the tile's global offsets are known, it is
+// turned in place into s_base[d], the global position of in-tile position 0 for digit d's keys: one array
+// under two names, because shared memory sets the tile size (src/sort.cpp: NVIDIA runs one onesweep
+// workgroup per SM instead of two above ~24 KiB).
+shared uint s_start[RADIX_DIGITS];
+#define s_base s_start
+shared uint s_count[RADIX_DIGITS];   // keys of each digit in the tile (free once the tile is ranked)
 shared uint s_rank_bit;              // pc.bit, read back: sort_opaque_zero, sort_rank_bit
 // ---- Stable rank of a tile --------------------------------------------------------------------------
 // Per-invocation tile registers: the ordered keys and, after the ranking, each key's position in the tile

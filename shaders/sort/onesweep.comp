@@ -50,7 +50,9 @@
 shared uint s_words[2];
 #define W_TILE 0
 #define W_STUCK 1   // 1 + the predecessor the workgroup must count itself, or 0
-shared uint s_fallback[RADIX_DIGITS];
+// The fallback's digit counts reuse s_count (common/radix.glsl), free once the tile is ranked: the
+// tile's own counts are in registers by then. Shared memory sets the tile size (src/sort.cpp).
+#define s_fallback s_count
 
 void sh_set(uint i, uint v) { atomicStore(s_words[i], v, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
 uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
