@@ -42,8 +42,10 @@ struct ContextImpl {
   PassTimer* pass_timer = nullptr;
 
   std::mutex kernel_mutex;
-  std::map<std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, bool, bool>,
-           std::unique_ptr<Kernel>> kernels;
+  // Keyed by every KernelDesc field (get_kernel).
+  using KernelKey = std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                               uint32_t, bool, bool>;
+  std::map<KernelKey, std::unique_ptr<Kernel>> kernels;
 
   bool use_subgroups() const {
     return caps.has(feature_subgroup_arithmetic) && !options.force_no_subgroups;

@@ -113,12 +113,13 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   r = c.vk.vkCreateShaderModule(c.device, &module_info, nullptr, &module);
   if (r != VK_SUCCESS) return fail(r, "vkCreateShaderModule");
 
-  // Constants 2 and 3 are passed only when set, so 0 keeps the shader's own default.
-  const uint32_t spec_values[4] = {desc.workgroup_size, desc.items, desc.tuning, desc.mode};
-  VkSpecializationMapEntry spec_entries[4] = {{0, 0, 4}, {1, 4, 4}};
+  // Constants 2, 3 and 4 are passed only when set, so 0 keeps the shader's own default.
+  const uint32_t spec_values[5] = {desc.workgroup_size, desc.items, desc.tuning, desc.mode, desc.rounds};
+  VkSpecializationMapEntry spec_entries[5] = {{0, 0, 4}, {1, 4, 4}};
   uint32_t spec_count = 2;
   if (desc.tuning) spec_entries[spec_count++] = {2, 8, 4};
   if (desc.mode) spec_entries[spec_count++] = {3, 12, 4};
+  if (desc.rounds) spec_entries[spec_count++] = {4, 16, 4};
   VkSpecializationInfo spec{spec_count, spec_entries, sizeof(spec_values), spec_values};
 
   VkComputePipelineCreateInfo pipe_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
@@ -157,8 +158,8 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
 }  // namespace
 
 Result<const Kernel*> get_kernel(ContextImpl& c, const KernelDesc& desc) {
-  auto key = std::make_tuple(desc.kernel, desc.variant, desc.workgroup_size, desc.items, desc.tuning, desc.mode, desc.bindings,
-                             desc.push_bytes, desc.uses_subgroups, desc.unchecked_storage);
+  auto key = std::make_tuple(desc.kernel, desc.variant, desc.workgroup_size, desc.items, desc.tuning, desc.mode,
+                             desc.rounds, desc.bindings, desc.push_bytes, desc.uses_subgroups, desc.unchecked_storage);
   std::lock_guard<std::mutex> lock(c.kernel_mutex);
   auto it = c.kernels.find(key);
   if (it != c.kernels.end()) return static_cast<const Kernel*>(it->second.get());

@@ -83,7 +83,7 @@ constexpr uint32_t kHeaderWords = 16;
 constexpr uint32_t kRegionWord = kHeaderWords + 8 * kDigits;  // META_REGION of common/radix.glsl
 constexpr uint64_t kMaxSortCount = (uint64_t(1) << 30) - 1;   // onesweep's 30-bit tile-state counts
 constexpr uint32_t kCopyGroupsCap = 4096;
-// Shared memory per onesweep workgroup up to which NVIDIA's driver runs two per multiprocessor (see create).
+// Shared memory per onesweep workgroup up to which NVIDIA's driver runs two per multiprocessor (create()).
 constexpr uint64_t kTwoPerSmShared = 24 * 1024;
 
 // Key transform bits (specialization constant KEY_FLAGS) and push-constant flag bits of common/radix.glsl.
@@ -105,6 +105,7 @@ struct SortPlan {
   uint32_t key_bytes = 4, value_bytes = 0;
   uint32_t begin_bit = 0, end_bit = 32, passes = 4;
   uint32_t wg = 256, items = 8;
+  uint32_t stage_rounds = 1;  // onesweep: STAGE_ROUNDS of common/radix.glsl
   uint64_t tile = 2048;
   bool subgroups = false;
   uint32_t histogram_groups_cap = 256;  // onesweep upfront histogram
@@ -253,6 +254,7 @@ SortRanking RadixSort::ranking() const { return plan_->ranking; }
 SortScatter RadixSort::scatter() const { return plan_->scatter; }
 uint32_t RadixSort::digit_passes() const { return plan_->passes; }
 uint64_t RadixSort::keys_per_tile() const { return plan_->tile; }
+uint32_t RadixSort::staging_rounds() const { return plan_->stage_rounds; }
 
 ScratchRequirements RadixSort::scratch_requirements() const {
   // Onesweep clears its header with vkCmdFillBuffer; record_indirect dispatches from an args region.
@@ -321,15 +323,19 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->passes = (end_bit - desc.begin_bit + 7) / 8;
 
   // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: 512 x 8, except onesweep
-  // with 32-bit keys and values: 384 x 14. On the H100 a 512 x 8 ranking kernel holds 50-60 registers and
-  // 20 KiB of shared memory, so two workgroups share a multiprocessor; 512 x 16 (92 registers, 37 KiB) runs
-  // one and measured 2-16% slower. Onesweep at 384 x 14 holds 68 registers for keys and 69 for pairs and
-  // 23.1 KiB of shared memory: two workgroups per multiprocessor. Shared memory is the hard limit: NVIDIA's
-  // driver runs ONE onesweep workgroup per multiprocessor once a workgroup needs more than 24 KiB (u32 keys
-  // 2^26, digit passes: 384 x 13 padded from 24,124 to 26,172 bytes 464-467 -> 688-691 us; 384 x 15 at
-  // 25,148 bytes 624-628 us and 256 x 22 at 24,628 bytes 689-694 us, against 444-448 us for 384 x 14 at
-  // 23,612; H100, 2026-11-23), so the wide tile keeps to kTwoPerSmShared. 256 x 20 measured 468-474 us.
-  // (Before this limit was known, 384 x 14 and 384 x 16 had measured 30-40% slower than 384 x 13.)
+  // with 32-bit keys and values: 384 x 18, staged in two rounds. On the H100 a 512 x 8 ranking kernel holds
+  // 50-60 registers and 20 KiB of shared memory, so two workgroups share a multiprocessor; 512 x 16 (92
+  // registers, 37 KiB) runs one and measured 2-16% slower.
+  // Shared memory is onesweep's hard limit: NVIDIA's driver fits onesweep workgroups on a multiprocessor
+  // within about 48 KiB of it, so two need <= 24 KiB each and three <= 16 KiB (registers permitting: three
+  // of 384 need <= 56). Measured at 2^26 u32 keys, digit-pass time (H100, 2026-11-23): 384 x 13 at 24,124
+  // bytes 464-467 us, padded with 2 KiB of unused shared memory 688-691; 384 x 15 at 25,148 bytes 624-628;
+  // 256 x 22 at 24,628 689-694; 384 x 14 at 23,612 (s_start/s_base and s_count/fallback counts sharing
+  // arrays) 444-448. Staging the ranked tile in two rounds (kTwoPerSmShared, STAGE_ROUNDS) halves its
+  // largest shared array: 384 x 16 then took 14,396 bytes and 56 registers (three workgroups) and 366 us,
+  // 384 x 18 15,932 bytes, 56 registers and 348 us (keys 1521 us against CUB's 1636 in the same command),
+  // 384 x 20 17,468 bytes and 80 registers (two) 384 us, 384 x 22 371, 256 x 24 366, 512 x 12 427. Pairs at
+  // 384 x 18: 75 registers, 552 us per pass (2327 us; 384 x 14 in one round 584, 384 x 16 556, 384 x 20 566).
   const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
   const bool wide_tile = !cpu && onesweep && widest == 4 && !desc.workgroup_size && !desc.items_per_thread;
@@ -339,7 +345,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (wg < 256 || wg > 1024 || wg % 128 != 0)
     return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a multiple of 128 from ",
                       "256 to 1024 (one invocation per digit, whole subgroups)");
-  uint32_t items = desc.items_per_thread ? desc.items_per_thread : wide_tile && wg == 384 ? 14u : 8u;
+  uint32_t items = desc.items_per_thread ? desc.items_per_thread : wide_tile && wg == 384 ? 18u : 8u;
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
     return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",
                       "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");
@@ -361,22 +367,33 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     return make_error(Status::unsupported, "RadixSort: partitioned ranking needs the subgroup path (ballot, shuffle ",
                       "and subgroups of 8..128 invocations, subgroups not disabled)");
   // Shared memory of the ranking kernels (common/radix.glsl and onesweep.comp), in words.
-  auto shared_bytes = [&](uint32_t it) {
+  // A tile staged in `rounds` rounds (STAGE_ROUNDS of common/radix.glsl) holds 1/rounds of it at a time.
+  auto shared_bytes = [&](uint32_t it, uint32_t rounds) {
     const uint64_t min_sg = plan->subgroups ? smallest_subgroup : 16;
     const uint64_t counters = uint64_t(wg) / min_sg * (detail::kDigits / 2);
-    const uint64_t stage = uint64_t(wg) * it * (widest / 4);
+    const uint64_t stage = uint64_t(wg) * (it / rounds) * (widest / 4);
     const uint64_t scan = plan->subgroups ? wg / min_sg : 3 * uint64_t(wg);
     return 4 * (std::max(counters, stage) + 2 * detail::kDigits + scan + 3);
   };
+  // Onesweep stages a tile that exceeds kTwoPerSmShared in two rounds where that brings it within; the
+  // default wide tile shrinks until it fits one way or the other.
+  auto rounds_for = [&](uint32_t it) -> uint32_t {
+    return onesweep && it % 2 == 0 && shared_bytes(it, 1) > detail::kTwoPerSmShared &&
+                   shared_bytes(it, 2) <= detail::kTwoPerSmShared
+               ? 2u
+               : 1u;
+  };
   if (wide_tile)
-    while (items > 8 && shared_bytes(items) > detail::kTwoPerSmShared) --items;
+    while (items > 8 && shared_bytes(items, rounds_for(items)) > detail::kTwoPerSmShared) --items;
+  const uint32_t rounds = rounds_for(items);
   if (!desc.items_per_thread)
-    while (items > 1 && shared_bytes(items) > caps.max_shared_memory) items /= 2;
-  if (shared_bytes(items) > caps.max_shared_memory)
-    return make_error(Status::unsupported, "RadixSort: a ", wg, " x ", items, " tile needs ", shared_bytes(items),
+    while (items > 1 && shared_bytes(items, rounds) > caps.max_shared_memory) items /= 2;
+  if (shared_bytes(items, rounds) > caps.max_shared_memory)
+    return make_error(Status::unsupported, "RadixSort: a ", wg, " x ", items, " tile needs ", shared_bytes(items, rounds),
                       " bytes of shared memory; the device allows ", caps.max_shared_memory);
   plan->wg = wg;
   plan->items = items;
+  plan->stage_rounds = rounds;
   plan->tile = uint64_t(wg) * items;
   // Enough workgroups to fill every multiprocessor several times over: the histogram is bound by memory
   // latency (H100: 1.17 ms at 2^28 u32 keys with 2 per compute unit, 3.4x a read, before its loads were
@@ -397,7 +414,8 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
 
   const std::string kw = plan->key_bytes == 8 ? "_k64" : "_k32";
   const std::string vw = plan->value_bytes ? "_v" + std::to_string(8 * plan->value_bytes) : std::string();
-  auto kernel = [&](const std::string& name, bool ranking, bool unchecked_storage) -> Result<const detail::Kernel*> {
+  // onesweep_ranking: the onesweep digit-pass kernel (plan->onesweep).
+  auto kernel = [&](const std::string& name, bool ranking, bool onesweep_ranking) -> Result<const detail::Kernel*> {
     detail::KernelDesc kd;
     kd.kernel = name;
     kd.variant = ranking && !plan->subgroups ? "nosg" : "default";
@@ -414,7 +432,8 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     // (feature_pipeline_robustness) u32 keys sorted 2207 -> 2098 us at 2^26 and pairs 2725 -> 2636 (H100,
     // 2026-11-23). reduce_then_scan measured 2650 -> 2806 that way (the scan kernels not at all), so only
     // onesweep's ranking kernel opts out.
-    kd.unchecked_storage = unchecked_storage;
+    kd.unchecked_storage = onesweep_ranking;
+    if (onesweep_ranking && plan->stage_rounds > 1) kd.rounds = plan->stage_rounds;
     return detail::get_kernel(c, kd);
   };
   Result<void> built;

@@ -275,6 +275,36 @@ TEST_CASE("radix sort with 384 x 12 and 384 x 5 tiles (workgroups that are not a
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("onesweep tiles staged in two rounds (256 x 24 u32, 256 x 16 u64: over 24 KiB at once) match "
+          "std::stable_sort across tile boundaries, keys and pairs",
+          "[sort][tuning]") {
+  Device& dev = test::device();
+  if (!dev.context().capabilities().has(feature_memory_model)) {
+    WARN("onesweep needs the Vulkan memory model: skipped");
+    return;
+  }
+  VKPRIM_TEST_RNG(rng);
+  struct Shape {
+    DataType key;
+    uint32_t items, value_bytes;
+  };
+  for (const Shape& s : {Shape{DataType::u32, 24, 0}, Shape{DataType::u32, 24, 4}, Shape{DataType::u64, 16, 0},
+                         Shape{DataType::u64, 16, 8}}) {
+    if (is_64bit(s.key) && !dev.context().capabilities().has(feature_int64)) continue;
+    const uint64_t tile = 256u * s.items;
+    SortDesc d = desc_of(SortAlgorithm::onesweep, s.key, 3 * tile + 1, s.value_bytes);
+    d.workgroup_size = 256;
+    d.items_per_thread = s.items;
+    SortRig rig(dev, d);
+    INFO(to_string(s.key) << " 256 x " << s.items << ", value bytes " << s.value_bytes);
+    REQUIRE(rig.plan().keys_per_tile() == tile);
+    CHECK(rig.plan().staging_rounds() == 2u);
+    for (uint64_t n : {tile - 1, tile, tile + 1, 2 * tile + tile / 2, 3 * tile + 1})
+      CHECK(rig.check(random_keys(n, s.key, rng)));
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("onesweep and reduce_then_scan sorts of 2^20+17 u32 keys match std::stable_sort", "[sort][large]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
@@ -592,10 +622,11 @@ TEST_CASE("automatic sort resolves to onesweep with the memory model and to redu
   auto large = RadixSort::create(dev.context(), desc_of(SortAlgorithm::automatic, DataType::u32, (1u << 23) + 1));
   REQUIRE(large.ok());
   CHECK(large.value().algorithm() == (mm ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan));
-  // GPUs: onesweep with 32-bit keys and values takes 384 x 14 tiles (within 24 KiB of shared memory),
-  // reduce_then_scan and wider ones 512 x 8.
+  // GPUs: onesweep with 32-bit keys and values takes 384 x 18 tiles staged in two rounds (within 24 KiB
+  // of shared memory), reduce_then_scan and wider ones 512 x 8.
   if (dev.context().capabilities().device_type != VK_PHYSICAL_DEVICE_TYPE_CPU && mm) {
-    CHECK(large.value().keys_per_tile() == 384u * 14u);
+    CHECK(large.value().keys_per_tile() == 384u * 18u);
+    CHECK(large.value().staging_rounds() == 2u);
     CHECK(tile_of(dev, 4, SortAlgorithm::reduce_then_scan) == 512u * 8u);
     CHECK(tile_of(dev, 8, SortAlgorithm::onesweep) == 512u * 8u);
   }

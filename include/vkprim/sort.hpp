@@ -65,7 +65,7 @@ struct SortDesc {
   // those bits keep their input order. One digit pass per 8 bits (the last may be narrower).
   uint32_t begin_bit = 0, end_bit = 0;
   SortAlgorithm algorithm = SortAlgorithm::automatic;
-  // Tuning overrides for benchmarking (0 = the tuned default: 384 x 14 for onesweep with 32-bit keys and
+  // Tuning overrides for benchmarking (0 = the tuned default: 384 x 18 for onesweep with 32-bit keys and
   // values on GPUs, else 512 x 8; 256 x 8 on CPU drivers): a tile is workgroup_size (a multiple of 128,
   // 256..1024) x items_per_thread (1..32) keys, at most 32768.
   uint32_t workgroup_size = 0, items_per_thread = 0;
@@ -103,6 +103,9 @@ class RadixSort {
   ScratchRequirements scratch_requirements() const;
   // Keys per tile (workgroup_size x items_per_thread as resolved for the device).
   uint64_t keys_per_tile() const;
+  // Rounds in which onesweep stages a ranked tile in shared memory before scattering it: 1, or 2 where a
+  // whole tile would need more than 24 KiB (above that NVIDIA runs one workgroup per SM instead of two).
+  uint32_t staging_rounds() const;
   // Number of digit passes (ceil((end_bit - begin_bit) / 8)). When it is odd the sort ends with a copy
   // from scratch back to the caller's buffers (an even count ends in place by itself).
   uint32_t digit_passes() const;

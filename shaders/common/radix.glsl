@@ -10,7 +10,8 @@
 // subgroup size), ITEMS (keys per invocation per tile; a tile is TILE = WG_SIZE * ITEMS keys), SUBGROUP_MIN
 // (constant 2: the smallest subgroup size the pipeline may run with; sizes the per-subgroup shared arrays),
 // KEY_FLAGS (constant 3: the key transform, SORT_SIGNED | SORT_FLOAT | SORT_DESCENDING; every kernel that
-// reads or writes keys). Set by the including kernel: SORT_RANKING (the rank and scatter below),
+// reads or writes keys), STAGE_ROUNDS (constant 4, ranking kernels: the tile is staged for its scatter in 1
+// or 2 rounds). Set by the including kernel: SORT_RANKING (the rank and scatter below),
 // SORT_RANK_FEW_REGISTERS (the ranking loops recompute digits and rank items one after another: see
 // sort_rank_bit), SORT_MEMORY_MODEL (scoped shared atomics).
 // Bindings (set 0): 0 keys in, 1 keys out, 2 values in, 3 values out, 4 meta (histograms, digit table,
@@ -272,9 +273,15 @@ uint sort_workgroup_scan(uint v, out uint total) {
 // ---- Shared memory ----------------------------------------------------------------------------------
 // s_mem holds first the per-subgroup digit counters (a row of COUNTER_ROW_WORDS per subgroup), then, once
 // ranks are in registers, the tile being scattered (KEY_WORDS or value words per key).
-// A counter per digit where the rows fit in the staging area (NVIDIA: 384 x 13 and 512 x 8 tiles), else two
+// A counter per digit where the rows fit in the staging area (NVIDIA: 384 x 18 in two rounds and 512 x 8), else two
 // 16-bit counters per word (small subgroups, e.g. lavapipe's 8), so the counters never add shared memory.
-const uint STAGE_WORDS = TILE * (KEY_WORDS > uint(VKPRIM_VALUE_WORDS) ? KEY_WORDS : uint(VKPRIM_VALUE_WORDS));
+// STAGE_ROUNDS (specialization constant 4: 1, or 2 with ITEMS even): the tile is staged and scattered in
+// that many rounds of STAGE_KEYS positions each, so a tile may be twice what shared memory stages at once
+// (shared memory bounds onesweep's tile: src/sort.cpp).
+layout(constant_id = 4) const uint STAGE_ROUNDS = 1u;
+const uint STAGE_KEYS = TILE / STAGE_ROUNDS;
+const uint ITEMS_PER_ROUND = ITEMS / STAGE_ROUNDS;
+const uint STAGE_WORDS = STAGE_KEYS * (KEY_WORDS > uint(VKPRIM_VALUE_WORDS) ? KEY_WORDS : uint(VKPRIM_VALUE_WORDS));
 const bool WIDE_COUNTERS = (WG_SIZE / RADIX_MIN_SG) * RADIX_DIGITS <= STAGE_WORDS;
 const uint COUNTER_ROW_WORDS = WIDE_COUNTERS ? RADIX_DIGITS : RADIX_DIGITS / 2u;
 const uint COUNTER_MASK = WIDE_COUNTERS ? 0xFFFFFFFFu : 0xFFFFu;
@@ -477,20 +484,29 @@ void sort_rank_tile() {
 
 // Staging (the default): the ranked keys go to shared memory at their tile positions, so that the scatter's
 // consecutive invocations write consecutive positions (the global writes of one digit are contiguous).
-// Once staged the keys need no registers, which is why onesweep stages before its look-back. Call after
-// the ranking's closing barrier. VKPRIM_DIRECT_SCATTER (SortScatter::direct): nothing is staged, and
-// sort_scatter_tile writes each key from registers (no staging round trip, but a subgroup's stores
-// spread over up to a subgroup's worth of digit runs).
+// sort_stage_keys stages the first round (all of the tile where STAGE_ROUNDS is 1); once staged, those keys
+// need no registers, which is why onesweep stages before its look-back; sort_scatter_tile stages the other
+// rounds. Call after the ranking's closing barrier. VKPRIM_DIRECT_SCATTER (SortScatter::direct): nothing is
+// staged, and sort_scatter_tile writes each key from registers (no staging round trip, but a subgroup's
+// stores spread over up to a subgroup's worth of digit runs).
+void sort_stage_key_round(uint round) {
+  const uint first = round * STAGE_KEYS;
+  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+    const uint at = t_pos[i] - first;  // wraps above STAGE_KEYS for earlier rounds' positions
+    if (STAGE_ROUNDS == 1u || at < STAGE_KEYS) {
+#if defined(VKPRIM_KEY64)
+      s_mem[at] = t_key[i].x;
+      s_mem[STAGE_KEYS + at] = t_key[i].y;
+#else
+      s_mem[at] = t_key[i];
+#endif
+    }
+  }
+}
+
 void sort_stage_keys() {
 #if !defined(VKPRIM_DIRECT_SCATTER)
-  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-#if defined(VKPRIM_KEY64)
-    s_mem[t_pos[i]] = t_key[i].x;
-    s_mem[TILE + t_pos[i]] = t_key[i].y;
-#else
-    s_mem[t_pos[i]] = t_key[i];
-#endif
-  }
+  sort_stage_key_round(0u);
 #endif
 }
 
@@ -524,13 +540,22 @@ void sort_scatter_tile(uint tile, uint n) {
 #if VKPRIM_VALUE_WORDS > 0
   uint out_digit[ITEMS];
 #endif
+  // Item k covers tile positions k * WG_SIZE + tid, staged at (k % ITEMS_PER_ROUND) * WG_SIZE + tid in
+  // round k / ITEMS_PER_ROUND; each later round is staged when its first item comes (uniform: the loop is
+  // unrolled over constants).
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+    if (k != 0u && k % ITEMS_PER_ROUND == 0u) {
+      barrier();
+      sort_stage_key_round(k / ITEMS_PER_ROUND);
+      barrier();
+    }
     const uint j = k * WG_SIZE + tid;
+    const uint at = (k % ITEMS_PER_ROUND) * WG_SIZE + tid;
     if (j < tile_n) {
 #if defined(VKPRIM_KEY64)
-      const KEY_T key = uvec2(s_mem[j], s_mem[TILE + j]);
+      const KEY_T key = uvec2(s_mem[at], s_mem[STAGE_KEYS + at]);
 #else
-      const KEY_T key = s_mem[j];
+      const KEY_T key = s_mem[at];
 #endif
       const uint d = sort_pass_digit(key);
 #if VKPRIM_VALUE_WORDS > 0
@@ -540,7 +565,8 @@ void sort_scatter_tile(uint tile, uint n) {
     }
   }
 #if VKPRIM_VALUE_WORDS > 0
-  // Values follow the keys' permutation: loaded at the keys' source positions, staged at t_pos.
+  // Values follow the keys' permutation: loaded at the keys' source positions, staged at t_pos round by
+  // round like the keys.
   VAL_T value[ITEMS];
   const uint value_base = first + sort_striped_index(0u);
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
@@ -551,26 +577,33 @@ void sort_scatter_tile(uint tile, uint n) {
     value[i] = index < n ? values_in[in_shift + index] : 0u;
 #endif
   }
-  barrier();
-  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-#if VKPRIM_VALUE_WORDS == 2
-    s_mem[t_pos[i]] = value[i].x;
-    s_mem[TILE + t_pos[i]] = value[i].y;
-#else
-    s_mem[t_pos[i]] = value[i];
-#endif
-  }
-  barrier();
   // The keys' loop computed the same positions and bounds: recomputed here (see sort_opaque_zero).
   const uint value_tid = tid + sort_opaque_zero();
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+    if (k % ITEMS_PER_ROUND == 0u) {
+      barrier();
+      const uint round_first = (k / ITEMS_PER_ROUND) * STAGE_KEYS;
+      [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+        const uint at = t_pos[i] - round_first;
+        if (STAGE_ROUNDS == 1u || at < STAGE_KEYS) {
+#if VKPRIM_VALUE_WORDS == 2
+          s_mem[at] = value[i].x;
+          s_mem[STAGE_KEYS + at] = value[i].y;
+#else
+          s_mem[at] = value[i];
+#endif
+        }
+      }
+      barrier();
+    }
     const uint j = k * WG_SIZE + value_tid;
+    const uint at = (k % ITEMS_PER_ROUND) * WG_SIZE + value_tid;
     if (j < tile_n) {
       const uint base = s_base[out_digit[k]];
 #if VKPRIM_VALUE_WORDS == 2
-      values_out[value_shift + base + j] = uvec2(s_mem[j], s_mem[TILE + j]);
+      values_out[value_shift + base + j] = uvec2(s_mem[at], s_mem[STAGE_KEYS + at]);
 #else
-      values_out[value_shift + base + j] = s_mem[j];
+      values_out[value_shift + base + j] = s_mem[at];
 #endif
     }
   }

@@ -4,7 +4,8 @@
 // the row totals (keys of smaller digits) + its table entry (same digit, earlier workgroups) + the keys of
 // that digit in its earlier tiles.
 // Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS, VKPRIM_PARTITIONED, VKPRIM_DIRECT_SCATTER.
-// Specialization: WG_SIZE, ITEMS, SUBGROUP_MIN, KEY_FLAGS (common/radix.glsl).
+// Specialization: WG_SIZE, ITEMS, SUBGROUP_MIN, KEY_FLAGS, STAGE_ROUNDS (common/radix.glsl; the runtime
+// leaves it at 1).
 // Bindings/push: common/radix.glsl (bit = this pass's first bit).
 #extension GL_GOOGLE_include_directive : require
 #define SORT_RANKING 1

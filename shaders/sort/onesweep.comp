@@ -29,7 +29,8 @@
 // makes every k-th tile publish nothing, so its successors must count it themselves; k = 1 includes tile 0,
 // whose counts a successor then publishes with the histogram scan added (the scan's knob spares tile 0).
 // Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS, VKPRIM_PARTITIONED, VKPRIM_DIRECT_SCATTER.
-// Specialization: WG_SIZE (>= 256), ITEMS (keys per invocation), SUBGROUP_MIN, KEY_FLAGS (common/radix.glsl).
+// Specialization: WG_SIZE (>= 256), ITEMS (keys per invocation), SUBGROUP_MIN, KEY_FLAGS, STAGE_ROUNDS
+// (common/radix.glsl).
 // Bindings/push: common/radix.glsl (bit = this pass's first bit, flags carry the pass index, state_words =
 // words of one tile-state region).
 #extension GL_GOOGLE_include_directive : require
@@ -115,7 +116,8 @@ void main() {
   if (digit_owner && !skip)
     publish(region, tile, tid, tile == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, tile0_prefix + count);
   sort_rank_counted_tile();
-  // Staged now, the keys free their registers for the look-back.
+  // Staged now (the first round: all of the tile with STAGE_ROUNDS 1), the keys free their registers for
+  // the look-back.
   sort_stage_keys();
 
   // Look-back per digit, LOOKBACK_TILES predecessors per step (independent loads, so one step costs one
