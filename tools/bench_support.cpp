@@ -166,6 +166,7 @@ void print_pipeline_statistics(const Device& device) {
     for (const auto& [name, value] : k.values) values += (values.empty() ? "" : ", ") + name + "=" + value;
     std::string tuning = k.tuning ? "x" + std::to_string(k.tuning) : std::string();
     if (k.mode) tuning += " mode " + std::to_string(k.mode);  // e.g. a sort's key transform
+    if (k.rounds) tuning += " rounds " + std::to_string(k.rounds);  // e.g. a sort's staging rounds
     std::printf("stats %s [%s] %ux%u%s: %s\n", k.kernel.c_str(), k.variant.c_str(), k.workgroup_size, k.items,
                 tuning.c_str(), values.empty() ? "(the driver reported none)" : values.c_str());
   }
