@@ -389,8 +389,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (!desc.items_per_thread)
     while (items > 1 && shared_bytes(items, rounds) > caps.max_shared_memory) items /= 2;
   if (shared_bytes(items, rounds) > caps.max_shared_memory)
-    return make_error(Status::unsupported, "RadixSort: a ", wg, " x ", items, " tile needs ", shared_bytes(items, rounds),
-                      " bytes of shared memory; the device allows ", caps.max_shared_memory);
+    return make_error(Status::unsupported, "RadixSort: a ", wg, " x ", items, " tile needs ",
+                      shared_bytes(items, rounds), " bytes of shared memory; the device allows ",
+                      caps.max_shared_memory);
   plan->wg = wg;
   plan->items = items;
   plan->stage_rounds = rounds;

@@ -261,10 +261,8 @@ VKPRIM_CHAINED_NOSG_ALGORITHM(chained_fallback)
 TEST_CASE("automatic scan resolves to chained_fallback where the memory model is enabled and matches the CPU",
           "[chained][automatic]") {
   Device& dev = test::device();
-  if (!dev.context().capabilities().has(feature_memory_model)) {
-    WARN("the device lacks vulkanMemoryModel: automatic is reduce_then_scan here (covered by test_scan)");
-    return;
-  }
+  // Without the memory model automatic is reduce_then_scan (covered by test_scan).
+  if (!test::has_features(dev, feature_memory_model, "automatic as chained_fallback (the Vulkan memory model)")) return;
   VKPRIM_TEST_RNG(rng);
   for (ScanKind kind : kKinds) {
     ChainRig<uint32_t> rig(dev, pinned(ScanDesc{DataType::u32, Op::add, kind, 20000, ScanAlgorithm::automatic}));

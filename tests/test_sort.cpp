@@ -279,10 +279,7 @@ TEST_CASE("onesweep tiles staged in two rounds (256 x 24 u32, 256 x 16 u64: over
           "std::stable_sort across tile boundaries, keys and pairs",
           "[sort][tuning]") {
   Device& dev = test::device();
-  if (!dev.context().capabilities().has(feature_memory_model)) {
-    WARN("onesweep needs the Vulkan memory model: skipped");
-    return;
-  }
+  if (!test::has_features(dev, feature_memory_model, "onesweep (the Vulkan memory model)")) return;
   VKPRIM_TEST_RNG(rng);
   struct Shape {
     DataType key;

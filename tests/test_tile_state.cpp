@@ -73,7 +73,7 @@ void litmus_rounds(Device& dev, const char* kernel_name, const char* variant, ui
 
 TEST_CASE("tile state split into 16-bit halves of a 32-bit value passes the message-passing litmus test") {
   Device& dev = device();
-  if (!dev.context().capabilities().has(feature_memory_model)) { WARN("skipped: no Vulkan memory model"); return; }
+  if (!test::has_features(dev, feature_memory_model, "the tile-state litmus (the Vulkan memory model)")) return;
   litmus_rounds(dev, "test/litmus", "u32.add", 2);
 }
 

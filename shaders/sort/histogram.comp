@@ -35,7 +35,8 @@ void main() {
     for (uint p = 0u; p < passes; ++p) {
       const uint bit = pc.bit + 8u * p;
       const uint mask = sort_digit_mask(bit);
-      [[unroll]] for (uint k = 0u; k < ITEMS; ++k) atomicAdd(s_hist[p * RADIX_DIGITS + sort_digit(keys[k], bit, mask)], 1u);
+      [[unroll]] for (uint k = 0u; k < ITEMS; ++k)
+        atomicAdd(s_hist[p * RADIX_DIGITS + sort_digit(keys[k], bit, mask)], 1u);
     }
   }
   barrier();

@@ -61,6 +61,12 @@ Device& device_without(uint32_t features) {
   return dev;
 }
 
+bool has_features(Device& dev, uint32_t features, const char* what) {
+  if ((dev.context().capabilities().features & features) == features) return true;
+  WARN(what << " needs features the device lacks (" << features << "): skipped");
+  return false;
+}
+
 std::vector<Device*> cached_devices() {
   std::lock_guard<std::mutex> lock(devices_mutex());
   std::vector<Device*> out;

@@ -29,6 +29,9 @@ namespace vkprim::test {
 Device& device(const ContextOptions& options = {});
 // device() with `features` masked (ContextOptions::mask_features); checks that they are reported absent.
 Device& device_without(uint32_t features);
+// True where `dev` has every feature in `features`; else warns that the test case is skipped, naming
+// `what` needs them, and returns false: `if (!test::has_features(dev, feature_memory_model, "...")) return;`
+bool has_features(Device& dev, uint32_t features, const char* what);
 // Every device created so far (the listener clears their messages when a test case starts).
 std::vector<Device*> cached_devices();
 // Destroys every cached device (called by main before exit).
