@@ -385,9 +385,10 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   };
   if (wide_tile)
     while (items > 8 && shared_bytes(items, rounds_for(items)) > detail::kTwoPerSmShared) --items;
-  const uint32_t rounds = rounds_for(items);
+  // Rounds follow the final item count (two need it even), also where the device's limit halves it.
   if (!desc.items_per_thread)
-    while (items > 1 && shared_bytes(items, rounds) > caps.max_shared_memory) items /= 2;
+    while (items > 1 && shared_bytes(items, rounds_for(items)) > caps.max_shared_memory) items /= 2;
+  const uint32_t rounds = rounds_for(items);
   if (shared_bytes(items, rounds) > caps.max_shared_memory)
     return make_error(Status::unsupported, "RadixSort: a ", wg, " x ", items, " tile needs ",
                       shared_bytes(items, rounds), " bytes of shared memory; the device allows ",
