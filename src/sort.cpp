@@ -323,7 +323,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->passes = (end_bit - desc.begin_bit + 7) / 8;
 
   // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: 512 x 8, except onesweep
-  // with 32-bit keys and values: 384 x 18, staged in two rounds. On the H100 a 512 x 8 ranking kernel holds
+  // with 32-bit keys (384 x 18) and 32-bit keys with 4-byte values (384 x 22), staged in two rounds. On the H100 a 512 x 8 ranking kernel holds
   // 50-60 registers and 20 KiB of shared memory, so two workgroups share a multiprocessor; 512 x 16 (92
   // registers, 37 KiB) runs one and measured 2-16% slower.
   // Shared memory is onesweep's hard limit: NVIDIA's driver fits onesweep workgroups on a multiprocessor
@@ -334,8 +334,11 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // arrays) 444-448. Staging the ranked tile in two rounds (kTwoPerSmShared, STAGE_ROUNDS) halves its
   // largest shared array: 384 x 16 then took 14,396 bytes and 56 registers (three workgroups) and 366 us,
   // 384 x 18 15,932 bytes, 56 registers and 348 us (keys 1521 us against CUB's 1636 in the same command),
-  // 384 x 20 17,468 bytes and 80 registers (two) 384 us, 384 x 22 371, 256 x 24 366, 512 x 12 427. Pairs at
-  // 384 x 18: 75 registers, 552 us per pass (2327 us; 384 x 14 in one round 584, 384 x 16 556, 384 x 20 566).
+  // 384 x 20 17,468 bytes and 80 registers (two) 384 us, 384 x 22 371, 256 x 24 366, 512 x 12 427. Pairs
+  // (4-byte values) run two workgroups per SM at any of these shapes, so they take the largest tile that
+  // keeps 80 registers: 384 x 22 (19,004 bytes, 80 registers with packed positions and digits) 515 us per
+  // pass, 2197 us in all; 384 x 18 (68) 542, 384 x 20 (77) 522, 384 x 24 (80, 22,080 bytes) 563, 512 x 14
+  // (64) 531, 512 x 16 552 (H100, 2026-11-24).
   const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
   const bool wide_tile = !cpu && onesweep && widest == 4 && !desc.workgroup_size && !desc.items_per_thread;
@@ -345,7 +348,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (wg < 256 || wg > 1024 || wg % 128 != 0)
     return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a multiple of 128 from ",
                       "256 to 1024 (one invocation per digit, whole subgroups)");
-  uint32_t items = desc.items_per_thread ? desc.items_per_thread : wide_tile && wg == 384 ? 18u : 8u;
+  uint32_t items = desc.items_per_thread ? desc.items_per_thread
+                   : wide_tile && wg == 384      ? (plan->value_bytes ? 22u : 18u)
+                                                 : 8u;
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
     return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",
                       "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");

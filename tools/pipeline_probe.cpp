@@ -4,8 +4,8 @@
 // --cache it also writes each pipeline's VkPipelineCache data next to the SPIR-V (<file>.cache), from which
 // scripts/nv-sass extracts NVIDIA's machine code. A diagnostic for kernel variants built by hand with
 // glslangValidator (no runtime, no dispatch); --no-robustness builds them with storage-buffer robustness
-// disabled (VK_EXT_pipeline_robustness). Usage
-//   vkprim_pipeline_probe [--cache] [--no-robustness] WG ITEMS SUBGROUP file.spv...
+// disabled (VK_EXT_pipeline_robustness); --rounds=N sets constant 4 (STAGE_ROUNDS). Usage
+//   vkprim_pipeline_probe [--cache] [--no-robustness] [--rounds=N] WG ITEMS SUBGROUP file.spv...
 #include <vulkan/vulkan.h>
 
 #include <cinttypes>
@@ -58,16 +58,20 @@ void print_statistics(VkDevice device, VkPipeline pipeline, PFN_vkGetPipelineExe
 int main(int argc, char** argv) {
   int first = 1;
   bool write_cache = false, no_robustness = false;
+  uint32_t rounds = 1;
   for (; first < argc && argv[first][0] == '-'; ++first) {
     write_cache |= std::strcmp(argv[first], "--cache") == 0;
     no_robustness |= std::strcmp(argv[first], "--no-robustness") == 0;
+    if (std::strncmp(argv[first], "--rounds=", 9) == 0) rounds = uint32_t(std::atoi(argv[first] + 9));
   }
   if (argc < first + 4) {
-    std::fprintf(stderr, "usage: vkprim_pipeline_probe [--cache] [--no-robustness] WG ITEMS SUBGROUP file.spv...\n");
+    std::fprintf(stderr,
+                 "usage: vkprim_pipeline_probe [--cache] [--no-robustness] [--rounds=N] WG ITEMS SUBGROUP file.spv...\n");
     return 2;
   }
-  const uint32_t spec[3] = {uint32_t(std::atoi(argv[first])), uint32_t(std::atoi(argv[first + 1])),
-                            uint32_t(std::atoi(argv[first + 2]))};
+  // Constants 0..2, 3 (KEY_FLAGS: 0) and 4 (STAGE_ROUNDS, the sort's ranking kernels).
+  const uint32_t spec[5] = {uint32_t(std::atoi(argv[first])), uint32_t(std::atoi(argv[first + 1])),
+                            uint32_t(std::atoi(argv[first + 2])), 0u, rounds};
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.apiVersion = VK_API_VERSION_1_3;
   VkInstanceCreateInfo instance_info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
@@ -161,8 +165,8 @@ int main(int argc, char** argv) {
       status = 1;
       continue;
     }
-    const VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
-    const VkSpecializationInfo specialization{3, entries, sizeof(spec), spec};
+    const VkSpecializationMapEntry entries[5] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}, {4, 16, 4}};
+    const VkSpecializationInfo specialization{5, entries, sizeof(spec), spec};
     // As the runtime does: the subgroup size pinned, full subgroups.
     VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{
         VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};

@@ -308,7 +308,30 @@ shared uint s_rank_bit;              // pc.bit, read back: sort_opaque_zero, sor
 // padding, and only in the last tile, whose counts no other tile reads; scatters write positions below the
 // count only.
 KEY_T t_key[ITEMS];
+// Onesweep with values keeps two 16-bit positions per register (a tile holds at most 32768 keys). NVIDIA's
+// compiler still unpacks most of them early, yet with sort_scatter_tile's packed digits the pairs kernel at
+// 384 x 18 needed 68 registers instead of 72 (alone: 76 against 75), which lets 384 x 22 fit in 80: two
+// workgroups per SM. Keys-only kernels stay unpacked: there it left 56 registers and made the digit
+// passes 3% slower (348 -> 358 us at 2^26; H100, 2026-11-24).
+#if VKPRIM_VALUE_WORDS > 0 && defined(SORT_RANK_FEW_REGISTERS)
+#define SORT_PACKED_POSITIONS 1
+#endif
+#if defined(SORT_PACKED_POSITIONS)
+uint t_pos2[(ITEMS + 1u) / 2u];
+uint pos_get(uint i) { return (t_pos2[i >> 1u] >> ((i & 1u) * 16u)) & 0xFFFFu; }
+void pos_set(uint i, uint v) {
+  if ((i & 1u) == 0u) t_pos2[i >> 1u] = v;
+  else t_pos2[i >> 1u] |= v << 16u;
+}
+void pos_add(uint i, uint v) { t_pos2[i >> 1u] += v << ((i & 1u) * 16u); }
+#define POS_ORDER_SHIFT 15u  // positions < 2^15: `order` stays 0, as the compiler cannot prove
+#else
 uint t_pos[ITEMS];
+uint pos_get(uint i) { return t_pos[i]; }
+void pos_set(uint i, uint v) { t_pos[i] = v; }
+void pos_add(uint i, uint v) { t_pos[i] += v; }
+#define POS_ORDER_SHIFT 16u
+#endif
 
 // 0, read back from shared memory: indices computed with it cannot be tied to equal ones computed earlier,
 // so the compiler recomputes them (a few ALU operations) instead of holding them per item. Used by the value
@@ -400,7 +423,7 @@ void sort_count_tile() {
     uint old = 0u;
     if (before == 0u) old = SHARED_ATOMIC_ADD(s_mem[word], same << shift);
     old = subgroupShuffle(old, leader);
-    t_pos[i] = ((old >> shift) & COUNTER_MASK) + before;
+    pos_set(i, ((old >> shift) & COUNTER_MASK) + before);
 #else
     s_lane_digit[tid] = d;
     barrier();
@@ -416,10 +439,10 @@ void sort_count_tile() {
     barrier();
     // One writer per (group, digit), the lowest lane sharing it; an atomic because two digits may share a word.
     if (before == 0u) SHARED_ATOMIC_ADD(s_mem[word], same << shift);
-    t_pos[i] = ((old >> shift) & COUNTER_MASK) + before;
+    pos_set(i, ((old >> shift) & COUNTER_MASK) + before);
 #endif
 #if defined(SORT_RANK_FEW_REGISTERS)
-    order = t_pos[i] >> 16u;
+    order = pos_get(i) >> POS_ORDER_SHIFT;
 #endif
   }
   barrier();
@@ -468,9 +491,9 @@ void sort_rank_counted_tile() {
   uint order = 0u;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
     const uint d = t_digit(i, bit) | order;
-    t_pos[i] += (s_mem[row + counter_word(d)] >> counter_shift(d)) & COUNTER_MASK;
+    pos_add(i, (s_mem[row + counter_word(d)] >> counter_shift(d)) & COUNTER_MASK);
 #if defined(SORT_RANK_FEW_REGISTERS)
-    order = t_pos[i] >> 16u;
+    order = pos_get(i) >> POS_ORDER_SHIFT;
 #endif
   }
   barrier();  // s_mem is reused for staging next
@@ -492,7 +515,7 @@ void sort_rank_tile() {
 void sort_stage_key_round(uint round) {
   const uint first = round * STAGE_KEYS;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    const uint at = t_pos[i] - first;  // wraps above STAGE_KEYS for earlier rounds' positions
+    const uint at = pos_get(i) - first;  // wraps above STAGE_KEYS for earlier rounds' positions
     if (STAGE_ROUNDS == 1u || at < STAGE_KEYS) {
 #if defined(VKPRIM_KEY64)
       s_mem[at] = t_key[i].x;
@@ -528,7 +551,7 @@ void sort_scatter_tile(uint tile, uint n) {
 #if defined(VKPRIM_DIRECT_SCATTER)
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
     if (first + sort_striped_index(i) < n) {
-      const uint to = s_base[t_digit(i, pc.bit)] + t_pos[i];
+      const uint to = s_base[t_digit(i, pc.bit)] + pos_get(i);
       keys_out[out_shift + to] = sort_unordered(t_key[i]);
 #if VKPRIM_VALUE_WORDS > 0
       values_out[value_shift + to] = values_in[in_shift + first + sort_striped_index(i)];
@@ -538,7 +561,9 @@ void sort_scatter_tile(uint tile, uint n) {
 #else
   const uint tile_n = min(TILE, n - tile * TILE);
 #if VKPRIM_VALUE_WORDS > 0
-  uint out_digit[ITEMS];
+  // The digit of each position this invocation scatters, four per register, for the values' scatter.
+  uint out_digits[(ITEMS + 3u) / 4u];
+  [[unroll]] for (uint w = 0u; w < (ITEMS + 3u) / 4u; ++w) out_digits[w] = 0u;
 #endif
   // Item k covers tile positions k * WG_SIZE + tid, staged at (k % ITEMS_PER_ROUND) * WG_SIZE + tid in
   // round k / ITEMS_PER_ROUND; each later round is staged when its first item comes (uniform: the loop is
@@ -559,7 +584,7 @@ void sort_scatter_tile(uint tile, uint n) {
 #endif
       const uint d = sort_pass_digit(key);
 #if VKPRIM_VALUE_WORDS > 0
-      out_digit[k] = d;
+      out_digits[k >> 2u] |= d << ((k & 3u) * 8u);
 #endif
       keys_out[out_shift + s_base[d] + j] = sort_unordered(key);
     }
@@ -579,12 +604,18 @@ void sort_scatter_tile(uint tile, uint n) {
   }
   // The keys' loop computed the same positions and bounds: recomputed here (see sort_opaque_zero).
   const uint value_tid = tid + sort_opaque_zero();
+  // `chain` is always 0 (global positions are below 2^30: kMaxSortCount), but each item's position and
+  // digit depend on the previous item's s_base read, so NVIDIA's compiler cannot compute every item's
+  // digit, s_base address and bounds flag ahead of the loop and hold them all (it did, with the digits
+  // unpacked: 18 digits, 18 addresses and 10 flags live at once). Digits packed and chained: pairs
+  // onesweep at 384 x 18 needed 72 registers instead of 75 (H100, 2026-11-24).
+  uint chain = 0u;
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     if (k % ITEMS_PER_ROUND == 0u) {
       barrier();
       const uint round_first = (k / ITEMS_PER_ROUND) * STAGE_KEYS;
       [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-        const uint at = t_pos[i] - round_first;
+        const uint at = pos_get(i) - round_first;
         if (STAGE_ROUNDS == 1u || at < STAGE_KEYS) {
 #if VKPRIM_VALUE_WORDS == 2
           s_mem[at] = value[i].x;
@@ -596,10 +627,11 @@ void sort_scatter_tile(uint tile, uint n) {
       }
       barrier();
     }
-    const uint j = k * WG_SIZE + value_tid;
-    const uint at = (k % ITEMS_PER_ROUND) * WG_SIZE + value_tid;
+    const uint j = k * WG_SIZE + value_tid + chain;
+    const uint at = (k % ITEMS_PER_ROUND) * WG_SIZE + value_tid + chain;
     if (j < tile_n) {
-      const uint base = s_base[out_digit[k]];
+      const uint base = s_base[(out_digits[k >> 2u] >> ((k & 3u) * 8u + chain)) & 0xFFu];
+      chain = base >> 30u;
 #if VKPRIM_VALUE_WORDS == 2
       values_out[value_shift + base + j] = uvec2(s_mem[at], s_mem[STAGE_KEYS + at]);
 #else
