@@ -322,8 +322,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->end_bit = end_bit;
   plan->passes = (end_bit - desc.begin_bit + 7) / 8;
 
-  // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: 512 x 8, except onesweep
-  // with 32-bit keys (384 x 18) and 32-bit keys with 4-byte values (384 x 22), staged in two rounds. On the H100 a 512 x 8 ranking kernel holds
+  // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: reduce_then_scan 512 x 8;
+  // onesweep 384 x 18 for 32-bit keys, 384 x 22 for 32-bit keys with 4-byte values, 384 x 14 where keys or
+  // values take 8 bytes, all staged in two rounds. On the H100 a 512 x 8 ranking kernel holds
   // 50-60 registers and 20 KiB of shared memory, so two workgroups share a multiprocessor; 512 x 16 (92
   // registers, 37 KiB) runs one and measured 2-16% slower.
   // Shared memory is onesweep's hard limit: NVIDIA's driver fits onesweep workgroups on a multiprocessor
@@ -338,10 +339,13 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // (4-byte values) run two workgroups per SM at any of these shapes, so they take the largest tile that
   // keeps 80 registers: 384 x 22 (19,004 bytes, 80 registers with packed positions and digits) 515 us per
   // pass, 2197 us in all; 384 x 18 (68) 542, 384 x 20 (77) 522, 384 x 24 (80, 22,080 bytes) 563, 512 x 14
-  // (64) 531, 512 x 16 552 (H100, 2026-11-24).
+  // (64) 531, 512 x 16 552 (H100, 2026-11-24). With 8-byte keys or values two rounds of 384 x 14 take
+  // 23,612 bytes, the most under 24 KiB: against 512 x 8, u32 keys with 8-byte values 2^26 3487 -> 3265 us,
+  // u64 keys with 8-byte values 2^24 2111 -> 2022, u64 keys 2^24 1375 -> 1239 (384 x 12 3378, 2071, 1309;
+  // 512 x 10 3325; 256 x 16 3422).
   const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
-  const bool wide_tile = !cpu && onesweep && widest == 4 && !desc.workgroup_size && !desc.items_per_thread;
+  const bool wide_tile = !cpu && onesweep && !desc.workgroup_size && !desc.items_per_thread;
   uint32_t wg = desc.workgroup_size ? desc.workgroup_size : (cpu ? 256u : wide_tile ? 384u : 512u);
   if (!desc.workgroup_size && wg > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) wg = 256;
   // A multiple of 128, so that every subgroup size up to 128 divides it (CUB's tuned onesweep uses 384).
@@ -349,7 +353,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a multiple of 128 from ",
                       "256 to 1024 (one invocation per digit, whole subgroups)");
   uint32_t items = desc.items_per_thread ? desc.items_per_thread
-                   : wide_tile && wg == 384      ? (plan->value_bytes ? 22u : 18u)
+                   : wide_tile && wg == 384      ? (widest == 8 ? 14u : plan->value_bytes ? 22u : 18u)
                                                  : 8u;
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
     return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",
