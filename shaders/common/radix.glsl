@@ -273,8 +273,9 @@ uint sort_workgroup_scan(uint v, out uint total) {
 // ---- Shared memory ----------------------------------------------------------------------------------
 // s_mem holds first the per-subgroup digit counters (a row of COUNTER_ROW_WORDS per subgroup), then, once
 // ranks are in registers, the tile being scattered (KEY_WORDS or value words per key).
-// A counter per digit where the rows fit in the staging area (NVIDIA: 384 x 18 in two rounds and 512 x 8), else two
-// 16-bit counters per word (small subgroups, e.g. lavapipe's 8), so the counters never add shared memory.
+// A counter per digit where the rows fit in the staging area (NVIDIA's default shapes: 384 x 14, 18 and 22
+// in two rounds, 512 x 8), else two 16-bit counters per word (small subgroups, e.g. lavapipe's 8), so the
+// counters never add shared memory.
 // STAGE_ROUNDS (specialization constant 4: 1, or 2 with ITEMS even): the tile is staged and scattered in
 // that many rounds of STAGE_KEYS positions each, so a tile may be twice what shared memory stages at once
 // (shared memory bounds onesweep's tile: src/sort.cpp).
