@@ -45,8 +45,15 @@
 #define STATE_INCLUSIVE 2u
 #define STATE_COUNT_MASK 0x3FFFFFFFu
 
-// Predecessor tiles one look-back step reads per digit.
+// Predecessor tiles one look-back step reads per digit: four, two for 4-byte values. With two, a pairs tile
+// takes more steps (5.0 -> 8.1 at 2^26) but reads fewer state words, and u32 pairs sorted faster: 2^26
+// 2227-2234 -> 2197-2204 us, 2^28 9209 -> 9085; u32 keys got slower (1523 -> 1532), and 8-byte values
+// were not measured (H100, 2026-11-24).
+#if VKPRIM_VALUE_WORDS == 1
+#define LOOKBACK_TILES 2u
+#else
 #define LOOKBACK_TILES 4u
+#endif
 
 shared uint s_words[2];
 #define W_TILE 0
