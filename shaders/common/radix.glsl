@@ -513,11 +513,17 @@ void sort_rank_tile() {
 // rounds. Call after the ranking's closing barrier. VKPRIM_DIRECT_SCATTER (SortScatter::direct): nothing is
 // staged, and sort_scatter_tile writes each key from registers (no staging round trip, but a subgroup's
 // stores spread over up to a subgroup's worth of digit runs).
+// Whether item i's tile position falls in staging round `round`, and its slot there (`at`).
+bool sort_round_slot(uint i, uint round, out uint at) {
+  at = pos_get(i) - round * STAGE_KEYS;  // wraps above STAGE_KEYS for earlier rounds' positions
+  const bool inside = at < STAGE_KEYS;
+  return STAGE_ROUNDS == 1u || inside;
+}
+
 void sort_stage_key_round(uint round) {
-  const uint first = round * STAGE_KEYS;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    const uint at = pos_get(i) - first;  // wraps above STAGE_KEYS for earlier rounds' positions
-    if (STAGE_ROUNDS == 1u || at < STAGE_KEYS) {
+    uint at;
+    if (sort_round_slot(i, round, at)) {
 #if defined(VKPRIM_KEY64)
       s_mem[at] = t_key[i].x;
       s_mem[STAGE_KEYS + at] = t_key[i].y;
@@ -614,10 +620,9 @@ void sort_scatter_tile(uint tile, uint n) {
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     if (k % ITEMS_PER_ROUND == 0u) {
       barrier();
-      const uint round_first = (k / ITEMS_PER_ROUND) * STAGE_KEYS;
       [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-        const uint at = pos_get(i) - round_first;
-        if (STAGE_ROUNDS == 1u || at < STAGE_KEYS) {
+        uint at;
+        if (sort_round_slot(i, k / ITEMS_PER_ROUND, at)) {
 #if VKPRIM_VALUE_WORDS == 2
           s_mem[at] = value[i].x;
           s_mem[STAGE_KEYS + at] = value[i].y;
