@@ -37,9 +37,7 @@ RadixSort make_sort(Context& context, const SortDesc& desc) {
 
 // onesweep needs the Vulkan memory model; where the device lacks it the onesweep cases are skipped.
 bool available(Device& dev, SortAlgorithm a) {
-  if (a != SortAlgorithm::onesweep || dev.context().capabilities().has(feature_memory_model)) return true;
-  WARN("onesweep skipped: the device has no Vulkan memory model");
-  return false;
+  return a != SortAlgorithm::onesweep || test::has_features(dev, feature_memory_model, "onesweep (the Vulkan memory model)");
 }
 
 // Runs body(a) for each algorithm the device has.

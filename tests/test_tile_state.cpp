@@ -79,14 +79,13 @@ TEST_CASE("tile state split into 16-bit halves of a 32-bit value passes the mess
 
 TEST_CASE("tile state split into 16-bit quarters of a 64-bit value passes the message-passing litmus test") {
   Device& dev = device();
-  const auto& caps = dev.context().capabilities();
-  if (!caps.has(feature_memory_model) || !caps.has(feature_int64)) { WARN("skipped: no memory model or int64"); return; }
+  if (!test::has_features(dev, feature_memory_model | feature_int64, "the 64-bit tile-state litmus")) return;
   litmus_rounds(dev, "test/litmus", "u64.add", 4);
 }
 
 TEST_CASE("tile state in one 64-bit atomic word passes the message-passing litmus test") {
   Device& dev = device();
-  const auto& caps = dev.context().capabilities();
-  if (!caps.has(feature_memory_model) || !caps.has(feature_int64_atomics)) { WARN("skipped: no memory model or int64 atomics"); return; }
+  if (!test::has_features(dev, feature_memory_model | feature_int64_atomics, "the 64-bit atomic tile-state litmus"))
+    return;
   litmus_rounds(dev, "test/litmus64", "u32.add", 2);
 }

@@ -62,7 +62,7 @@ Device& device_without(uint32_t features) {
 }
 
 bool has_features(Device& dev, uint32_t features, const char* what) {
-  if ((dev.context().capabilities().features & features) == features) return true;
+  if (dev.context().capabilities().has(features)) return true;
   WARN(what << " needs features the device lacks (" << features << "): skipped");
   return false;
 }
