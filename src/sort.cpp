@@ -9,7 +9,7 @@
 //
 // Scratch layout (each part at a binding-aligned offset):
 //   meta: 16 header words (onesweep tickets per pass, statistics), 8 x 256 digit histograms (onesweep),
-//         then onesweep's two tile-state regions (256 words per tile each) or reduce_then_scan's 256 digit
+//         then onesweep's tile state (256 words per tile) or reduce_then_scan's 256 digit
 //         totals followed by the 256 x G digit table;
 //   the ping-pong keys, the ping-pong values, the record_indirect region.
 #include "vkprim/sort.hpp"
@@ -117,7 +117,6 @@ struct SortPlan {
   const Kernel* downsweep = nullptr;
   const Kernel* copy = nullptr;
   const Kernel* args = nullptr;
-  uint32_t state_words = 0;  // one onesweep tile-state region: max tiles x 256
   VkDeviceSize align = 16;
   VkDeviceSize meta_offset = 0, meta_bytes = 0;
   VkDeviceSize keys_offset = 0, keys_bytes = 0;
@@ -174,7 +173,6 @@ class SortPassBuilder {
                        vin, vout, bit, d << 8);
         o.push[6] = c_.options.fallback_spin_limit;
         o.push[7] = detail::chained_knobs(c_, true);
-        o.push[8] = p_.state_words;
       } else {
         const uint64_t groups = p_.groups_for(count);
         pass(p_.upsweep, ("reduce_then_scan upsweep" + digit).c_str(), kEntryGroups, groups, count, kin, kout, vin,
@@ -475,8 +473,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   const uint64_t max_tiles = plan->tiles_for(desc.max_count);
   uint64_t meta_words = detail::kRegionWord;
   if (onesweep) {
-    plan->state_words = uint32_t(max_tiles * detail::kDigits);
-    meta_words += 2 * uint64_t(plan->state_words);
+    meta_words += max_tiles * detail::kDigits;
   } else {
     meta_words += detail::kDigits + detail::kDigits * plan->groups_for(desc.max_count);
   }

@@ -100,7 +100,7 @@ class RadixSort {
   // Scratch for any count <= max_count, for record and record_indirect: usage STORAGE_BUFFER |
   // TRANSFER_DST (cleared with vkCmdFillBuffer) | INDIRECT_BUFFER, alignment max(16, minStorageBufferOffsetAlignment).
   // It holds the ping-pong copy of the keys (and values), the digit histograms or table and onesweep's
-  // tile state (two regions of 256 words per tile).
+  // tile state (256 words per tile).
   ScratchRequirements scratch_requirements() const;
   // Keys per tile (workgroup_size x items_per_thread as resolved for the device).
   uint64_t keys_per_tile() const;

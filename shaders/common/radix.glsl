@@ -82,7 +82,7 @@ layout(push_constant) uniform SortConstants {
   uint flags;         // SORT_INDIRECT | pass index << 8 | digit passes << 16 | indirect entry << 24
   uint param;         // kernel-specific: onesweep spin limit
   uint param2;        // kernel-specific: onesweep forced-skip period
-  uint state_words;   // onesweep: words of one tile-state region (max tiles * 256)
+  uint pad0;
   uint groups_entry;  // indirect entry whose workgroup count is the digit table's width (reduce_then_scan)
   uint digit_mask;    // (1 << digit width at `bit`) - 1: a push constant, so NVIDIA's code reads it as an operand
   uint pad1;
@@ -117,6 +117,9 @@ layout(set = 0, binding = 4, std430) buffer Meta { uint meta[]; };
 #define META_STAT_DEPTH 11u
 #define META_HIST META_HEADER_WORDS            // 8 passes x 256 digit counts
 #define META_REGION (META_HEADER_WORDS + 8u * RADIX_DIGITS)
+// A tile-state word the first onesweep digit pass reads as not yet written (even passes store complements,
+// see sort/onesweep.comp); the upfront histogram fills the state with it.
+#define SORT_STATE_UNWRITTEN 0xFFFFFFFFu
 
 const uint TILE = WG_SIZE * ITEMS;
 
@@ -513,17 +516,11 @@ void sort_rank_tile() {
 // rounds. Call after the ranking's closing barrier. VKPRIM_DIRECT_SCATTER (SortScatter::direct): nothing is
 // staged, and sort_scatter_tile writes each key from registers (no staging round trip, but a subgroup's
 // stores spread over up to a subgroup's worth of digit runs).
-// Whether item i's tile position falls in staging round `round`, and its slot there (`at`).
-bool sort_round_slot(uint i, uint round, out uint at) {
-  at = pos_get(i) - round * STAGE_KEYS;  // wraps above STAGE_KEYS for earlier rounds' positions
-  const bool inside = at < STAGE_KEYS;
-  return STAGE_ROUNDS == 1u || inside;
-}
-
 void sort_stage_key_round(uint round) {
+  const uint first = round * STAGE_KEYS;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    uint at;
-    if (sort_round_slot(i, round, at)) {
+    const uint at = pos_get(i) - first;  // wraps above STAGE_KEYS for earlier rounds' positions
+    if (STAGE_ROUNDS == 1u || at < STAGE_KEYS) {
 #if defined(VKPRIM_KEY64)
       s_mem[at] = t_key[i].x;
       s_mem[STAGE_KEYS + at] = t_key[i].y;
@@ -620,9 +617,10 @@ void sort_scatter_tile(uint tile, uint n) {
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     if (k % ITEMS_PER_ROUND == 0u) {
       barrier();
+      const uint round_first = (k / ITEMS_PER_ROUND) * STAGE_KEYS;
       [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-        uint at;
-        if (sort_round_slot(i, k / ITEMS_PER_ROUND, at)) {
+        const uint at = pos_get(i) - round_first;
+        if (STAGE_ROUNDS == 1u || at < STAGE_KEYS) {
 #if VKPRIM_VALUE_WORDS == 2
           s_mem[at] = value[i].x;
           s_mem[STAGE_KEYS + at] = value[i].y;

@@ -1,8 +1,9 @@
 #version 460
 // Onesweep, upfront pass (Adinets & Merrill 2022): one read of the keys builds the 256-bin digit
 // histogram of EVERY digit pass (shared-memory atomics, then one global atomicAdd per non-zero bin into
-// meta[META_HIST + pass * 256 + digit], which the runtime cleared). It also clears the tile state the
-// first digit pass will use (region 0, one word per tile and digit), so no fill of it is needed.
+// meta[META_HIST + pass * 256 + digit], which the runtime cleared). It also fills the digit passes' tile
+// state (one word per tile and digit) with SORT_STATE_UNWRITTEN, which the first pass reads as not yet
+// written, so no fill of it is needed.
 // Workgroups stride over tiles of TILE keys, reading them coalesced.
 // Defines: VKPRIM_KEY64. Specialization: WG_SIZE, ITEMS (keys per invocation per tile), KEY_FLAGS.
 // Bindings/push: common/radix.glsl (bit = begin_bit, flags carry the digit-pass count).
@@ -20,7 +21,8 @@ void main() {
   if (group >= groups) return;
   const uint passes = sort_passes();
   for (uint w = tid; w < passes * RADIX_DIGITS; w += WG_SIZE) s_hist[w] = 0u;
-  for (uint w = group * WG_SIZE + tid; w < tiles * RADIX_DIGITS; w += groups * WG_SIZE) meta[META_REGION + w] = 0u;
+  for (uint w = group * WG_SIZE + tid; w < tiles * RADIX_DIGITS; w += groups * WG_SIZE)
+    meta[META_REGION + w] = SORT_STATE_UNWRITTEN;
   barrier();
   // A tile's loads all issue before its atomics (sort_load_ordered), then the atomics go pass by pass (a
   // uniform loop). With each key loaded inside its own bounds test, NVIDIA's code had one load in flight per

@@ -17,33 +17,32 @@
 //     INCLUSIVE count;
 //  4. it publishes its own INCLUSIVE count, and the staged tile is scattered to that prefix
 //     (= keys of smaller digits + digit d in earlier tiles) + rank.
-// Tile state: one u32 per (tile, digit): flag << 30 | count (NOT_READY 0, AGGREGATE 1, INCLUSIVE 2), so
-// counts stay below 2^30 (the runtime limits max_count). Two regions alternate by pass parity; each tile
-// clears its words of the other region for the next pass (the upfront histogram cleared region 0).
-// Fallback: an invocation whose predecessor stays NOT_READY for more than pc.param polls asks for help;
+// Tile state: one u32 per (tile, digit), written << 31 | inclusive << 30 | count as the pass sees it, so
+// counts stay below 2^30 (the runtime limits max_count). One region serves every pass and nothing clears it:
+// even passes store the complement, so a word the previous pass wrote reads as not written (bit 31 clear),
+// and a state still only moves forward through one reduction (atomicMax on odd passes, atomicMin of the
+// complement on even ones). That needs every pass to write every word a successor reads: each tile's
+// words are written by the tile or, when its successor gives up waiting, by that successor (below); the
+// upfront histogram fills the region with ~0, which pass 0 reads as not written. (Two regions cleared a
+// pass ahead cost DRAM traffic: the cleared lines left L2 long before the next pass's atomics read them
+// back. Plain stores instead of the reductions made u32 pairs 2% slower on NVIDIA.)
+// Fallback: an invocation whose predecessor stays not written for more than pc.param polls asks for help;
 // the whole workgroup then counts that predecessor's digits from its keys itself (counts are exact, so the
-// value equals the owner's; for tile 0 it adds the same histogram scan) and publishes them with
-// atomicMax, so states only move forward and no workgroup waits on one that may never run: no
-// forward-progress assumption.
+// value equals the owner's; for tile 0 it adds the same histogram scan) and publishes them the same way,
+// so no workgroup waits on one that may never run: no forward-progress assumption.
 // pc.param2 bit 31: no look-back statistics; bit 30: launch order. Test knob: pc.param2 & 0x3FFFFFFF = k > 0
 // makes every k-th tile publish nothing, so its successors must count it themselves; k = 1 includes tile 0,
 // whose counts a successor then publishes with the histogram scan added (the scan's knob spares tile 0).
 // Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS, VKPRIM_PARTITIONED, VKPRIM_DIRECT_SCATTER.
 // Specialization: WG_SIZE (>= 256), ITEMS (keys per invocation), SUBGROUP_MIN, KEY_FLAGS, STAGE_ROUNDS
 // (common/radix.glsl).
-// Bindings/push: common/radix.glsl (bit = this pass's first bit, flags carry the pass index, state_words =
-// words of one tile-state region).
+// Bindings/push: common/radix.glsl (bit = this pass's first bit, flags carry the pass index).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_memory_scope_semantics : require
 #define SORT_RANKING 1
 #define SORT_RANK_FEW_REGISTERS 1
 #define SORT_MEMORY_MODEL 1
 #include "common/radix.glsl"
-
-#define STATE_NOT_READY 0u
-#define STATE_AGGREGATE 1u
-#define STATE_INCLUSIVE 2u
-#define STATE_COUNT_MASK 0x3FFFFFFFu
 
 // Predecessor tiles one look-back step reads per digit: four, two for 4-byte values. With two, a pairs tile
 // takes more steps (5.0 -> 8.1 at 2^26) but reads fewer state words, and u32 pairs sorted faster: 2^26
@@ -65,16 +64,22 @@ shared uint s_words[2];
 void sh_set(uint i, uint v) { atomicStore(s_words[i], v, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
 uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
 
-uint state_index(uint region, uint tile, uint digit) {
-  return META_REGION + region * pc.state_words + tile * RADIX_DIGITS + digit;
+uint state_index(uint tile, uint digit) { return META_REGION + tile * RADIX_DIGITS + digit; }
+// A state as this pass sees it (the header comment): even passes store and read its complement.
+#define STATE_WRITTEN 0x80000000u
+#define STATE_INCLUSIVE 0x40000000u
+#define STATE_COUNT_MASK 0x3FFFFFFFu
+uint state_view(uint pass) { return (pass & 1u) != 0u ? 0u : 0xFFFFFFFFu; }
+uint read_state(uint pass, uint tile, uint digit) {
+  return state_view(pass) ^ atomicLoad(meta[state_index(tile, digit)], gl_ScopeQueueFamily,
+                                       gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
-void publish(uint region, uint tile, uint digit, uint flag, uint count) {
-  atomicMax(meta[state_index(region, tile, digit)], (flag << 30u) | count, gl_ScopeQueueFamily,
-            gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
-}
-uint read_state(uint region, uint tile, uint digit) {
-  return atomicLoad(meta[state_index(region, tile, digit)], gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
-                    gl_SemanticsRelaxed);
+void publish(uint pass, uint tile, uint digit, uint kind, uint count) {
+  const uint index = state_index(tile, digit), state = STATE_WRITTEN | kind | count;
+  if ((pass & 1u) != 0u)
+    atomicMax(meta[index], state, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+  else
+    atomicMin(meta[index], ~state, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 void stat_add(uint word, uint v) {
   atomicAdd(meta[word], v, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
@@ -95,7 +100,6 @@ void main() {
   const uint tiles = sort_tiles(n);
   if (vk_workgroup_index() >= tiles) return;
   const uint pass = sort_pass_index();
-  const uint region = pass & 1u;
   if (tid == 0u) {
     const bool launch_order = (pc.param2 & KNOB_LAUNCH_ORDER) != 0u;
     sh_set(W_TILE, launch_order ? vk_workgroup_index()
@@ -105,8 +109,6 @@ void main() {
   }
   barrier();
   const uint tile = sh_get(W_TILE);
-  // The next pass's state lives in the other region, last used by the previous pass (complete by now).
-  for (uint d = tid; d < RADIX_DIGITS; d += WG_SIZE) meta[state_index(region ^ 1u, tile, d)] = 0u;
 
   const bool digit_owner = tid < RADIX_DIGITS;
   sort_load_tile(tile, n);
@@ -121,7 +123,7 @@ void main() {
   const bool skip = skip_period != 0u && tile % skip_period == skip_period - 1u;
   const uint count = digit_owner ? s_count[tid] : 0u;
   if (digit_owner && !skip)
-    publish(region, tile, tid, tile == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, tile0_prefix + count);
+    publish(pass, tile, tid, tile == 0u ? STATE_INCLUSIVE : 0u, tile0_prefix + count);
   sort_rank_counted_tile();
   // Staged now (the first round: all of the tile with STAGE_ROUNDS 1), the keys free their registers for
   // the look-back.
@@ -137,18 +139,17 @@ void main() {
       for (;;) {
         uint words[LOOKBACK_TILES];
         [[unroll]] for (uint j = 0u; j < LOOKBACK_TILES; ++j)
-          words[j] = j <= look ? read_state(region, look - j, tid) : 0u;  // tile 0 always ends the walk
+          words[j] = j <= look ? read_state(pass, look - j, tid) : 0u;  // tile 0 always ends the walk
         uint consumed = 0u;
         bool blocked = false;
         [[unroll]] for (uint j = 0u; j < LOOKBACK_TILES; ++j) {
-          const uint flag = words[j] >> 30u;
           if (!blocked && !done) {
-            if (flag == STATE_NOT_READY) {
+            if ((words[j] & STATE_WRITTEN) == 0u) {
               blocked = true;
             } else {
               prefix += words[j] & STATE_COUNT_MASK;
               consumed += 1u;
-              done = flag == STATE_INCLUSIVE;
+              done = (words[j] & STATE_INCLUSIVE) != 0u;
             }
           }
         }
@@ -183,7 +184,7 @@ void main() {
     if (other == 0u) other_prefix = smaller_digits(pass);  // `other` is uniform
     if (digit_owner) {
       const uint c = atomicLoad(s_fallback[tid], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
-      publish(region, other, tid, other == 0u ? STATE_INCLUSIVE : STATE_AGGREGATE, other_prefix + c);
+      publish(pass, other, tid, other == 0u ? STATE_INCLUSIVE : 0u, other_prefix + c);
     }
     if (tid == 0u) {
       stat_add(META_STAT_FALLBACKS, 1u);
@@ -193,7 +194,7 @@ void main() {
   }
 
   if (digit_owner) {
-    if (tile != 0u && !skip) publish(region, tile, tid, STATE_INCLUSIVE, prefix + count);
+    if (tile != 0u && !skip) publish(pass, tile, tid, STATE_INCLUSIVE, prefix + count);
     s_base[tid] = prefix - s_start[tid];
   }
   if (tid == 0u && (pc.param2 & 0x80000000u) == 0u) {
