@@ -72,6 +72,8 @@ class SortRig {
   const Buffer& scratch() const { return scratch_; }
   const Buffer& keys() const { return keys_; }
   const Buffer& values() const { return values_; }
+  // The word every scratch word holds before each sort (test::kPoison unless set).
+  void set_scratch_word(uint32_t word) { scratch_word_ = word; }
 
   // Sorts `keys` placed at element `shift` of the key buffer (values = the original index, and for 8-byte
   // values index | ~index << 32) and checks keys, values and guards. indirect: the count comes from a
@@ -94,7 +96,8 @@ class SortRig {
     }
     test::upload(dev_, keys_, key_bytes);
     test::upload(dev_, values_, value_bytes);
-    test::poison(dev_, scratch_);
+    const auto filled = dev_.fill(scratch_, scratch_word_);
+    REQUIRE(filled.ok());
     // record_indirect's ranges hold max_count elements (the count is only known on the GPU).
     const uint64_t range_n = indirect ? d.max_count : n;
     const BufferRange kr = keys_.range(shift * kb_, range_n * kb_);
@@ -158,6 +161,7 @@ class SortRig {
   RadixSort plan_;
   uint32_t kb_, vb_;
   Buffer keys_, values_, scratch_;
+  uint32_t scratch_word_ = test::kPoison;
 };
 
 Keys random_keys(uint64_t n, DataType type, std::mt19937_64& rng) {
@@ -506,6 +510,31 @@ TEST_CASE("onesweep with spin limit 0 and every 3rd tile (or every tile, tile 0 
         for (uint64_t t = 0; t + 1 < real_tiles; ++t) skipped += t % period == period - 1;
         INFO("tiles per pass " << real_tiles << ", fallbacks " << stats[1] << ", skipped tiles per pass " << skipped);
         CHECK(stats[1] >= skipped * rig.plan().digit_passes());
+      }
+    }
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+}
+
+// Onesweep's tile state is never cleared between passes (a pass tells its own words from the previous
+// pass's by their encoding); only the upfront histogram's fill makes whatever scratch held unwritten.
+TEST_CASE("onesweep matches std::stable_sort whatever its scratch held before (all zeros, all ones, words that "
+          "read as written or inclusive states), also with forced fallback",
+          "[sort][fallback][scratch]") {
+  for (uint32_t period : {0u, 3u}) {
+    ContextOptions o;
+    o.fallback_spin_limit = period == 0 ? 64 : 0;
+    o.debug_skip_publication_period = period;
+    Device& dev = test::device(o);
+    if (!available(dev, SortAlgorithm::onesweep)) return;
+    VKPRIM_TEST_RNG(rng);
+    const uint64_t tile = tile_of(dev, 0);
+    for (uint32_t vs : {0u, 4u}) {
+      SortRig rig(dev, desc_of(SortAlgorithm::onesweep, DataType::u32, 7 * tile + 5, vs));
+      for (uint32_t word : {0u, 0xFFFFFFFFu, 0x7FFFFFFFu, 0x80000000u, 0xC0000001u, 0x3FFFFFFFu}) {
+        INFO("skip period " << period << ", scratch word 0x" << std::hex << word);
+        rig.set_scratch_word(word);
+        REQUIRE(rig.check(random_keys(7 * tile + 5, DataType::u32, rng)));
       }
     }
     REQUIRE_NO_VALIDATION_MESSAGES(dev);
