@@ -516,16 +516,24 @@ TEST_CASE("onesweep with spin limit 0 and every 3rd tile (or every tile, tile 0 
   }
 }
 
+// Every `period`-th onesweep tile publishes nothing and a waiting tile counts it at once (period 0: every
+// tile publishes, and waiters poll 64 times before falling back).
+namespace {
+ContextOptions skipping_options(uint32_t period) {
+  ContextOptions o;
+  o.fallback_spin_limit = period == 0 ? 64 : 0;
+  o.debug_skip_publication_period = period;
+  return o;
+}
+}  // namespace
+
 // Onesweep's tile state is never cleared between passes (a pass tells its own words from the previous
 // pass's by their encoding); only the upfront histogram's fill makes whatever scratch held unwritten.
 TEST_CASE("onesweep matches std::stable_sort whatever its scratch held before (all zeros, all ones, words that "
           "read as written or inclusive states), also with forced fallback",
           "[sort][fallback][scratch]") {
   for (uint32_t period : {0u, 3u}) {
-    ContextOptions o;
-    o.fallback_spin_limit = period == 0 ? 64 : 0;
-    o.debug_skip_publication_period = period;
-    Device& dev = test::device(o);
+    Device& dev = test::device(skipping_options(period));
     if (!available(dev, SortAlgorithm::onesweep)) return;
     VKPRIM_TEST_RNG(rng);
     const uint64_t tile = tile_of(dev, 0);
@@ -545,9 +553,7 @@ TEST_CASE("onesweep with tiles taken in launch order (workgroup index, no ticket
           "forced fallback",
           "[sort][fallback][tile_order]") {
   for (uint32_t period : {0u, 3u}) {
-    ContextOptions o;
-    o.fallback_spin_limit = period == 0 ? 64 : 0;
-    o.debug_skip_publication_period = period;
+    ContextOptions o = skipping_options(period);
     o.tile_order = TileOrder::launch;
     Device& dev = test::device(o);
     if (!available(dev, SortAlgorithm::onesweep)) return;
