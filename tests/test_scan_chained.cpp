@@ -201,9 +201,7 @@ ContextOptions no_subgroups() {
 }
 
 ContextOptions forced(uint32_t spin_limit, uint32_t period) {
-  ContextOptions o;
-  o.fallback_spin_limit = spin_limit;
-  o.debug_skip_publication_period = period;
+  ContextOptions o = test::forced_fallback(period, spin_limit);
   o.collect_statistics = true;  // the forced cases check the look-back steps and depth too
   return o;
 }

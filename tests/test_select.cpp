@@ -49,9 +49,7 @@ ContextOptions no_push_descriptors() {
   return o;
 }
 ContextOptions forced_fallback(uint32_t period, bool subgroups = true) {
-  ContextOptions o;
-  o.fallback_spin_limit = 0;
-  o.debug_skip_publication_period = period;
+  ContextOptions o = test::forced_fallback(period);
   o.force_no_subgroups = !subgroups;
   return o;
 }

@@ -96,8 +96,7 @@ class SortRig {
     }
     test::upload(dev_, keys_, key_bytes);
     test::upload(dev_, values_, value_bytes);
-    const auto filled = dev_.fill(scratch_, scratch_word_);
-    REQUIRE(filled.ok());
+    test::poison(dev_, scratch_, scratch_word_);
     // record_indirect's ranges hold max_count elements (the count is only known on the GPU).
     const uint64_t range_n = indirect ? d.max_count : n;
     const BufferRange kr = keys_.range(shift * kb_, range_n * kb_);
@@ -486,9 +485,7 @@ TEST_CASE("onesweep with spin limit 0 and every 3rd tile (or every tile, tile 0 
           "[sort][fallback]") {
   // Period 1 makes a successor publish tile 0's counts too, with the histogram offsets tile 0 adds.
   for (uint32_t period : {3u, 1u}) {
-    ContextOptions o;
-    o.fallback_spin_limit = 0;
-    o.debug_skip_publication_period = period;
+    ContextOptions o = test::forced_fallback(period);
     o.collect_statistics = true;  // the tile count below
     Device& dev = test::device(o);
     if (!available(dev, SortAlgorithm::onesweep)) return;
@@ -516,24 +513,13 @@ TEST_CASE("onesweep with spin limit 0 and every 3rd tile (or every tile, tile 0 
   }
 }
 
-// Every `period`-th onesweep tile publishes nothing and a waiting tile counts it at once (period 0: every
-// tile publishes, and waiters poll 64 times before falling back).
-namespace {
-ContextOptions skipping_options(uint32_t period) {
-  ContextOptions o;
-  o.fallback_spin_limit = period == 0 ? 64 : 0;
-  o.debug_skip_publication_period = period;
-  return o;
-}
-}  // namespace
-
 // Onesweep's tile state is never cleared between passes (a pass tells its own words from the previous
 // pass's by their encoding); only the upfront histogram's fill makes whatever scratch held unwritten.
 TEST_CASE("onesweep matches std::stable_sort whatever its scratch held before (all zeros, all ones, words that "
           "read as written or inclusive states), also with forced fallback",
           "[sort][fallback][scratch]") {
   for (uint32_t period : {0u, 3u}) {
-    Device& dev = test::device(skipping_options(period));
+    Device& dev = test::device(test::forced_fallback(period, period == 0 ? 64 : 0));
     if (!available(dev, SortAlgorithm::onesweep)) return;
     VKPRIM_TEST_RNG(rng);
     const uint64_t tile = tile_of(dev, 0);
@@ -553,7 +539,7 @@ TEST_CASE("onesweep with tiles taken in launch order (workgroup index, no ticket
           "forced fallback",
           "[sort][fallback][tile_order]") {
   for (uint32_t period : {0u, 3u}) {
-    ContextOptions o = skipping_options(period);
+    ContextOptions o = test::forced_fallback(period, period == 0 ? 64 : 0);
     o.tile_order = TileOrder::launch;
     Device& dev = test::device(o);
     if (!available(dev, SortAlgorithm::onesweep)) return;
@@ -570,10 +556,8 @@ TEST_CASE("onesweep with tiles taken in launch order (workgroup index, no ticket
 
 TEST_CASE("radix sort on the no-subgroup path matches std::stable_sort (both algorithms, forced onesweep fallback)",
           "[sort][no_subgroups]") {
-  ContextOptions o;
+  ContextOptions o = test::forced_fallback(4);
   o.force_no_subgroups = true;
-  o.fallback_spin_limit = 0;
-  o.debug_skip_publication_period = 4;
   Device& dev = test::device(o);
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 6 * tile_of(dev, 0) + 13;

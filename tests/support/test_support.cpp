@@ -61,6 +61,13 @@ Device& device_without(uint32_t features) {
   return dev;
 }
 
+ContextOptions forced_fallback(uint32_t period, uint32_t spin_limit) {
+  ContextOptions o;
+  o.fallback_spin_limit = spin_limit;
+  o.debug_skip_publication_period = period;
+  return o;
+}
+
 bool has_features(Device& dev, uint32_t features, const char* what) {
   if (dev.context().capabilities().has(features)) return true;
   WARN(what << " needs features the device lacks (" << features << "): skipped");
@@ -102,8 +109,8 @@ Buffer make_scratch(const Device& dev, const Reduce& plan) {
   return make_buffer(dev, std::max<VkDeviceSize>(16, plan.scratch_requirements().size));
 }
 
-void poison(const Device& dev, const Buffer& buffer) {
-  auto done = dev.fill(buffer, kPoison);
+void poison(const Device& dev, const Buffer& buffer, uint32_t word) {
+  auto done = dev.fill(buffer, word);
   INFO(done.message());
   REQUIRE(done.ok());
 }

@@ -27,6 +27,10 @@ namespace vkprim::test {
 // A Device with validation + synchronization validation on and no persisted pipeline cache, created
 // once per ContextOptions combination for the whole test binary.
 Device& device(const ContextOptions& options = {});
+// Options that force the chained kernels' decoupled fallback: every `period`-th tile publishes nothing
+// (ContextOptions::debug_skip_publication_period; 0: every tile publishes) and a waiting tile polls
+// `spin_limit` times before counting a predecessor itself.
+ContextOptions forced_fallback(uint32_t period, uint32_t spin_limit = 0);
 // device() with `features` masked (ContextOptions::mask_features); checks that they are reported absent.
 Device& device_without(uint32_t features);
 // True where `dev` has every feature in `features`; else warns that the test case is skipped, naming
@@ -47,7 +51,8 @@ constexpr uint32_t kPoison = 0xDEADBEEFu;
 Buffer make_buffer(const Device& dev, VkDeviceSize bytes);
 // Scratch sized by scratch_requirements() (at least 16 bytes, so a range is always valid).
 Buffer make_scratch(const Device& dev, const Reduce& plan);
-void poison(const Device& dev, const Buffer& buffer);
+// Fills every word of the buffer with `word` (kPoison unless given).
+void poison(const Device& dev, const Buffer& buffer, uint32_t word = kPoison);
 // True when every word of the buffer still holds kPoison.
 bool still_poisoned(const Device& dev, const Buffer& buffer);
 
