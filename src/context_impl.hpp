@@ -47,8 +47,22 @@ struct ContextImpl {
                                uint32_t, bool, bool>;
   std::map<KernelKey, std::unique_ptr<Kernel>> kernels;
 
-  bool use_subgroups() const {
-    return caps.has(feature_subgroup_arithmetic) && !options.force_no_subgroups;
+  // The subgroup size every subgroup of a kernel of `wg` invocations is guaranteed to run with, all lanes
+  // active, or 0 where no pipeline can guarantee that. Without REQUIRE_FULL_SUBGROUPS a driver may launch
+  // subgroups with only some lanes active (lavapipe at 1024-bit vectors reports 32 and runs 16), so the
+  // subgroup kernels, which count lanes by gl_SubgroupSize and order a tile by lane, run only where this
+  // is nonzero (use_subgroups) and take the shared-memory emulation elsewhere. kernel.cpp pins the same size:
+  // the device's largest with requiredSubgroupSize where the workgroup holds few enough subgroups
+  // (maxComputeWorkgroupSubgroups), else the default size with full subgroups alone.
+  uint32_t full_subgroup_size(uint32_t wg) const {
+    if (!caps.has(feature_subgroup_size_control) || caps.max_subgroup_size == 0 || wg % caps.max_subgroup_size != 0)
+      return 0;
+    if (wg <= uint64_t(caps.max_subgroup_size) * caps.max_workgroup_subgroups) return caps.max_subgroup_size;
+    return caps.subgroup_size;
+  }
+  // Whether a kernel of `wg` invocations that uses subgroup operations takes its subgroup variant.
+  bool use_subgroups(uint32_t wg) const {
+    return caps.has(feature_subgroup_arithmetic) && !options.force_no_subgroups && full_subgroup_size(wg) != 0;
   }
   bool use_push_descriptors() const { return caps.has(feature_push_descriptors); }
 };

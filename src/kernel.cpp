@@ -138,15 +138,17 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   robustness.images = VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DEVICE_DEFAULT_EXT;
   if (desc.unchecked_storage && caps.has(feature_pipeline_robustness)) pipe_info.pNext = &robustness;
   if (c.capture_statistics) pipe_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-  // Pin the subgroup size the shaders were tuned for, with full subgroups, where the device allows it.
+  // Full subgroups of the size the plans chose the variant for (ContextImpl::full_subgroup_size).
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
-  if (desc.uses_subgroups && caps.has(feature_subgroup_size_control) &&
-      desc.workgroup_size % caps.max_subgroup_size == 0 &&
-      desc.workgroup_size <= uint64_t(caps.max_subgroup_size) * caps.max_workgroup_subgroups) {
-    required.requiredSubgroupSize = caps.max_subgroup_size;
-    pipe_info.stage.pNext = &required;
+  const uint32_t full = desc.uses_subgroups ? c.full_subgroup_size(desc.workgroup_size) : 0;
+  if (full) {
     pipe_info.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+    if (full == caps.max_subgroup_size &&
+        desc.workgroup_size <= uint64_t(caps.max_subgroup_size) * caps.max_workgroup_subgroups) {
+      required.requiredSubgroupSize = full;
+      pipe_info.stage.pNext = &required;
+    }
   }
   r = c.vk.vkCreateComputePipelines(c.device, c.pipeline_cache, 1, &pipe_info, nullptr, &kernel->pipeline);
   c.vk.vkDestroyShaderModule(c.device, module, nullptr);

@@ -66,11 +66,12 @@ inline Result<void> check_type_op(const ContextImpl& c, DataType type, Op op, co
 }
 
 // "u32.add" or "u32.add.nosg": the subgroup variant when the kernel uses subgroups, the device offers
-// them for this type, and the caller did not force the emulation.
-inline Result<std::string> variant_name(const ContextImpl& c, DataType type, Op op, bool kernel_uses_subgroups) {
+// them for this type with full subgroups at workgroup size `wg`, and the caller did not force the emulation.
+inline Result<std::string> variant_name(const ContextImpl& c, DataType type, Op op, bool kernel_uses_subgroups,
+                                        uint32_t wg) {
   std::string name = std::string(to_string(type)) + "." + to_string(op);
   if (!kernel_uses_subgroups) return name;
-  bool subgroups = c.use_subgroups();
+  bool subgroups = c.use_subgroups(wg);
   // 64-bit integers in subgroup operations need shaderSubgroupExtendedTypes.
   if ((type == DataType::u64 || type == DataType::i64) && !c.caps.has(feature_subgroup_extended_types))
     subgroups = false;

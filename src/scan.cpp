@@ -85,6 +85,18 @@ constexpr ChainedTuning kChainedTuning[] = {
     {VkDriverId(0), 0, 256, 4, 0, 0, 1},
 };
 
+// Drivers known to give no forward progress between workgroups of a dispatch, where a tile that spins on
+// its predecessor can wait forever. llvmpipe also ends every loop after 65535 iterations and lets it fall
+// through (seen under load, LP_NUM_THREADS=8); Apple's and Mali's GPUs do not reschedule a spinning
+// workgroup (Smith, Levien & Owens, SPAA 2025, measured look-back hangs there).
+constexpr VkDriverId kNoForwardProgress[] = {VK_DRIVER_ID_MESA_LLVMPIPE, VK_DRIVER_ID_MOLTENVK,
+                                              VK_DRIVER_ID_ARM_PROPRIETARY, VK_DRIVER_ID_MESA_PANVK};
+
+bool lacks_forward_progress(VkDriverId driver) {
+  return std::find(std::begin(kNoForwardProgress), std::end(kNoForwardProgress), driver) !=
+         std::end(kNoForwardProgress);
+}
+
 const ChainedTuning& chained_tuning(const Capabilities& caps) {
   for (const ChainedTuning& t : kChainedTuning)
     if ((t.driver == 0 || t.driver == caps.driver_id) &&
@@ -422,13 +434,12 @@ uint32_t Scan::dispatch_count(uint64_t count) const {
 
 uint64_t Scan::float_add_depth(uint64_t count) const {
   const detail::ScanPlan& p = *plan_;
-  const Capabilities& caps = p.context->caps;
   const uint64_t n = std::max<uint64_t>(1, std::min(count, p.window));
   const uint64_t windows = p.windows_for(count);
   const uint32_t log_wg = detail::ceil_log2(p.wg);
   // A subgroup scan or reduce may be sequential within the subgroup; the raking of the subgroup totals is.
-  const uint64_t sg_max = p.subgroups ? std::max<uint32_t>(1, caps.max_subgroup_size) : 1;
-  const uint64_t sg_min = p.subgroups ? std::max<uint32_t>(1, caps.min_subgroup_size) : 1;
+  const uint64_t sg_max = p.subgroups ? std::max<uint32_t>(1, p.context->full_subgroup_size(p.wg)) : 1;
+  const uint64_t sg_min = sg_max;
   const uint64_t wg_scan = p.subgroups ? 2 * sg_max + detail::ceil_div(p.wg / sg_min, sg_min) + 2
                                        : uint64_t(log_wg) + 1;
   const uint64_t wg_reduce = sg_max + log_wg + 1;
@@ -488,12 +499,11 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     return make_error(Status::unsupported, "Scan: ", to_string(plan->algorithm), " needs the vulkanMemoryModel and ",
                       "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
                       "(device_requirements() lists them)");
-  // llvmpipe ends every loop of a shader invocation after 65535 iterations and lets it fall through, so a
-  // look-back that waits long publishes a wrong prefix there (seen under load, LP_NUM_THREADS=8): without
-  // forward progress only chained_fallback, which stops waiting after fallback_spin_limit polls, is safe.
-  if (plan->algorithm == ScanAlgorithm::chained_lookback && c.caps.driver_id == VK_DRIVER_ID_MESA_LLVMPIPE)
-    return make_error(Status::unsupported, "Scan: chained_lookback needs forward progress between workgroups, which "
-                      "lavapipe (llvmpipe) does not give: its loops stop after 65535 iterations; use chained_fallback");
+  // Without forward progress between workgroups only chained_fallback, which stops waiting after
+  // fallback_spin_limit polls, is safe: a spinning look-back can hang the device.
+  if (plan->algorithm == ScanAlgorithm::chained_lookback && detail::lacks_forward_progress(c.caps.driver_id))
+    return make_error(Status::unsupported, "Scan: chained_lookback needs forward progress between workgroups, which ",
+                      "this driver (", c.caps.driver_name, ") is known not to give; use chained_fallback");
   plan->elem = size_of(desc.type);
   if (plan->algorithm == ScanAlgorithm::reduce_then_scan) plan->wg = detail::kTileWorkgroup;
   const detail::ChainedTuning& row = detail::chained_tuning(c.caps);  // chained tile shapes for this device
@@ -519,7 +529,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     kd.bindings = indirect_capable ? detail::kIndirectBindings : detail::kScanBindings;
     kd.push_bytes = detail::kScanPushBytes;
     kd.uses_subgroups = uses_subgroups;
-    auto variant = detail::variant_name(c, desc.type, desc.op, uses_subgroups);
+    auto variant = detail::variant_name(c, desc.type, desc.op, uses_subgroups, wg);
     if (!variant) return std::move(variant).error();
     if (uses_subgroups) plan->subgroups = variant.value().find(".nosg") == std::string::npos;
     kd.variant = variant.value();
@@ -556,7 +566,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     case ScanAlgorithm::chained_fallback: {
       // One 64-bit {flag, value} word per tile where 64-bit atomics are enabled and the value is 32 bits;
       // otherwise the value in 16-bit parts across u32 words (common/tile_state.glsl).
-      const bool state64 = c.caps.has(feature_int64_atomics) && !is_64bit(desc.type);
+      const bool state64 = c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64) && !is_64bit(desc.type);
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
       const bool wide_tiles = row.wide_vectors && is_integer(desc.type) &&
                               plan->algorithm == ScanAlgorithm::chained_fallback && !desc.vectors_per_thread &&
@@ -566,9 +576,9 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       if (items > 8) return make_error(Status::invalid_argument, "Scan: vectors_per_thread ", items, " exceeds 8");
       tuning = desc.lookback_windows ? desc.lookback_windows : row.lookback_windows;
       if (tuning > 8) return make_error(Status::invalid_argument, "Scan: lookback_windows ", tuning, " exceeds 8");
-      // Shared memory: the workgroup scan's ROW_T per invocation (common/workgroup_scan.glsl) plus the
-      // look-back state.
-      const uint64_t shared_bytes = (uint64_t(wg) + 1) * 4 * plan->elem + 64;
+      // Shared memory: the workgroup scan's ROW_T per invocation (common/workgroup_scan.glsl), the fallback's
+      // workgroup reduction's value per invocation (common/workgroup.glsl) and the look-back words.
+      const uint64_t shared_bytes = (uint64_t(wg) + 1) * 4 * plan->elem + uint64_t(wg) * plan->elem + 64;
       if (shared_bytes > c.caps.max_shared_memory)
         return make_error(Status::unsupported, "Scan: a ", wg, "-invocation chained tile of ", to_string(desc.type),
                           " needs ", shared_bytes, " bytes of shared memory; the device allows ",

@@ -336,7 +336,7 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   plan->max_tiles = plan->tiles_for(desc.max_count);
 
   const std::string type = to_string(desc.type);
-  const bool subgroups = c.use_subgroups();
+  const bool subgroups = c.use_subgroups(plan->wg);
   const std::string variant = type + ".add" + (subgroups ? "" : ".nosg");
   auto kernel = [&](const char* kernel_name, const std::string& v, uint32_t wg, uint32_t items,
                     bool uses_subgroups) -> Result<const Kernel*> {
@@ -377,7 +377,7 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
                         " (use count_scan_scatter or a smaller max_count)");
   } else {
     need(plan->tile_count, kernel("select/tile_count", variant, plan->wg, plan->items, true));
-    need(plan->scan_counts, kernel("select/scan_counts", std::string("u32.add") + (subgroups ? "" : ".nosg"),
+    need(plan->scan_counts, kernel("select/scan_counts", std::string("u32.add") + (c.use_subgroups(kScanCountsWorkgroup) ? "" : ".nosg"),
                                    kScanCountsWorkgroup, 1, true));
     need(plan->scatter, kernel("select/scatter", variant, plan->wg, plan->items, true));
     plan->counts_bytes = align_up(plan->max_tiles * 4);

@@ -83,6 +83,8 @@ constexpr uint32_t kHeaderWords = 16;
 constexpr uint32_t kRegionWord = kHeaderWords + 8 * kDigits;  // META_REGION of common/radix.glsl
 constexpr uint64_t kMaxSortCount = (uint64_t(1) << 30) - 1;   // onesweep's 30-bit tile-state counts
 constexpr uint32_t kCopyGroupsCap = 4096;
+// Iterations one workgroup's grid-stride loop may take (llvmpipe ends any loop after 65535).
+constexpr uint64_t kMaxLoopTrips = 32768;
 // Shared memory per onesweep workgroup up to which NVIDIA's driver runs two per multiprocessor (create()).
 constexpr uint64_t kTwoPerSmShared = 24 * 1024;
 
@@ -356,15 +358,13 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
     return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",
                       "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");
-  // The subgroup multisplit needs ballot and shuffle and subgroups of at least 8 (shared arrays are sized
-  // for that); the pinned size is the device's largest where kernel.cpp can pin it.
-  const bool pinned = caps.has(feature_subgroup_size_control) && wg % caps.max_subgroup_size == 0 &&
-                      wg <= uint64_t(caps.max_subgroup_size) * caps.max_workgroup_subgroups;
-  const uint32_t smallest_subgroup = pinned ? caps.max_subgroup_size : caps.min_subgroup_size;
+  // The subgroup multisplit needs ballot and shuffle and full subgroups of 8..128 invocations (shared arrays
+  // are sized for that), of the size kernel.cpp pins (ContextImpl::full_subgroup_size).
+  const uint32_t smallest_subgroup = c.full_subgroup_size(wg);
   const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
                                         VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
-  plan->subgroups = c.use_subgroups() && (caps.subgroup_operations & needed) == needed && smallest_subgroup >= 8 &&
-                    caps.max_subgroup_size <= 128;
+  plan->subgroups = c.use_subgroups(wg) && (caps.subgroup_operations & needed) == needed && smallest_subgroup >= 8 &&
+                    smallest_subgroup <= 128;
   plan->ranking = desc.ranking == SortRanking::automatic ? SortRanking::ballots : desc.ranking;
   plan->scatter = desc.scatter == SortScatter::automatic ? SortScatter::staged : desc.scatter;
   if (plan->ranking == SortRanking::partitioned && !caps.has(feature_subgroup_partitioned))
@@ -380,7 +380,8 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     const uint64_t counters = uint64_t(wg) / min_sg * (detail::kDigits / 2);
     const uint64_t stage = uint64_t(wg) * (it / rounds) * (widest / 4);
     const uint64_t scan = plan->subgroups ? wg / min_sg : 3 * uint64_t(wg);
-    return 4 * (std::max(counters, stage) + 2 * detail::kDigits + scan + 3);
+    const uint64_t running = onesweep ? 0 : detail::kDigits;  // the downsweep's s_running
+    return 4 * (std::max(counters, stage) + 2 * detail::kDigits + scan + running + 3);
   };
   // Onesweep stages a tile that exceeds kTwoPerSmShared in two rounds where that brings it within; the
   // default wide tile shrinks until it fits one way or the other.
@@ -409,6 +410,12 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // batched; 130-132 us at 2^26 since, 1.5x a read).
   plan->histogram_groups_cap = cpu ? 8u : (caps.compute_units ? 8 * caps.compute_units : 1024u);
   plan->groups_cap = cpu ? 16u : 1024u;
+  // Each workgroup of the histogram, upsweep and downsweep loops over its share of the tiles. llvmpipe
+  // stops every loop after 65535 iterations and falls through, so no share may come near that: where
+  // max_count needs it, more workgroups take smaller shares.
+  const uint64_t min_groups = detail::ceil_div(plan->tiles_for(desc.max_count), detail::kMaxLoopTrips);
+  plan->histogram_groups_cap = uint32_t(std::max<uint64_t>(plan->histogram_groups_cap, min_groups));
+  plan->groups_cap = uint32_t(std::max<uint64_t>(plan->groups_cap, min_groups));
 
   // One binding covers all keys (and all values): refuse what would need storage-range windows.
   const uint64_t key_window = detail::window_elements(c, plan->key_bytes, 1);

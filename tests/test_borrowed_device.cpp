@@ -639,3 +639,34 @@ TEST_CASE("Context::create rejects missing handles with invalid_argument", "[bor
   auto requirements = device_requirements(VK_NULL_HANDLE, nullptr, VK_NULL_HANDLE);
   CHECK(requirements.status() == Status::invalid_argument);
 }
+
+TEST_CASE("an engine that enabled 64-bit atomics but not shaderInt64 gets chained scans without 64-bit state "
+          "words",
+          "[borrowed]") {
+  Engine engine;
+  engine.create_instance();
+  DeviceRequirements req = requirements_of(engine);
+  if (!req.vulkan12.shaderBufferInt64Atomics || !req.vulkan12.vulkanMemoryModel) {
+    WARN("the device lacks shaderBufferInt64Atomics or vulkanMemoryModel: nothing to check");
+    return;
+  }
+  // The 64-bit state word needs the Int64 capability as well as the atomics: enabling one without the
+  // other is legal, and validation rejects a module that uses a capability whose feature is off.
+  req.features2.features.shaderInt64 = VK_FALSE;
+  engine.create_device(req.features(), req.extensions);
+  auto context = Context::create(borrowed_context_info(engine, req));
+  REQUIRE(context.ok());
+  CHECK_FALSE(context.value()->capabilities().has(feature_int64));
+  CHECK(context.value()->capabilities().has(feature_int64_atomics));
+  for (ScanAlgorithm a : {ScanAlgorithm::chained_fallback, ScanAlgorithm::chained_lookback}) {
+    auto scan = Scan::create(*context.value(), ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, 100000, a});
+    INFO(to_string(a) << ": " << (scan ? std::string("ok") : scan.error().message));
+    // Lavapipe refuses chained_lookback (no forward progress); the chained_fallback plan must build.
+    if (a == ScanAlgorithm::chained_fallback) CHECK(scan.ok());
+  }
+  auto select = Select::create(*context.value(), SelectDesc{DataType::u32, 100000});
+  CHECK(select.ok());
+  context.value().reset();
+  INFO("validation messages:\n" << engine.describe_messages());
+  REQUIRE(engine.message_count() == 0);
+}

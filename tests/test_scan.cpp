@@ -417,8 +417,9 @@ void check_float_bound(Device& dev, DataType type, std::mt19937_64& rng) {
       ScanRig<T> rig(dev, ScanDesc{type, Op::add, kind, n, a});
       const uint64_t depth = rig.plan().float_add_depth(n);
       INFO(to_string(a) << " float_add_depth(2^20+1) = " << depth);
-      // The bound stays meaningful: a few hundred roundings at most, far below n.
-      CHECK(depth < 400);
+      // The bound stays meaningful: a few hundred roundings at most, far below n (a subgroup scan may
+      // chain its lanes, so wider subgroups add a few per lane).
+      CHECK(depth < 400 + 4 * dev.context().capabilities().max_subgroup_size);
       CHECK(rig.check(mixed));
       CHECK(rig.check(positive));
     }

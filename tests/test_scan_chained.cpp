@@ -310,7 +310,8 @@ TEST_CASE("chained float add stays within the documented bound with a meaningful
       ChainRig<float> rig(dev, pinned(ScanDesc{DataType::f32, Op::add, kind, kLargeCount, a}));
       const uint64_t depth = rig.plan().float_add_depth(kLargeCount);
       INFO(to_string(a) << " float_add_depth(2^20+1) = " << depth);
-      CHECK(depth < 400);  // far below n: the bound still says something
+      // Far below n, so the bound still says something (wider subgroups chain a few more per lane).
+      CHECK(depth < 400 + 4 * dev.context().capabilities().max_subgroup_size);
       CHECK(rig.check(positive));
     }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);

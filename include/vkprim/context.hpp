@@ -22,7 +22,10 @@ enum Feature : uint32_t {
   feature_float64 = 1u << 3,               // shaderFloat64
   feature_subgroup_extended_types = 1u << 4,  // 64-bit integers in subgroup operations
   feature_int64_atomics = 1u << 5,         // shaderBufferInt64Atomics
-  feature_memory_model = 1u << 6,          // vulkanMemoryModel + vulkanMemoryModelDeviceScope
+  feature_memory_model = 1u << 6,          // vulkanMemoryModel + vulkanMemoryModelDeviceScope (the kernels
+                                           // outside the memory model use unscoped atomics, which are device
+                                           // scope: with vulkanMemoryModel on, Vulkan allows that scope only
+                                           // with vulkanMemoryModelDeviceScope)
   feature_push_descriptors = 1u << 7,      // VK_KHR_push_descriptor
   feature_synchronization2 = 1u << 8,      // vkCmdPipelineBarrier2
   feature_debug_utils = 1u << 9,           // VK_EXT_debug_utils labels (instance extension)

@@ -30,7 +30,11 @@ bool parse(const char* name, ScanKind& out);
 //   chained_lookback  Merrill & Garland 2016: ONE pass (plus a clear of the tile state). Tiles take an
 //                     index from an atomic ticket, publish their aggregate, look back over predecessors (a
 //                     subgroup inspects as many as it has lanes) and publish their inclusive prefix. Needs
-//                     forward progress between workgroups (desktop GPUs); without it, it can wait forever.
+//                     forward progress between workgroups: a tile spins until its predecessor publishes,
+//                     so where the device may leave that predecessor unscheduled while spinning tiles
+//                     occupy it (Vulkan promises nothing here), the dispatch can hang and lose the device.
+//                     Refused (unsupported) on drivers known to give no such progress: lavapipe (its
+//                     loops also stop after 65535 iterations), MoltenVK, Arm's Mali driver and PanVK. Use it only on desktop GPUs where it is measured faster.
 //   chained_fallback  Smith, Levien & Owens, SPAA 2025: as chained_lookback, but after
 //                     ContextOptions::fallback_spin_limit not-ready polls the tile reduces the stuck
 //                     predecessor's input itself and publishes it (atomicMax: states only move forward).

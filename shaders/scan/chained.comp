@@ -1,7 +1,8 @@
 #version 460
-// The scoped atomics (common/tile_state.glsl) already select the Vulkan memory model in SPIR-V. The
-// `use_vulkan_memory_model` pragma, which also makes every shared access non-private, is left out:
-// Mesa 22.3's lavapipe then writes none of this kernel's output (seen here, 2026-11-21).
+// The scoped atomics (common/tile_state.glsl) put this kernel under the Vulkan memory model; the pragma makes
+// every shared access non-private (made available / visible at workgroup scope), so the barrier()s, which
+// are workgroup acquire-release barriers, order the workgroup's shared-memory traffic.
+#pragma use_vulkan_memory_model
 // Single-pass chained scan with decoupled look-back (Merrill & Garland 2016) and, when FALLBACK is set,
 // decoupled fallback (Smith, Levien & Owens, SPAA 2025). One dispatch per storage-range window:
 //  1. the tile index comes from an atomic ticket, so tiles start in order whatever the scheduler does, or
@@ -41,10 +42,7 @@
 // table; the emulation path reads one predecessor per step).
 layout(constant_id = 2) const uint LOOK_WINDOWS = 1;
 
-// What invocation 0 tells the workgroup, in shared words accessed only through atomics: the shader runs
-// under the Vulkan memory model (its scoped atomics select it) without the use_vulkan_memory_model pragma,
-// so plain shared accesses are private and a barrier alone would not make them visible (lavapipe under
-// load returned stale values).
+// What invocation 0 tells the workgroup (relaxed atomics: read by the look-back loop between barriers).
 shared uint s_words[5];
 #define W_TILE 0      // this workgroup's tile
 #define W_ACTION 1    // LOOK_ON, LOOK_DONE, or the tile to reduce ourselves (>= LOOK_FALLBACK)
@@ -179,7 +177,14 @@ uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout ui
     look -= 1u;
 #endif
   }
-  return LOOK_DONE;
+  // Reached only where the driver cuts long loops short (llvmpipe stops every loop after 65535 iterations
+  // and falls through): never claim a prefix that was not found. With fallback, reduce the predecessor
+  // we were waiting for; without, ask to be called again.
+#if defined(VKPRIM_FALLBACK)
+  return LOOK_FALLBACK + look;
+#else
+  return LOOK_ON;
+#endif
 }
 
 void main() {
@@ -252,6 +257,9 @@ void main() {
       const uint action = sh_get(W_ACTION);
       barrier();  // all have read before the shared state changes again
       if (action == LOOK_DONE) break;
+#if !defined(VKPRIM_FALLBACK)
+      if (action == LOOK_ON) continue;
+#endif
       // Fallback: reduce the stuck predecessor ourselves and publish its aggregate (never downgrading).
       const uint stuck = action - LOOK_FALLBACK;
       VEC_T other[ITEMS];

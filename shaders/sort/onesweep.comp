@@ -1,8 +1,8 @@
 #version 460
-// The scoped atomics select the Vulkan memory model in SPIR-V; as in scan/chained.comp the
-// `use_vulkan_memory_model` pragma is left out (Mesa 22.3's lavapipe wrote no output with it), and the
-// shared words the look-back loop reads (tile, stuck tile, fallback counts) go through atomics, because
-// plain shared accesses are private under the model and a barrier alone need not make them visible.
+// Vulkan memory model, with every shared access non-private (see shaders/scan/chained.comp): barrier()
+// orders the shared traffic; the words the look-back loop reads (tile, stuck tile, fallback counts) go
+// through relaxed workgroup atomics.
+#pragma use_vulkan_memory_model
 //
 // Onesweep digit pass (Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for
 // GPUs", 2022), with the decoupled fallback of Smith, Levien & Owens (SPAA 2025). One dispatch per digit:
@@ -157,15 +157,16 @@ void main() {
         if (done) break;
         if (consumed == 0u) {
           polls += 1u;
-          if (polls > pc.param) {
-            atomicMax(s_words[W_STUCK], look + 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
-            break;
-          }
+          if (polls > pc.param) break;
           continue;
         }
         polls = 0u;
         look -= consumed;
       }
+      // Out of the loop without the prefix: polled too long, or (llvmpipe stops every loop after 65535
+      // iterations) cut short: either way the workgroup counts the awaited tile itself.
+      if (!done)
+        atomicMax(s_words[W_STUCK], look + 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
     }
     barrier();
     const uint stuck = sh_get(W_STUCK);

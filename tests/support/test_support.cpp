@@ -38,6 +38,10 @@ Device& device(const ContextOptions& options) {
   device_options.validation = true;
   device_options.persistent_pipeline_cache = false;
   device_options.options = options;
+  // The unpinned-subgroup variants of the ctest suite hide features from every device they create
+  // (VKPRIM_TEST_MASK_FEATURES, Feature bits), e.g. subgroup size control, as a driver without it would.
+  if (const char* env = std::getenv("VKPRIM_TEST_MASK_FEATURES"); env && *env)
+    device_options.options.mask_features |= uint32_t(std::strtoul(env, nullptr, 0));
   auto created = Device::create(device_options);
   INFO("Device::create with validation: " << (created ? std::string("ok") : created.error().message));
   REQUIRE(created.ok());
