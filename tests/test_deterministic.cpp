@@ -31,7 +31,8 @@ uint64_t reduce_tile(DataType type) { return 256 * 4 * (16 / size_of(type)); }
 constexpr uint64_t kLargeReduce = 300007;
 
 // The contexts every case runs under: plain, and every other tile skipping its publication with a spin
-// limit of 0 (test::forced_fallback), where a chained scan would take its fallback on every tile.
+// limit of 0 (test::forced_fallback), where a chained scan falls back past every skipped tile and its
+// float bits change from run to run.
 std::vector<ContextOptions> contexts() { return {ContextOptions{}, test::forced_fallback(2, 0)}; }
 
 std::string describe(const ContextOptions& o) {
