@@ -157,6 +157,8 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   auto plan = std::make_unique<detail::ReducePlan>();
   plan->context = &c;
   plan->desc = desc;
+  // deterministic changes no choice: every algorithm combines in a tree fixed by the plan and the count (no
+  // atomics, no look-back). An algorithm that combines by timing must be refused or avoided here under it.
   plan->algorithm = desc.algorithm == ReduceAlgorithm::automatic ? ReduceAlgorithm::grid_stride : desc.algorithm;
   plan->shape = detail::shape_of(plan->algorithm, c, desc);
   plan->elem = size_of(desc.type);

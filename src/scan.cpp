@@ -123,6 +123,10 @@ enum : uint32_t {
 constexpr uint32_t kEntryShift = 24;  // SCAN_ENTRY_SHIFT: the indirect entry in the flags' top byte
 constexpr uint32_t kIndirectBindings = 5;  // binding 4: the record_indirect region
 
+bool is_chained(ScanAlgorithm a) {
+  return a == ScanAlgorithm::chained_lookback || a == ScanAlgorithm::chained_fallback;
+}
+
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 uint32_t ceil_log2(uint64_t n) {
   uint32_t l = 0;
@@ -485,16 +489,26 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   if (auto ok = detail::check_type_op(c, desc.type, desc.op, "Scan"); !ok) return ok.error();
   if (desc.max_count == 0 || desc.max_count > detail::kMaxCount)
     return make_error(Status::invalid_argument, "Scan: max_count ", desc.max_count, " must be in 1..2^40");
+  // deterministic: float operators are not associative bit for bit, and the chained scans' look-back folds
+  // aggregates in whatever grouping the race between tiles leaves. Checked before the memory-model check:
+  // the request contradicts itself on any device.
+  const bool fixed_tree = desc.deterministic && !is_integer(desc.type);
+  if (fixed_tree && detail::is_chained(desc.algorithm))
+    return make_error(Status::invalid_argument, "Scan: ", to_string(desc.algorithm), " cannot be deterministic for ",
+                      to_string(desc.type), ": its look-back groups predecessor aggregates by timing, so float "
+                      "results may differ in the last bits from run to run; use reduce_then_scan (what automatic "
+                      "picks with deterministic) or leave deterministic off");
   auto plan = std::make_unique<detail::ScanPlan>();
   plan->context = &c;
   plan->desc = desc;
-  // automatic: the single-pass chained scan with fallback wherever the Vulkan memory model is enabled.
+  // automatic: the single-pass chained scan with fallback wherever the Vulkan memory model is enabled, unless
+  // float results must repeat bit for bit.
   const bool memory_model = c.caps.has(feature_memory_model);
   plan->algorithm = desc.algorithm;
   if (desc.algorithm == ScanAlgorithm::automatic)
-    plan->algorithm = memory_model ? ScanAlgorithm::chained_fallback : ScanAlgorithm::reduce_then_scan;
-  const bool chained =
-      plan->algorithm == ScanAlgorithm::chained_lookback || plan->algorithm == ScanAlgorithm::chained_fallback;
+    plan->algorithm =
+        memory_model && !fixed_tree ? ScanAlgorithm::chained_fallback : ScanAlgorithm::reduce_then_scan;
+  const bool chained = detail::is_chained(plan->algorithm);
   if (chained && !memory_model)
     return make_error(Status::unsupported, "Scan: ", to_string(plan->algorithm), " needs the vulkanMemoryModel and ",
                       "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",

@@ -15,6 +15,10 @@ namespace vkprim {
 // The classic progression (Harris, "Optimizing Parallel Reduction in CUDA", 2007), each a complete
 // multi-level reduction: a level writes one partial per workgroup, levels repeat until one remains.
 // automatic = the fastest measured for the device's class (grid_stride on every device measured).
+// Float results: every algorithm combines in a tree fixed by the plan and the count (no atomics, no
+// look-back), so the same plan, input and count give the same bits run to run on one device and driver,
+// automatic included. The tree follows the count (grid_stride's grid is min(tiles, its cap)), so two counts
+// over a common prefix may round differently.
 enum class ReduceAlgorithm {
   automatic,
   interleaved_divergent,   // stride doubles, tid % (2s) == 0 adds
@@ -33,6 +37,12 @@ struct ReduceDesc {
   Op op = Op::add;
   uint64_t max_count = 0;
   ReduceAlgorithm algorithm = ReduceAlgorithm::automatic;
+  // Bit-identical float results run to run: the same plan, input and count, recorded the same way (record,
+  // or record_indirect reading the same count), on the same device and driver give the same output bits.
+  // Every algorithm above already keeps this, so it changes no choice; it is here so that code needing the
+  // promise says so (as ScanDesc::deterministic does), and any algorithm that combines by timing (atomics,
+  // look-back) must be refused or avoided under it.
+  bool deterministic = false;
   // grid_stride tuning overrides for benchmarking (0 = the device's default): workgroups in the grid,
   // and 16-byte vectors each thread loads per step (1..16).
   uint32_t max_workgroups = 0;

@@ -42,7 +42,13 @@ bool parse(const char* name, ScanKind& out);
 //   Both need vulkanMemoryModel + vulkanMemoryModelDeviceScope (device_requirements() lists them); the
 //   tile state carries the full value: one 64-bit atomic word where shaderBufferInt64Atomics is enabled
 //   and the type is 32-bit, else 16-bit parts over u32 words.
-// automatic = chained_fallback where the memory model is enabled, else reduce_then_scan.
+// automatic = chained_fallback where the memory model is enabled, else reduce_then_scan; with
+// ScanDesc::deterministic on a float type, reduce_then_scan.
+// Float results: every algorithm but the chained ones combines in a tree fixed by the plan and the count,
+// so its bits repeat run to run on one device and driver. The chained scans fold their predecessors'
+// aggregates in whatever grouping the race between tiles leaves, so float results may differ in the last
+// bits between runs (float add always within the float_add_depth bound below). Integer results are the same
+// bits under any grouping.
 enum class ScanAlgorithm {
   automatic,
   hillis_steele,
@@ -62,6 +68,13 @@ struct ScanDesc {
   ScanKind kind = ScanKind::inclusive;
   uint64_t max_count = 0;
   ScanAlgorithm algorithm = ScanAlgorithm::automatic;
+  // Bit-identical float results run to run: the same plan, input and count, recorded the same way (record,
+  // or record_indirect reading the same count), on the same device and driver give the same output bits.
+  // For f32 and f64, automatic then resolves to reduce_then_scan (a fixed combination tree) and an explicit
+  // chained_lookback or chained_fallback is invalid_argument (their look-back groups by timing). Integer
+  // types keep their algorithm: integer operators give the same bits in any grouping. Nothing is promised
+  // across plans, counts, devices or drivers (the tree follows the count and the device's subgroup size).
+  bool deterministic = false;
   // Chained scans: tuning overrides for benchmarking (0 = the tuned default). A tile is workgroup_size
   // (a power of two, 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes. Tuned default: 256 x 4,
   // and 256 x 8 for chained_fallback on integer types on NVIDIA's driver for windows of 2^25 elements or
@@ -82,7 +95,8 @@ namespace detail { struct ScanPlan; }
 // S_i = sum of |x_j| over the elements output[i] covers, eps = 2^-24 (f32) or 2^-53 (f64).
 class Scan {
  public:
-  // invalid_argument: bitwise op on a float type, max_count 0 or > 2^40.
+  // invalid_argument: bitwise op on a float type, max_count 0 or > 2^40, deterministic with a chained
+  // algorithm on a float type.
   // unsupported: 64-bit type without shaderInt64/shaderFloat64; a chained algorithm without the Vulkan
   // memory model features.
   static Result<Scan> create(Context& context, const ScanDesc& desc);

@@ -23,6 +23,7 @@ Scan make_scan(Context& context, const ScanDesc& desc) {
   auto plan = Scan::create(context, desc);
   INFO("Scan::create(" << to_string(desc.type) << ", " << to_string(desc.op) << ", " << to_string(desc.kind)
                        << ", max_count " << desc.max_count << ", " << to_string(desc.algorithm)
+                       << (desc.deterministic ? ", deterministic" : "")
                        << "): " << (plan ? std::string("ok") : plan.error().message));
   REQUIRE(plan.ok());
   return std::move(plan).value();

@@ -129,7 +129,8 @@ bool still_poisoned(const Device& dev, const Buffer& buffer) {
 Reduce make_reduce(Context& context, const ReduceDesc& desc) {
   auto plan = Reduce::create(context, desc);
   INFO("Reduce::create(" << to_string(desc.type) << ", " << to_string(desc.op) << ", max_count " << desc.max_count
-                         << ", " << to_string(desc.algorithm) << "): " << (plan ? std::string("ok") : plan.error().message));
+                         << ", " << to_string(desc.algorithm) << (desc.deterministic ? ", deterministic" : "")
+                         << "): " << (plan ? std::string("ok") : plan.error().message));
   REQUIRE(plan.ok());
   return std::move(plan).value();
 }
