@@ -1,6 +1,7 @@
 // The state behind vkprim::Context.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -65,6 +66,15 @@ struct ContextImpl {
     return caps.has(feature_subgroup_arithmetic) && !options.force_no_subgroups && full_subgroup_size(wg) != 0;
   }
   bool use_push_descriptors() const { return caps.has(feature_push_descriptors); }
+  // Not-ready polls before a chained kernel's tile falls back. llvmpipe ends every loop after 65535
+  // iterations and falls through with its state undefined (a select whose look-back it cut wrote a wrong
+  // count), so there the limit keeps a look-back loop well below that: polls, plus at most one step per
+  // predecessor tile (128 MiB bindings: at most 2^25 / 1024 tiles of 4-byte elements).
+  uint32_t spin_limit() const {
+    constexpr uint32_t kLlvmpipeSpinLimit = 16384;
+    if (caps.driver_id == VK_DRIVER_ID_MESA_LLVMPIPE) return std::min(options.fallback_spin_limit, kLlvmpipeSpinLimit);
+    return options.fallback_spin_limit;
+  }
 };
 
 // Capability probe shared by Context::create and device_requirements.

@@ -353,7 +353,7 @@ class PassBuilder {
     const uint64_t tiles = std::max<uint64_t>(1, ceil_div(in.count, tile_elements));
     const Span state{{scratch_.buffer, scratch_.offset + p_.state_offset, p_.state_bytes}, 0, p_.state_bytes / p_.elem};
     pass(kernel, p_.algorithm == ScanAlgorithm::chained_fallback ? "chained_fallback" : "chained_lookback", tiles,
-         in, out, state, in.count, c_.options.fallback_spin_limit,
+         in, out, state, in.count, c_.spin_limit(),
          detail::chained_knobs(c_, p_.algorithm == ScanAlgorithm::chained_fallback),
          kind_flag() | wf);
     Pass& last = passes_.back();

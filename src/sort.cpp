@@ -173,7 +173,7 @@ class SortPassBuilder {
       if (p_.algorithm == SortAlgorithm::onesweep) {
         Pass& o = pass(p_.onesweep, ("onesweep" + digit).c_str(), kEntryTiles, p_.tiles_for(count), count, kin, kout,
                        vin, vout, bit, d << 8);
-        o.push[6] = c_.options.fallback_spin_limit;
+        o.push[6] = c_.spin_limit();
         o.push[7] = detail::chained_knobs(c_, true);
       } else {
         const uint64_t groups = p_.groups_for(count);

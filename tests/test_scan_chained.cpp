@@ -422,6 +422,24 @@ TEST_CASE("chained_fallback with spin limit 0 and every k-th tile skipping its p
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+// llvmpipe ends every loop after 65535 iterations and falls through with its state undefined. A spin
+// limit at or past that, with tiles that never publish, would leave the look-back to that cut (seen: a
+// wrong count); the context keeps lavapipe's limit below it (ContextImpl::spin_limit), so the tiles fall
+// back instead.
+TEST_CASE("chained_fallback asked for a spin limit past lavapipe's loop cut (65535 iterations), with tiles "
+          "that never publish, falls back and matches the CPU",
+          "[chained][fallback][loop_limit]") {
+  Device& dev = test::device(forced(0xFFFFFFFFu, 3));
+  if (dev.context().capabilities().driver_id != VK_DRIVER_ID_MESA_LLVMPIPE) {
+    WARN("only lavapipe cuts loops short; elsewhere this would wait for ever: skipped");
+    return;
+  }
+  VKPRIM_TEST_RNG(rng);
+  check_forced<uint32_t>(dev, DataType::u32, Op::add, ScanKind::inclusive, ScanAlgorithm::chained_fallback, 7, rng);
+  check_forced<float>(dev, DataType::f32, Op::add, ScanKind::exclusive, ScanAlgorithm::chained_fallback, 7, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("chained_fallback with tiles taken in launch order (workgroup index, no ticket) matches the CPU, also with "
           "forced fallback",
           "[chained][fallback][tile_order]") {

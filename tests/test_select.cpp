@@ -291,6 +291,30 @@ TEST_CASE("select with forced fallback (spin limit 0, every 3rd tile publishing 
   }
 }
 
+// llvmpipe ends every loop after 65535 iterations and falls through with its state undefined. A spin
+// limit at or past that, with tiles that never publish, would leave the look-back to that cut (seen: a
+// wrong count); the context keeps lavapipe's limit below it (ContextImpl::spin_limit), so the tiles fall
+// back instead.
+TEST_CASE("select and partition asked for a spin limit past lavapipe's loop cut (65535 iterations), with tiles "
+          "that never publish, fall back and match",
+          "[select][fallback][loop_limit]") {
+  ContextOptions o = forced_fallback(3);
+  o.fallback_spin_limit = 0xFFFFFFFFu;  // packed as 65535
+  Device& dev = test::device(o);
+  if (dev.context().capabilities().driver_id != VK_DRIVER_ID_MESA_LLVMPIPE) {
+    WARN("only lavapipe cuts loops short; elsewhere this would wait for ever: skipped");
+    return;
+  }
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = 7 * tile_of(dev.context(), DataType::u32) + 3;
+  CompactionRig<uint32_t, Select> select(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged});
+  REQUIRE(select.plan().algorithm() == SelectAlgorithm::chained);
+  CHECK(select.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, 50.0, rng), 0u));
+  CompactionRig<uint32_t, Partition> partition(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged});
+  CHECK(partition.check(test::random_values<uint32_t>(n, rng), host::random_flags(n, 50.0, rng), 0u));
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("select and partition with tiles taken in launch order (workgroup index, no ticket) match, also with forced "
           "fallback",
           "[select][fallback][tile_order]") {

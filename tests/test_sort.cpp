@@ -513,6 +513,26 @@ TEST_CASE("onesweep with spin limit 0 and every 3rd tile (or every tile, tile 0 
   }
 }
 
+// llvmpipe ends every loop after 65535 iterations and falls through with its state undefined. A spin
+// limit at or past that, with tiles that never publish, would leave the look-back to that cut (seen: a
+// wrong count); the context keeps lavapipe's limit below it (ContextImpl::spin_limit), so the tiles fall
+// back instead.
+TEST_CASE("onesweep asked for a spin limit past lavapipe's loop cut (65535 iterations), with tiles that "
+          "never publish, falls back and matches std::stable_sort",
+          "[sort][fallback][loop_limit]") {
+  Device& dev = test::device(test::forced_fallback(3, 0xFFFFFFFFu));
+  if (!available(dev, SortAlgorithm::onesweep)) return;
+  if (dev.context().capabilities().driver_id != VK_DRIVER_ID_MESA_LLVMPIPE) {
+    WARN("only lavapipe cuts loops short; elsewhere this would wait for ever: skipped");
+    return;
+  }
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = 7 * tile_of(dev, 0) + 5;
+  SortRig rig(dev, desc_of(SortAlgorithm::onesweep, DataType::u32, n, 4));
+  REQUIRE(rig.check(random_keys(n, DataType::u32, rng)));
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 // Onesweep's tile state is never cleared between passes (a pass tells its own words from the previous
 // pass's by their encoding); only the upfront histogram's fill makes whatever scratch held unwritten.
 TEST_CASE("onesweep matches std::stable_sort whatever its scratch held before (all zeros, all ones, words that "

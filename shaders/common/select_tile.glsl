@@ -129,33 +129,20 @@ uint vk_select_rank_rows(uint keep, out uvec4 rank_in_row, out uvec4 row_total) 
 // holds at most its lanes * VEC_N elements, kept and rejected together).
 shared uint s_stage[WG_SIZE * VEC_N * ELEM_WORDS];
 
-// SELECT_MEMORY_MODEL (the chained kernels, under the Vulkan memory model): relaxed workgroup atomics,
-// ordered by the subgroup barriers, are non-private without a per-access availability operation. Plain
-// accesses get one there (the use_vulkan_memory_model pragma), and with it Mesa 22.3's lavapipe wrote
-// none of the chained kernel's output.
-#if defined(SELECT_MEMORY_MODEL)
-#extension GL_KHR_memory_scope_semantics : require
-void vk_stage_word(uint i, uint w) { atomicStore(s_stage[i], w, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
-uint vk_staged_word(uint i) { return atomicLoad(s_stage[i], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
-#else
-void vk_stage_word(uint i, uint w) { s_stage[i] = w; }
-uint vk_staged_word(uint i) { return s_stage[i]; }
-#endif
-
 void vk_stage(uint slot, BITS_T bits) {
 #if VEC_N == 4
-  vk_stage_word(slot, bits);
+  s_stage[slot] = bits;
 #else
-  vk_stage_word(2u * slot, bits.x);
-  vk_stage_word(2u * slot + 1u, bits.y);
+  s_stage[2u * slot] = bits.x;
+  s_stage[2u * slot + 1u] = bits.y;
 #endif
 }
 
 BITS_T vk_staged(uint slot) {
 #if VEC_N == 4
-  return vk_staged_word(slot);
+  return s_stage[slot];
 #else
-  return uvec2(vk_staged_word(2u * slot), vk_staged_word(2u * slot + 1u));
+  return uvec2(s_stage[2u * slot], s_stage[2u * slot + 1u]);
 #endif
 }
 

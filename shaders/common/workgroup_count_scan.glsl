@@ -1,8 +1,8 @@
 // Workgroup exclusive sum of one uvec4 of counts per invocation (componentwise, in invocation order) and
 // the workgroup's total, independent of the kernel's value type (stream compaction packs per-row counts
 // into 16-bit fields of the components, common/select_tile.glsl).
-//   Subgroups (full ones only): subgroup exclusive adds, subgroup totals through shared memory, folded by
-//   every subgroup itself (as common/workgroup_scan.glsl), two barriers, any subgroup size.
+//   Subgroups: subgroup exclusive adds, subgroup totals through shared memory raked by subgroup 0 (as
+//   common/workgroup_scan.glsl), two barriers, any subgroup size.
 //   VKPRIM_NO_SUBGROUPS: Hillis & Steele (1986) over WG_SIZE values in shared memory.
 // Requires common/config.glsl. Every invocation calls it (it contains barriers); the shared array may be
 // reused after it returns.
@@ -15,7 +15,7 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
 
-shared uvec4 wg_count_shared[WG_SIZE];
+shared uvec4 wg_count_shared[WG_SIZE + 1];
 
 uvec4 vk_workgroup_exclusive_count_scan(uvec4 x, out uvec4 total) {
   const uint tid = gl_LocalInvocationIndex;
@@ -24,19 +24,27 @@ uvec4 vk_workgroup_exclusive_count_scan(uvec4 x, out uvec4 total) {
   const uint subgroup = gl_SubgroupID;
   const uint subgroups = gl_NumSubgroups;
   const uvec4 exclusive = subgroupExclusiveAdd(x);
-  if (lane == gl_SubgroupSize - 1u) wg_count_shared[subgroup] = exclusive + x;
+  if (lane == gl_SubgroupSize - 1u || tid == WG_SIZE - 1u) wg_count_shared[subgroup] = exclusive + x;
   barrier();
-  const uint run = (subgroups + gl_SubgroupSize - 1u) / gl_SubgroupSize;
-  const uint first = lane * run;
-  uvec4 before = uvec4(0u), all = uvec4(0u);
-  for (uint j = 0u; j < run; ++j) {
-    const uint s = first + j;
-    const uvec4 t = s < subgroups ? wg_count_shared[s] : uvec4(0u);
-    all += t;
-    before += s < subgroup ? t : uvec4(0u);
+  if (subgroup == 0u) {
+    const uint run = (subgroups + gl_SubgroupSize - 1u) / gl_SubgroupSize;
+    const uint first = lane * run;
+    uvec4 acc = uvec4(0u);
+    for (uint j = 0u; j < run; ++j)
+      if (first + j < subgroups) acc += wg_count_shared[first + j];
+    uvec4 prefix = subgroupExclusiveAdd(acc);
+    for (uint j = 0u; j < run; ++j) {
+      if (first + j < subgroups) {
+        const uvec4 t = wg_count_shared[first + j];
+        wg_count_shared[first + j] = prefix;
+        prefix += t;
+      }
+    }
+    if (lane == min(gl_SubgroupSize, WG_SIZE) - 1u) wg_count_shared[WG_SIZE] = prefix;
   }
-  total = subgroupAdd(all);
-  const uvec4 result = subgroupAdd(before) + exclusive;
+  barrier();
+  total = wg_count_shared[WG_SIZE];
+  const uvec4 result = wg_count_shared[subgroup] + exclusive;
   barrier();
   return result;
 #else

@@ -1,5 +1,4 @@
 #version 460
-#pragma use_vulkan_memory_model
 // Single-pass stream compaction (Select, and the first pass of Partition): chained tiles with decoupled
 // look-back (Merrill & Garland 2016) over the tiles' kept counts, and decoupled fallback (Smith, Levien &
 // Owens, SPAA 2025) so it terminates without forward progress between workgroups (lavapipe, Apple, Mali).
@@ -19,14 +18,14 @@
 // pc.knobs bit 31: no look-back statistics; bit 30: launch order. Test knob: (pc.knobs >> 16) & 0x3FFF = k > 0
 // makes every k-th tile (never tile 0) publish nothing, so every successor that reaches it must count it
 // itself.
-// Vulkan memory model, with every shared access non-private: see shaders/scan/chained.comp.
+// The scoped atomics select the Vulkan memory model; the use_vulkan_memory_model pragma is left out and
+// the words shared across the workgroup go through atomics (see shaders/scan/chained.comp for why).
 // Defines: VKPRIM_TYPE_* (the predicate's type; VKPRIM_OP_ADD, unused), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64
 // (one u64 state word per tile, else 16-bit parts: common/tile_state.glsl), VKPRIM_PARTITION (Partition's
 // kernel: writes the rejected elements to the spill). Specialization: WG_SIZE (power
 // of two), ITEMS (1..8 vectors of 16 bytes per invocation). Bindings and push: common/select_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #define VKPRIM_STATE_U32 1
-#define SELECT_MEMORY_MODEL 1  // common/select_tile.glsl: staging through workgroup atomics
 #include "common/config.glsl"
 #include "common/select_io.glsl"
 #include "common/workgroup_count_scan.glsl"
@@ -101,10 +100,7 @@ uint look_back(uint spin_limit, inout uint look, inout uint prefix, inout uint d
     look -= 1u;
 #endif
   }
-  // Reached only where the driver cuts long loops short (llvmpipe stops every loop after 65535 iterations,
-  // which a spin limit near 0xFFFF never reaches first): count the awaited predecessor ourselves rather
-  // than claim a prefix that was not found.
-  return LOOK_FALLBACK + look;
+  return LOOK_DONE;
 }
 
 void main() {

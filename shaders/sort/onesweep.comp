@@ -157,16 +157,15 @@ void main() {
         if (done) break;
         if (consumed == 0u) {
           polls += 1u;
-          if (polls > pc.param) break;
+          if (polls > pc.param) {
+            atomicMax(s_words[W_STUCK], look + 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
+            break;
+          }
           continue;
         }
         polls = 0u;
         look -= consumed;
       }
-      // Out of the loop without the prefix: polled too long, or (llvmpipe stops every loop after 65535
-      // iterations) cut short: either way the workgroup counts the awaited tile itself.
-      if (!done)
-        atomicMax(s_words[W_STUCK], look + 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
     }
     barrier();
     const uint stuck = sh_get(W_STUCK);
