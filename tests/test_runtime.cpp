@@ -435,29 +435,7 @@ TEST_CASE("grid_stride reduce of 2^25+5 u32 add (input 128 MiB + 20 bytes, past 
 
 namespace {
 
-struct RawVulkan {
-  PFN_vkCreateCommandPool create_pool;
-  PFN_vkDestroyCommandPool destroy_pool;
-  PFN_vkAllocateCommandBuffers allocate;
-  PFN_vkBeginCommandBuffer begin;
-  PFN_vkEndCommandBuffer end;
-  PFN_vkQueueSubmit submit;
-  PFN_vkQueueWaitIdle wait_idle;
-  PFN_vkCmdPipelineBarrier barrier;
-  explicit RawVulkan(const Device& dev) {
-    auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(
-        dev.get_instance_proc_addr()(dev.instance(), "vkGetDeviceProcAddr"));
-    auto get = [&](const char* name) { return gdpa(dev.device(), name); };
-    create_pool = reinterpret_cast<PFN_vkCreateCommandPool>(get("vkCreateCommandPool"));
-    destroy_pool = reinterpret_cast<PFN_vkDestroyCommandPool>(get("vkDestroyCommandPool"));
-    allocate = reinterpret_cast<PFN_vkAllocateCommandBuffers>(get("vkAllocateCommandBuffers"));
-    begin = reinterpret_cast<PFN_vkBeginCommandBuffer>(get("vkBeginCommandBuffer"));
-    end = reinterpret_cast<PFN_vkEndCommandBuffer>(get("vkEndCommandBuffer"));
-    submit = reinterpret_cast<PFN_vkQueueSubmit>(get("vkQueueSubmit"));
-    wait_idle = reinterpret_cast<PFN_vkQueueWaitIdle>(get("vkQueueWaitIdle"));
-    barrier = reinterpret_cast<PFN_vkCmdPipelineBarrier>(get("vkCmdPipelineBarrier"));
-  }
-};
+using test::RawVulkan;
 
 void check_threaded_recording(Device& dev, std::mt19937_64& rng) {
   constexpr int kThreads = 4;

@@ -100,6 +100,32 @@ inline PFN_vkCmdPipelineBarrier pipeline_barrier(const Device& dev) {
   return barrier;
 }
 
+// The device functions a test calls itself to record and submit its own command buffers (from several
+// threads, each with a pool of its own) instead of through Device::submit.
+struct RawVulkan {
+  PFN_vkCreateCommandPool create_pool;
+  PFN_vkDestroyCommandPool destroy_pool;
+  PFN_vkAllocateCommandBuffers allocate;
+  PFN_vkBeginCommandBuffer begin;
+  PFN_vkEndCommandBuffer end;
+  PFN_vkQueueSubmit submit;
+  PFN_vkQueueWaitIdle wait_idle;
+  PFN_vkCmdPipelineBarrier barrier;
+  explicit RawVulkan(const Device& dev) {
+    auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(
+        dev.get_instance_proc_addr()(dev.instance(), "vkGetDeviceProcAddr"));
+    auto get = [&](const char* name) { return gdpa(dev.device(), name); };
+    create_pool = reinterpret_cast<PFN_vkCreateCommandPool>(get("vkCreateCommandPool"));
+    destroy_pool = reinterpret_cast<PFN_vkDestroyCommandPool>(get("vkDestroyCommandPool"));
+    allocate = reinterpret_cast<PFN_vkAllocateCommandBuffers>(get("vkAllocateCommandBuffers"));
+    begin = reinterpret_cast<PFN_vkBeginCommandBuffer>(get("vkBeginCommandBuffer"));
+    end = reinterpret_cast<PFN_vkEndCommandBuffer>(get("vkEndCommandBuffer"));
+    submit = reinterpret_cast<PFN_vkQueueSubmit>(get("vkQueueSubmit"));
+    wait_idle = reinterpret_cast<PFN_vkQueueWaitIdle>(get("vkQueueWaitIdle"));
+    barrier = reinterpret_cast<PFN_vkCmdPipelineBarrier>(get("vkCmdPipelineBarrier"));
+  }
+};
+
 // What the caller places between two records that share scratch: the next record clears it with
 // vkCmdFillBuffer (a transfer write) and its dispatches read and write it.
 inline void between_records(PFN_vkCmdPipelineBarrier barrier, VkCommandBuffer cmd) {
