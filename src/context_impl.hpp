@@ -58,8 +58,12 @@ struct ContextImpl {
   uint32_t full_subgroup_size(uint32_t wg) const {
     if (!caps.has(feature_subgroup_size_control) || caps.max_subgroup_size == 0 || wg % caps.max_subgroup_size != 0)
       return 0;
-    if (wg <= uint64_t(caps.max_subgroup_size) * caps.max_workgroup_subgroups) return caps.max_subgroup_size;
-    return caps.subgroup_size;
+    return pins_largest_subgroup(wg) ? caps.max_subgroup_size : caps.subgroup_size;
+  }
+  // Whether requiredSubgroupSize may pin the largest size for `wg` invocations (at most
+  // maxComputeWorkgroupSubgroups subgroups per workgroup).
+  bool pins_largest_subgroup(uint32_t wg) const {
+    return wg <= uint64_t(caps.max_subgroup_size) * caps.max_workgroup_subgroups;
   }
   // Whether a kernel of `wg` invocations that uses subgroup operations takes its subgroup variant.
   bool use_subgroups(uint32_t wg) const {

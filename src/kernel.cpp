@@ -144,8 +144,7 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   const uint32_t full = desc.uses_subgroups ? c.full_subgroup_size(desc.workgroup_size) : 0;
   if (full) {
     pipe_info.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
-    if (full == caps.max_subgroup_size &&
-        desc.workgroup_size <= uint64_t(caps.max_subgroup_size) * caps.max_workgroup_subgroups) {
+    if (c.pins_largest_subgroup(desc.workgroup_size)) {
       required.requiredSubgroupSize = full;
       pipe_info.stage.pNext = &required;
     }

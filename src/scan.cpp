@@ -442,11 +442,9 @@ uint64_t Scan::float_add_depth(uint64_t count) const {
   const uint64_t windows = p.windows_for(count);
   const uint32_t log_wg = detail::ceil_log2(p.wg);
   // A subgroup scan or reduce may be sequential within the subgroup; the raking of the subgroup totals is.
-  const uint64_t sg_max = p.subgroups ? std::max<uint32_t>(1, p.context->full_subgroup_size(p.wg)) : 1;
-  const uint64_t sg_min = sg_max;
-  const uint64_t wg_scan = p.subgroups ? 2 * sg_max + detail::ceil_div(p.wg / sg_min, sg_min) + 2
-                                       : uint64_t(log_wg) + 1;
-  const uint64_t wg_reduce = sg_max + log_wg + 1;
+  const uint64_t sg = p.subgroups ? std::max<uint32_t>(1, p.context->full_subgroup_size(p.wg)) : 1;
+  const uint64_t wg_scan = p.subgroups ? 2 * sg + detail::ceil_div(p.wg / sg, sg) + 2 : uint64_t(log_wg) + 1;
+  const uint64_t wg_reduce = sg + log_wg + 1;
   uint64_t depth = 0;
   switch (p.algorithm) {
     case ScanAlgorithm::hillis_steele: depth = std::max<uint32_t>(2, detail::ceil_log2(n)) + 1; break;
@@ -461,7 +459,7 @@ uint64_t Scan::float_add_depth(uint64_t count) const {
       // per step into a prefix chained over all earlier tiles.
       const uint64_t vec = 16 / p.elem;
       const uint64_t tiles = detail::ceil_div(n, p.chained_shape(n).second);
-      depth = vec + detail::kRows + wg_scan + 3 + tiles + sg_max;
+      depth = vec + detail::kRows + wg_scan + 3 + tiles + sg;
       break;
     }
     default: {
