@@ -77,7 +77,7 @@ struct ContextOptions {
   bool disable_push_descriptors = false; // use the plan-owned descriptor-set cache instead
   bool debug_labels = true;              // name each pass with VK_EXT_debug_utils where enabled
   uint32_t fallback_spin_limit = 64;     // chained kernels: not-ready polls before a tile falls back
-                                         // (Select takes at most 65535, lavapipe at most 16384: its
+                                         // (Select takes at most 65535, lavapipe at most 4096: its
                                          // loops stop after 65535 iterations)
   uint32_t debug_skip_publication_period = 0;  // tests: every k-th chained-scan tile (not tile 0) publishes
                                                // nothing under chained_fallback (successors must reduce it)
