@@ -72,9 +72,8 @@ struct ContextImpl {
   bool use_push_descriptors() const { return caps.has(feature_push_descriptors); }
   // Not-ready polls before a chained kernel's tile falls back. llvmpipe ends every loop after 65535
   // iterations and falls through with its state undefined (a select whose look-back it cut wrote a wrong
-  // count). A look-back loop polls up to the limit for each predecessor that is slow to publish, so with
-  // 4096 it stays below the cut past up to 15 slow predecessors in one call (16384 was cut under
-  // LP_NUM_THREADS=8, where predecessors publish slowly); more slow ones than that can still be cut.
+  // count). The kernels also fall back once a look-back passes LOOK_TRIP_LIMIT (16384) trips
+  // (shaders/common/config.glsl), so with at most 4096 polls per predecessor no loop reaches the cut.
   uint32_t spin_limit() const {
     constexpr uint32_t kLlvmpipeSpinLimit = 4096;
     if (caps.driver_id == VK_DRIVER_ID_MESA_LLVMPIPE) return std::min(options.fallback_spin_limit, kLlvmpipeSpinLimit);

@@ -20,4 +20,10 @@ uint vk_workgroup_index() {
 // workgroup index instead of a ticket (ContextOptions::tile_order; the fallback keeps it hang-free).
 #define KNOB_LAUNCH_ORDER 0x40000000u
 
+// Look-back trips (chained scan and chained select: of one call of the loop; onesweep: of the tile's whole
+// look-back) after which a blocked look-back falls back on the predecessor it waits for, whatever the spin
+// limit. llvmpipe ends every loop after 65535 iterations with its state undefined; the spin limit bounds
+// the polls of one predecessor, this a walk past many slow ones. A GPU's look-back takes a few trips.
+#define LOOK_TRIP_LIMIT 16384u
+
 #endif  // VKPRIM_CONFIG_GLSL

@@ -11,6 +11,7 @@
 #ifndef VKPRIM_SELECT_TILE_GLSL
 #define VKPRIM_SELECT_TILE_GLSL
 
+#extension GL_KHR_memory_scope_semantics : require
 #if !defined(VKPRIM_NO_SUBGROUPS)
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -146,6 +147,15 @@ BITS_T vk_staged(uint slot) {
 #endif
 }
 
+// Orders the subgroup's s_stage traffic between its lanes: one subgroup control barrier that carries
+// acquire-release semantics for shared memory, so it is the release and the acquire itself under either
+// memory model. Without subgroups every invocation reads only what it staged itself.
+void vk_subgroup_sync_stage() {
+#if !defined(VKPRIM_NO_SUBGROUPS)
+  controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+#endif
+}
+
 // Where vk_select_write_tile puts the rejected elements (Partition): nowhere (Select), to the spill in
 // scratch (chained Partition), or to the output (count_scan_scatter Partition).
 #define REJECTED_DROPPED 0u
@@ -199,26 +209,22 @@ void vk_select_write_tile(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uv
         rejected_slot += 1u;
       }
     }
-#if !defined(VKPRIM_NO_SUBGROUPS)
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-#endif
+    vk_subgroup_sync_stage();
     // The subgroup's first element of the row, and the rank among the tile's rejected elements of its first
     // rejected one (elements before it minus kept ones before it).
     const uint row_start = (k * WG_SIZE + subgroup_first) * VEC_N;
     const uint span = rejected ? min(lanes * VEC_N, valid - min(valid, row_start)) : kept_run;
     const uint kept_base = selected_base + row_base + first;
     const uint rejected_first = rejected_base + row_start - (row_base + first);
-    for (uint j = lane; j < span; j += lanes) {
+    for (uint i = 0u; i < VEC_N; ++i) {  // span <= lanes * VEC_N
+      const uint j = lane + i * lanes;
+      if (j >= span) break;
       const BITS_T bits = vk_staged(region + j);
       if (j < kept_run) vk_select_store_output(kept_base + j, bits);
       else if (rejected_to == REJECTED_TO_SPILL) vk_select_store_spill(rejected_first + j - kept_run, bits);
       else vk_select_store_output(rejected_first + j - kept_run, bits);
     }
-#if !defined(VKPRIM_NO_SUBGROUPS)
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();  // the next row reuses the slice
-#endif
+    vk_subgroup_sync_stage();  // the next row reuses the slice
     row_base += vk_row_field(row_total, k);
   }
 }

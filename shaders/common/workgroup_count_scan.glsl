@@ -1,8 +1,9 @@
 // Workgroup exclusive sum of one uvec4 of counts per invocation (componentwise, in invocation order) and
 // the workgroup's total, independent of the kernel's value type (stream compaction packs per-row counts
 // into 16-bit fields of the components, common/select_tile.glsl).
-//   Subgroups: subgroup exclusive adds, subgroup totals through shared memory raked by subgroup 0 (as
-//   common/workgroup_scan.glsl), two barriers, any subgroup size.
+//   Subgroups: subgroup exclusive adds, then the subgroup totals through shared memory as in
+//   common/workgroup_scan.glsl: scanned by subgroup 0 where it has a lane per total, else folded by every
+//   subgroup.
 //   VKPRIM_NO_SUBGROUPS: Hillis & Steele (1986) over WG_SIZE values in shared memory.
 // Requires common/config.glsl. Every invocation calls it (it contains barriers); the shared array may be
 // reused after it returns.
@@ -26,25 +27,34 @@ uvec4 vk_workgroup_exclusive_count_scan(uvec4 x, out uvec4 total) {
   const uvec4 exclusive = subgroupExclusiveAdd(x);
   if (lane == gl_SubgroupSize - 1u || tid == WG_SIZE - 1u) wg_count_shared[subgroup] = exclusive + x;
   barrier();
-  if (subgroup == 0u) {
+  uvec4 result;
+  if (subgroups <= gl_SubgroupSize) {
+    // One total per lane of subgroup 0, which scans them and writes each subgroup's prefix back.
+    if (subgroup == 0u) {
+      const uvec4 t = lane < subgroups ? wg_count_shared[lane] : uvec4(0u);
+      const uvec4 p = subgroupExclusiveAdd(t);
+      if (lane < subgroups) wg_count_shared[lane] = p;
+      if (lane == subgroups - 1u) wg_count_shared[WG_SIZE] = p + t;
+    }
+    barrier();
+    total = wg_count_shared[WG_SIZE];
+    result = wg_count_shared[subgroup] + exclusive;
+  } else {
+    // More totals than lanes: every subgroup folds them itself, as common/workgroup_scan.glsl does (a
+    // raking loop that writes prefixes back miscompiles on Mesa 22.3's lavapipe under the memory-model
+    // pragma, which the chained select uses).
     const uint run = (subgroups + gl_SubgroupSize - 1u) / gl_SubgroupSize;
     const uint first = lane * run;
-    uvec4 acc = uvec4(0u);
-    for (uint j = 0u; j < run; ++j)
-      if (first + j < subgroups) acc += wg_count_shared[first + j];
-    uvec4 prefix = subgroupExclusiveAdd(acc);
+    uvec4 before = uvec4(0u), all = uvec4(0u);
     for (uint j = 0u; j < run; ++j) {
-      if (first + j < subgroups) {
-        const uvec4 t = wg_count_shared[first + j];
-        wg_count_shared[first + j] = prefix;
-        prefix += t;
-      }
+      const uint s = first + j;
+      const uvec4 t = s < subgroups ? wg_count_shared[s] : uvec4(0u);
+      all += t;
+      before += s < subgroup ? t : uvec4(0u);
     }
-    if (lane == min(gl_SubgroupSize, WG_SIZE) - 1u) wg_count_shared[WG_SIZE] = prefix;
+    total = subgroupAdd(all);
+    result = subgroupAdd(before) + exclusive;
   }
-  barrier();
-  total = wg_count_shared[WG_SIZE];
-  const uvec4 result = wg_count_shared[subgroup] + exclusive;
   barrier();
   return result;
 #else

@@ -1,4 +1,5 @@
 #version 460
+#pragma use_vulkan_memory_model
 // Single-pass stream compaction (Select, and the first pass of Partition): chained tiles with decoupled
 // look-back (Merrill & Garland 2016) over the tiles' kept counts, and decoupled fallback (Smith, Levien &
 // Owens, SPAA 2025) so it terminates without forward progress between workgroups (lavapipe, Apple, Mali).
@@ -18,8 +19,8 @@
 // pc.knobs bit 31: no look-back statistics; bit 30: launch order. Test knob: (pc.knobs >> 16) & 0x3FFF = k > 0
 // makes every k-th tile (never tile 0) publish nothing, so every successor that reaches it must count it
 // itself.
-// The scoped atomics select the Vulkan memory model; the use_vulkan_memory_model pragma is left out and
-// the words shared across the workgroup go through atomics (see shaders/scan/chained.comp for why).
+// The scoped atomics put this kernel under the Vulkan memory model; the pragma makes every shared access
+// non-private, so barrier() and the staging's subgroup barriers (common/select_tile.glsl) order them.
 // Defines: VKPRIM_TYPE_* (the predicate's type; VKPRIM_OP_ADD, unused), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64
 // (one u64 state word per tile, else 16-bit parts: common/tile_state.glsl), VKPRIM_PARTITION (Partition's
 // kernel: writes the rejected elements to the spill). Specialization: WG_SIZE (power
@@ -52,11 +53,13 @@ uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_Storag
 
 // Run by subgroup 0 alone: lane i inspects predecessor look - i; ready counts up to the first inclusive
 // prefix are summed into `prefix`. Returns LOOK_DONE or LOOK_FALLBACK + the predecessor that stayed not
-// ready for more than `spin_limit` polls. `look` and `prefix` are uniform.
+// ready for more than `spin_limit` polls, or that blocks a call past LOOK_TRIP_LIMIT trips. `look` and
+// `prefix` are uniform.
 uint look_back(uint spin_limit, inout uint look, inout uint prefix, inout uint depth, inout uint steps) {
-  uint polls = 0u;
+  uint polls = 0u, trips = 0u;
   for (;;) {
     steps += 1u;
+    trips += 1u;
 #if !defined(VKPRIM_NO_SUBGROUPS)
     const uint lane = gl_SubgroupInvocationID;
     uint value = 0u;
@@ -75,7 +78,7 @@ uint look_back(uint spin_limit, inout uint look, inout uint prefix, inout uint d
         polls = 0u;
       }
       polls += 1u;
-      if (polls > spin_limit) return LOOK_FALLBACK + look;
+      if (polls > spin_limit || trips > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
       continue;
     }
     prefix += subgroupAdd(lane <= stop ? value : 0u);
@@ -90,7 +93,7 @@ uint look_back(uint spin_limit, inout uint look, inout uint prefix, inout uint d
     const uint flag = vk_state_read(look, value);
     if (flag == STATE_NOT_READY) {
       polls += 1u;
-      if (polls > spin_limit) return LOOK_FALLBACK + look;
+      if (polls > spin_limit || trips > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
       continue;
     }
     polls = 0u;

@@ -157,7 +157,9 @@ void main() {
         if (done) break;
         if (consumed == 0u) {
           polls += 1u;
-          if (polls > pc.param) {
+          // steps counts every trip of this tile's look-back, fallback rounds included: a count per loop
+          // instead made the keys-only digit passes 3% slower on an H200 (docs/PERFORMANCE.md).
+          if (polls > pc.param || steps > LOOK_TRIP_LIMIT) {
             atomicMax(s_words[W_STUCK], look + 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
             break;
           }
