@@ -191,7 +191,9 @@ int run_bench(std::vector<std::string> args) {
       std::fprintf(stderr, "vkprim bench: bad --grid entry '%s' (want GROUPSxVECTORS)\n", item.c_str());
       return 2;
     }
-    ReduceDesc desc{type, op, 0, ReduceAlgorithm::grid_stride, groups, vectors};
+    ReduceDesc desc{type, op, 0, ReduceAlgorithm::grid_stride};
+    desc.max_workgroups = groups;
+    desc.vectors_per_thread = vectors;
     variants.push_back({desc, "grid_stride[" + item + "]"});
     pos = comma + 1;
   }
