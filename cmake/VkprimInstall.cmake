@@ -4,13 +4,16 @@ include(CMakePackageConfigHelpers)
 install(TARGETS vkprim EXPORT vkprimTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY include/vkprim DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY include/vkprim DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN "*.in" EXCLUDE)
+install(FILES ${VKPRIM_GENERATED_INCLUDE_DIR}/vkprim/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/vkprim)
 install(EXPORT vkprimTargets NAMESPACE vkprim:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vkprim)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/vkprimConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/vkprimConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vkprim)
+# The version of project(vkprim VERSION ...); before 1.0 a minor version may change the API, so a request
+# for 0.3 accepts 0.3.x only.
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/vkprimConfigVersion.cmake
-  COMPATIBILITY SameMinorVersion)
+  VERSION ${vkprim_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/vkprimConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/vkprimConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vkprim)
 if(TARGET vkprim_cli)

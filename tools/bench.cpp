@@ -8,6 +8,7 @@
 
 #include "bench_support.hpp"
 #include "commands.hpp"
+#include "demo.hpp"
 #include "host_reference.hpp"
 #include "scan_commands.hpp"
 #include "select_commands.hpp"
@@ -47,6 +48,7 @@ int bench_reduce_typed(const Device& device, const std::vector<Variant>& variant
   const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
   const uint32_t elem = sizeof(T);
   std::vector<Reduce> plans;
+  std::vector<std::string> labels;  // automatic rows carry the algorithm it resolved to, as the other benches'
   VkDeviceSize scratch_bytes = 16;
   for (const Variant& v : variants) {
     ReduceDesc desc = v.desc;
@@ -57,6 +59,7 @@ int bench_reduce_typed(const Device& device, const std::vector<Variant>& variant
       return 1;
     }
     scratch_bytes = std::max(scratch_bytes, plan->scratch_requirements().size);
+    labels.push_back(v.desc.algorithm == ReduceAlgorithm::automatic ? to_string(plan->algorithm()) : v.label);
     plans.push_back(std::move(plan).value());
   }
   // Largest buffers first (see DESIGN.md: NVIDIA placed late large allocations slower).
@@ -73,7 +76,7 @@ int bench_reduce_typed(const Device& device, const std::vector<Variant>& variant
   if (host.empty()) return 1;
   int failures = 0;
   for (uint64_t n : sizes) {
-    std::fprintf(stderr, "bench reduce %s %s n=%s ...\n", to_string(type), to_string(op), size_label(n).c_str());
+    progress("bench reduce %s %s n=%s ...\n", to_string(type), to_string(op), size_label(n).c_str());
     const auto ceilings = ceilings_for(device, input.value(), copy_dst.value(), n * elem, repeats);
     if (!ceilings) return 1;
     add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
@@ -118,7 +121,7 @@ int bench_reduce_typed(const Device& device, const std::vector<Variant>& variant
                      (unsigned long long)n, double(got), double(expected));
       }
       const double gbps = double(n * elem) / t.value();
-      rows.push_back({"reduce", variants[k].label, to_string(type), to_string(op), n, t.value() / 1e3, gbps,
+      rows.push_back({"reduce", labels[k], to_string(type), to_string(op), n, t.value() / 1e3, gbps,
                       ceilings->of_read(gbps), ceilings->of_copy(gbps), ok});
     }
   }
@@ -142,6 +145,12 @@ void print_rows(const std::vector<Row>& rows) {
 }
 
 }  // namespace
+
+std::optional<Summary> demo_reduce(const Device& device, uint64_t n, int repeats) {
+  std::vector<Row> rows;
+  bench_reduce_typed<uint32_t>(device, {{ReduceDesc{DataType::u32, Op::add}, "automatic"}}, {n}, repeats, rows);
+  return summarize(rows, "reduce", "u32 add");
+}
 
 int run_bench(std::vector<std::string> args) {
   if (!args.empty() && args[0] == "scan") return run_bench_scan({args.begin() + 1, args.end()});
@@ -191,7 +200,9 @@ int run_bench(std::vector<std::string> args) {
       std::fprintf(stderr, "vkprim bench: bad --grid entry '%s' (want GROUPSxVECTORS)\n", item.c_str());
       return 2;
     }
-    ReduceDesc desc{type, op, 0, ReduceAlgorithm::grid_stride, groups, vectors};
+    ReduceDesc desc{type, op, 0, ReduceAlgorithm::grid_stride};
+    desc.max_workgroups = groups;
+    desc.vectors_per_thread = vectors;
     variants.push_back({desc, "grid_stride[" + item + "]"});
     pos = comma + 1;
   }

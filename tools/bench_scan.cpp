@@ -14,6 +14,7 @@
 
 #include "bench_support.hpp"
 #include "commands.hpp"
+#include "demo.hpp"
 #include "host_scan.hpp"
 #include "scan_commands.hpp"
 #include "vkprim/scan.hpp"
@@ -115,8 +116,7 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
   std::vector<T> got(max_n), expected(max_n);
   int failures = 0;
   for (uint64_t n : sizes) {
-    std::fprintf(stderr, "bench scan %s %s %s n=%s ...\n", kind_s, to_string(type), to_string(op),
-                 size_label(n).c_str());
+    progress("bench scan %s %s %s n=%s ...\n", kind_s, to_string(type), to_string(op), size_label(n).c_str());
     auto record_for = [&](const Scan& plan) -> Recorder {
       return [&, n](VkCommandBuffer cmd) {
         return plan.record(cmd, input->range(0, n * elem), output->range(0, n * elem), n, scratch->range());
@@ -167,6 +167,13 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
 }
 
 }  // namespace
+
+std::optional<Summary> demo_scan(const Device& device, uint64_t n, int repeats) {
+  std::vector<ScanRow> rows;
+  const ScanDesc automatic{};  // u32 add inclusive, automatic
+  bench_scan_typed<uint32_t>(device, automatic, {automatic}, {n}, repeats, rows);
+  return summarize(rows, "scan", "u32 inclusive add");
+}
 
 int run_bench_scan(std::vector<std::string> args) {
   std::string kind_s = "inclusive", type_s = "u32", op_s = "add";

@@ -14,6 +14,7 @@
 
 #include "bench_support.hpp"
 #include "commands.hpp"
+#include "demo.hpp"
 #include "host_select.hpp"
 #include "select_commands.hpp"
 #include "vkprim/select.hpp"
@@ -30,10 +31,14 @@ struct SelectRow {
   std::string note;
 };
 
-void write_select_json(const std::string& path, const std::string& device, const std::vector<SelectRow>& rows) {
-  write_json(path, device, rows, [](const SelectRow& r, JsonRow& json) {
+// output ("elements" or "indices") and density (percent of flags set, or kept by the comparand) are the
+// run's, the same on every row.
+void write_select_json(const std::string& path, const std::string& device, const std::vector<SelectRow>& rows,
+                       const char* output, double density) {
+  write_json(path, device, rows, [&](const SelectRow& r, JsonRow& json) {
     json.text("primitive", r.primitive).text("algorithm", r.algorithm).text("type", r.type);
-    json.text("predicate", r.predicate).number("n", r.n).number("kept", r.kept).number("median_us", r.median_us);
+    json.text("predicate", r.predicate).text("output", output).number("density", density).number("n", r.n);
+    json.number("kept", r.kept).number("median_us", r.median_us);
     json.number("gbps", r.gbps).number("of_read", r.of_read).number("of_copy", r.of_copy);
     json.flag("verified", r.verified).text("note", r.note);
   });
@@ -130,8 +135,8 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
     }
     const double moved = (reads_input ? double(n) * elem : 0) + (flagged ? double(n) * 4 : 0) +
                          double(partition ? n : kept) * out_elem;
-    std::fprintf(stderr, "bench %s %s %s n=%s (kept %llu) ...\n", prim, to_string(base.type),
-                 to_string(base.predicate), size_label(n).c_str(), (unsigned long long)kept);
+    progress("bench %s %s %s n=%s (kept %llu) ...\n", prim, to_string(base.type), to_string(base.predicate),
+             size_label(n).c_str(), (unsigned long long)kept);
     auto record_for = [&](const Plan& plan) -> Recorder {
       return [&, n](VkCommandBuffer cmd) {
         const BufferRange in = reads_input ? input->range(0, n * elem) : BufferRange{};
@@ -184,6 +189,13 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
 
 }  // namespace
 
+std::optional<Summary> demo_select(const Device& device, uint64_t n, int repeats) {
+  std::vector<SelectRow> rows;
+  const SelectDesc automatic{};  // u32, flagged, automatic, elements
+  bench_select_typed<uint32_t, Select>(device, automatic, {Variant{automatic, ""}}, {n}, 50, repeats, rows);
+  return summarize(rows, "select", "u32 flagged 50%");
+}
+
 int run_bench_select(std::vector<std::string> args) {
   std::string type_s = "u32", pred_s = "flagged", density_s = "50", output_s = "elements";
   const bool partition = take_flag(args, "--partition");
@@ -230,7 +242,9 @@ int run_bench_select(std::vector<std::string> args) {
                      : bench_select_typed<T, Select>(*device, base, variants, sizes, density, common.repeats, rows);
   });
   print_select_rows(rows);
-  if (!common.json.empty()) write_select_json(common.json, device->context().capabilities().device_name, rows);
+  if (!common.json.empty())
+    write_select_json(common.json, device->context().capabilities().device_name, rows, to_string(base.output),
+                      density);
   if (common.stats) print_pipeline_statistics(*device);
   return rc;
 }

@@ -17,6 +17,7 @@
 #include "bench_support.hpp"
 #include "commands.hpp"
 #include "context_impl.hpp"
+#include "demo.hpp"
 #include "host_sort.hpp"
 #include "sort_commands.hpp"
 #include "vkprim/sort.hpp"
@@ -33,10 +34,20 @@ struct SortRow {
   std::string note;
 };
 
-void write_sort_json(const std::string& path, const std::string& device, const std::vector<SortRow>& rows) {
-  write_json(path, device, rows, [](const SortRow& r, JsonRow& json) {
+// The key bits sorted, as JSON carries them: "all", or "BEGIN..END" for a --bits range.
+std::string bits_label(const SortDesc& d) {
+  const uint32_t key_bits = 8 * size_of(d.key_type), end = d.end_bit ? d.end_bit : key_bits;
+  if (d.begin_bit == 0 && end == key_bits) return "all";
+  return std::to_string(d.begin_bit) + ".." + std::to_string(end);
+}
+
+// bits (bits_label) is the run's, the same on every row.
+void write_sort_json(const std::string& path, const std::string& device, const std::vector<SortRow>& rows,
+                     const std::string& bits) {
+  write_json(path, device, rows, [&](const SortRow& r, JsonRow& json) {
     json.text("primitive", r.primitive).text("algorithm", r.algorithm).text("key", r.key).text("value", r.value);
-    json.text("order", r.order).number("n", r.n).number("median_us", r.median_us).number("gelems", r.gkeys);
+    json.text("order", r.order).text("bits", bits).number("n", r.n).number("median_us", r.median_us);
+    json.number("gelems", r.gkeys);
     json.number("gbps", r.gbps).number("of_read", r.of_read).number("of_copy", r.of_copy);
     json.flag("verified", r.verified).text("note", r.note);
   });
@@ -151,7 +162,7 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
   std::vector<uint8_t> got_keys(max_n * kb), got_values(max_n * vb);
   int failures = 0;
   for (uint64_t n : sizes) {
-    std::fprintf(stderr, "bench sort %s %s n=%s ...\n", to_string(base.key_type), primitive, size_label(n).c_str());
+    progress("bench sort %s %s n=%s ...\n", to_string(base.key_type), primitive, size_label(n).c_str());
     auto restore = [&, n](VkCommandBuffer cmd) -> Result<void> {
       VkBufferCopy k{0, 0, n * kb};
       c.vk.vkCmdCopyBuffer(cmd, pristine_keys->handle(), keys->handle(), 1, &k);
@@ -212,6 +223,13 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
 
 }  // namespace
 
+std::optional<Summary> demo_sort(const Device& device, uint64_t n, int repeats) {
+  std::vector<SortRow> rows;
+  const SortDesc automatic{};  // u32 keys, ascending, every bit, automatic
+  bench_sort(device, automatic, {automatic}, {n}, repeats, rows);
+  return summarize(rows, "sort_keys", "u32 keys");
+}
+
 int run_bench_sort(std::vector<std::string> args) {
   std::string key_s = "u32", order_s = "ascending", value_s = "4", bits_s;
   const bool pairs = take_flag(args, "--pairs");
@@ -256,7 +274,8 @@ int run_bench_sort(std::vector<std::string> args) {
   std::vector<SortRow> rows;
   rc = bench_sort(*device, desc, variants, sizes, common.repeats, rows);
   print_sort_rows(rows);
-  if (!common.json.empty()) write_sort_json(common.json, device->context().capabilities().device_name, rows);
+  if (!common.json.empty())
+    write_sort_json(common.json, device->context().capabilities().device_name, rows, bits_label(desc));
   if (common.stats) print_pipeline_statistics(*device);
   return rc;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -19,7 +21,18 @@ using detail::make_error;
 
 namespace {
 bool profiling = false;  // --profile (open_bench): warm_and_time also prints each pass's time
+bool show_progress = true;  // progress(): off under `vkprim demo`
 }
+
+void progress(const char* format, ...) {
+  if (!show_progress) return;
+  va_list args;
+  va_start(args, format);
+  std::vfprintf(stderr, format, args);
+  va_end(args);
+}
+
+void set_progress(bool on) { show_progress = on; }
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -376,9 +389,27 @@ std::string lookback_note(const Device& device, const Buffer& scratch, VkDeviceS
          " max_depth=" + std::to_string(stats[3]);
 }
 
+std::string json_escape(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 void write_json_objects(const std::string& path, const std::string& device, const std::vector<std::string>& objects) {
   std::ofstream out(path);
-  out << "{\"device\": \"" << device << "\", \"rows\": [\n";
+  out << "{\"device\": \"" << json_escape(device) << "\", \"rows\": [\n";
   for (size_t i = 0; i < objects.size(); ++i) out << "  " << objects[i] << (i + 1 < objects.size() ? "," : "") << "\n";
   out << "]}\n";
 }

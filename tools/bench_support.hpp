@@ -96,6 +96,11 @@ std::vector<T> upload_random(const Device& device, const Buffer& buffer, uint64_
   return host;
 }
 
+// A progress line ("bench reduce u32 add n=2^20 ...") on stderr, so stdout holds only the tables; printf
+// format. `vkprim demo` turns them off (set_progress(false)).
+void progress(const char* format, ...) __attribute__((format(printf, 1, 2)));
+void set_progress(bool on);
+
 // "2^10..2^28" (every power of two), "2^20,2^24+1,1000" or a mix.
 bool parse_sizes(const std::string& text, std::vector<uint64_t>& out);
 std::string size_label(uint64_t n);
@@ -168,11 +173,14 @@ inline std::string verified_cell(bool verified, const std::string& note) {
   return (verified ? std::string("yes       ") : std::string("NO        ")) + note;
 }
 
+// `text` as the body of a JSON string: quotes, backslashes and control characters escaped.
+std::string json_escape(const std::string& text);
+
 // One result row as a JSON object, fields in the order added (numbers as std::ostream prints them).
 class JsonRow {
  public:
   JsonRow& text(const char* key, const std::string& value) {
-    field(key) << '"' << value << '"';
+    field(key) << '"' << json_escape(value) << '"';
     return *this;
   }
   template <class Number>

@@ -12,6 +12,7 @@ namespace vkprim::tools {
 int run_info(std::vector<std::string> args);
 int run_verify(std::vector<std::string> args);
 int run_bench(std::vector<std::string> args);
+int run_demo(std::vector<std::string> args);
 
 // Takes "--name value" from args (removing both); false if absent.
 bool take_option(std::vector<std::string>& args, const char* name, std::string& value);

@@ -1,7 +1,14 @@
 #include <cstdio>
+#include <string>
+#include <utility>
 
+#include "bench_support.hpp"
 #include "commands.hpp"
 #include "vkprim/reduce.hpp"
+#include "vkprim/scan.hpp"
+#include "vkprim/select.hpp"
+#include "vkprim/sort.hpp"
+#include "vkprim/version.hpp"
 
 namespace vkprim::tools {
 
@@ -17,6 +24,75 @@ const char* type_name(VkPhysicalDeviceType t) {
   }
 }
 
+// The element count the picks are shown for: 2^22, past a CPU's caches, and 64-bit sort keys within one
+// binding of lavapipe's 128 MiB.
+constexpr uint64_t kPickCount = uint64_t(1) << 22;
+
+// One "automatic picks" line: what the plan resolved to and what it reports of itself, or why it was refused.
+template <class Plan, class Describe>
+void print_pick(const char* primitive, const std::string& workload, const Result<Plan>& plan, Describe&& describe) {
+  const std::string what = plan ? std::string(to_string(plan->algorithm())) + describe(plan.value())
+                                 : std::string("refused: ") + plan.error().message;
+  std::printf("  %-9s %-32s %s\n", primitive, workload.c_str(), what.c_str());
+}
+
+std::string dispatches(uint32_t count) {
+  return ", " + std::to_string(count) + (count == 1 ? " dispatch" : " dispatches");
+}
+
+// ", 2048 keys per tile, 4 digit passes, ballots ranking, staged scatter (1 staging round), 5 dispatches".
+std::string sort_report(const RadixSort& p, uint64_t n) {
+  std::string out = ", " + std::to_string(p.keys_per_tile()) + " keys per tile, " + std::to_string(p.digit_passes()) +
+                    " digit passes, " + to_string(p.ranking()) + " ranking, " + to_string(p.scatter()) + " scatter";
+  if (p.algorithm() == SortAlgorithm::onesweep && p.scatter() == SortScatter::staged) {
+    const uint32_t rounds = p.staging_rounds();
+    out += " (" + std::to_string(rounds) + (rounds == 1 ? " staging round)" : " staging rounds)");
+  }
+  return out + dispatches(p.dispatch_count(n));
+}
+
+// What `automatic` resolves to for each primitive on this device, from plans created here (the choice is
+// the library's, made at create), with the plan's own report: tile sizes, passes, dispatches at kPickCount.
+void print_automatic_picks(Context& context) {
+  const uint64_t n = kPickCount;
+  std::printf("automatic picks (plans for %s elements; each header's `automatic =` says the rule):\n",
+              size_label(n).c_str());
+  for (DataType type : {DataType::u32, DataType::f32}) {
+    auto reduce = Reduce::create(context, ReduceDesc{type, Op::add, n});
+    print_pick("reduce", std::string(to_string(type)) + " add", reduce,
+               [&](const Reduce& p) { return dispatches(p.dispatch_count(n)); });
+  }
+  for (bool deterministic : {false, true}) {
+    ScanDesc desc;
+    desc.type = deterministic ? DataType::f32 : DataType::u32;
+    desc.max_count = n;
+    desc.deterministic = deterministic;
+    auto scan = Scan::create(context, desc);
+    print_pick("scan", std::string(to_string(desc.type)) + " inclusive add" + (deterministic ? ", deterministic" : ""),
+               scan, [&](const Scan& p) { return dispatches(p.dispatch_count(n)); });
+  }
+  SelectDesc select_desc;
+  select_desc.max_count = n;
+  auto tiles = [&](const auto& p) {
+    return ", " + std::to_string(p.elements_per_tile()) + " elements per tile" + dispatches(p.dispatch_count(n));
+  };
+  print_pick("select", "u32 flagged", Select::create(context, select_desc), tiles);
+  print_pick("partition", "u32 flagged", Partition::create(context, select_desc), tiles);
+  for (const auto& [key, value_size] : {std::pair{DataType::u32, 0u}, std::pair{DataType::u32, 4u},
+                                        std::pair{DataType::u64, 0u}}) {
+    SortDesc desc;
+    desc.key_type = key;
+    desc.value_size = value_size;
+    desc.max_count = n;
+    const std::string workload =
+        std::string(to_string(key)) + " keys" + (value_size ? " + " + std::to_string(value_size) + "-byte values" : "");
+    print_pick("sort", workload, RadixSort::create(context, desc),
+               [&](const RadixSort& p) { return sort_report(p, n); });
+  }
+  std::printf("  (the chained scan, chained select and onesweep need the Vulkan memory model: %s here)\n",
+              context.capabilities().has(feature_memory_model) ? "enabled" : "not enabled");
+}
+
 }  // namespace
 
 int run_info(std::vector<std::string> args) {
@@ -25,6 +101,7 @@ int run_info(std::vector<std::string> args) {
     std::fprintf(stderr, "vkprim info: %s\n", devices.error().message.c_str());
     return 1;
   }
+  std::printf("vkprim %s\n", version().string);
   std::printf("Vulkan devices:\n");
   for (const auto& d : devices.value())
     std::printf("  [%u] %s (%s, Vulkan %u.%u.%u)\n", d.index, d.name.c_str(), type_name(d.type),
@@ -52,8 +129,7 @@ int run_info(std::vector<std::string> args) {
               "pipeline robustness %s\n",
               yes(feature_push_descriptors), yes(feature_synchronization2), yes(feature_debug_utils),
               yes(feature_timestamps), c.timestamp_period_ns, yes(feature_pipeline_robustness));
-  auto reduce = Reduce::create(device->context(), ReduceDesc{DataType::u32, Op::add, 1u << 20});
-  std::printf("automatic picks: reduce %s\n", reduce ? to_string(reduce->algorithm()) : reduce.error().message.c_str());
+  print_automatic_picks(device->context());
   return 0;
 }
 

@@ -1,17 +1,19 @@
-// The `vkprim` command-line program: info, bench, verify.
+// The `vkprim` command-line program: info, bench, verify, demo, version.
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
+#include "vkprim/version.hpp"
 
 namespace {
 
 void usage() {
   std::fprintf(stderr,
                "usage: vkprim <command> [options]\n"
-               "  info                       Vulkan devices, the chosen one, its capabilities, automatic picks\n"
+               "  info                       vkprim's version, the Vulkan devices, the chosen one, its capabilities\n"
+               "                             and what each primitive's automatic algorithm picks there\n"
                "  bench reduce [--type T] [--op O] [--algorithm all|NAME] [--sizes LIST] [--repeat N] [--json FILE]\n"
                "  bench scan [--kind inclusive|exclusive] [--type T] [--op O] [--algorithm all|NAME|NAME@WGxV[xK]]\n"
                "             [--sizes LIST] [--repeat N] [--json FILE]   (K: chained look-back windows per step)\n"
@@ -23,6 +25,10 @@ void usage() {
                "             [--ranking ballots|partitioned] [--scatter staged|direct]\n"
                "             [--sizes LIST] [--repeat N] [--json FILE]\n"
                "  verify                     quick self-check of every primitive on the chosen device\n"
+               "  demo [--size N] [--repeat N]  each primitive's automatic plan at one size (2^24 on a GPU, 2^18 on a\n"
+               "                             CPU driver): GB/s, ratio to the read/copy ceilings measured in the same\n"
+               "                             process, verified against the CPU\n"
+               "  version                    vkprim's version\n"
                "common options: --device INDEX|NAME (else env VKPRIM_DEVICE), --validation,\n"
                "  --spin-limit N (chained scans: polls before a fallback), --skip-publication K (every K-th tile\n"
                "  skips publishing its aggregate: forces waits or fallbacks), --lookback-stats (chained kernels\n"
@@ -48,6 +54,11 @@ int main(int argc, char** argv) {
   if (command == "info") return vkprim::tools::run_info(args);
   if (command == "verify") return vkprim::tools::run_verify(args);
   if (command == "bench") return vkprim::tools::run_bench(args);
+  if (command == "demo") return vkprim::tools::run_demo(args);
+  if (command == "version" || command == "--version") {
+    std::printf("vkprim %s\n", vkprim::version().string);
+    return 0;
+  }
   usage();
   return 2;
 }

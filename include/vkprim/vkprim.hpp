@@ -9,3 +9,4 @@
 #include "vkprim/select.hpp"
 #include "vkprim/sort.hpp"
 #include "vkprim/types.hpp"
+#include "vkprim/version.hpp"

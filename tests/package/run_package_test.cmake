@@ -2,8 +2,8 @@
 #
 # Proves vkprim can be consumed both ways by an outside project that compiles volk itself:
 #  (a) configure/build/install vkprim (Release, no tests/tools) into a temporary prefix, check the
-#      installed archive references no Vulkan loader symbol, then build and run the consumer with
-#      find_package(vkprim) against that prefix;
+#      installed archive references no Vulkan loader symbol and that find_package(vkprim 0.2) refuses it,
+#      then build and run the consumer with find_package(vkprim 0.3) against that prefix;
 #  (b) build and run the consumer with add_subdirectory(<vkprim source>).
 # Any failing step stops the script with a FATAL_ERROR naming the step.
 cmake_minimum_required(VERSION 3.25)
@@ -72,6 +72,16 @@ if(NM_PROGRAM)
   endif()
   message(STATUS "[package] ${archive}: no undefined vk* symbols")
 endif()
+
+# The package carries its version: a request for another minor version must not find it.
+execute_process(COMMAND ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${WORK_DIR}/consumer-wrong-version"
+                -DCONSUMER_MODE=find_package -DVKPRIM_REQUEST_VERSION=0.2 "-DCMAKE_PREFIX_PATH=${prefix}"
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE wrong_version_error)
+if(rc EQUAL 0 OR NOT wrong_version_error MATCHES "version")
+  message(FATAL_ERROR "[package] find_package(vkprim 0.2) found the installed package (exit ${rc}); its version "
+                      "file must accept 0.3.x only:\n${wrong_version_error}")
+endif()
+message(STATUS "[package] find_package(vkprim 0.2): refused, as it should be")
 
 step("configure consumer (find_package)" ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${WORK_DIR}/consumer-find_package"
      -DCMAKE_BUILD_TYPE=Release -DCONSUMER_MODE=find_package "-DCMAKE_PREFIX_PATH=${prefix}")

@@ -1,6 +1,7 @@
 // An outside "engine" using volk: it creates its own VkInstance and VkDevice, borrows them to vkprim,
 // reduces 100000 u32 values in its own command buffer with its own buffers, and checks that vkprim
-// left volk's global function pointers alone. Exit 0 on success; otherwise prints what failed.
+// left volk's global function pointers alone; first, that vkprim::version() matches the headers' version
+// macros. Exit 0 on success; otherwise prints what failed.
 #include <volk.h>  // first: volk defines VK_NO_PROTOTYPES before the Vulkan headers are seen
 
 #include <vkprim/vkprim.hpp>
@@ -334,10 +335,22 @@ int run() {
   return g_failures == 0 ? 0 : 1;
 }
 
+// The installed (or subproject's) generated version header and the library linked agree.
+int check_version() {
+  const vkprim::Version v = vkprim::version();
+  std::printf("vkprim %s (headers %s)\n", v.string, VKPRIM_VERSION_STRING);
+  if (v.major != VKPRIM_VERSION_MAJOR || v.minor != VKPRIM_VERSION_MINOR || v.patch != VKPRIM_VERSION_PATCH ||
+      std::strcmp(v.string, VKPRIM_VERSION_STRING) != 0) {
+    std::fprintf(stderr, "FAILED: vkprim::version() %s differs from the headers' %s\n", v.string, VKPRIM_VERSION_STRING);
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main() {
-  const int rc = run();
+  const int rc = check_version() != 0 ? 1 : run();
   std::printf("%s\n", rc == 0 ? "PASSED" : "FAILED");
   return rc;
 }

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# ctest tools.cli: what scripts/demo shows. `vkprim version` and `vkprim info` print the CMake project
+# version, info lists the automatic pick of every primitive (none refused on the test device), and
+# `vkprim demo` runs reduce, scan, sort and select, each verified.
+#   cli_test.sh <vkprim executable> <CMake project version>
+set -euo pipefail
+vkprim=$1 version=$2
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+[[ "$("$vkprim" version)" == "vkprim $version" ]] || fail "vkprim version printed '$("$vkprim" version)', not 'vkprim $version'"
+
+info=$("$vkprim" info) || fail "vkprim info exited non-zero"
+echo "$info"
+[[ "$(head -1 <<< "$info")" == "vkprim $version" ]] || fail "vkprim info does not start with 'vkprim $version'"
+picks=$(sed -n '/^automatic picks/,$p' <<< "$info")
+for primitive in reduce scan select partition sort; do
+  grep -q "^  $primitive " <<< "$picks" || fail "vkprim info lists no automatic pick for $primitive"
+done
+if grep -q 'refused' <<< "$picks"; then fail "vkprim info: a pick was refused"; fi
+
+demo=$("$vkprim" demo --size 2^12) || fail "vkprim demo exited non-zero"
+echo "$demo"
+for primitive in reduce scan sort select; do
+  grep -Eq "^$primitive +.* yes$" <<< "$demo" || fail "vkprim demo: no verified line for $primitive"
+done
