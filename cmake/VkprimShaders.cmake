@@ -1,37 +1,66 @@
 # Build-time shader pipeline: GLSL (-D variants) -> SPIR-V (glslangValidator, depfile) -> spirv-val ->
-# generated C++ arrays + a registry looked up by kernel name and variant. Nothing is read at run time.
+# one packed C++ array per shader group (cmake/embed_spirv.cpp), looked up by kernel name and variant.
+# Nothing is read from disk at run time.
 #
-# vkprim_add_kernel(<name> <source.comp relative to shaders/>
-#                   [TYPES t...] [OPS o...] [NO_SUBGROUP_VARIANT] [TARGET_ENV env] [DEFINES d...])
-#   Variants are "<type>.<op>" (bitwise ops skipped for float types) plus "<type>.<op>.nosg" with
-#   VKPRIM_NO_SUBGROUPS=1 when NO_SUBGROUP_VARIANT is given; without TYPES the one variant is "default".
+# vkprim_add_kernel(<group>/<name> <source.comp relative to shaders/>
+#                   [TYPES t...] [WIDTHS_ONLY] [NO_SUBGROUP_VARIANT] [TARGET_ENV env] [DEFINES d...])
+#   Variants are "<type>" for each of TYPES that VKPRIM_TYPES keeps (all of them with WIDTHS_ONLY: kernels
+#   that use the type only as a word width, whatever element type the plan has), plus "<type>.nosg" with
+#   VKPRIM_NO_SUBGROUPS=1 when NO_SUBGROUP_VARIANT is given; without TYPES the variants are "default" (and
+#   "nosg"). The operator is a specialization constant, not a variant.
+#   A kernel belongs to the group named before the slash ("sort/onesweep_k32" to "sort"). Each group is one
+#   object file defining kShaderGroup_<group> and referenced only by the code that uses it (src/<group>.cpp),
+#   so a program that never creates, say, a sort plan links none of the sort kernels.
+
+set(VKPRIM_ALL_TYPES u32 i32 f32 u64 i64 f64)
+set(VKPRIM_TYPES "${VKPRIM_ALL_TYPES}" CACHE STRING
+    "Element types of the reduce, scan and select kernels built (a subset of: ${VKPRIM_ALL_TYPES}); a plan for another type fails with Status::unsupported")
+foreach(t IN LISTS VKPRIM_TYPES)
+  if(NOT t IN_LIST VKPRIM_ALL_TYPES)
+    message(FATAL_ERROR "VKPRIM_TYPES: '${t}' is not one of ${VKPRIM_ALL_TYPES}")
+  endif()
+endforeach()
 
 set(VKPRIM_SHADER_DIR ${CMAKE_CURRENT_LIST_DIR}/../shaders)
 set(VKPRIM_SHADER_GEN_DIR ${CMAKE_CURRENT_BINARY_DIR}/vkprim_shaders)
 set(VKPRIM_SHADER_INCLUDE_DIR ${VKPRIM_SHADER_GEN_DIR})
 set(VKPRIM_SHADER_SOURCES "")
-set(VKPRIM_SHADER_KERNELS "")
+set(VKPRIM_SHADER_GROUPS "")
 set(VKPRIM_SHADER_SPVS "")
 
+# The packer runs on the build machine. A cross build names a host build of it.
+if(CMAKE_CROSSCOMPILING)
+  set(VKPRIM_EMBED_SPIRV_EXECUTABLE "" CACHE FILEPATH
+      "Host build of vkprim_embed_spirv (cmake/embed_spirv.cpp + src/spirv_pack.cpp), needed when cross-compiling")
+  if(NOT VKPRIM_EMBED_SPIRV_EXECUTABLE)
+    message(FATAL_ERROR "Cross-compiling vkprim needs VKPRIM_EMBED_SPIRV_EXECUTABLE: a host build of "
+                        "vkprim_embed_spirv (c++ -std=c++17 -O2 -Isrc cmake/embed_spirv.cpp src/spirv_pack.cpp)")
+  endif()
+  set(VKPRIM_EMBED_SPIRV ${VKPRIM_EMBED_SPIRV_EXECUTABLE})
+else()
+  add_executable(vkprim_embed_spirv ${CMAKE_CURRENT_LIST_DIR}/embed_spirv.cpp
+                 ${CMAKE_CURRENT_LIST_DIR}/../src/spirv_pack.cpp)
+  target_include_directories(vkprim_embed_spirv PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../src)
+  set_target_properties(vkprim_embed_spirv PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON)
+  set(VKPRIM_EMBED_SPIRV vkprim_embed_spirv)
+endif()
+
 function(vkprim_add_kernel name source)
-  cmake_parse_arguments(K "NO_SUBGROUP_VARIANT" "TARGET_ENV" "TYPES;OPS;DEFINES" ${ARGN})
+  cmake_parse_arguments(K "NO_SUBGROUP_VARIANT;WIDTHS_ONLY" "TARGET_ENV" "TYPES;DEFINES" ${ARGN})
   if(NOT K_TARGET_ENV)
     set(K_TARGET_ENV vulkan1.1)
   endif()
   set(variants "")
   if(K_TYPES)
     foreach(t IN LISTS K_TYPES)
-      foreach(o IN LISTS K_OPS)
-        if(t MATCHES "^f" AND o MATCHES "^bit_")
-          continue()
-        endif()
-        string(TOUPPER "${t}" T)
-        string(TOUPPER "${o}" O)
-        list(APPEND variants "${t}.${o}|-DVKPRIM_TYPE_${T}=1|-DVKPRIM_OP_${O}=1")
-        if(K_NO_SUBGROUP_VARIANT)
-          list(APPEND variants "${t}.${o}.nosg|-DVKPRIM_TYPE_${T}=1|-DVKPRIM_OP_${O}=1|-DVKPRIM_NO_SUBGROUPS=1")
-        endif()
-      endforeach()
+      if(NOT K_WIDTHS_ONLY AND NOT t IN_LIST VKPRIM_TYPES)
+        continue()
+      endif()
+      string(TOUPPER "${t}" T)
+      list(APPEND variants "${t}|-DVKPRIM_TYPE_${T}=1")
+      if(K_NO_SUBGROUP_VARIANT)
+        list(APPEND variants "${t}.nosg|-DVKPRIM_TYPE_${T}=1|-DVKPRIM_NO_SUBGROUPS=1")
+      endif()
     endforeach()
   else()
     list(APPEND variants "default")
@@ -40,12 +69,17 @@ function(vkprim_add_kernel name source)
     endif()
   endif()
 
+  string(FIND "${name}" "/" slash)
+  if(slash LESS 1)
+    message(FATAL_ERROR "vkprim_add_kernel: '${name}' is not <group>/<name>")
+  endif()
+  string(SUBSTRING "${name}" 0 ${slash} group)
   string(MAKE_C_IDENTIFIER "${name}" ident)
   set(src ${VKPRIM_SHADER_DIR}/${source})
   set(spv_dir ${VKPRIM_SHADER_GEN_DIR}/spv/${ident})
   file(MAKE_DIRECTORY ${spv_dir})
-  set(embed_inputs "")
   set(spvs "")
+  set(lines "")
   foreach(v IN LISTS variants)
     string(REPLACE "|" ";" parts "${v}")
     list(POP_FRONT parts vname)
@@ -63,39 +97,40 @@ function(vkprim_add_kernel name source)
       COMMENT "GLSL -> SPIR-V ${name} [${vname}]"
       VERBATIM)
     list(APPEND spvs ${spv})
-    list(APPEND embed_inputs "${vname}=${spv}")
+    string(APPEND lines "${name} ${vname} ${spv}\n")
   endforeach()
 
-  set(cpp ${VKPRIM_SHADER_GEN_DIR}/kernel_${ident}.cpp)
-  add_custom_command(OUTPUT ${cpp}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${cpp} -DKERNEL=${name} -DIDENT=${ident} "-DINPUTS=${embed_inputs}"
-            -P ${VKPRIM_SHADER_DIR}/../cmake/EmbedSpirv.cmake
-    DEPENDS ${spvs} ${VKPRIM_SHADER_DIR}/../cmake/EmbedSpirv.cmake
-    COMMENT "Embedding SPIR-V of ${name}"
-    VERBATIM)
-  set(VKPRIM_SHADER_SOURCES ${VKPRIM_SHADER_SOURCES} ${cpp} PARENT_SCOPE)
-  set(VKPRIM_SHADER_KERNELS ${VKPRIM_SHADER_KERNELS} ${ident} PARENT_SCOPE)
+  if(NOT group IN_LIST VKPRIM_SHADER_GROUPS)
+    set(VKPRIM_SHADER_GROUPS ${VKPRIM_SHADER_GROUPS} ${group} PARENT_SCOPE)
+  endif()
+  set(VKPRIM_SHADER_LIST_${group} "${VKPRIM_SHADER_LIST_${group}}${lines}" PARENT_SCOPE)
+  set(VKPRIM_SHADER_SPVS_${group} ${VKPRIM_SHADER_SPVS_${group}} ${spvs} PARENT_SCOPE)
   set(VKPRIM_SHADER_SPVS ${VKPRIM_SHADER_SPVS} ${spvs} PARENT_SCOPE)
 endfunction()
 
+# After every vkprim_add_kernel: one packed source per group, and shader_groups.hpp declaring the groups.
 function(vkprim_write_shader_registry)
   set(decls "")
-  set(rows "")
-  foreach(k IN LISTS VKPRIM_SHADER_KERNELS)
-    string(APPEND decls "extern const ShaderVariant kVariants_${k}[];\nextern const uint32_t kVariantCount_${k};\n")
-    string(APPEND rows "    {kVariants_${k}, kVariantCount_${k}},\n")
+  foreach(g IN LISTS VKPRIM_SHADER_GROUPS)
+    string(MAKE_C_IDENTIFIER "${g}" gid)
+    set(list_file ${VKPRIM_SHADER_GEN_DIR}/group_${gid}.txt)
+    file(CONFIGURE OUTPUT ${list_file} CONTENT "${VKPRIM_SHADER_LIST_${g}}")
+    set(cpp ${VKPRIM_SHADER_GEN_DIR}/group_${gid}.cpp)
+    add_custom_command(OUTPUT ${cpp}
+      COMMAND ${VKPRIM_EMBED_SPIRV} ${cpp} ${gid} ${list_file}
+      DEPENDS ${VKPRIM_SHADER_SPVS_${g}} ${list_file} ${VKPRIM_EMBED_SPIRV}
+      COMMENT "Packing the SPIR-V of shader group ${g}"
+      VERBATIM)
+    list(APPEND VKPRIM_SHADER_SOURCES ${cpp})
+    string(APPEND decls "extern const ShaderGroup kShaderGroup_${gid};\n")
   endforeach()
-  set(reg ${VKPRIM_SHADER_GEN_DIR}/shader_registry.cpp)
-  file(CONFIGURE OUTPUT ${reg} CONTENT
-"// Generated by cmake/VkprimShaders.cmake: every embedded kernel.
+  file(CONFIGURE OUTPUT ${VKPRIM_SHADER_GEN_DIR}/shader_groups.hpp CONTENT
+"// Generated by cmake/VkprimShaders.cmake: the embedded shader groups (src/shader_registry.hpp).
+#pragma once
 #include \"shader_registry.hpp\"
 namespace vkprim::detail {
-@decls@
-const ShaderTable kShaderTables[] = {
-@rows@};
-const uint32_t kShaderTableCount = sizeof(kShaderTables) / sizeof(kShaderTables[0]);
-}  // namespace vkprim::detail
+@decls@}  // namespace vkprim::detail
 " @ONLY)
-  set(VKPRIM_SHADER_SOURCES ${VKPRIM_SHADER_SOURCES} ${reg} PARENT_SCOPE)
+  set(VKPRIM_SHADER_SOURCES ${VKPRIM_SHADER_SOURCES} PARENT_SCOPE)
   add_custom_target(vkprim_shaders DEPENDS ${VKPRIM_SHADER_SPVS})
 endfunction()

@@ -1,12 +1,11 @@
-# Every kernel and its variants (see cmake/VkprimShaders.cmake).
-set(VKPRIM_ALL_TYPES u32 i32 f32 u64 i64 f64)
-set(VKPRIM_ALL_OPS add min max bit_and bit_or bit_xor)
+# Every kernel and its variants (see cmake/VkprimShaders.cmake). The operator of reduce and scan kernels is
+# specialization constant 5 (common/types.glsl), so their variants are the element type and the emulation.
 
 foreach(alg interleaved_divergent interleaved_strided sequential first_add_during_load)
-  vkprim_add_kernel(reduce/${alg} reduce/${alg}.comp TYPES ${VKPRIM_ALL_TYPES} OPS ${VKPRIM_ALL_OPS})
+  vkprim_add_kernel(reduce/${alg} reduce/${alg}.comp TYPES ${VKPRIM_ALL_TYPES})
 endforeach()
 foreach(alg unrolled_subgroup unrolled_complete grid_stride)
-  vkprim_add_kernel(reduce/${alg} reduce/${alg}.comp TYPES ${VKPRIM_ALL_TYPES} OPS ${VKPRIM_ALL_OPS}
+  vkprim_add_kernel(reduce/${alg} reduce/${alg}.comp TYPES ${VKPRIM_ALL_TYPES}
                     NO_SUBGROUP_VARIANT)
 endforeach()
 
@@ -18,43 +17,43 @@ vkprim_add_kernel(indirect/args indirect/args.comp)
 
 # Scan (shaders/scan): one kernel per phase.
 foreach(phase hillis_steele blelloch_upsweep blelloch_downsweep blelloch_block add_carry)
-  vkprim_add_kernel(scan/${phase} scan/${phase}.comp TYPES ${VKPRIM_ALL_TYPES} OPS ${VKPRIM_ALL_OPS})
+  vkprim_add_kernel(scan/${phase} scan/${phase}.comp TYPES ${VKPRIM_ALL_TYPES})
 endforeach()
 foreach(phase subgroup_block reduce_then_scan_reduce reduce_then_scan_scan)
-  vkprim_add_kernel(scan/${phase} scan/${phase}.comp TYPES ${VKPRIM_ALL_TYPES} OPS ${VKPRIM_ALL_OPS}
+  vkprim_add_kernel(scan/${phase} scan/${phase}.comp TYPES ${VKPRIM_ALL_TYPES}
                     NO_SUBGROUP_VARIANT)
 endforeach()
 
 # Chained scans (shaders/scan/chained.comp): the Vulkan memory model needs SPIR-V 1.5 (vulkan1.2).
 # Tile state split in 16-bit parts for every type, or one 64-bit atomic word for 32-bit types.
-vkprim_add_kernel(scan/chained_lookback scan/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPS ${VKPRIM_ALL_OPS}
+vkprim_add_kernel(scan/chained_lookback scan/chained.comp TYPES ${VKPRIM_ALL_TYPES}
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2)
-vkprim_add_kernel(scan/chained_fallback scan/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPS ${VKPRIM_ALL_OPS}
+vkprim_add_kernel(scan/chained_fallback scan/chained.comp TYPES ${VKPRIM_ALL_TYPES}
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_FALLBACK=1)
-vkprim_add_kernel(scan/chained_lookback64 scan/chained.comp TYPES u32 i32 f32 OPS ${VKPRIM_ALL_OPS}
+vkprim_add_kernel(scan/chained_lookback64 scan/chained.comp TYPES u32 i32 f32
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1)
-vkprim_add_kernel(scan/chained_fallback64 scan/chained.comp TYPES u32 i32 f32 OPS ${VKPRIM_ALL_OPS}
+vkprim_add_kernel(scan/chained_fallback64 scan/chained.comp TYPES u32 i32 f32
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1 VKPRIM_FALLBACK=1)
 
 # Stream compaction (shaders/select, src/select.cpp): the predicate is a push constant, so the variants
-# are the element type (the op axis is unused: add). Chained single pass (Vulkan memory model: vulkan1.2;
+# are the element type. Chained single pass (Vulkan memory model: vulkan1.2;
 # state in 16-bit parts, or one 64-bit word with shaderBufferInt64Atomics), the portable
 # count/scan/scatter passes, and Partition's copy of the rejected elements (by element width only).
-vkprim_add_kernel(select/chained select/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPS add
+vkprim_add_kernel(select/chained select/chained.comp TYPES ${VKPRIM_ALL_TYPES}
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2)
-vkprim_add_kernel(select/chained64 select/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPS add
+vkprim_add_kernel(select/chained64 select/chained.comp TYPES ${VKPRIM_ALL_TYPES}
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1)
 # Partition's chained pass: the rejected elements' code compiled in only here, so Select's kernel holds no
 # registers for it through the look-back (one kernel for both measured 7% slower Select at 2^28, H100).
-vkprim_add_kernel(select/partition_chained select/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPS add
+vkprim_add_kernel(select/partition_chained select/chained.comp TYPES ${VKPRIM_ALL_TYPES}
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_PARTITION=1)
-vkprim_add_kernel(select/partition_chained64 select/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPS add
+vkprim_add_kernel(select/partition_chained64 select/chained.comp TYPES ${VKPRIM_ALL_TYPES}
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1 VKPRIM_PARTITION=1)
 foreach(phase tile_count scatter)
-  vkprim_add_kernel(select/${phase} select/${phase}.comp TYPES ${VKPRIM_ALL_TYPES} OPS add NO_SUBGROUP_VARIANT)
+  vkprim_add_kernel(select/${phase} select/${phase}.comp TYPES ${VKPRIM_ALL_TYPES} NO_SUBGROUP_VARIANT)
 endforeach()
-vkprim_add_kernel(select/scan_counts select/scan_counts.comp TYPES u32 OPS add NO_SUBGROUP_VARIANT)
-vkprim_add_kernel(select/copy_rejected select/copy_rejected.comp TYPES u32 u64 OPS add)
+vkprim_add_kernel(select/scan_counts select/scan_counts.comp TYPES u32 WIDTHS_ONLY NO_SUBGROUP_VARIANT)
+vkprim_add_kernel(select/copy_rejected select/copy_rejected.comp TYPES u32 u64 WIDTHS_ONLY)
 
 # Radix sort (shaders/sort, src/sort.cpp): keys travel as raw bits, so variants are the key width and the
 # payload width (kernel suffix _k32/_k64, then _v32/_v64 for pairs); the key transform is a push constant.
@@ -100,5 +99,5 @@ endforeach()
 vkprim_add_kernel(sort/scan sort/scan.comp NO_SUBGROUP_VARIANT)
 
 # Test-only kernels: the tile-state litmus test.
-vkprim_add_kernel(test/litmus test/litmus.comp TYPES u32 u64 OPS add TARGET_ENV vulkan1.2)
-vkprim_add_kernel(test/litmus64 test/litmus.comp TYPES u32 OPS add TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1)
+vkprim_add_kernel(test/litmus test/litmus.comp TYPES u32 u64 WIDTHS_ONLY TARGET_ENV vulkan1.2)
+vkprim_add_kernel(test/litmus64 test/litmus.comp TYPES u32 WIDTHS_ONLY TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1)

@@ -198,7 +198,7 @@ std::vector<KernelStatistics> Context::kernel_statistics() const {
   std::lock_guard<std::mutex> lock(impl_->kernel_mutex);
   for (const auto& [key, kernel] : impl_->kernels) {
     const detail::KernelDesc& d = kernel->desc;
-    out.push_back({d.kernel, d.variant, d.workgroup_size, d.items, d.tuning, d.mode, d.rounds, kernel->statistics});
+    out.push_back({d.kernel, detail::variant_label(d), d.workgroup_size, d.items, d.tuning, d.mode, d.rounds, kernel->statistics});
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -43,8 +44,8 @@ struct ContextImpl {
   PassTimer* pass_timer = nullptr;
 
   std::mutex kernel_mutex;
-  // Keyed by every KernelDesc field (get_kernel).
-  using KernelKey = std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+  // Keyed by every KernelDesc field but the group, which the kernel's name implies (get_kernel).
+  using KernelKey = std::tuple<std::string, std::string, std::optional<Op>, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
                                uint32_t, bool, bool>;
   std::map<KernelKey, std::unique_ptr<Kernel>> kernels;
 

@@ -4,6 +4,7 @@
 
 #include "context_impl.hpp"
 #include "errors.hpp"
+#include "shader_groups.hpp"
 
 namespace vkprim::detail {
 
@@ -13,6 +14,7 @@ constexpr uint32_t kArgsPushBytes = 4 * 4 + kMaxIndirectEntries * 16;
 
 Result<const Kernel*> indirect_args_kernel(ContextImpl& c) {
   KernelDesc kd;
+  kd.group = &kShaderGroup_indirect;
   kd.kernel = "indirect/args";
   kd.variant = "default";
   kd.workgroup_size = 1;

@@ -67,9 +67,14 @@ std::vector<std::pair<std::string, std::string>> read_statistics(const ContextIm
 }
 
 Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& desc) {
-  const ShaderVariant* shader = find_shader(desc.kernel, desc.variant);
+  const ShaderVariant* shader = desc.group ? find_shader(*desc.group, desc.kernel, desc.variant) : nullptr;
   if (!shader)
-    return make_error(Status::unsupported, "kernel '", desc.kernel, "' has no embedded variant '", desc.variant, "'");
+    return make_error(Status::unsupported, "kernel '", desc.kernel, "' has no embedded variant '", desc.variant,
+                      "' (VKPRIM_TYPES chooses the element types built into the library)");
+  std::vector<uint32_t> words;
+  if (!unpack_shader(*desc.group, *shader, words))
+    return make_error(Status::vulkan_error, "the embedded SPIR-V of kernel '", desc.kernel, "' [", desc.variant,
+                      "] is corrupt");
   const Capabilities& caps = c.caps;
   if (desc.workgroup_size == 0 || desc.workgroup_size > caps.max_workgroup_size[0] ||
       desc.workgroup_size > caps.max_workgroup_invocations)
@@ -84,7 +89,7 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   kernel->push_descriptors = c.use_push_descriptors();
   auto fail = [&](VkResult r, const char* what) {
     destroy_kernel(c, *kernel);
-    return vk_error(r, what, " for kernel ", desc.kernel, " [", desc.variant, "]");
+    return vk_error(r, what, " for kernel ", desc.kernel, " [", variant_label(desc), "]");
   };
 
   std::vector<VkDescriptorSetLayoutBinding> bindings(desc.bindings);
@@ -107,19 +112,24 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   if (r != VK_SUCCESS) return fail(r, "vkCreatePipelineLayout");
 
   VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  module_info.codeSize = size_t(shader->word_count) * 4;
-  module_info.pCode = shader->words;
+  module_info.codeSize = words.size() * 4;
+  module_info.pCode = words.data();
   VkShaderModule module = VK_NULL_HANDLE;
   r = c.vk.vkCreateShaderModule(c.device, &module_info, nullptr, &module);
   if (r != VK_SUCCESS) return fail(r, "vkCreateShaderModule");
 
-  // Constants 2, 3 and 4 are passed only when set, so 0 keeps the shader's own default.
-  const uint32_t spec_values[5] = {desc.workgroup_size, desc.items, desc.tuning, desc.mode, desc.rounds};
-  VkSpecializationMapEntry spec_entries[5] = {{0, 0, 4}, {1, 4, 4}};
+  // Constants 2, 3 and 4 are passed only when set, so 0 keeps the shader's own default. Constant 5 takes
+  // vkprim::Op's value (common/types.glsl numbers the operators the same way).
+  static_assert(uint32_t(Op::add) == 0 && uint32_t(Op::min) == 1 && uint32_t(Op::max) == 2 &&
+                uint32_t(Op::bit_and) == 3 && uint32_t(Op::bit_or) == 4 && uint32_t(Op::bit_xor) == 5);
+  const uint32_t spec_values[6] = {desc.workgroup_size, desc.items, desc.tuning, desc.mode, desc.rounds,
+                                   uint32_t(desc.op.value_or(Op::add))};
+  VkSpecializationMapEntry spec_entries[6] = {{0, 0, 4}, {1, 4, 4}};
   uint32_t spec_count = 2;
   if (desc.tuning) spec_entries[spec_count++] = {2, 8, 4};
   if (desc.mode) spec_entries[spec_count++] = {3, 12, 4};
   if (desc.rounds) spec_entries[spec_count++] = {4, 16, 4};
+  if (desc.op) spec_entries[spec_count++] = {5, 20, 4};
   VkSpecializationInfo spec{spec_count, spec_entries, sizeof(spec_values), spec_values};
 
   VkComputePipelineCreateInfo pipe_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
@@ -158,8 +168,15 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
 
 }  // namespace
 
+std::string variant_label(const KernelDesc& desc) {
+  if (!desc.op) return desc.variant;
+  const size_t dot = desc.variant.find('.');
+  const std::string op = std::string(".") + to_string(*desc.op);
+  return dot == std::string::npos ? desc.variant + op : desc.variant.substr(0, dot) + op + desc.variant.substr(dot);
+}
+
 Result<const Kernel*> get_kernel(ContextImpl& c, const KernelDesc& desc) {
-  auto key = std::make_tuple(desc.kernel, desc.variant, desc.workgroup_size, desc.items, desc.tuning, desc.mode,
+  auto key = std::make_tuple(desc.kernel, desc.variant, desc.op, desc.workgroup_size, desc.items, desc.tuning, desc.mode,
                              desc.rounds, desc.bindings, desc.push_bytes, desc.uses_subgroups, desc.unchecked_storage);
   std::lock_guard<std::mutex> lock(c.kernel_mutex);
   auto it = c.kernels.find(key);

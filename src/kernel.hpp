@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,16 +10,20 @@
 #include <vulkan/vulkan_core.h>
 
 #include "vkprim/result.hpp"
+#include "vkprim/types.hpp"
 
 namespace vkprim::detail {
 
 struct ContextImpl;
+struct ShaderGroup;
 
 // A kernel's binding model: `bindings` storage buffers at set 0, bindings 0..n-1, and `push_bytes`
 // bytes of push constants, all in the compute stage.
 struct KernelDesc {
+  const ShaderGroup* group = nullptr;  // the embedded group holding the kernel (shader_groups.hpp)
   std::string kernel;    // "reduce/grid_stride"
-  std::string variant;   // "u32.add", "u32.add.nosg", "default"
+  std::string variant;   // "u32", "u32.nosg", "default"
+  std::optional<Op> op;  // specialization constant 5, for the kernels that combine with an operator
   uint32_t workgroup_size = 256;
   uint32_t items = 1;
   uint32_t tuning = 0;   // specialization constant 2, kernel-specific; 0 leaves the shader's default
@@ -42,6 +47,9 @@ struct Kernel {
   // (ContextImpl::capture_statistics); see vkprim::KernelStatistics for the format.
   std::vector<std::pair<std::string, std::string>> statistics;
 };
+
+// The variant with its operator, as reported to users and in errors: "u32.min", "u32.min.nosg", "default".
+std::string variant_label(const KernelDesc& desc);
 
 // Returns a kernel owned by the context's cache (valid as long as the context).
 Result<const Kernel*> get_kernel(ContextImpl& context, const KernelDesc& desc);

@@ -65,11 +65,10 @@ inline Result<void> check_type_op(const ContextImpl& c, DataType type, Op op, co
   return {};
 }
 
-// "u32.add" or "u32.add.nosg": the subgroup variant when the kernel uses subgroups, the device offers
-// them for this type with full subgroups at workgroup size `wg`, and the caller did not force the emulation.
-inline Result<std::string> variant_name(const ContextImpl& c, DataType type, Op op, bool kernel_uses_subgroups,
-                                        uint32_t wg) {
-  std::string name = std::string(to_string(type)) + "." + to_string(op);
+// "u32" or "u32.nosg": the subgroup variant when the kernel uses subgroups, the device offers them for
+// this type with full subgroups at workgroup size `wg`, and the caller did not force the emulation.
+inline Result<std::string> variant_name(const ContextImpl& c, DataType type, bool kernel_uses_subgroups, uint32_t wg) {
+  std::string name = to_string(type);
   if (!kernel_uses_subgroups) return name;
   bool subgroups = c.use_subgroups(wg);
   // 64-bit integers in subgroup operations need shaderSubgroupExtendedTypes.

@@ -12,6 +12,7 @@
 #include "errors.hpp"
 #include "indirect.hpp"
 #include "plan_common.hpp"
+#include "shader_groups.hpp"
 
 namespace vkprim {
 
@@ -164,15 +165,16 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   plan->elem = size_of(desc.type);
 
   detail::KernelDesc kd;
+  kd.group = &detail::kShaderGroup_reduce;
   kd.kernel = plan->shape.kernel;
+  kd.op = desc.op;
   kd.workgroup_size = plan->shape.workgroup_size;
   kd.items = plan->shape.items;
   plan->indirect_binding = plan->algorithm == ReduceAlgorithm::grid_stride;
   kd.bindings = plan->indirect_binding ? 3 : 2;
   kd.push_bytes = detail::kReducePushBytes;
   kd.uses_subgroups = plan->shape.uses_subgroups;
-  auto variant = detail::variant_name(c, desc.type, desc.op, plan->shape.uses_subgroups,
-                                      plan->shape.workgroup_size);
+  auto variant = detail::variant_name(c, desc.type, plan->shape.uses_subgroups, plan->shape.workgroup_size);
   if (!variant) return std::move(variant).error();
   kd.variant = variant.value();
   auto kernel = detail::get_kernel(c, kd);

@@ -20,6 +20,7 @@
 #include "errors.hpp"
 #include "indirect.hpp"
 #include "plan_common.hpp"
+#include "shader_groups.hpp"
 
 namespace vkprim {
 
@@ -531,7 +532,9 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   uint32_t tuning = 0;  // specialization constant 2 of the kernels built next (chained: look-back windows)
   auto kernel = [&](const char* name, uint32_t items, bool uses_subgroups) -> Result<const detail::Kernel*> {
     detail::KernelDesc kd;
+    kd.group = &detail::kShaderGroup_scan;
     kd.kernel = name;
+    kd.op = desc.op;
     kd.workgroup_size = wg;
     kd.items = items;
     kd.tuning = tuning;
@@ -541,7 +544,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     kd.bindings = indirect_capable ? detail::kIndirectBindings : detail::kScanBindings;
     kd.push_bytes = detail::kScanPushBytes;
     kd.uses_subgroups = uses_subgroups;
-    auto variant = detail::variant_name(c, desc.type, desc.op, uses_subgroups, wg);
+    auto variant = detail::variant_name(c, desc.type, uses_subgroups, wg);
     if (!variant) return std::move(variant).error();
     if (uses_subgroups) plan->subgroups = variant.value().find(".nosg") == std::string::npos;
     kd.variant = variant.value();

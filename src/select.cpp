@@ -22,6 +22,7 @@
 #include "errors.hpp"
 #include "indirect.hpp"
 #include "plan_common.hpp"
+#include "shader_groups.hpp"
 
 namespace vkprim {
 
@@ -337,10 +338,11 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
 
   const std::string type = to_string(desc.type);
   const bool subgroups = c.use_subgroups(plan->wg);
-  const std::string variant = type + ".add" + (subgroups ? "" : ".nosg");
+  const std::string variant = type + (subgroups ? "" : ".nosg");
   auto kernel = [&](const char* kernel_name, const std::string& v, uint32_t wg, uint32_t items,
                     bool uses_subgroups) -> Result<const Kernel*> {
     KernelDesc kd;
+    kd.group = &kShaderGroup_select;
     kd.kernel = kernel_name;
     kd.variant = v;
     kd.workgroup_size = wg;
@@ -364,7 +366,7 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
                                            : (state64 ? "select/chained64" : "select/chained");
     need(plan->chained, kernel(chained_kernel, variant, plan->wg, plan->items, true));
     if (partition)
-      need(plan->copy_rejected, kernel("select/copy_rejected", plan->out_elem == 8 ? "u64.add" : "u32.add", kCopyWorkgroup,
+      need(plan->copy_rejected, kernel("select/copy_rejected", plan->out_elem == 8 ? "u64" : "u32", kCopyWorkgroup,
                                        kCopyItems, false));
     plan->state_bytes = align_up(kStateHeaderBytes + plan->max_tiles * kStatePerTileBytes);
     plan->spill_offset = plan->state_bytes;
@@ -377,7 +379,7 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
                         " (use count_scan_scatter or a smaller max_count)");
   } else {
     need(plan->tile_count, kernel("select/tile_count", variant, plan->wg, plan->items, true));
-    auto counts_variant = variant_name(c, DataType::u32, Op::add, true, kScanCountsWorkgroup);
+    auto counts_variant = variant_name(c, DataType::u32, true, kScanCountsWorkgroup);
     if (!counts_variant) return counts_variant.error();
     need(plan->scan_counts, kernel("select/scan_counts", counts_variant.value(), kScanCountsWorkgroup, 1, true));
     need(plan->scatter, kernel("select/scatter", variant, plan->wg, plan->items, true));

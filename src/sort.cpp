@@ -22,6 +22,7 @@
 #include "context_impl.hpp"
 #include "dispatch.hpp"
 #include "errors.hpp"
+#include "shader_groups.hpp"
 #include "indirect.hpp"
 #include "plan_common.hpp"
 
@@ -433,6 +434,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // onesweep_ranking: the onesweep digit-pass kernel (plan->onesweep).
   auto kernel = [&](const std::string& name, bool ranking, bool onesweep_ranking) -> Result<const detail::Kernel*> {
     detail::KernelDesc kd;
+    kd.group = &detail::kShaderGroup_sort;
     kd.kernel = name;
     kd.variant = ranking && !plan->subgroups ? "nosg" : "default";
     kd.workgroup_size = wg;

@@ -1,6 +1,5 @@
 #include <cstring>
 
-#include "shader_registry.hpp"
 #include "vkprim/result.hpp"
 #include "vkprim/types.hpp"
 
@@ -46,18 +45,4 @@ uint32_t size_of(DataType type) { return is_64bit(type) ? 8u : 4u; }
 bool is_integer(DataType type) { return type != DataType::f32 && type != DataType::f64; }
 bool is_64bit(DataType type) { return type == DataType::u64 || type == DataType::i64 || type == DataType::f64; }
 
-namespace detail {
-
-const ShaderVariant* find_shader(std::string_view kernel, std::string_view variant) {
-  for (uint32_t t = 0; t < kShaderTableCount; ++t) {
-    const ShaderTable& table = kShaderTables[t];
-    if (table.count == 0 || kernel != table.variants[0].kernel) continue;
-    for (uint32_t v = 0; v < table.count; ++v)
-      if (variant == table.variants[v].variant) return &table.variants[v];
-    return nullptr;
-  }
-  return nullptr;
-}
-
-}  // namespace detail
 }  // namespace vkprim

@@ -14,6 +14,7 @@
 #include "context_impl.hpp"
 #include "dispatch.hpp"
 #include "errors.hpp"
+#include "shader_groups.hpp"
 
 namespace vkprim::tools {
 
@@ -223,6 +224,7 @@ namespace {
 Result<std::vector<detail::Pass>> ceiling_passes(detail::ContextImpl& c, const char* kernel_name, const Buffer& src,
                                                  const Buffer& dst, uint64_t bytes, bool copy) {
   detail::KernelDesc kd;
+  kd.group = &detail::kShaderGroup_ceiling;
   kd.kernel = kernel_name;
   kd.variant = "default";
   kd.workgroup_size = 256;

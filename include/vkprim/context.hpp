@@ -104,7 +104,7 @@ struct ContextOptions {
 // The driver's statistics for one kernel pipeline (VK_KHR_pipeline_executable_properties), for occupancy
 // tuning: registers, shared memory, spills, ... as the driver names them.
 struct KernelStatistics {
-  std::string kernel, variant;           // "reduce/grid_stride", "u32.add"
+  std::string kernel, variant;           // "reduce/grid_stride", "u32.add" (type, operator, ".nosg" for emulation)
   uint32_t workgroup_size = 0, items = 0;
   uint32_t tuning = 0;                   // a kernel-specific knob (chained scan: look-back windows), 0 = none
   uint32_t mode = 0;                     // a kernel-specific variant (sort: key transform bits), 0 = none

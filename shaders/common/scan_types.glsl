@@ -1,7 +1,7 @@
 // Scan row vectors: ROW_T holds one value per row of a tile (up to four rows), so a single workgroup
 // scan of ROW_T values scans up to four rows at once (the rows' scans run side by side in the vector
 // components; the rows are then chained serially).
-// Requires the defines of common/types.glsl (VKPRIM_TYPE_*, VKPRIM_OP_*).
+// Requires the defines of common/types.glsl (VKPRIM_TYPE_*).
 // Provides: ROW_T, ROW_N (= 4), vk_row_op(a, b) (componentwise vk_op), vk_row_identity().
 #ifndef VKPRIM_SCAN_TYPES_GLSL
 #define VKPRIM_SCAN_TYPES_GLSL
@@ -23,21 +23,7 @@
 #endif
 #define ROW_N 4u
 
-ROW_T vk_row_op(ROW_T a, ROW_T b) {
-#if defined(VKPRIM_OP_ADD)
-  return a + b;
-#elif defined(VKPRIM_OP_MIN)
-  return min(a, b);
-#elif defined(VKPRIM_OP_MAX)
-  return max(a, b);
-#elif defined(VKPRIM_OP_BIT_AND)
-  return a & b;
-#elif defined(VKPRIM_OP_BIT_OR)
-  return a | b;
-#else
-  return a ^ b;
-#endif
-}
+ROW_T vk_row_op(ROW_T a, ROW_T b) { VK_OP_BODY(a, b) }
 
 ROW_T vk_row_identity() { return ROW_T(vk_identity()); }
 

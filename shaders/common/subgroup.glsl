@@ -20,19 +20,14 @@
 #define VK_NUM_SUBGROUPS gl_NumSubgroups
 
 VALUE_T vk_subgroup_reduce(VALUE_T x) {
-#if defined(VKPRIM_OP_ADD)
-  return subgroupAdd(x);
-#elif defined(VKPRIM_OP_MIN)
-  return subgroupMin(x);
-#elif defined(VKPRIM_OP_MAX)
-  return subgroupMax(x);
-#elif defined(VKPRIM_OP_BIT_AND)
-  return subgroupAnd(x);
-#elif defined(VKPRIM_OP_BIT_OR)
-  return subgroupOr(x);
-#else
-  return subgroupXor(x);
+  if (VK_OP == VK_OP_MIN) return subgroupMin(x);
+  if (VK_OP == VK_OP_MAX) return subgroupMax(x);
+#if !defined(VKPRIM_FLOAT)
+  if (VK_OP == VK_OP_BIT_AND) return subgroupAnd(x);
+  if (VK_OP == VK_OP_BIT_OR) return subgroupOr(x);
+  if (VK_OP == VK_OP_BIT_XOR) return subgroupXor(x);
 #endif
+  return subgroupAdd(x);
 }
 
 #else  // emulation: a subgroup is one invocation

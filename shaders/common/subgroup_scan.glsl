@@ -1,7 +1,7 @@
 // Subgroup scans of ROW_T values (componentwise): subgroupInclusive/Exclusive{Add,Min,Max,And,Or,Xor},
 // or (VKPRIM_NO_SUBGROUPS) the emulation of common/subgroup.glsl, in which a subgroup is one
 // invocation: the inclusive scan is the value itself and the exclusive scan the identity.
-// Subgroup-size agnostic. Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS.
+// Subgroup-size agnostic. Defines: VKPRIM_TYPE_*, VKPRIM_NO_SUBGROUPS. Specialization: VK_OP.
 // Provides: vk_subgroup_inclusive_scan(ROW_T), vk_subgroup_exclusive_scan(ROW_T), vk_subgroup_row_reduce(ROW_T).
 #ifndef VKPRIM_SUBGROUP_SCAN_GLSL
 #define VKPRIM_SUBGROUP_SCAN_GLSL
@@ -11,35 +11,33 @@
 
 #if !defined(VKPRIM_NO_SUBGROUPS)
 
-#if defined(VKPRIM_OP_ADD)
-#define VKPRIM_SUBGROUP_INCLUSIVE subgroupInclusiveAdd
-#define VKPRIM_SUBGROUP_EXCLUSIVE subgroupExclusiveAdd
-#define VKPRIM_SUBGROUP_REDUCE subgroupAdd
-#elif defined(VKPRIM_OP_MIN)
-#define VKPRIM_SUBGROUP_INCLUSIVE subgroupInclusiveMin
-#define VKPRIM_SUBGROUP_EXCLUSIVE subgroupExclusiveMin
-#define VKPRIM_SUBGROUP_REDUCE subgroupMin
-#elif defined(VKPRIM_OP_MAX)
-#define VKPRIM_SUBGROUP_INCLUSIVE subgroupInclusiveMax
-#define VKPRIM_SUBGROUP_EXCLUSIVE subgroupExclusiveMax
-#define VKPRIM_SUBGROUP_REDUCE subgroupMax
-#elif defined(VKPRIM_OP_BIT_AND)
-#define VKPRIM_SUBGROUP_INCLUSIVE subgroupInclusiveAnd
-#define VKPRIM_SUBGROUP_EXCLUSIVE subgroupExclusiveAnd
-#define VKPRIM_SUBGROUP_REDUCE subgroupAnd
-#elif defined(VKPRIM_OP_BIT_OR)
-#define VKPRIM_SUBGROUP_INCLUSIVE subgroupInclusiveOr
-#define VKPRIM_SUBGROUP_EXCLUSIVE subgroupExclusiveOr
-#define VKPRIM_SUBGROUP_REDUCE subgroupOr
+// VK_SUBGROUP_OP(add, min, max, and, or, xor, x): the call among the six for the kernel's operator.
+#if defined(VKPRIM_FLOAT)
+#define VK_SUBGROUP_OP(add, min, max, and, or, xor, x) \
+  if (VK_OP == VK_OP_MIN) return min(x);               \
+  if (VK_OP == VK_OP_MAX) return max(x);               \
+  return add(x);
 #else
-#define VKPRIM_SUBGROUP_INCLUSIVE subgroupInclusiveXor
-#define VKPRIM_SUBGROUP_EXCLUSIVE subgroupExclusiveXor
-#define VKPRIM_SUBGROUP_REDUCE subgroupXor
+#define VK_SUBGROUP_OP(add, min, max, and, or, xor, x) \
+  if (VK_OP == VK_OP_MIN) return min(x);               \
+  if (VK_OP == VK_OP_MAX) return max(x);               \
+  if (VK_OP == VK_OP_BIT_AND) return and(x);           \
+  if (VK_OP == VK_OP_BIT_OR) return or(x);             \
+  if (VK_OP == VK_OP_BIT_XOR) return xor(x);           \
+  return add(x);
 #endif
 
-ROW_T vk_subgroup_inclusive_scan(ROW_T x) { return VKPRIM_SUBGROUP_INCLUSIVE(x); }
-ROW_T vk_subgroup_exclusive_scan(ROW_T x) { return VKPRIM_SUBGROUP_EXCLUSIVE(x); }
-ROW_T vk_subgroup_row_reduce(ROW_T x) { return VKPRIM_SUBGROUP_REDUCE(x); }
+ROW_T vk_subgroup_inclusive_scan(ROW_T x) {
+  VK_SUBGROUP_OP(subgroupInclusiveAdd, subgroupInclusiveMin, subgroupInclusiveMax, subgroupInclusiveAnd,
+                 subgroupInclusiveOr, subgroupInclusiveXor, x)
+}
+ROW_T vk_subgroup_exclusive_scan(ROW_T x) {
+  VK_SUBGROUP_OP(subgroupExclusiveAdd, subgroupExclusiveMin, subgroupExclusiveMax, subgroupExclusiveAnd,
+                 subgroupExclusiveOr, subgroupExclusiveXor, x)
+}
+ROW_T vk_subgroup_row_reduce(ROW_T x) {
+  VK_SUBGROUP_OP(subgroupAdd, subgroupMin, subgroupMax, subgroupAnd, subgroupOr, subgroupXor, x)
+}
 
 #else  // emulation: a subgroup is one invocation
 

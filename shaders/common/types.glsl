@@ -1,5 +1,5 @@
-// Value type and operator of a kernel variant, chosen at build time.
-// Defines (one of each): VKPRIM_TYPE_{U32,I32,F32,U64,I64,F64}, VKPRIM_OP_{ADD,MIN,MAX,BIT_AND,BIT_OR,BIT_XOR}.
+// Value type of a kernel variant, chosen at build time, and its operator, chosen at pipeline creation.
+// Defines (one of): VKPRIM_TYPE_{U32,I32,F32,U64,I64,F64}. Specialization: VK_OP (constant 5).
 // Provides: VALUE_T, VEC_T (16 bytes of VALUE_T), VEC_N, vk_op(a, b), vk_identity(), vk_vec_reduce(v),
 // VALUE_BITS_T (uint, or uvec2 for 64-bit types) with vk_value_bits(v) / vk_bits_value(b).
 #ifndef VKPRIM_TYPES_GLSL
@@ -62,31 +62,43 @@
 #error "define one VKPRIM_TYPE_*"
 #endif
 
-#if defined(VKPRIM_FLOAT) && (defined(VKPRIM_OP_BIT_AND) || defined(VKPRIM_OP_BIT_OR) || defined(VKPRIM_OP_BIT_XOR))
-#error "bitwise operators are defined for integer types only"
+// The operator is specialization constant 5, so one module serves every operator of a type: the driver
+// folds the branches below when the pipeline is created. Values follow vkprim::Op (src/kernel.hpp).
+layout(constant_id = 5) const uint VK_OP = 0u;
+#define VK_OP_ADD 0u
+#define VK_OP_MIN 1u
+#define VK_OP_MAX 2u
+#define VK_OP_BIT_AND 3u
+#define VK_OP_BIT_OR 4u
+#define VK_OP_BIT_XOR 5u
+
+// VK_OP_BODY(a, b) is the operator's expression on scalars or vectors of VALUE_T; bitwise operators exist for
+// integer types only (the runtime refuses them on floats).
+#if defined(VKPRIM_FLOAT)
+#define VK_OP_BODY(a, b)                       \
+  if (VK_OP == VK_OP_MIN) return min(a, b);    \
+  if (VK_OP == VK_OP_MAX) return max(a, b);    \
+  return a + b;
+#else
+#define VK_OP_BODY(a, b)                       \
+  if (VK_OP == VK_OP_MIN) return min(a, b);    \
+  if (VK_OP == VK_OP_MAX) return max(a, b);    \
+  if (VK_OP == VK_OP_BIT_AND) return a & b;    \
+  if (VK_OP == VK_OP_BIT_OR) return a | b;     \
+  if (VK_OP == VK_OP_BIT_XOR) return a ^ b;    \
+  return a + b;
 #endif
 
-#if defined(VKPRIM_OP_ADD)
-VALUE_T vk_op(VALUE_T a, VALUE_T b) { return a + b; }
-VALUE_T vk_identity() { return VKPRIM_ZERO; }
-#elif defined(VKPRIM_OP_MIN)
-VALUE_T vk_op(VALUE_T a, VALUE_T b) { return min(a, b); }
-VALUE_T vk_identity() { return VKPRIM_MAX_VALUE; }
-#elif defined(VKPRIM_OP_MAX)
-VALUE_T vk_op(VALUE_T a, VALUE_T b) { return max(a, b); }
-VALUE_T vk_identity() { return VKPRIM_LOWEST_VALUE; }
-#elif defined(VKPRIM_OP_BIT_AND)
-VALUE_T vk_op(VALUE_T a, VALUE_T b) { return a & b; }
-VALUE_T vk_identity() { return VKPRIM_ALL_ONES; }
-#elif defined(VKPRIM_OP_BIT_OR)
-VALUE_T vk_op(VALUE_T a, VALUE_T b) { return a | b; }
-VALUE_T vk_identity() { return VKPRIM_ZERO; }
-#elif defined(VKPRIM_OP_BIT_XOR)
-VALUE_T vk_op(VALUE_T a, VALUE_T b) { return a ^ b; }
-VALUE_T vk_identity() { return VKPRIM_ZERO; }
-#else
-#error "define one VKPRIM_OP_*"
+VALUE_T vk_op(VALUE_T a, VALUE_T b) { VK_OP_BODY(a, b) }
+
+VALUE_T vk_identity() {
+  if (VK_OP == VK_OP_MIN) return VKPRIM_MAX_VALUE;
+  if (VK_OP == VK_OP_MAX) return VKPRIM_LOWEST_VALUE;
+#if !defined(VKPRIM_FLOAT)
+  if (VK_OP == VK_OP_BIT_AND) return VKPRIM_ALL_ONES;
 #endif
+  return VKPRIM_ZERO;
+}
 
 // In-order reduction of one 16-byte vector.
 VALUE_T vk_vec_reduce(VEC_T v) {

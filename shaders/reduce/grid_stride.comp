@@ -3,7 +3,7 @@
 // flight), striding over the window by the whole grid; then subgroup reduce and shared memory across
 // subgroups. The grid is sized to the device, so a level leaves at most a few thousand partials.
 // Recorded indirectly (record_indirect), the count and grid come from the GPU-computed entry pc.entry.
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS.
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant), VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS.
 #extension GL_GOOGLE_include_directive : require
 #define VKPRIM_INDIRECT_BINDING 2
 #include "common/config.glsl"

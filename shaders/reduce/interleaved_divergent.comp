@@ -1,7 +1,7 @@
 #version 460
 // Reduce level, Harris kernel 1: interleaved addressing, stride doubles, tid % (2s) == 0 combines
 // (divergent). One element per thread; writes one partial per workgroup.
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*. Specialization: WG_SIZE (power of two).
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant). Specialization: WG_SIZE (power of two).
 #extension GL_GOOGLE_include_directive : require
 #include "common/config.glsl"
 #include "common/pass_io.glsl"

@@ -1,7 +1,7 @@
 #version 460
 // Reduce level, Harris kernel 2: interleaved addressing with a strided index (index = 2*s*tid), no
 // modulo and less divergence, but shared-memory bank conflicts. One element per thread.
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*. Specialization: WG_SIZE (power of two).
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant). Specialization: WG_SIZE (power of two).
 #extension GL_GOOGLE_include_directive : require
 #include "common/config.glsl"
 #include "common/pass_io.glsl"

@@ -1,7 +1,7 @@
 #version 460
 // Reduce level, Harris kernel 6: as unrolled_subgroup, with every tree step written out against the
 // specialization constant WG_SIZE, so the driver folds the dead steps and unrolls the rest.
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two, <= 1024).
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant), VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two, <= 1024).
 #extension GL_GOOGLE_include_directive : require
 #include "common/config.glsl"
 #include "common/pass_io.glsl"

@@ -2,7 +2,7 @@
 // Reduce level, Harris kernel 5 done correctly: two elements per thread while loading, the shared-memory
 // tree stops once a subgroup's worth of values remains, and the last steps are one subgroup operation
 // (GLSL has no lockstep guarantee, so the warp-synchronous shared-memory trick is not used).
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS (emulation: the tree runs to the end).
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant), VKPRIM_NO_SUBGROUPS (emulation: the tree runs to the end).
 // Specialization: WG_SIZE (power of two).
 #extension GL_GOOGLE_include_directive : require
 #include "common/config.glsl"

@@ -2,7 +2,7 @@
 // Scan level add-back (GPU Gems 3 ch. 39, "uniform add"): every element of block g (param elements per
 // block) of binding 1 becomes op(aux[g], element), where aux holds the exclusive scan of the block totals
 // (window carry included). Elements >= count are left alone.
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*. Specialization: WG_SIZE. Bindings: common/scan_io.glsl.
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant). Specialization: WG_SIZE. Bindings: common/scan_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #include "common/config.glsl"
 #include "common/scan_io.glsl"

@@ -5,7 +5,7 @@
 // Writes the block's scan (inclusive, or exclusive with SCAN_EXCLUSIVE) and, with SCAN_WRITE_SUMS, the
 // block total to aux[group] for the next level. The top level (one block) starts from the window's
 // carry-in (SCAN_CARRY_IN_SLOT) and writes the carry-out. Elements >= count are the identity.
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*. Specialization: WG_SIZE (power of two). Bindings: common/scan_io.glsl.
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant). Specialization: WG_SIZE (power of two). Bindings: common/scan_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #include "common/config.glsl"
 #include "common/scan_io.glsl"

@@ -5,7 +5,7 @@
 // identity (so the prefixes include it) and writes the carry-out op(carry-in, root). The last level
 // (SCAN_LAST, s = 1) writes the output instead of W: exclusive = the prefix, inclusive = op(prefix, x);
 // each invocation reads its own two inputs before writing them, so in place is safe.
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*. Specialization: WG_SIZE. Bindings: common/scan_io.glsl.
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant). Specialization: WG_SIZE. Bindings: common/scan_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #include "common/config.glsl"
 #include "common/scan_io.glsl"

@@ -4,7 +4,7 @@
 // at stride s = param: W[(2j+2)s - 1] = op(W[(2j+1)s - 1], W[(2j+2)s - 1]). The first level (SCAN_FIRST,
 // s = 1) reads the input instead, with indices >= count read as the identity, so n need not be a power
 // of two: W[2j] = x[2j], W[2j+1] = op(x[2j], x[2j+1]).
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*. Specialization: WG_SIZE. Bindings: common/scan_io.glsl.
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant). Specialization: WG_SIZE. Bindings: common/scan_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #include "common/config.glsl"
 #include "common/scan_io.glsl"

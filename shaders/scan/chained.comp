@@ -20,7 +20,7 @@
 // pc.param2 & 0x3FFFFFFF = k > 0 makes every k-th tile (never tile 0) publish nothing: no aggregate and,
 // with FALLBACK, no inclusive prefix either, so every successor that reaches it must reduce it itself.
 // Without FALLBACK it still publishes its inclusive prefix (nothing else could unblock its successors).
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64 (see common/tile_state.glsl),
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64 (see common/tile_state.glsl),
 // VKPRIM_FALLBACK. Specialization: WG_SIZE (power of two), ITEMS (1..8: rows of vectors, scanned four
 // at a time in one workgroup scan of ROW_T), LOOK_WINDOWS (1..8). Bindings: common/scan_io.glsl,
 // with binding 2 the tile state and binding 4 the record_indirect region (SCAN_INDIRECT: count and tiles

@@ -4,7 +4,7 @@
 // ceil(log2 n) steps (at least two) ping-ponging through two scratch arrays, so the last step
 // (SCAN_LAST) reads scratch and writes the output: in place is safe. The last step adds the window's
 // carry-in, shifts by one for the exclusive scan and writes the carry-out.
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*. Specialization: WG_SIZE. Bindings: common/scan_io.glsl.
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant). Specialization: WG_SIZE. Bindings: common/scan_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #include "common/config.glsl"
 #include "common/scan_io.glsl"

@@ -3,7 +3,7 @@
 // look-back", for the reduce-then-scan background): reduce each tile of WG_SIZE * ITEMS 16-byte vectors
 // (common/scan_tile.glsl) to one value, aux[group] = tile total. ITEMS loads in flight per invocation,
 // then subgroup reduce and shared memory across subgroups (common/workgroup.glsl).
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS.
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant), VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS.
 // Bindings: common/scan_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #define VKPRIM_INDIRECT_BINDING 4  // the record_indirect region (SCAN_INDIRECT)

@@ -8,7 +8,7 @@
 // the carry is the tile's block-local prefix op its block's carry (the tile-sum scan skips its add-back).
 // Workgroups take the tiles in reverse order, so the first tiles rescanned are the last ones pass 1 read
 // (still in L2 on large GPUs). Each workgroup reads its whole tile before writing it: in place is safe.
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS (>= 1).
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant), VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS (>= 1).
 // Bindings: common/scan_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #define VKPRIM_INDIRECT_BINDING 4  // the record_indirect region (SCAN_INDIRECT)

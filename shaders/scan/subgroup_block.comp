@@ -5,7 +5,7 @@
 // through shared memory: common/workgroup_scan.glsl) scans all rows at once, and the rows are chained.
 // Writes the block's scan, the block total to aux[group] (SCAN_WRITE_SUMS) or, for the top level, starts
 // from the window carry-in and writes the carry-out. Also the tile-sum scan of reduce_then_scan.
-// Defines: VKPRIM_TYPE_*, VKPRIM_OP_*, VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS (1..4).
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant), VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS (1..4).
 // Bindings: common/scan_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #define VKPRIM_INDIRECT_BINDING 4  // the record_indirect region (SCAN_INDIRECT)

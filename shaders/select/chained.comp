@@ -21,7 +21,7 @@
 // itself.
 // The scoped atomics put this kernel under the Vulkan memory model; the pragma makes every shared access
 // non-private, so barrier() and the staging's subgroup barriers (common/select_tile.glsl) order them.
-// Defines: VKPRIM_TYPE_* (the predicate's type; VKPRIM_OP_ADD, unused), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64
+// Defines: VKPRIM_TYPE_* (the predicate's type), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64
 // (one u64 state word per tile, else 16-bit parts: common/tile_state.glsl), VKPRIM_PARTITION (Partition's
 // kernel: writes the rejected elements to the spill). Specialization: WG_SIZE (power
 // of two), ITEMS (1..8 vectors of 16 bytes per invocation). Bindings and push: common/select_io.glsl.

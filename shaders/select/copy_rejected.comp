@@ -4,7 +4,7 @@
 // output[k + i] = spill[i] for i < n - k, k being the total the last tile left in tile-state header word 4.
 // Consecutive invocations copy consecutive elements (coalesced); workgroups past n - k return at once.
 // Defines: VKPRIM_TYPE_U32 or VKPRIM_TYPE_U64 (elements of one or two u32 words; values are never
-// interpreted), VKPRIM_OP_ADD. Specialization: WG_SIZE, ITEMS (elements per invocation / 4).
+// interpreted). Specialization: WG_SIZE, ITEMS (elements per invocation / 4).
 // Bindings and push: common/select_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #include "common/config.glsl"

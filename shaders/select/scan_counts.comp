@@ -1,7 +1,7 @@
 #version 460
 // Portable stream compaction, pass 2 of 3: one workgroup replaces the n = tiles counts in binding 2 by
 // their inclusive prefix sums, WG_SIZE x 4 counts per step (coalesced), carrying the running total.
-// Defines: VKPRIM_TYPE_U32 / VKPRIM_OP_ADD (only for the shared headers), VKPRIM_NO_SUBGROUPS.
+// Defines: VKPRIM_TYPE_U32 (only for the shared headers), VKPRIM_NO_SUBGROUPS.
 // Specialization: WG_SIZE (power of two). Bindings and push: common/select_io.glsl (count = tiles).
 #extension GL_GOOGLE_include_directive : require
 #include "common/config.glsl"

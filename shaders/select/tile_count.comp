@@ -3,7 +3,7 @@
 // counts the kept elements of its tile (common/select_tile.glsl) and writes the count to binding 2[tile].
 // Then shaders/select/scan_counts.comp turns the counts into inclusive prefixes and
 // shaders/select/scatter.comp writes the tiles.
-// Defines: VKPRIM_TYPE_* (the predicate's type; VKPRIM_OP_ADD, unused), VKPRIM_NO_SUBGROUPS.
+// Defines: VKPRIM_TYPE_* (the predicate's type), VKPRIM_NO_SUBGROUPS.
 // Specialization: WG_SIZE (power of two), ITEMS (1..8 vectors of 16 bytes per invocation).
 // Bindings and push: common/select_io.glsl (binding 2: the tile counts).
 #extension GL_GOOGLE_include_directive : require

@@ -7,7 +7,7 @@
 // INCLUSIVE, must see the data word: anything else (a torn value, a flag with the wrong value, stale
 // data) counts as a violation. Results (binding 1, u32): [0] violations, [1] saw aggregate,
 // [2] saw inclusive, [3] reads that found nothing published.
-// Defines: VKPRIM_TYPE_U32 or VKPRIM_TYPE_U64 (value width), VKPRIM_OP_ADD, VKPRIM_STATE64.
+// Defines: VKPRIM_TYPE_U32 or VKPRIM_TYPE_U64 (value width), VKPRIM_STATE64.
 // Specialization: WG_SIZE (only invocation 0 works). Push: slots, seed, polls.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_memory_scope_semantics : require
