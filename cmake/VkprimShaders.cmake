@@ -3,11 +3,12 @@
 # Nothing is read from disk at run time.
 #
 # vkprim_add_kernel(<group>/<name> <source.comp relative to shaders/>
-#                   [TYPES t...] [WIDTHS_ONLY] [NO_SUBGROUP_VARIANT] [TARGET_ENV env] [DEFINES d...])
+#                   [TYPES t...] [WIDTHS_ONLY] [NO_SUBGROUP_VARIANT] [OPERATOR] [TARGET_ENV env] [DEFINES d...])
 #   Variants are "<type>" for each of TYPES that VKPRIM_TYPES keeps (all of them with WIDTHS_ONLY: kernels
 #   that use the type only as a word width, whatever element type the plan has), plus "<type>.nosg" with
 #   VKPRIM_NO_SUBGROUPS=1 when NO_SUBGROUP_VARIANT is given; without TYPES the variants are "default" (and
-#   "nosg"). The operator is a specialization constant, not a variant.
+#   "nosg"). The operator is specialization constant 5, not a variant, except in OPERATOR kernels' float
+#   subgroup variants: "f32.add", "f32.min", "f32.max" with VKPRIM_OP (common/types.glsl says why).
 #   A kernel belongs to the group named before the slash ("sort/onesweep_k32" to "sort"). Each group is one
 #   object file defining kShaderGroup_<group> and referenced only by the code that uses it (src/<group>.cpp),
 #   so a program that never creates, say, a sort plan links none of the sort kernels.
@@ -46,7 +47,7 @@ else()
 endif()
 
 function(vkprim_add_kernel name source)
-  cmake_parse_arguments(K "NO_SUBGROUP_VARIANT;WIDTHS_ONLY" "TARGET_ENV" "TYPES;DEFINES" ${ARGN})
+  cmake_parse_arguments(K "NO_SUBGROUP_VARIANT;WIDTHS_ONLY;OPERATOR" "TARGET_ENV" "TYPES;DEFINES" ${ARGN})
   if(NOT K_TARGET_ENV)
     set(K_TARGET_ENV vulkan1.1)
   endif()
@@ -57,7 +58,15 @@ function(vkprim_add_kernel name source)
         continue()
       endif()
       string(TOUPPER "${t}" T)
-      list(APPEND variants "${t}|-DVKPRIM_TYPE_${T}=1")
+      if(K_OPERATOR AND K_NO_SUBGROUP_VARIANT AND t MATCHES "^f")
+        set(op_index 0)
+        foreach(op add min max)
+          list(APPEND variants "${t}.${op}|-DVKPRIM_TYPE_${T}=1|-DVKPRIM_OP=${op_index}")
+          math(EXPR op_index "${op_index} + 1")
+        endforeach()
+      else()
+        list(APPEND variants "${t}|-DVKPRIM_TYPE_${T}=1")
+      endif()
       if(K_NO_SUBGROUP_VARIANT)
         list(APPEND variants "${t}.nosg|-DVKPRIM_TYPE_${T}=1|-DVKPRIM_NO_SUBGROUPS=1")
       endif()

@@ -1,11 +1,12 @@
 # Every kernel and its variants (see cmake/VkprimShaders.cmake). The operator of reduce and scan kernels is
-# specialization constant 5 (common/types.glsl), so their variants are the element type and the emulation.
+# specialization constant 5 (common/types.glsl), so their variants are the element type and the emulation,
+# and for float types with subgroups the operator (OPERATOR).
 
 foreach(alg interleaved_divergent interleaved_strided sequential first_add_during_load)
-  vkprim_add_kernel(reduce/${alg} reduce/${alg}.comp TYPES ${VKPRIM_ALL_TYPES})
+  vkprim_add_kernel(reduce/${alg} reduce/${alg}.comp TYPES ${VKPRIM_ALL_TYPES} OPERATOR)
 endforeach()
 foreach(alg unrolled_subgroup unrolled_complete grid_stride)
-  vkprim_add_kernel(reduce/${alg} reduce/${alg}.comp TYPES ${VKPRIM_ALL_TYPES}
+  vkprim_add_kernel(reduce/${alg} reduce/${alg}.comp TYPES ${VKPRIM_ALL_TYPES} OPERATOR
                     NO_SUBGROUP_VARIANT)
 endforeach()
 
@@ -17,22 +18,22 @@ vkprim_add_kernel(indirect/args indirect/args.comp)
 
 # Scan (shaders/scan): one kernel per phase.
 foreach(phase hillis_steele blelloch_upsweep blelloch_downsweep blelloch_block add_carry)
-  vkprim_add_kernel(scan/${phase} scan/${phase}.comp TYPES ${VKPRIM_ALL_TYPES})
+  vkprim_add_kernel(scan/${phase} scan/${phase}.comp TYPES ${VKPRIM_ALL_TYPES} OPERATOR)
 endforeach()
 foreach(phase subgroup_block reduce_then_scan_reduce reduce_then_scan_scan)
-  vkprim_add_kernel(scan/${phase} scan/${phase}.comp TYPES ${VKPRIM_ALL_TYPES}
+  vkprim_add_kernel(scan/${phase} scan/${phase}.comp TYPES ${VKPRIM_ALL_TYPES} OPERATOR
                     NO_SUBGROUP_VARIANT)
 endforeach()
 
 # Chained scans (shaders/scan/chained.comp): the Vulkan memory model needs SPIR-V 1.5 (vulkan1.2).
 # Tile state split in 16-bit parts for every type, or one 64-bit atomic word for 32-bit types.
-vkprim_add_kernel(scan/chained_lookback scan/chained.comp TYPES ${VKPRIM_ALL_TYPES}
+vkprim_add_kernel(scan/chained_lookback scan/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPERATOR
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2)
-vkprim_add_kernel(scan/chained_fallback scan/chained.comp TYPES ${VKPRIM_ALL_TYPES}
+vkprim_add_kernel(scan/chained_fallback scan/chained.comp TYPES ${VKPRIM_ALL_TYPES} OPERATOR
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_FALLBACK=1)
-vkprim_add_kernel(scan/chained_lookback64 scan/chained.comp TYPES u32 i32 f32
+vkprim_add_kernel(scan/chained_lookback64 scan/chained.comp TYPES u32 i32 f32 OPERATOR
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1)
-vkprim_add_kernel(scan/chained_fallback64 scan/chained.comp TYPES u32 i32 f32
+vkprim_add_kernel(scan/chained_fallback64 scan/chained.comp TYPES u32 i32 f32 OPERATOR
                   NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1 VKPRIM_FALLBACK=1)
 
 # Stream compaction (shaders/select, src/select.cpp): the predicate is a push constant, so the variants

@@ -169,9 +169,9 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
 }  // namespace
 
 std::string variant_label(const KernelDesc& desc) {
-  if (!desc.op) return desc.variant;
+  const std::string op = desc.op ? std::string(".") + to_string(*desc.op) : std::string();
+  if (op.empty() || desc.variant.find(op) != std::string::npos) return desc.variant;  // "f32.min" has it
   const size_t dot = desc.variant.find('.');
-  const std::string op = std::string(".") + to_string(*desc.op);
   return dot == std::string::npos ? desc.variant + op : desc.variant.substr(0, dot) + op + desc.variant.substr(dot);
 }
 

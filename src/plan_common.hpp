@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "context_impl.hpp"
@@ -66,15 +67,18 @@ inline Result<void> check_type_op(const ContextImpl& c, DataType type, Op op, co
 }
 
 // "u32" or "u32.nosg": the subgroup variant when the kernel uses subgroups, the device offers them for
-// this type with full subgroups at workgroup size `wg`, and the caller did not force the emulation.
-inline Result<std::string> variant_name(const ContextImpl& c, DataType type, bool kernel_uses_subgroups, uint32_t wg) {
+// this type with full subgroups at workgroup size `wg`, and the caller did not force the emulation. Float
+// subgroup variants of kernels with an operator carry it ("f32.min": common/types.glsl, VKPRIM_OP).
+inline Result<std::string> variant_name(const ContextImpl& c, DataType type, std::optional<Op> op,
+                                        bool kernel_uses_subgroups, uint32_t wg) {
   std::string name = to_string(type);
   if (!kernel_uses_subgroups) return name;
   bool subgroups = c.use_subgroups(wg);
   // 64-bit integers in subgroup operations need shaderSubgroupExtendedTypes.
   if ((type == DataType::u64 || type == DataType::i64) && !c.caps.has(feature_subgroup_extended_types))
     subgroups = false;
-  return subgroups ? name : name + ".nosg";
+  if (!subgroups) return name + ".nosg";
+  return op && !is_integer(type) ? name + "." + to_string(*op) : name;
 }
 
 // A range the plan reads or writes `bytes` of. required: a null buffer is an error.

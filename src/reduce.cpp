@@ -174,7 +174,7 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   kd.bindings = plan->indirect_binding ? 3 : 2;
   kd.push_bytes = detail::kReducePushBytes;
   kd.uses_subgroups = plan->shape.uses_subgroups;
-  auto variant = detail::variant_name(c, desc.type, plan->shape.uses_subgroups, plan->shape.workgroup_size);
+  auto variant = detail::variant_name(c, desc.type, desc.op, plan->shape.uses_subgroups, plan->shape.workgroup_size);
   if (!variant) return std::move(variant).error();
   kd.variant = variant.value();
   auto kernel = detail::get_kernel(c, kd);

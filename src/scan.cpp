@@ -544,7 +544,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     kd.bindings = indirect_capable ? detail::kIndirectBindings : detail::kScanBindings;
     kd.push_bytes = detail::kScanPushBytes;
     kd.uses_subgroups = uses_subgroups;
-    auto variant = detail::variant_name(c, desc.type, uses_subgroups, wg);
+    auto variant = detail::variant_name(c, desc.type, desc.op, uses_subgroups, wg);
     if (!variant) return std::move(variant).error();
     if (uses_subgroups) plan->subgroups = variant.value().find(".nosg") == std::string::npos;
     kd.variant = variant.value();

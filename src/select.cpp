@@ -379,7 +379,7 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
                         " (use count_scan_scatter or a smaller max_count)");
   } else {
     need(plan->tile_count, kernel("select/tile_count", variant, plan->wg, plan->items, true));
-    auto counts_variant = variant_name(c, DataType::u32, true, kScanCountsWorkgroup);
+    auto counts_variant = variant_name(c, DataType::u32, std::nullopt, true, kScanCountsWorkgroup);
     if (!counts_variant) return counts_variant.error();
     need(plan->scan_counts, kernel("select/scan_counts", counts_variant.value(), kScanCountsWorkgroup, 1, true));
     need(plan->scatter, kernel("select/scatter", variant, plan->wg, plan->items, true));

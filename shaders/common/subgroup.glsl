@@ -20,14 +20,7 @@
 #define VK_NUM_SUBGROUPS gl_NumSubgroups
 
 VALUE_T vk_subgroup_reduce(VALUE_T x) {
-  if (VK_OP == VK_OP_MIN) return subgroupMin(x);
-  if (VK_OP == VK_OP_MAX) return subgroupMax(x);
-#if !defined(VKPRIM_FLOAT)
-  if (VK_OP == VK_OP_BIT_AND) return subgroupAnd(x);
-  if (VK_OP == VK_OP_BIT_OR) return subgroupOr(x);
-  if (VK_OP == VK_OP_BIT_XOR) return subgroupXor(x);
-#endif
-  return subgroupAdd(x);
+  VK_PICK(subgroupAdd(x), subgroupMin(x), subgroupMax(x), subgroupAnd(x), subgroupOr(x), subgroupXor(x))
 }
 
 #else  // emulation: a subgroup is one invocation

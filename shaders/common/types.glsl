@@ -1,5 +1,6 @@
 // Value type of a kernel variant, chosen at build time, and its operator, chosen at pipeline creation.
-// Defines (one of): VKPRIM_TYPE_{U32,I32,F32,U64,I64,F64}. Specialization: VK_OP (constant 5).
+// Defines (one of): VKPRIM_TYPE_{U32,I32,F32,U64,I64,F64}; VKPRIM_OP (optional). Specialization: VK_OP
+// (constant 5).
 // Provides: VALUE_T, VEC_T (16 bytes of VALUE_T), VEC_N, vk_op(a, b), vk_identity(), vk_vec_reduce(v),
 // VALUE_BITS_T (uint, or uvec2 for 64-bit types) with vk_value_bits(v) / vk_bits_value(b).
 #ifndef VKPRIM_TYPES_GLSL
@@ -63,8 +64,11 @@
 #endif
 
 // The operator is specialization constant 5, so one module serves every operator of a type: the driver
-// folds the branches below when the pipeline is created. Values follow vkprim::Op (src/kernel.hpp).
-layout(constant_id = 5) const uint VK_OP = 0u;
+// folds the branches of VK_PICK when the pipeline is created. Values follow vkprim::Op (src/kernel.cpp).
+// VKPRIM_OP (0..5) fixes it at build time instead, and VK_PICK then expands to the one operator's code:
+// the float types' subgroup variants do so, because NVIDIA's compiler calls its float subgroup scans out
+// of line once other operators' scans appear in the module, even behind a constant false condition (a
+// chained f32 scan ran 1% slower that way, f64 1.4%).
 #define VK_OP_ADD 0u
 #define VK_OP_MIN 1u
 #define VK_OP_MAX 2u
@@ -72,32 +76,48 @@ layout(constant_id = 5) const uint VK_OP = 0u;
 #define VK_OP_BIT_OR 4u
 #define VK_OP_BIT_XOR 5u
 
-// VK_OP_BODY(a, b) is the operator's expression on scalars or vectors of VALUE_T; bitwise operators exist for
-// integer types only (the runtime refuses them on floats).
-#if defined(VKPRIM_FLOAT)
-#define VK_OP_BODY(a, b)                       \
-  if (VK_OP == VK_OP_MIN) return min(a, b);    \
-  if (VK_OP == VK_OP_MAX) return max(a, b);    \
-  return a + b;
+// VK_PICK(add, min, max, and, or, xor): returns the argument of the kernel's operator (bitwise operators
+// exist for integer types only: the runtime refuses them on floats).
+#if defined(VKPRIM_OP)
+const uint VK_OP = uint(VKPRIM_OP);
+#if VKPRIM_OP == 1
+#define VK_PICK(p_add, p_min, p_max, p_and, p_or, p_xor) return p_min;
+#elif VKPRIM_OP == 2
+#define VK_PICK(p_add, p_min, p_max, p_and, p_or, p_xor) return p_max;
+#elif VKPRIM_OP == 3
+#define VK_PICK(p_add, p_min, p_max, p_and, p_or, p_xor) return p_and;
+#elif VKPRIM_OP == 4
+#define VK_PICK(p_add, p_min, p_max, p_and, p_or, p_xor) return p_or;
+#elif VKPRIM_OP == 5
+#define VK_PICK(p_add, p_min, p_max, p_and, p_or, p_xor) return p_xor;
 #else
-#define VK_OP_BODY(a, b)                       \
-  if (VK_OP == VK_OP_MIN) return min(a, b);    \
-  if (VK_OP == VK_OP_MAX) return max(a, b);    \
-  if (VK_OP == VK_OP_BIT_AND) return a & b;    \
-  if (VK_OP == VK_OP_BIT_OR) return a | b;     \
-  if (VK_OP == VK_OP_BIT_XOR) return a ^ b;    \
-  return a + b;
+#define VK_PICK(p_add, p_min, p_max, p_and, p_or, p_xor) return p_add;
 #endif
+#else
+layout(constant_id = 5) const uint VK_OP = 0u;
+#if defined(VKPRIM_FLOAT)
+#define VK_PICK(p_add, p_min, p_max, p_and, p_or, p_xor) \
+  if (VK_OP == VK_OP_MIN) return p_min;                  \
+  if (VK_OP == VK_OP_MAX) return p_max;                  \
+  return p_add;
+#else
+#define VK_PICK(p_add, p_min, p_max, p_and, p_or, p_xor) \
+  if (VK_OP == VK_OP_MIN) return p_min;                  \
+  if (VK_OP == VK_OP_MAX) return p_max;                  \
+  if (VK_OP == VK_OP_BIT_AND) return p_and;              \
+  if (VK_OP == VK_OP_BIT_OR) return p_or;                \
+  if (VK_OP == VK_OP_BIT_XOR) return p_xor;              \
+  return p_add;
+#endif
+#endif
+
+// The operator on scalars or vectors of VALUE_T.
+#define VK_OP_BODY(a, b) VK_PICK(a + b, min(a, b), max(a, b), a & b, a | b, a ^ b)
 
 VALUE_T vk_op(VALUE_T a, VALUE_T b) { VK_OP_BODY(a, b) }
 
 VALUE_T vk_identity() {
-  if (VK_OP == VK_OP_MIN) return VKPRIM_MAX_VALUE;
-  if (VK_OP == VK_OP_MAX) return VKPRIM_LOWEST_VALUE;
-#if !defined(VKPRIM_FLOAT)
-  if (VK_OP == VK_OP_BIT_AND) return VKPRIM_ALL_ONES;
-#endif
-  return VKPRIM_ZERO;
+  VK_PICK(VKPRIM_ZERO, VKPRIM_MAX_VALUE, VKPRIM_LOWEST_VALUE, VKPRIM_ALL_ONES, VKPRIM_ZERO, VKPRIM_ZERO)
 }
 
 // In-order reduction of one 16-byte vector.
