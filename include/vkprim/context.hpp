@@ -68,8 +68,8 @@ struct Capabilities {
 // Partition, onesweep sort) takes its tile index from. ticket: an atomic counter, so tiles start in index
 // order whatever order the device launches workgroups in. launch: the workgroup index itself, one global
 // atomic and one barrier less per tile; a device that launches out of order costs redundant fallback
-// work, never a hang. automatic: launch on NVIDIA's driver (measured to launch in order; H100: select 2^24
-// 4% faster, onesweep 2^26 1.8%, scan 1.2%), ticket elsewhere. chained_lookback scans always take tickets.
+// work, never a hang. automatic: launch on NVIDIA's driver (measured to launch in order, and faster with
+// launch: docs/PERFORMANCE.md), ticket elsewhere. chained_lookback scans always take tickets.
 enum class TileOrder { automatic, ticket, launch };
 
 struct ContextOptions {
@@ -87,8 +87,8 @@ struct ContextOptions {
                                                // look-back polls too
   // Look-back statistics counted in scratch by the chained scan, chained select and onesweep
   // (statistics_offset()): look-back steps and deepest look-back, and onesweep's tile count. Off (the
-  // default) saves two or three same-address atomics per tile (H100, u32 scan at 2^28: 0.75%); tiles
-  // started (scan, select) and fallbacks taken are counted either way.
+  // default) saves two or three same-address atomics per tile; tiles started (scan, select) and fallbacks
+  // taken are counted either way.
   bool collect_statistics = false;
   TileOrder tile_order = TileOrder::automatic;
   uint32_t mask_features = 0;            // Feature bits to treat as absent

@@ -31,9 +31,8 @@ bool parse(const char* name, SortOrder& out);
 //                     vulkanMemoryModelDeviceScope (device_requirements() lists them).
 //   reduce_then_scan  portable: per digit an upsweep (digit counts per workgroup), a scan of the digit x
 //                     workgroup table and a downsweep (stable rank + scatter). Three dispatches per digit.
-// automatic = onesweep where the memory model is enabled, else reduce_then_scan (H100, 2026-11-23: onesweep
-// 1.01-1.06x reduce_then_scan for u32 keys from 2^24 to 2^28, faster for pairs at every size;
-// docs/PERFORMANCE.md).
+// automatic = onesweep where the memory model is enabled, else reduce_then_scan (onesweep measured faster for
+// keys and pairs on the H100: docs/PERFORMANCE.md).
 enum class SortAlgorithm { automatic, onesweep, reduce_then_scan };
 const char* to_string(SortAlgorithm algorithm);
 bool parse(const char* name, SortAlgorithm& out);
@@ -51,7 +50,7 @@ bool parse(const char* name, SortRanking& out);
 //   staged  through shared memory, so consecutive invocations write consecutive positions of a digit's run
 //           (coalesced writes; two more barriers and a shared round trip per tile, and per payload);
 //   direct  each invocation writes its keys (and values) straight from registers to their positions.
-// automatic = staged (direct measured 1.5-2.1x slower on the H100: docs/PERFORMANCE.md).
+// automatic = staged (direct measured slower on the H100: docs/PERFORMANCE.md).
 enum class SortScatter { automatic, staged, direct };
 const char* to_string(SortScatter scatter);
 bool parse(const char* name, SortScatter& out);
