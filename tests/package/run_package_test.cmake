@@ -3,7 +3,8 @@
 # Proves vkprim can be consumed both ways by an outside project that compiles volk itself:
 #  (a) configure/build/install vkprim (Release, no tests/tools) into a temporary prefix, check the
 #      installed archive references no Vulkan loader symbol and that find_package(vkprim 0.2) refuses it,
-#      then build and run the consumer with find_package(vkprim 0.3) against that prefix;
+#      then build and run the consumer with find_package(vkprim 0.3) against that prefix, and check the
+#      footprint: the archive's size, and what one sort plan adds to a program;
 #  (b) build and run the consumer with add_subdirectory(<vkprim source>).
 # Any failing step stops the script with a FATAL_ERROR naming the step.
 cmake_minimum_required(VERSION 3.25)
@@ -57,9 +58,9 @@ file(GLOB_RECURSE archives "${prefix}/lib*/libvkprim.a")
 if(NOT archives)
   message(FATAL_ERROR "[package] install produced no libvkprim.a under ${prefix}")
 endif()
+list(GET archives 0 archive)
 find_program(NM_PROGRAM NAMES nm)
 if(NM_PROGRAM)
-  list(GET archives 0 archive)
   execute_process(COMMAND ${NM_PROGRAM} -u -C "${archive}" OUTPUT_VARIABLE undefined RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "[package] nm -u ${archive} failed (exit ${rc})")
@@ -87,6 +88,41 @@ step("configure consumer (find_package)" ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -
      -DCMAKE_BUILD_TYPE=Release -DCONSUMER_MODE=find_package "-DCMAKE_PREFIX_PATH=${prefix}")
 step("build consumer (find_package)" ${CMAKE_COMMAND} --build "${WORK_DIR}/consumer-find_package" -j ${JOBS})
 step("run consumer (find_package)" "${WORK_DIR}/consumer-find_package/consumer")
+
+# Footprint (pay only for what is used): the installed archive stays under 5 MB, and a program that creates
+# one u32 pairs sort plan grows by at most 1.5 MB over the same program without vkprim (both stripped),
+# because it links the sort's shader group and no other primitive's.
+set(kLibraryLimit 5000000)
+set(kOnePlanLimit 1500000)
+file(SIZE "${archive}" library_bytes)
+if(library_bytes GREATER kLibraryLimit)
+  message(FATAL_ERROR "[package] ${archive} is ${library_bytes} bytes; the limit is ${kLibraryLimit}")
+endif()
+find_program(STRIP_PROGRAM NAMES strip REQUIRED)
+set(probe_dir "${WORK_DIR}/consumer-find_package")
+foreach(probe footprint_sort footprint_empty)
+  file(COPY_FILE "${probe_dir}/${probe}" "${probe_dir}/${probe}.stripped")
+  step("strip ${probe}" ${STRIP_PROGRAM} "${probe_dir}/${probe}.stripped")
+  file(SIZE "${probe_dir}/${probe}.stripped" ${probe}_bytes)
+endforeach()
+math(EXPR one_plan_bytes "${footprint_sort_bytes} - ${footprint_empty_bytes}")
+message(STATUS "[package] footprint: libvkprim.a ${library_bytes} bytes; one u32 pairs sort plan adds ${one_plan_bytes}")
+if(one_plan_bytes GREATER kOnePlanLimit)
+  message(FATAL_ERROR "[package] one u32 pairs sort plan adds ${one_plan_bytes} bytes to a program; the limit is "
+                      "${kOnePlanLimit}")
+endif()
+if(NM_PROGRAM)
+  execute_process(COMMAND ${NM_PROGRAM} -C "${probe_dir}/footprint_sort" OUTPUT_VARIABLE probe_symbols
+                  RESULT_VARIABLE rc)
+  string(REGEX MATCHALL "kShaderGroup_[a-z_]+" groups "${probe_symbols}")
+  list(REMOVE_DUPLICATES groups)
+  list(SORT groups)
+  if(NOT rc EQUAL 0 OR NOT groups STREQUAL "kShaderGroup_indirect;kShaderGroup_sort")
+    message(FATAL_ERROR "[package] footprint_sort links the shader groups '${groups}'; only sort and indirect "
+                        "(GPU-driven counts) belong in a sort-only program")
+  endif()
+  message(STATUS "[package] footprint_sort links the shader groups: ${groups}")
+endif()
 
 # (b) add_subdirectory.
 step("configure consumer (add_subdirectory)" ${CMAKE_COMMAND} -S "${CONSUMER_DIR}"
