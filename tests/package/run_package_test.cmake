@@ -5,7 +5,7 @@
 #      installed archive references no Vulkan loader symbol and that find_package(vkprim 0.2) refuses it,
 #      then build and run the consumer with find_package(vkprim 0.3) against that prefix, and check the
 #      footprint: the archive's size, and what one sort plan adds to a program;
-#  (b) build and run the consumer with add_subdirectory(<vkprim source>).
+#  (b) build and run the consumer with add_subdirectory(<vkprim source>) and VKPRIM_TYPES=u32.
 # Any failing step stops the script with a FATAL_ERROR naming the step.
 cmake_minimum_required(VERSION 3.25)
 

@@ -1,7 +1,8 @@
 // An outside "engine" using volk: it creates its own VkInstance and VkDevice, borrows them to vkprim,
 // reduces 100000 u32 values in its own command buffer with its own buffers, and checks that vkprim
 // left volk's global function pointers alone; first, that vkprim::version() matches the headers' version
-// macros. Exit 0 on success; otherwise prints what failed.
+// macros, and (built with VKPRIM_TYPES=u32, CONSUMER_U32_ONLY) that a plan of another type is refused.
+// Exit 0 on success; otherwise prints what failed.
 #include <volk.h>  // first: volk defines VK_NO_PROTOTYPES before the Vulkan headers are seen
 
 #include <vkprim/vkprim.hpp>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -221,6 +223,24 @@ int run() {
   }
   std::printf("context: %s, subgroup size %u\n", context.value()->capabilities().device_name.c_str(),
               context.value()->capabilities().subgroup_size);
+
+#if defined(CONSUMER_U32_ONLY)
+  // Built with VKPRIM_TYPES=u32: an f32 plan is refused, with a message that names the option.
+  {
+    vkprim::ReduceDesc f32_desc;
+    f32_desc.type = vkprim::DataType::f32;
+    f32_desc.max_count = 1000;
+    auto refused = vkprim::Reduce::create(*context.value(), f32_desc);
+    if (refused.ok() || refused.error().status != vkprim::Status::unsupported ||
+        refused.error().message.find("VKPRIM_TYPES") == std::string::npos) {
+      std::fprintf(stderr, "FAILED: an f32 reduce with VKPRIM_TYPES=u32 gave %s: %s\n",
+                   refused.ok() ? "a plan" : vkprim::to_string(refused.error().status),
+                   refused.ok() ? "" : refused.error().message.c_str());
+      return 1;
+    }
+    std::printf("VKPRIM_TYPES=u32: an f32 reduce is refused: %s\n", refused.error().message.c_str());
+  }
+#endif
 
   constexpr uint64_t n = 100000;
   vkprim::ReduceDesc desc;
