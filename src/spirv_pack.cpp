@@ -1,5 +1,8 @@
 #include "spirv_pack.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 namespace vkprim::detail::spirv_pack {
 
 namespace {
@@ -17,6 +20,7 @@ struct Reader {
     return *at++;
   }
   uint32_t varint() {
+    if (at != end && *at < 0x80u) return *at++;  // most literals and distances fit one byte
     uint32_t v = 0;
     for (uint32_t shift = 0; shift < 35; shift += 7) {
       const uint8_t b = byte();
@@ -43,7 +47,14 @@ bool unpack(const uint8_t* packed, size_t packed_bytes, uint32_t* out, size_t wo
     const uint32_t distance = r.varint();
     const uint32_t length = r.count(token & 0xFu) + kMinMatch;
     if (!r.ok || distance == 0 || distance > n) return false;
-    for (uint32_t i = 0; i < length && n < word_count; ++i, ++n) out[n] = out[n - distance];
+    const size_t copy = std::min<size_t>(length, word_count - n);
+    const uint32_t* from = out + (n - distance);
+    if (distance >= copy) {
+      std::memcpy(out + n, from, copy * 4);  // the source ends before the copy starts
+    } else {
+      for (size_t i = 0; i < copy; ++i) out[n + i] = from[i];  // a run that repeats its own output
+    }
+    n += copy;
   }
   return r.ok && n == word_count;
 }
