@@ -240,6 +240,8 @@ struct Buffers {
   Value* values_in = nullptr;  // sort_pairs only
   Value* values_out = nullptr; // sort_pairs only
   Flag* flags = nullptr;       // select_flagged and partition_flagged only
+  void* keys_pristine = nullptr;       // sorts only: the unsorted input, restored before each DoubleBuffer run
+  Value* values_pristine = nullptr;    // sort_pairs only
   int64_t* num_selected = nullptr;
   void* temp = nullptr;
   size_t temp_bytes = 0;
@@ -271,20 +273,64 @@ __global__ void fill_kernel(T* in, Value* values, Flag* flags, int64_t n, uint64
 
 // ---------------------------------------------------------------------------------------------------
 // CUB calls. With temp == nullptr this only writes the needed temporary-storage size (CUB's protocol).
+//
+// CUB picks its offsets and tuning from the type of num_items, and its sorts have two APIs, so each op is
+// timed in every configuration and the fastest is reported: an int or an int64_t count, and for the sorts
+// also cub::DoubleBuffer (which ping-pongs between the two buffers instead of writing the output buffer on
+// every pass; the unsorted input is restored before each run, outside the timing).
 
-template <class T>
-cudaError_t call_cub(Op op, void* temp, size_t& temp_bytes, const Buffers& b, int n, cudaStream_t s) {
-  const T* in = static_cast<const T*>(b.in);
+enum class Config { i32, i64, i32_double_buffer, i64_double_buffer };
+
+const char* config_name(Config c) {
+  switch (c) {
+    case Config::i32: return "int";
+    case Config::i64: return "int64";
+    case Config::i32_double_buffer: return "int+DoubleBuffer";
+    case Config::i64_double_buffer: return "int64+DoubleBuffer";
+  }
+  return "?";
+}
+
+bool is_sort(Op op) { return op == Op::sort_keys || op == Op::sort_pairs; }
+bool double_buffer(Config c) { return c == Config::i32_double_buffer || c == Config::i64_double_buffer; }
+
+std::vector<Config> configs_for(Op op) {
+  if (is_sort(op)) return {Config::i32, Config::i64, Config::i32_double_buffer, Config::i64_double_buffer};
+  return {Config::i32, Config::i64};
+}
+
+// Where a call left the sorted keys and values (DoubleBuffer decides at run time).
+struct Output {
+  const void* keys = nullptr;
+  const Value* values = nullptr;
+};
+
+template <class T, class N>
+cudaError_t call_cub(Op op, bool use_double_buffer, void* temp, size_t& temp_bytes, const Buffers& b, N n,
+                     cudaStream_t s, Output* where = nullptr) {
+  T* in = static_cast<T*>(b.in);
   T* out = static_cast<T*>(b.out);
+  if (where) *where = {out, b.values_out};
+  if (use_double_buffer) {
+    cub::DoubleBuffer<T> keys(in, out);
+    cub::DoubleBuffer<Value> values(b.values_in, b.values_out);
+    const cudaError_t err =
+        op == Op::sort_keys
+            ? cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, n, 0, int(sizeof(T) * 8), s)
+            : cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, values, n, 0, int(sizeof(T) * 8), s);
+    if (where) *where = {keys.Current(), values.Current()};
+    return err;
+  }
   switch (op) {
     case Op::reduce: return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n, s);
     case Op::inclusive_scan: return cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, n, s);
     case Op::exclusive_scan: return cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, out, n, s);
     case Op::sort_keys:
-      return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, n, 0, int(sizeof(T) * 8), s);
+      return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, static_cast<const T*>(in), out, n, 0,
+                                            int(sizeof(T) * 8), s);
     case Op::sort_pairs:
-      return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, in, out, b.values_in, b.values_out, n, 0,
-                                             int(sizeof(T) * 8), s);
+      return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, static_cast<const T*>(in), out, b.values_in,
+                                             b.values_out, n, 0, int(sizeof(T) * 8), s);
     case Op::select_flagged:
       return cub::DeviceSelect::Flagged(temp, temp_bytes, in, b.flags, out, b.num_selected, n, s);
     case Op::partition_flagged:
@@ -293,9 +339,22 @@ cudaError_t call_cub(Op op, void* temp, size_t& temp_bytes, const Buffers& b, in
   return cudaErrorInvalidValue;
 }
 
-cudaError_t call_cub(Type t, Op op, void* temp, size_t& temp_bytes, const Buffers& b, int n, cudaStream_t s) {
-  return t == Type::u32 ? call_cub<uint32_t>(op, temp, temp_bytes, b, n, s)
-                        : call_cub<float>(op, temp, temp_bytes, b, n, s);
+cudaError_t call_cub(Type t, Op op, Config c, void* temp, size_t& temp_bytes, const Buffers& b, int64_t n,
+                     cudaStream_t s, Output* where = nullptr) {
+  const bool db = double_buffer(c);
+  const bool wide = c == Config::i64 || c == Config::i64_double_buffer;
+  if (t == Type::u32)
+    return wide ? call_cub<uint32_t, int64_t>(op, db, temp, temp_bytes, b, n, s, where)
+                : call_cub<uint32_t, int>(op, db, temp, temp_bytes, b, static_cast<int>(n), s, where);
+  return wide ? call_cub<float, int64_t>(op, db, temp, temp_bytes, b, n, s, where)
+              : call_cub<float, int>(op, db, temp, temp_bytes, b, static_cast<int>(n), s, where);
+}
+
+// A DoubleBuffer sort overwrites its input: the unsorted keys (and values) go back before every run.
+void restore_sort_input(Op op, const Buffers& b, int64_t n, cudaStream_t s) {
+  CUDA_CHECK(cudaMemcpyAsync(b.in, b.keys_pristine, n * 4, cudaMemcpyDeviceToDevice, s));
+  if (op == Op::sort_pairs)
+    CUDA_CHECK(cudaMemcpyAsync(b.values_in, b.values_pristine, n * sizeof(Value), cudaMemcpyDeviceToDevice, s));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -437,6 +496,8 @@ struct Result {
   Type type;
   int64_t n;
   double median_ms, min_ms, gbps, gelems;
+  Config config;                                     // the fastest configuration, whose times these are
+  std::vector<std::pair<Config, double>> medians;    // every configuration's median_ms
 };
 
 double bytes_moved(Op op, int64_t n, int64_t selected) {
@@ -460,10 +521,13 @@ struct Timing {
 // All timed runs are enqueued back to back, each between its own pair of events, and waited for once
 // at the end: the host stays ahead of the GPU, so each interval is the GPU time of one run rather than
 // launch latency.
-Timing time_op(Type t, Op op, const Buffers& b, size_t temp_bytes, int n, int iterations, cudaStream_t s) {
+Timing time_op(Type t, Op op, Config c, const Buffers& b, size_t temp_bytes, int64_t n, int iterations,
+               cudaStream_t s, Output& where) {
+  const bool restore = double_buffer(c);
   for (int i = 0; i < kWarmupRuns; ++i) {
     size_t bytes = temp_bytes;
-    CUDA_CHECK(call_cub(t, op, b.temp, bytes, b, n, s));
+    if (restore) restore_sort_input(op, b, n, s);
+    CUDA_CHECK(call_cub(t, op, c, b.temp, bytes, b, n, s));
   }
   std::vector<cudaEvent_t> start(static_cast<size_t>(iterations)), stop(static_cast<size_t>(iterations));
   for (int i = 0; i < iterations; ++i) {
@@ -473,8 +537,9 @@ Timing time_op(Type t, Op op, const Buffers& b, size_t temp_bytes, int n, int it
   CUDA_CHECK(cudaStreamSynchronize(s));
   for (int i = 0; i < iterations; ++i) {
     size_t bytes = temp_bytes;
+    if (restore) restore_sort_input(op, b, n, s);  // before the start event: not timed
     CUDA_CHECK(cudaEventRecord(start[i], s));
-    CUDA_CHECK(call_cub(t, op, b.temp, bytes, b, n, s));
+    CUDA_CHECK(call_cub(t, op, c, b.temp, bytes, b, n, s, &where));
     CUDA_CHECK(cudaEventRecord(stop[i], s));
   }
   CUDA_CHECK(cudaStreamSynchronize(s));
@@ -499,11 +564,14 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
   std::fprintf(f, "[\n");
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
+    std::string configs;
+    for (const auto& [c, ms] : r.medians)
+      configs += std::string(configs.empty() ? "" : ", ") + "\"" + config_name(c) + "\": " + std::to_string(ms);
     std::fprintf(f,
                  "  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %lld, \"median_ms\": %.6f, \"min_ms\": %.6f, "
-                 "\"gbps\": %.3f, \"gelems\": %.4f}%s\n",
+                 "\"gbps\": %.3f, \"gelems\": %.4f, \"config\": \"%s\", \"configs_median_ms\": {%s}}%s\n",
                  op_name(r.op), type_name(r.type), static_cast<long long>(r.n), r.median_ms, r.min_ms, r.gbps,
-                 r.gelems, i + 1 < results.size() ? "," : "");
+                 r.gelems, config_name(r.config), configs.c_str(), i + 1 < results.size() ? "," : "");
   }
   std::fprintf(f, "]\n");
   if (std::fclose(f) != 0) die(3, "writing '" + path + "' failed");
@@ -540,57 +608,75 @@ void fill_inputs(const Buffers& b, int64_t max_n, bool with_values, bool with_fl
   }
 }
 
-// Runs one op over the sweep for element type T; returns false (after printing FAIL) on a wrong result.
+// The unsorted inputs, for the DoubleBuffer sorts to start from (restore_sort_input).
+void keep_pristine(const Buffers& b, int64_t n) {
+  if (b.keys_pristine) CUDA_CHECK(cudaMemcpy(b.keys_pristine, b.in, n * 4, cudaMemcpyDeviceToDevice));
+  if (b.values_pristine)
+    CUDA_CHECK(cudaMemcpy(b.values_pristine, b.values_in, n * sizeof(Value), cudaMemcpyDeviceToDevice));
+}
+
+// The output of the last run of one configuration against the CPU; "" when right.
+template <class T>
+std::string check_output(Op op, const Buffers& b, const HostInputs<T>& host, int64_t n, const Output& where,
+                         int64_t& selected) {
+  const T* in = host.in.data();
+  std::vector<T> out(op == Op::reduce ? 1 : static_cast<size_t>(n));
+  CUDA_CHECK(cudaMemcpy(out.data(), is_sort(op) ? where.keys : b.out, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  switch (op) {
+    case Op::reduce: return check_reduce(in, n, out[0]);
+    case Op::inclusive_scan: return check_scan(in, out.data(), n, true);
+    case Op::exclusive_scan: return check_scan(in, out.data(), n, false);
+    case Op::sort_keys: return check_sort_keys(in, out.data(), n);
+    case Op::sort_pairs: {
+      std::vector<Value> values(static_cast<size_t>(n));
+      CUDA_CHECK(cudaMemcpy(values.data(), where.values, n * sizeof(Value), cudaMemcpyDeviceToHost));
+      return check_sort_pairs(in, out.data(), values.data(), n);
+    }
+    case Op::select_flagged:
+      CUDA_CHECK(cudaMemcpy(&selected, b.num_selected, sizeof selected, cudaMemcpyDeviceToHost));
+      return check_select(in, host.flags.data(), n, out.data(), selected);
+    case Op::partition_flagged:
+      CUDA_CHECK(cudaMemcpy(&selected, b.num_selected, sizeof selected, cudaMemcpyDeviceToHost));
+      return check_partition(in, host.flags.data(), n, out.data(), selected);
+  }
+  return "unknown op";
+}
+
+// Runs one op over the sweep for element type T, every configuration at every size (each checked);
+// reports the fastest. Returns false (after printing FAIL) on a wrong result.
 template <class T>
 bool run_op(Op op, Type type, const Options& opt, const Buffers& b, const HostInputs<T>& host,
-            const std::map<std::tuple<Op, Type, int64_t>, size_t>& temp_sizes, cudaStream_t s,
+            const std::map<std::tuple<Op, Type, int64_t, Config>, size_t>& temp_sizes, cudaStream_t s,
             std::vector<Result>& results) {
-  for (int64_t n64 : opt.sizes) {
-    const int n = static_cast<int>(n64);
-    const size_t temp_bytes = temp_sizes.at({op, type, n64});
-    const Timing t = time_op(type, op, b, temp_bytes, n, opt.iterations, s);
-
-    // Check the last run's output.
-    const T* in = host.in.data();
-    std::vector<T> out(op == Op::reduce ? 1 : static_cast<size_t>(n));
-    CUDA_CHECK(cudaMemcpy(out.data(), b.out, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  for (int64_t n : opt.sizes) {
+    Result r{op, type, n, 0, 0, 0, 0, Config::i32, {}};
     int64_t selected = 0;
-    std::string error;
-    switch (op) {
-      case Op::reduce: error = check_reduce(in, n, out[0]); break;
-      case Op::inclusive_scan: error = check_scan(in, out.data(), n, true); break;
-      case Op::exclusive_scan: error = check_scan(in, out.data(), n, false); break;
-      case Op::sort_keys: error = check_sort_keys(in, out.data(), n); break;
-      case Op::sort_pairs: {
-        std::vector<Value> values(static_cast<size_t>(n));
-        CUDA_CHECK(cudaMemcpy(values.data(), b.values_out, n * sizeof(Value), cudaMemcpyDeviceToHost));
-        error = check_sort_pairs(in, out.data(), values.data(), n);
-        break;
+    for (Config c : configs_for(op)) {
+      Output where;
+      const Timing t = time_op(type, op, c, b, temp_sizes.at({op, type, n, c}), n, opt.iterations, s, where);
+      const std::string error = check_output(op, b, host, n, where, selected);
+      if (double_buffer(c)) {  // the input buffer now holds a pass's keys: the unsorted ones go back
+        restore_sort_input(op, b, n, s);
+        CUDA_CHECK(cudaStreamSynchronize(s));
       }
-      case Op::select_flagged: {
-        CUDA_CHECK(cudaMemcpy(&selected, b.num_selected, sizeof selected, cudaMemcpyDeviceToHost));
-        error = check_select(in, host.flags.data(), n, out.data(), selected);
-        break;
+      if (!error.empty()) {
+        std::printf("FAIL %s %s n=%lld (%s): %s\n", op_name(op), type_name(type), static_cast<long long>(n),
+                    config_name(c), error.c_str());
+        std::fflush(stdout);
+        return false;
       }
-      case Op::partition_flagged: {
-        CUDA_CHECK(cudaMemcpy(&selected, b.num_selected, sizeof selected, cudaMemcpyDeviceToHost));
-        error = check_partition(in, host.flags.data(), n, out.data(), selected);
-        break;
+      r.medians.push_back({c, t.median_ms});
+      if (r.medians.size() == 1 || t.median_ms < r.median_ms) {
+        r.median_ms = t.median_ms;
+        r.min_ms = t.min_ms;
+        r.config = c;
       }
     }
-    if (!error.empty()) {
-      std::printf("FAIL %s %s n=%lld: %s\n", op_name(op), type_name(type), static_cast<long long>(n64),
-                  error.c_str());
-      std::fflush(stdout);
-      return false;
-    }
-
-    Result r{op, type, n64, t.median_ms, t.min_ms, 0, 0};
-    r.gbps = bytes_moved(op, n64, selected) / (t.median_ms * 1e-3) / 1e9;
-    r.gelems = n64 / (t.median_ms * 1e-3) / 1e9;
+    r.gbps = bytes_moved(op, n, selected) / (r.median_ms * 1e-3) / 1e9;
+    r.gelems = n / (r.median_ms * 1e-3) / 1e9;
     results.push_back(r);
-    std::printf("%-15s %-4s %11lld %11.4f %9.1f %9.2f %11.4f\n", op_name(op), type_name(type),
-                static_cast<long long>(n64), r.median_ms, r.gbps, r.gelems, r.min_ms);
+    std::printf("%-15s %-4s %11lld %11.4f %9.1f %9.2f %11.4f  %s\n", op_name(op), type_name(type),
+                static_cast<long long>(n), r.median_ms, r.gbps, r.gelems, r.min_ms, config_name(r.config));
     std::fflush(stdout);
   }
   return true;
@@ -628,18 +714,19 @@ int main(int argc, char** argv) {
 
   // Query every temporary-storage size once, before allocating, so the temp buffer can be sized for
   // the whole sweep and allocated together with the others, largest first. CUB's query reads no data.
-  std::map<std::tuple<Op, Type, int64_t>, size_t> temp_sizes;
+  std::map<std::tuple<Op, Type, int64_t, Config>, size_t> temp_sizes;
   size_t max_temp = 1;
   {
     Buffers dummy;
     for (Type t : opt.types)
       for (Op op : opt.ops)
-        for (int64_t n : opt.sizes) {
-          size_t bytes = 0;
-          CUDA_CHECK(call_cub(t, op, nullptr, bytes, dummy, static_cast<int>(n), nullptr));
-          temp_sizes[{op, t, n}] = bytes;
-          max_temp = std::max(max_temp, bytes);
-        }
+        for (int64_t n : opt.sizes)
+          for (Config c : configs_for(op)) {
+            size_t bytes = 0;
+            CUDA_CHECK(call_cub(t, op, c, nullptr, bytes, dummy, n, nullptr));
+            temp_sizes[{op, t, n, c}] = bytes;
+            max_temp = std::max(max_temp, bytes);
+          }
   }
 
   Buffers b;
@@ -657,6 +744,10 @@ int main(int argc, char** argv) {
     allocations.push_back({reinterpret_cast<void**>(&b.values_out), max_n * sizeof(Value), "values out"});
   }
   if (need_flags) allocations.push_back({reinterpret_cast<void**>(&b.flags), max_n * sizeof(Flag), "flags"});
+  const bool need_pristine = uses(opt, Op::sort_keys) || uses(opt, Op::sort_pairs);
+  if (need_pristine) allocations.push_back({&b.keys_pristine, elems, "unsorted keys"});
+  if (need_pristine && need_values)
+    allocations.push_back({reinterpret_cast<void**>(&b.values_pristine), max_n * sizeof(Value), "unsorted values"});
   std::stable_sort(allocations.begin(), allocations.end(),
                    [](const Allocation& x, const Allocation& y) { return x.bytes > y.bytes; });
   for (const Allocation& a : allocations) {
@@ -676,7 +767,10 @@ int main(int argc, char** argv) {
               "#   keys(+values) read+written once; select_flagged n*4 in + n*4 u32 flags + kept*4 out;\n"
               "#   partition_flagged n*4 in + n*4 flags + n*4 out (rejected in reverse order, CUB's contract).\n"
               "#   Gelem/s for sorts = G keys/s (G pairs/s).\n");
-  std::printf("%-15s %-4s %11s %11s %9s %9s %11s\n", "op", "type", "n", "median_ms", "GB/s", "Gelem/s", "min_ms");
+  std::printf("# Configurations: int and int64 num_items; sorts also cub::DoubleBuffer with each (input restored\n"
+              "#   before every run, untimed). Each line is the fastest; config names it (JSON: every median).\n");
+  std::printf("%-15s %-4s %11s %11s %9s %9s %11s  %s\n", "op", "type", "n", "median_ms", "GB/s", "Gelem/s", "min_ms",
+              "config");
   std::fflush(stdout);
 
   std::vector<Result> results;
@@ -686,11 +780,13 @@ int main(int argc, char** argv) {
     if (t == Type::u32) {
       HostInputs<uint32_t> host;
       fill_inputs(b, max_n, need_values, need_flags, seed, host);
+      keep_pristine(b, max_n);
       for (Op op : opt.ops)
         if (ok) ok = run_op<uint32_t>(op, t, opt, b, host, temp_sizes, stream, results);
     } else {
       HostInputs<float> host;
       fill_inputs(b, max_n, need_values, need_flags, seed, host);
+      keep_pristine(b, max_n);
       for (Op op : opt.ops)
         if (ok) ok = run_op<float>(op, t, opt, b, host, temp_sizes, stream, results);
     }
