@@ -76,10 +76,10 @@ struct ChainedTuning {
   uint32_t lookback_windows;
 };
 constexpr ChainedTuning kChainedTuning[] = {
-    // H100 (and H200), driver 580, 2026-11-22/23 (docs/PERFORMANCE.md): 8 vectors at 2^28 0.948x copy against
-    // 0.925 with 4 (i64: 0.88 against 0.79); 4 vectors 8% faster at 2^22 and 4% at 2^24, even at 2^26. Float
-    // scans keep 4 (f32 with 6 or 8: 1.1-2.4x slower at 2^28 on 2026-11-22, 2% faster on 2026-11-23: not
-    // settled), and so does chained_lookback (2x slower with 8 at 2^28 in one run). One look-back window:
+    // H100 (and H200), driver 580 (docs/PERFORMANCE.md): 8 vectors at 2^28 0.948x copy against 0.925 with 4
+    // (i64: 0.88 against 0.79); 4 vectors 8% faster at 2^22 and 4% at 2^24, even at 2^26. Float scans keep 4
+    // (f32 with 6 or 8 measured 1.1-2.4x slower at 2^28 in one run and 2% faster in another: not settled),
+    // and so does chained_lookback (2x slower with 8 at 2^28 in one run). One look-back window:
     // 2-4 measured 2-10% slower on the H100 and the H200, though with fewer steps per tile.
     {VK_DRIVER_ID_NVIDIA_PROPRIETARY, 32, 256, 4, 8, uint64_t(1) << 25, 1},
     // Every other device (lavapipe, subgroup size 8, is tuned for correctness runs only).

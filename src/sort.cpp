@@ -308,8 +308,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->desc = desc;
   plan->algorithm = desc.algorithm;
   // Onesweep wherever it can run: at 384 x 13 it measured 1.20x reduce_then_scan (at its best tile,
-  // 512 x 8) for u32 keys at 2^26 (2210 against 2651 us) and 1.9x for pairs (2727 against 5090-5096; H100,
-  // 2026-11-23).
+  // 512 x 8) for u32 keys at 2^26 (2210 against 2651 us) and 1.9x for pairs (2727 against 5090-5096; H100).
   if (desc.algorithm == SortAlgorithm::automatic)
     plan->algorithm = memory_model ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan;
   const bool onesweep = plan->algorithm == SortAlgorithm::onesweep;
@@ -330,17 +329,17 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // registers, 37 KiB) runs one and measured 2-16% slower.
   // Shared memory is onesweep's hard limit: NVIDIA's driver fits onesweep workgroups on a multiprocessor
   // within about 48 KiB of it, so two need <= 24 KiB each and three <= 16 KiB (registers permitting: three
-  // of 384 need <= 56). Measured at 2^26 u32 keys, digit-pass time (H100, 2026-11-23): 384 x 13 at 24,124
+  // of 384 need <= 56). Measured at 2^26 u32 keys, digit-pass time (H100): 384 x 13 at 24,124
   // bytes 464-467 us, padded with 2 KiB of unused shared memory 688-691; 384 x 15 at 25,148 bytes 624-628;
   // 256 x 22 at 24,628 689-694; 384 x 14 at 23,612 (s_start/s_base and s_count/fallback counts sharing
   // arrays) 444-448. Staging the ranked tile in two rounds (kTwoPerSmShared, STAGE_ROUNDS) halves its
-  // largest shared array: 384 x 16 then took 14,396 bytes and 56 registers (three workgroups) and 366 us,
+  // largest shared array: 384 x 16 takes 14,396 bytes and 56 registers (three workgroups) and 366 us,
   // 384 x 18 15,932 bytes, 56 registers and 348 us (keys 1521 us against CUB's 1636 in the same command),
   // 384 x 20 17,468 bytes and 80 registers (two) 384 us, 384 x 22 371, 256 x 24 366, 512 x 12 427. Pairs
   // (4-byte values) run two workgroups per SM at any of these shapes, so they take the largest tile that
   // keeps 80 registers: 384 x 22 (19,004 bytes, 80 registers with packed positions and digits) 515 us per
   // pass, 2197 us in all; 384 x 18 (68) 542, 384 x 20 (77) 522, 384 x 24 (80, 22,080 bytes) 563, 512 x 14
-  // (64) 531, 512 x 16 552 (H100, 2026-11-24). With 8-byte keys or values two rounds of 384 x 14 take
+  // (64) 531, 512 x 16 552. With 8-byte keys or values two rounds of 384 x 14 take
   // 23,612 bytes, the most under 24 KiB: against 512 x 8, u32 keys with 8-byte values 2^26 3487 -> 3265 us,
   // u64 keys with 8-byte values 2^24 2111 -> 2022, u64 keys 2^24 1375 -> 1239 (384 x 12 3378, 2071, 1309;
   // 512 x 10 3325; 256 x 16 3422).
@@ -407,8 +406,8 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->stage_rounds = rounds;
   plan->tile = uint64_t(wg) * items;
   // Enough workgroups to fill every multiprocessor several times over: the histogram is bound by memory
-  // latency (H100: 1.17 ms at 2^28 u32 keys with 2 per compute unit, 3.4x a read, before its loads were
-  // batched; 130-132 us at 2^26 since, 1.5x a read).
+  // latency (H100, u32 keys: with 2 per compute unit and unbatched loads 1.17 ms at 2^28, 3.4x a read; with
+  // batched loads, histogram.comp, 130-132 us at 2^26, 1.5x a read).
   plan->histogram_groups_cap = cpu ? 8u : (caps.compute_units ? 8 * caps.compute_units : 1024u);
   plan->groups_cap = cpu ? 16u : 1024u;
   // Each workgroup of the histogram, upsweep and downsweep loops over its share of the tiles. llvmpipe
@@ -447,8 +446,8 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     // ascending: no transform at all; onesweep lost ~30 instructions per key on NVIDIA).
     kd.mode = plan->key_flags();
     // Onesweep indexes only below the count and the plan's tile state: without the driver's bounds checks
-    // (feature_pipeline_robustness) u32 keys sorted 2207 -> 2098 us at 2^26 and pairs 2725 -> 2636 (H100,
-    // 2026-11-23). reduce_then_scan measured 2650 -> 2806 that way (the scan kernels not at all), so only
+    // (feature_pipeline_robustness) u32 keys sorted 2207 -> 2098 us at 2^26 and pairs 2725 -> 2636 (H100).
+    // reduce_then_scan measured 2650 -> 2806 that way (the scan kernels not at all), so only
     // onesweep's ranking kernel opts out.
     kd.unchecked_storage = onesweep_ranking;
     if (onesweep_ranking && plan->stage_rounds > 1) kd.rounds = plan->stage_rounds;

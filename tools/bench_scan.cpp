@@ -2,9 +2,9 @@
 // ratio to the copy ceiling measured on the same buffers in the same run, a CPU row
 // (std::inclusive_scan / std::exclusive_scan), and every result verified against the CPU.
 // Warm-up is timed, not counted: each plan first runs for about 200 ms, and so does the first plan
-// before the ceilings. On an H200 a scan measured right after the short ceiling runs was 15% slower than
-// the same scan measured after other work (clocks still ramping); with the timed warm-up the order in
-// which plans run no longer matters.
+// before the ceilings. Without it, a scan measured right after the short ceiling runs measured 15% slower
+// on an H200 than the same scan measured after other work (clocks still ramping); with it, the order in
+// which plans run does not matter.
 #include <algorithm>
 #include <cstdio>
 #include <numeric>

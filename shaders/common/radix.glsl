@@ -144,7 +144,7 @@ uint sort_high_word(KEY_T k) {
 // flip the sign bit, floats every bit when negative and only the sign otherwise, descending inverts. The
 // mask is its own inverse, so the same function maps back once the sign is known.
 // (A branch-free form, uniform masks and a sign-extended select, needed 52 registers at 384 x 13 instead
-// of 54 but sorted u32 keys 15% slower at 2^26 and 30% slower at 384 x 16: H100, 2026-11-23.)
+// of 54 but sorted u32 keys 15% slower at 2^26 and 30% slower at 384 x 16 on the H100.)
 KEY_T sort_flip(KEY_T k, bool negative) {
   uint flip_hi = 0u, flip_lo = 0u;
   if ((KEY_FLAGS & SORT_FLOAT) != 0u) {
@@ -179,9 +179,9 @@ KEY_T sort_unordered(KEY_T o) {
 uint sort_digit_mask(uint bit) { return (1u << min(8u, pc.end_bit - bit)) - 1u; }
 
 // The digit of an ordered key at `bit` under `mask`. This pass's mask is a push constant (pc.digit_mask):
-// computed in the shader, NVIDIA's code rebuilt it from pc.end_bit at every key of the scatter (4
-// instructions each); as an operand, onesweep's digit passes went 476-480 -> 465-469 us at 2^26 u32 keys
-// (H100, 2026-11-23).
+// computed in the shader, NVIDIA's code rebuilds it from pc.end_bit at every key of the scatter (4
+// instructions each); as an operand, onesweep's digit passes measured 465-469 us against 476-480 at 2^26
+// u32 keys (H100).
 uint sort_digit(KEY_T ordered, uint bit, uint mask) {
 #if defined(VKPRIM_KEY64)
   if (bit >= 32u) return (ordered.y >> (bit - 32u)) & mask;
@@ -308,15 +308,15 @@ shared uint s_rank_bit;              // pc.bit, read back: sort_opaque_zero, sor
 // Slots past the count hold the padding key (every bit set once ordered): its digit is the largest of every
 // pass, and padding slots come last in tile order, so a ranked tile's first (count - tile start) positions
 // are its real keys and the padding takes the rest. So ranking keeps no per-slot validity (NVIDIA's compiler
-// had expanded the mask into a flag register per item). Only the tile's count of the largest digit includes
+// expands such a mask into a flag register per item). Only the tile's count of the largest digit includes
 // padding, and only in the last tile, whose counts no other tile reads; scatters write positions below the
 // count only.
 KEY_T t_key[ITEMS];
 // Onesweep with values keeps two 16-bit positions per register (a tile holds at most 32768 keys). NVIDIA's
 // compiler still unpacks most of them early, yet with sort_scatter_tile's packed digits the pairs kernel at
 // 384 x 18 needed 68 registers instead of 72 (alone: 76 against 75), which lets 384 x 22 fit in 80: two
-// workgroups per SM. Keys-only kernels stay unpacked: there it left 56 registers and made the digit
-// passes 3% slower (348 -> 358 us at 2^26; H100, 2026-11-24).
+// workgroups per SM. Keys-only kernels stay unpacked: there packing saves no register (56) and makes the
+// digit passes 3% slower (348 -> 358 us at 2^26; H100).
 #if VKPRIM_VALUE_WORDS > 0 && defined(SORT_RANK_FEW_REGISTERS)
 #define SORT_PACKED_POSITIONS 1
 #endif
@@ -339,7 +339,7 @@ void pos_add(uint i, uint v) { t_pos[i] += v; }
 
 // 0, read back from shared memory: indices computed with it cannot be tied to equal ones computed earlier,
 // so the compiler recomputes them (a few ALU operations) instead of holding them per item. Used by the value
-// loads (else each item's index and bounds flag stayed live from the key loads) and the value scatter (else
+// loads (else each item's index and bounds flag stays live from the key loads) and the value scatter (else
 // each position and bounds flag from the key scatter): pairs onesweep at 384 x 13 needs 55 registers
 // instead of 72 (H100). Valid after sort_count_tile's first barrier.
 uint sort_opaque_zero() { return s_rank_bit - pc.bit; }
@@ -368,10 +368,10 @@ void sort_load_tile(uint tile, uint n) {
 //    in-tile position of its subgroup's first key of the digit, which one shared read per item adds to t_pos.
 // Keys of equal digit keep their tile order (subgroup-major, then item, then lane = the striped key order),
 // which makes every pass stable. Both end with a barrier (s_count visible; s_mem free for staging).
-// (The counts used to come from a pass of shared atomics ahead of a multisplit on prefilled counters: NVIDIA's
-// compiler wrapped each of those atomics in a MATCH.ALL test for a warp-uniform address, and that pass ran
-// ~11 instructions per key where the added read takes ~8; with whole-word counters as well, onesweep's
-// digit passes went from 508-513 to 503-508 us at 2^26 keys: H100, 2026-11-23.)
+// (Not a pass of shared atomics ahead of a multisplit on prefilled counters: NVIDIA's compiler wraps each of
+// those atomics in a MATCH.ALL test for a warp-uniform address, so such a pass runs ~11 instructions per key
+// where the added read takes ~8; with whole-word counters as well, onesweep's digit passes measured 503-508
+// us against 508-513 at 2^26 keys on the H100.)
 // SORT_RANK_FEW_REGISTERS (onesweep), two ways to keep NVIDIA's compiler from holding per-item values:
 //  - digits through a shared copy of pc.bit the compiler cannot see through: with pc.bit it kept every
 //    item's counter address from one loop over the items to the next (a register per item) instead of
@@ -382,10 +382,10 @@ void sort_load_tile(uint tile, uint n) {
 // With both (and the padding keys), onesweep at 384 x 13 needed 54 registers instead of 80: three
 // workgroups per SM instead of two, 9-10% faster. reduce_then_scan's 512 x 8 downsweep, whose occupancy
 // they do not change (60 -> 50 registers, two workgroups per SM either way), sorted 18% slower with the
-// shared copy, with or without `order`, so it goes without both (H100, driver 580.159.04, 2026-11-23).
-// Since the single multisplit (below) the unrolled column pass sets onesweep's peak at 65 registers, two
-// workgroups per SM; without both tricks it needs 80, still two, and its digit passes measured 502-506 us
-// against 503-508 at 2^26 (seventh session): kept for the three-workgroup shapes they made possible.
+// shared copy, with or without `order`, so it goes without both (H100, driver 580.159.04).
+// With the single multisplit (below) the unrolled column pass sets onesweep's peak at 65 registers (384 x
+// 13), two workgroups per SM; without both tricks it needs 80, still two, and its digit passes measured
+// 502-506 us against 503-508 at 2^26: the tricks stay for the three-workgroup shapes they allow.
 uint sort_rank_bit() {
 #if defined(SORT_RANK_FEW_REGISTERS)
   return s_rank_bit;
@@ -453,8 +453,8 @@ void sort_count_tile() {
   // Column pass: no carry crosses packed halves since a tile holds < 65536 keys. The loops run over the most
   // rows there can be, so they unroll and the loads issue back to back. With the positions live here, that
   // costs registers (onesweep 384 x 13: 65 instead of 52, two workgroups per SM instead of three), yet the
-  // digit passes ran 2-4% faster than in two builds whose loops hid their trip count from the compiler (one
-  // of them with other changes too): 504-508 against 519-527 us at 2^26 keys (H100, 2026-11-23). The
+  // digit passes measured 2-4% faster than in two builds whose loops hid their trip count from the compiler
+  // (one of them with other changes too): 504-508 against 519-527 us at 2^26 keys (H100). The
   // column and row passes are a serial step of every tile.
   const uint subgroups = WG_SIZE / RADIX_SG_SIZE;
   if (tid < COUNTER_ROW_WORDS) {
@@ -518,7 +518,7 @@ void sort_rank_tile() {
 // stores spread over up to a subgroup's worth of digit runs).
 // The staging-round test is spelled out here and in sort_scatter_tile's value staging on purpose: one shared
 // helper for it (with an out parameter) made NVIDIA's u32 pairs kernel 8% slower (75 registers instead of
-// 80 and a worse schedule; 2196 -> 2375 us at 2^26, H100, 2026-11-24).
+// 80 and a worse schedule; 2196 -> 2375 us at 2^26 on the H100).
 void sort_stage_key_round(uint round) {
   const uint first = round * STAGE_KEYS;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
@@ -542,9 +542,9 @@ void sort_stage_keys() {
 
 // Scatters the ranked tile to keys_out[s_base[digit] + position] (and values alike). Call after a barrier
 // that follows sort_stage_keys and the writes of s_base. Ends with a barrier (shared memory is free).
-// (A second, unguarded loop for full tiles cut NVIDIA's code from ~16 to ~10 instructions per key, yet
-// made the digit passes slower: 464-467 -> 482-485 us at 2^26 u32 keys, pairs 615-625 -> 633-644, H100,
-// 2026-11-23; not kept.)
+// One guarded loop serves full tiles too: a second, unguarded one cuts NVIDIA's code from ~16 to ~10
+// instructions per key yet makes the digit passes slower (464-467 -> 482-485 us at 2^26 u32 keys, pairs
+// 615-625 -> 633-644 on the H100).
 void sort_scatter_tile(uint tile, uint n) {
   const uint tid = gl_LocalInvocationIndex;
   const uint out_shift = sort_shift(1u);
@@ -613,9 +613,9 @@ void sort_scatter_tile(uint tile, uint n) {
   const uint value_tid = tid + sort_opaque_zero();
   // `chain` is always 0 (global positions are below 2^30: kMaxSortCount), but each item's position and
   // digit depend on the previous item's s_base read, so NVIDIA's compiler cannot compute every item's
-  // digit, s_base address and bounds flag ahead of the loop and hold them all (it did, with the digits
-  // unpacked: 18 digits, 18 addresses and 10 flags live at once). Digits packed and chained: pairs
-  // onesweep at 384 x 18 needed 72 registers instead of 75 (H100, 2026-11-24).
+  // digit, s_base address and bounds flag ahead of the loop and hold them all (with the digits unpacked it
+  // does: 18 digits, 18 addresses and 10 flags live at once). Digits packed and chained: pairs onesweep at
+  // 384 x 18 needs 72 registers instead of 75 (H100).
   uint chain = 0u;
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     if (k % ITEMS_PER_ROUND == 0u) {

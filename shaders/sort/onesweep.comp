@@ -45,9 +45,9 @@
 #include "common/radix.glsl"
 
 // Predecessor tiles one look-back step reads per digit: four, two for 4-byte values. With two, a pairs tile
-// takes more steps (5.0 -> 8.1 at 2^26) but reads fewer state words, and u32 pairs sorted faster: 2^26
-// 2227-2234 -> 2197-2204 us, 2^28 9209 -> 9085; u32 keys got slower (1523 -> 1532), and 8-byte values
-// were not measured (H100, 2026-11-24).
+// takes more steps (8.1 against 5.0 at 2^26) but reads fewer state words, and u32 pairs sort faster: 2^26
+// 2197-2204 against 2227-2234 us, 2^28 9085 against 9209; u32 keys sort slower (1532 against 1523), and
+// 8-byte values keep four without a measurement (H100).
 #if VKPRIM_VALUE_WORDS == 1
 #define LOOKBACK_TILES 2u
 #else

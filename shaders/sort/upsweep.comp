@@ -22,7 +22,7 @@ void main() {
   for (uint w = tid; w < RADIX_DIGITS; w += WG_SIZE) s_hist[w] = 0u;
   barrier();
   // All of a tile's loads issue before its atomics (sort_load_ordered), as in histogram.comp: 137-153 ->
-  // 101-114 us per pass at 2^26 u32 keys (H100, 2026-11-23). The padding keys of a last tile count as the
+  // 101-114 us per pass at 2^26 u32 keys (H100). The padding keys of a last tile count as the
   // largest digit and are taken off at the end.
   uint padding = 0u;
   for (uint tile = first_tile; tile < end_tile; ++tile) {
