@@ -11,12 +11,15 @@
 // How: the largest buffers of the sweep are allocated first with plain cudaMalloc (largest first, no
 // managed memory) and every size uses a prefix of them, since an allocation made after large frees can
 // be slower (see DESIGN.md, "Benchmark method notes"). Inputs are random, generated on the GPU by a
-// counter hash (f32 in [-1, 1), u32 full range) and copied back once for the CPU checks. For each
-// op/type/size the temporary-storage size is queried once; then 3 warm-up runs, then N timed runs, each
-// between its own pair of cudaEvents, all enqueued back to back on one stream and waited for once (so
-// an interval is GPU time, not launch latency; no L2 flush between runs). The median and the minimum
-// are reported. The output of the last run is checked on the CPU; a wrong result prints FAIL
-// and the program exits with status 1.
+// counter hash (f32 in [-1, 1), u32 full range) and copied back once for the CPU checks. Each op/type/size
+// runs in several configurations (an int or an int64_t num_items; for the sorts also cub::DoubleBuffer),
+// each with its own temporary-storage size, queried once before the buffers are allocated. Per
+// configuration: 3 warm-up runs, then N timed runs, each between its own pair of cudaEvents, all enqueued
+// back to back on one stream and waited for once (so an interval is GPU time, not launch latency; no L2
+// flush between runs). The DoubleBuffer sorts get their unsorted input copied back before every run,
+// ahead of its start event. The median and the minimum are reported, for the configuration with the
+// lowest median (--config best) or for each. The output of each configuration's last run is checked on
+// the CPU; a wrong result prints FAIL and the program exits with status 1.
 //
 // Bytes counted for GB/s (each byte once; CUB's extra passes and temporary storage are not counted):
 //   reduce          n * sizeof(T)                               read
@@ -45,6 +48,8 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -91,6 +96,23 @@ const char* op_name(Op op) {
 enum class Type { u32, f32 };
 const char* type_name(Type t) { return t == Type::u32 ? "u32" : "f32"; }
 
+// How CUB is called (see "CUB calls"): the type of num_items, and for the sorts the API.
+enum class Config { i32, i64, i32_double_buffer, i64_double_buffer };
+const Config kAllConfigs[] = {Config::i32, Config::i64, Config::i32_double_buffer, Config::i64_double_buffer};
+
+const char* config_name(Config c) {
+  switch (c) {
+    case Config::i32: return "int";
+    case Config::i64: return "int64";
+    case Config::i32_double_buffer: return "int+DoubleBuffer";
+    case Config::i64_double_buffer: return "int64+DoubleBuffer";
+  }
+  return "?";
+}
+
+// --config best (the default) reports the fastest configuration per op and size; all, or a list, reports each.
+enum class Report { best, each };
+
 using Value = uint32_t;  // sort_pairs values: the input index, so the permutation can be checked
 using Flag = uint32_t;   // select_flagged / partition_flagged flags: 0 or 1, 32-bit as a GLSL storage buffer would hold them
 
@@ -100,19 +122,25 @@ struct Options {
   std::vector<int64_t> sizes;
   int iterations = 20;
   std::string json_path;
+  std::vector<Config> configs{std::begin(kAllConfigs), std::end(kAllConfigs)};
+  Report report = Report::best;
 };
 
 constexpr int kWarmupRuns = 3;
 
 void print_usage(FILE* f) {
   std::fprintf(f,
-               "usage: cub_bench <op> [--type u32|f32] [--sizes LIST] [--iterations N] [--json FILE]\n"
+               "usage: cub_bench <op> [--type u32|f32] [--sizes LIST] [--iterations N] [--config C]\n"
+               "                 [--json FILE]\n"
                "  op:           reduce | inclusive_scan | exclusive_scan | sort_keys | sort_pairs |\n"
                "                select_flagged | partition_flagged | all\n"
                "  --type        u32 (default) or f32; a comma list such as u32,f32 runs both\n"
                "  --sizes       comma list of element counts: 1048576, 2^20, or a range 2^10..2^28\n"
                "                (every power of two); default 2^20,2^22,2^24,2^26,2^28\n"
                "  --iterations  timed runs per size after %d warm-up runs (default 20; use >= 10)\n"
+               "  --config      best (default): time every configuration, report the fastest; all: report\n"
+               "                each; or a comma list of int, int64, int+DoubleBuffer, int64+DoubleBuffer\n"
+               "                (DoubleBuffer: sorts only), each reported\n"
                "  --json FILE   also write the results as a JSON array\n",
                kWarmupRuns);
 }
@@ -174,8 +202,9 @@ std::vector<int64_t> parse_sizes(const std::string& list) {
     }
   }
   for (int64_t n : sizes) {
-    // CUB is called with int counts (its common, tuned case), so sizes stay below 2^31.
-    if (n < 1 || n > INT_MAX) usage_error("size " + std::to_string(n) + " out of range [1, 2^31 - 1]");
+    // sort_pairs' values are u32 input indices. The int configurations run only where n fits an int.
+    if (n < 1 || n > int64_t{UINT32_MAX})
+      usage_error("size " + std::to_string(n) + " out of range [1, 2^32 - 1]");
   }
   return sizes;
 }
@@ -218,6 +247,20 @@ Options parse_args(int argc, char** argv) {
       const long n = std::strtol(v.c_str(), &end, 10);
       if (v.empty() || *end != '\0' || n < 1 || n > 100000) usage_error("bad --iterations '" + v + "'");
       opt.iterations = static_cast<int>(n);
+    } else if (arg == "--config") {
+      const std::string v = value();
+      opt.report = v == "best" ? Report::best : Report::each;
+      if (v != "best" && v != "all") {
+        opt.configs.clear();
+        for (const std::string& name : split(v, ',')) {
+          auto c = std::find_if(std::begin(kAllConfigs), std::end(kAllConfigs),
+                                [&](Config k) { return name == config_name(k); });
+          if (c == std::end(kAllConfigs))
+            usage_error("unknown configuration '" + name + "' (expected best, all, or a list of int, int64, "
+                        "int+DoubleBuffer, int64+DoubleBuffer)");
+          if (std::find(opt.configs.begin(), opt.configs.end(), *c) == opt.configs.end()) opt.configs.push_back(*c);
+        }
+      }
     } else if (arg == "--json") {
       opt.json_path = value();
     } else if (arg == "-h" || arg == "--help") {
@@ -277,26 +320,59 @@ __global__ void fill_kernel(T* in, Value* values, Flag* flags, int64_t n, uint64
 // CUB picks its offsets and tuning from the type of num_items, and its sorts have two APIs, so each op is
 // timed in every configuration and the fastest is reported: an int or an int64_t count, and for the sorts
 // also cub::DoubleBuffer (which ping-pongs between the two buffers instead of writing the output buffer on
-// every pass; the unsorted input is restored before each run, outside the timing).
+// every pass; the unsorted input is restored before each run, outside the timing). A configuration runs
+// only where it is a call of its own: DeviceSelect::Flagged in CUB 3 takes a fixed ::cuda::std::int64_t
+// count (an int converts to it: the same code), where the other calls take any integer type (NumItemsT).
 
-enum class Config { i32, i64, i32_double_buffer, i64_double_buffer };
+}  // namespace
 
-const char* config_name(Config c) {
-  switch (c) {
-    case Config::i32: return "int";
-    case Config::i64: return "int64";
-    case Config::i32_double_buffer: return "int+DoubleBuffer";
-    case Config::i64_double_buffer: return "int64+DoubleBuffer";
-  }
-  return "?";
-}
+// A count that converts to N and to no other type. A fixed num_items parameter accepts it only when the
+// parameter is N; a template one (NumItemsT) accepts it for any N. Its operator is only named in unevaluated
+// calls, never defined (outside the anonymous namespace, where nvcc would warn that it is never referenced).
+namespace cub_bench {
+template <class N>
+struct OnlyConvertsTo {
+  template <class U, std::enable_if_t<std::is_same_v<U, N>, int> = 0>
+  operator U() const;
+};
+}  // namespace cub_bench
+
+namespace {
+
+using cub_bench::OnlyConvertsTo;
+
+template <class N, class = void>
+struct SelectFlaggedAccepts : std::false_type {};
+template <class N>
+struct SelectFlaggedAccepts<N, std::void_t<decltype(cub::DeviceSelect::Flagged(
+                                   std::declval<void*>(), std::declval<size_t&>(), std::declval<uint32_t*>(),
+                                   std::declval<Flag*>(), std::declval<uint32_t*>(), std::declval<int64_t*>(),
+                                   OnlyConvertsTo<N>{}, cudaStream_t{}))>> : std::true_type {};
+
+// Whether DeviceSelect::Flagged has a call of its own for an int count and for an int64_t one: both for a
+// template count (or one this test cannot see), one where the parameter is fixed.
+constexpr bool kSelectHasInt = SelectFlaggedAccepts<int>::value || !SelectFlaggedAccepts<int64_t>::value;
+constexpr bool kSelectHasInt64 = SelectFlaggedAccepts<int64_t>::value || !SelectFlaggedAccepts<int>::value;
 
 bool is_sort(Op op) { return op == Op::sort_keys || op == Op::sort_pairs; }
 bool double_buffer(Config c) { return c == Config::i32_double_buffer || c == Config::i64_double_buffer; }
+bool wide_count(Config c) { return c == Config::i64 || c == Config::i64_double_buffer; }
 
-std::vector<Config> configs_for(Op op) {
-  if (is_sort(op)) return {Config::i32, Config::i64, Config::i32_double_buffer, Config::i64_double_buffer};
-  return {Config::i32, Config::i64};
+// Whether op at size n runs in configuration c: DoubleBuffer is for the sorts, an int count needs n < 2^31,
+// and DeviceSelect::Flagged runs only with the count types it tells apart.
+bool applies(Op op, Config c, int64_t n) {
+  if (double_buffer(c) && !is_sort(op)) return false;
+  if (!wide_count(c) && n > INT_MAX) return false;
+  if (op == Op::select_flagged) return wide_count(c) ? kSelectHasInt64 : kSelectHasInt;
+  return true;
+}
+
+// The configurations of `wanted` (--config) that op at size n runs in, in kAllConfigs' order.
+std::vector<Config> configs_for(Op op, int64_t n, const std::vector<Config>& wanted) {
+  std::vector<Config> configs;
+  for (Config c : kAllConfigs)
+    if (applies(op, c, n) && std::find(wanted.begin(), wanted.end(), c) != wanted.end()) configs.push_back(c);
+  return configs;
 }
 
 // Where a call left the sorted keys and values (DoubleBuffer decides at run time).
@@ -342,7 +418,7 @@ cudaError_t call_cub(Op op, bool use_double_buffer, void* temp, size_t& temp_byt
 cudaError_t call_cub(Type t, Op op, Config c, void* temp, size_t& temp_bytes, const Buffers& b, int64_t n,
                      cudaStream_t s, Output* where = nullptr) {
   const bool db = double_buffer(c);
-  const bool wide = c == Config::i64 || c == Config::i64_double_buffer;
+  const bool wide = wide_count(c);
   if (t == Type::u32)
     return wide ? call_cub<uint32_t, int64_t>(op, db, temp, temp_bytes, b, n, s, where)
                 : call_cub<uint32_t, int>(op, db, temp, temp_bytes, b, static_cast<int>(n), s, where);
@@ -355,6 +431,15 @@ void restore_sort_input(Op op, const Buffers& b, int64_t n, cudaStream_t s) {
   CUDA_CHECK(cudaMemcpyAsync(b.in, b.keys_pristine, n * 4, cudaMemcpyDeviceToDevice, s));
   if (op == Op::sort_pairs)
     CUDA_CHECK(cudaMemcpyAsync(b.values_in, b.values_pristine, n * sizeof(Value), cudaMemcpyDeviceToDevice, s));
+}
+
+// Before each configuration its outputs are set to 0xFF bytes (u32 0xFFFFFFFF, f32 NaN, count -1), so its
+// check cannot pass on what an earlier configuration wrote.
+void clear_outputs(Op op, const Buffers& b, int64_t n, cudaStream_t s) {
+  CUDA_CHECK(cudaMemsetAsync(b.out, 0xFF, n * 4, s));
+  if (op == Op::sort_pairs) CUDA_CHECK(cudaMemsetAsync(b.values_out, 0xFF, n * sizeof(Value), s));
+  if (op == Op::select_flagged || op == Op::partition_flagged)
+    CUDA_CHECK(cudaMemsetAsync(b.num_selected, 0xFF, sizeof(int64_t), s));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -496,8 +581,8 @@ struct Result {
   Type type;
   int64_t n;
   double median_ms, min_ms, gbps, gelems;
-  Config config;                                     // the fastest configuration, whose times these are
-  std::vector<std::pair<Config, double>> medians;    // every configuration's median_ms
+  Config config;                                     // the configuration these times are of
+  std::vector<std::pair<Config, double>> medians;    // every timed configuration's median_ms
 };
 
 double bytes_moved(Op op, int64_t n, int64_t selected) {
@@ -642,18 +727,33 @@ std::string check_output(Op op, const Buffers& b, const HostInputs<T>& host, int
   return "unknown op";
 }
 
-// Runs one op over the sweep for element type T, every configuration at every size (each checked);
-// reports the fastest. Returns false (after printing FAIL) on a wrong result.
+void print_row(const Result& r) {
+  std::printf("%-15s %-4s %11lld %11.4f %9.1f %9.2f %11.4f  %s\n", op_name(r.op), type_name(r.type),
+              static_cast<long long>(r.n), r.median_ms, r.gbps, r.gelems, r.min_ms, config_name(r.config));
+  std::fflush(stdout);
+}
+
+// Runs one op over the sweep for element type T, in every configuration of --config at every size (each
+// checked); reports the fastest, or with --config all or a list each one. Returns false (after printing
+// FAIL) on a wrong result.
 template <class T>
 bool run_op(Op op, Type type, const Options& opt, const Buffers& b, const HostInputs<T>& host,
             const std::map<std::tuple<Op, Type, int64_t, Config>, size_t>& temp_sizes, cudaStream_t s,
             std::vector<Result>& results) {
   for (int64_t n : opt.sizes) {
-    Result r{op, type, n, 0, 0, 0, 0, Config::i32, {}};
-    int64_t selected = 0;
-    for (Config c : configs_for(op)) {
+    const std::vector<Config> configs = configs_for(op, n, opt.configs);
+    if (configs.empty()) {
+      std::printf("# %s n=%lld: no configuration of --config applies (DoubleBuffer: sorts only; int: n < 2^31; "
+                  "DeviceSelect::Flagged: %s)\n", op_name(op), static_cast<long long>(n),
+                  kSelectHasInt && kSelectHasInt64 ? "int and int64" : kSelectHasInt64 ? "int64 only" : "int only");
+      continue;
+    }
+    std::vector<Result> timed;
+    for (Config c : configs) {
+      clear_outputs(op, b, n, s);
       Output where;
       const Timing t = time_op(type, op, c, b, temp_sizes.at({op, type, n, c}), n, opt.iterations, s, where);
+      int64_t selected = 0;
       const std::string error = check_output(op, b, host, n, where, selected);
       if (double_buffer(c)) {  // the input buffer now holds a pass's keys: the unsorted ones go back
         restore_sort_input(op, b, n, s);
@@ -665,19 +765,23 @@ bool run_op(Op op, Type type, const Options& opt, const Buffers& b, const HostIn
         std::fflush(stdout);
         return false;
       }
-      r.medians.push_back({c, t.median_ms});
-      if (r.medians.size() == 1 || t.median_ms < r.median_ms) {
-        r.median_ms = t.median_ms;
-        r.min_ms = t.min_ms;
-        r.config = c;
-      }
+      const double seconds = t.median_ms * 1e-3;
+      timed.push_back({op, type, n, t.median_ms, t.min_ms, bytes_moved(op, n, selected) / seconds / 1e9,
+                       n / seconds / 1e9, c, {}});
     }
-    r.gbps = bytes_moved(op, n, selected) / (r.median_ms * 1e-3) / 1e9;
-    r.gelems = n / (r.median_ms * 1e-3) / 1e9;
-    results.push_back(r);
-    std::printf("%-15s %-4s %11lld %11.4f %9.1f %9.2f %11.4f  %s\n", op_name(op), type_name(type),
-                static_cast<long long>(n), r.median_ms, r.gbps, r.gelems, r.min_ms, config_name(r.config));
-    std::fflush(stdout);
+    std::vector<std::pair<Config, double>> medians;
+    for (const Result& r : timed) medians.push_back({r.config, r.median_ms});
+    if (opt.report == Report::best) {
+      const auto fastest = std::min_element(timed.begin(), timed.end(), [](const Result& x, const Result& y) {
+        return x.median_ms < y.median_ms;
+      });
+      timed = {*fastest};
+    }
+    for (Result& r : timed) {
+      r.medians = medians;
+      results.push_back(r);
+      print_row(r);
+    }
   }
   return true;
 }
@@ -721,13 +825,14 @@ int main(int argc, char** argv) {
     for (Type t : opt.types)
       for (Op op : opt.ops)
         for (int64_t n : opt.sizes)
-          for (Config c : configs_for(op)) {
+          for (Config c : configs_for(op, n, opt.configs)) {
             size_t bytes = 0;
             CUDA_CHECK(call_cub(t, op, c, nullptr, bytes, dummy, n, nullptr));
             temp_sizes[{op, t, n, c}] = bytes;
             max_temp = std::max(max_temp, bytes);
           }
   }
+  if (temp_sizes.empty()) usage_error("no configuration of --config applies to these ops and sizes");
 
   Buffers b;
   struct Allocation {
@@ -768,7 +873,10 @@ int main(int argc, char** argv) {
               "#   partition_flagged n*4 in + n*4 flags + n*4 out (rejected in reverse order, CUB's contract).\n"
               "#   Gelem/s for sorts = G keys/s (G pairs/s).\n");
   std::printf("# Configurations: int and int64 num_items; sorts also cub::DoubleBuffer with each (input restored\n"
-              "#   before every run, untimed). Each line is the fastest; config names it (JSON: every median).\n");
+              "#   before every run, untimed); DeviceSelect::Flagged takes %s here. %s\n",
+              kSelectHasInt && kSelectHasInt64 ? "either count" : kSelectHasInt64 ? "an int64 count only" : "an int count only",
+              opt.report == Report::best ? "Each line is the fastest; config names it (JSON: every median)."
+                                         : "A line per configuration (--config).");
   std::printf("%-15s %-4s %11s %11s %9s %9s %11s  %s\n", "op", "type", "n", "median_ms", "GB/s", "Gelem/s", "min_ms",
               "config");
   std::fflush(stdout);
