@@ -60,5 +60,6 @@ function(vkprim_add_sanitized_test binary kind)
   set_tests_properties(${binary}.${kind} PROPERTIES
     ENVIRONMENT "${VKPRIM_SANITIZER_ENV_${kind}};XDG_RUNTIME_DIR=/tmp"
     LABELS "sanitizer;${kind}"
-    TIMEOUT 900)
+    TIMEOUT 900
+    COST 40)
 endfunction()
