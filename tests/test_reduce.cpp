@@ -214,26 +214,26 @@ void check_many_workgroups(ReduceAlgorithm algorithm, uint64_t elements_per_grou
 }  // namespace
 
 TEST_CASE("interleaved_divergent reduce of 65536*256+3 u32 (more than 65535 workgroups) matches the CPU",
-          "[reduce][large]") {
+          "[reduce][large][host]") {
   check_many_workgroups(ReduceAlgorithm::interleaved_divergent, kWorkgroup);
 }
 TEST_CASE("interleaved_strided reduce of 65536*256+3 u32 (more than 65535 workgroups) matches the CPU",
-          "[reduce][large]") {
+          "[reduce][large][host]") {
   check_many_workgroups(ReduceAlgorithm::interleaved_strided, kWorkgroup);
 }
-TEST_CASE("sequential reduce of 65536*256+3 u32 (more than 65535 workgroups) matches the CPU", "[reduce][large]") {
+TEST_CASE("sequential reduce of 65536*256+3 u32 (more than 65535 workgroups) matches the CPU", "[reduce][large][host]") {
   check_many_workgroups(ReduceAlgorithm::sequential, kWorkgroup);
 }
 TEST_CASE("first_add_during_load reduce of 65536*512+3 u32 (more than 65535 workgroups) matches the CPU",
-          "[reduce][large]") {
+          "[reduce][large][host]") {
   check_many_workgroups(ReduceAlgorithm::first_add_during_load, kTwoElementTile);
 }
 TEST_CASE("unrolled_subgroup reduce of 65536*512+3 u32 (more than 65535 workgroups) matches the CPU",
-          "[reduce][large]") {
+          "[reduce][large][host]") {
   check_many_workgroups(ReduceAlgorithm::unrolled_subgroup, kTwoElementTile);
 }
 TEST_CASE("unrolled_complete reduce of 65536*512+3 u32 (more than 65535 workgroups) matches the CPU",
-          "[reduce][large]") {
+          "[reduce][large][host]") {
   check_many_workgroups(ReduceAlgorithm::unrolled_complete, kTwoElementTile);
 }
 

@@ -182,7 +182,7 @@ TEST_CASE("reduce_then_scan u32 add inclusive is correct at every size from one 
 }
 
 TEST_CASE("every algorithm scans 2^20+1 u32 with add, both kinds, through several block levels",
-          "[scan][large]") {
+          "[scan][large][host]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const auto data = test::random_values<uint32_t>(kLargeCount, rng);
@@ -209,7 +209,7 @@ void check_two_level_tile_sums(Device& dev, DataType type, Op op, std::mt19937_6
 
 }  // namespace
 
-TEST_CASE("reduce_then_scan scans tile sums that span two block levels", "[scan][large][reduce_then_scan]") {
+TEST_CASE("reduce_then_scan scans tile sums that span two block levels", "[scan][large][reduce_then_scan][host]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   check_two_level_tile_sums<uint32_t>(dev, DataType::u32, Op::add, rng);
@@ -286,7 +286,7 @@ ContextOptions small_windows() {
 }  // namespace
 
 TEST_CASE("every algorithm scans inputs past the storage-range limit window by window (u32 add, f32 add)",
-          "[scan][windows]") {
+          "[scan][windows][host]") {
   Device& dev = test::device(small_windows());
   VKPRIM_TEST_RNG(rng);
   check_windows<uint32_t>(dev, DataType::u32, Op::add, rng);
@@ -295,7 +295,7 @@ TEST_CASE("every algorithm scans inputs past the storage-range limit window by w
 }
 
 TEST_CASE("every algorithm scans inputs past the storage-range limit window by window (64-bit types)",
-          "[scan][windows]") {
+          "[scan][windows][host]") {
   Device& dev = test::device(small_windows());
   if (!test::type_supported(dev.context(), DataType::i64) || !test::type_supported(dev.context(), DataType::f64)) {
     WARN("64-bit types are not supported by this device: skipped");
@@ -307,7 +307,7 @@ TEST_CASE("every algorithm scans inputs past the storage-range limit window by w
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("workgroup counts past the per-dimension limit spill into y and z", "[scan][dispatch]") {
+TEST_CASE("workgroup counts past the per-dimension limit spill into y and z", "[scan][dispatch][host]") {
   ContextOptions options;
   options.max_workgroups_per_dimension = 5;  // x, y, z <= 5: 26..125 workgroups need z
   Device& dev = test::device(options);
@@ -322,7 +322,7 @@ TEST_CASE("workgroup counts past the per-dimension limit spill into y and z", "[
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("hillis_steele scans a count that needs more than 65535 workgroups", "[scan][dispatch][large]") {
+TEST_CASE("hillis_steele scans a count that needs more than 65535 workgroups", "[scan][dispatch][large][host]") {
   Device& dev = test::device();
   if (dev.context().capabilities().max_workgroup_count[0] > 65535) {
     WARN("the device dispatches more than 65535 workgroups in x: the y/z spill is covered by the limited case");
@@ -336,7 +336,7 @@ TEST_CASE("hillis_steele scans a count that needs more than 65535 workgroups", "
 
 #define VKPRIM_SCAN_NOSG_CASE(ALG, TYPE)                                                                  \
   TEST_CASE(#ALG " scan of " #TYPE " matches the CPU on the no-subgroup path",                           \
-            "[scan][no_subgroups][" #ALG "][" #TYPE "]") {                                                \
+            "[scan][no_subgroups][no_subgroup_ops][" #ALG "][" #TYPE "]") {                              \
     check_matrix(ScanAlgorithm::ALG, DataType::TYPE, no_subgroups());                                     \
   }
 #define VKPRIM_SCAN_NOSG_ALGORITHM(ALG) \
@@ -350,7 +350,7 @@ TEST_CASE("hillis_steele scans a count that needs more than 65535 workgroups", "
 VKPRIM_SCAN_NOSG_ALGORITHM(subgroup_blocked)
 VKPRIM_SCAN_NOSG_ALGORITHM(reduce_then_scan)
 
-TEST_CASE("every algorithm works with push descriptors off (descriptor-set cache)", "[scan][descriptors]") {
+TEST_CASE("every algorithm works with push descriptors off (descriptor-set cache)", "[scan][descriptors][host]") {
   ContextOptions options;
   options.disable_push_descriptors = true;
   Device& dev = test::device(options);
@@ -445,7 +445,7 @@ TEST_CASE("a plan records many times into one command buffer", "[scan][reuse]") 
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("scan names round-trip and plans report their shape", "[scan][api]") {
+TEST_CASE("scan names round-trip and plans report their shape", "[scan][api][host]") {
   for (int i = 0; i <= int(ScanAlgorithm::chained_fallback); ++i) {
     ScanAlgorithm parsed{};
     CHECK(parse(to_string(ScanAlgorithm(i)), parsed));
@@ -472,7 +472,7 @@ TEST_CASE("scan names round-trip and plans report their shape", "[scan][api]") {
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("invalid scan descriptions fail create with a Status and a message", "[scan][errors]") {
+TEST_CASE("invalid scan descriptions fail create with a Status and a message", "[scan][errors][host]") {
   Device& dev = test::device();
   auto expect = [&](const ScanDesc& desc, Status status) {
     auto plan = Scan::create(dev.context(), desc);
@@ -511,7 +511,7 @@ TEST_CASE("invalid scan descriptions fail create with a Status and a message", "
   REQUIRE_NO_VALIDATION_MESSAGES(narrow);
 }
 
-TEST_CASE("bad record arguments return a Status with a message and write nothing", "[scan][errors]") {
+TEST_CASE("bad record arguments return a Status with a message and write nothing", "[scan][errors][host]") {
   Device& dev = test::device();
   const uint64_t n = 10000;
   for (ScanAlgorithm a : kAlgorithms) {

@@ -242,7 +242,7 @@ VKPRIM_CHAINED_MATRIX_ALGORITHM(chained_fallback)
 
 #define VKPRIM_CHAINED_NOSG_CASE(ALG, TYPE)                                                 \
   TEST_CASE(#ALG " scan of " #TYPE " matches the CPU on the no-subgroup path",              \
-            "[chained][no_subgroups][" #ALG "][" #TYPE "]") {                               \
+            "[chained][no_subgroups][no_subgroup_ops][" #ALG "][" #TYPE "]") {              \
     check_matrix(ScanAlgorithm::ALG, DataType::TYPE, no_subgroups());                      \
   }
 #define VKPRIM_CHAINED_NOSG_ALGORITHM(ALG) \
@@ -488,7 +488,7 @@ TEST_CASE("chained scans loading 2, 3 or 8 look-back windows per step match the 
   if (!plan.ok()) CHECK(plan.error().message.find("lookback_windows") != std::string::npos);
 }
 
-TEST_CASE("chained_fallback with forced fallback on the no-subgroup path matches the CPU", "[chained][fallback][no_subgroups]") {
+TEST_CASE("chained_fallback with forced fallback on the no-subgroup path matches the CPU", "[chained][fallback][no_subgroups][no_subgroup_ops]") {
   VKPRIM_TEST_RNG(rng);
   ContextOptions o = forced(0, 2);
   o.force_no_subgroups = true;
@@ -549,7 +549,7 @@ ContextOptions small_windows() {
 
 }  // namespace
 
-TEST_CASE("chained scans carry the running total across storage-range windows (u32 add, f32 add)", "[chained][windows]") {
+TEST_CASE("chained scans carry the running total across storage-range windows (u32 add, f32 add)", "[chained][windows][host]") {
   Device& dev = test::device(small_windows());
   VKPRIM_TEST_RNG(rng);
   check_windows<uint32_t>(dev, DataType::u32, Op::add, rng);
@@ -558,7 +558,7 @@ TEST_CASE("chained scans carry the running total across storage-range windows (u
 }
 
 TEST_CASE("chained scans carry the running total across storage-range windows (64-bit types, bitwise)",
-          "[chained][windows]") {
+          "[chained][windows][host]") {
   Device& dev = test::device(small_windows());
   VKPRIM_TEST_RNG(rng);
   check_windows<int32_t>(dev, DataType::i32, Op::bit_xor, rng);
@@ -592,7 +592,7 @@ TEST_CASE("chained_fallback with forced fallback carries the running total acros
 }
 
 TEST_CASE("chained scans over a grid spilled into y and z keep the tile order (about 100 tiles, 7 per dimension)",
-          "[chained][dispatch]") {
+          "[chained][dispatch][host]") {
   ContextOptions options;
   options.max_workgroups_per_dimension = 7;  // x, y, z <= 7: 50..343 workgroups need z
   Device& dev = test::device(options);
@@ -649,7 +649,7 @@ TEST_CASE("chained_lookback scans in place (input range == output range)", "[cha
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("chained_fallback in place is invalid_argument with a message and writes nothing", "[chained][in_place][errors]") {
+TEST_CASE("chained_fallback in place is invalid_argument with a message and writes nothing", "[chained][in_place][errors][host]") {
   Device& dev = test::device();
   const uint64_t n = 3 * tile_of(DataType::u32) + 7;
   const Scan plan = make_scan(dev.context(), pinned(ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, n,
@@ -691,7 +691,7 @@ TEST_CASE("chained_fallback in place is invalid_argument with a message and writ
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("chained scans work with push descriptors off (descriptor-set cache)", "[chained][descriptors]") {
+TEST_CASE("chained scans work with push descriptors off (descriptor-set cache)", "[chained][descriptors][host]") {
   ContextOptions options;
   options.disable_push_descriptors = true;
   Device& dev = test::device(options);
@@ -724,7 +724,7 @@ TEST_CASE("a chained plan records many times into one command buffer (scratch cl
 }
 
 TEST_CASE("an automatic u32 plan for 2^25+5 elements scans 2^25+5 and then 2^20+3 in one command buffer (two tile "
-          "shapes on NVIDIA's driver)", "[chained][large][reuse]") {
+          "shapes on NVIDIA's driver)", "[chained][large][reuse][host]") {
   // On NVIDIA's driver a plan this large keeps 8-vector tiles for counts from 2^25 and a 4-vector kernel for
   // smaller ones, with one tile state sized for both; elsewhere both records use the same kernel.
   Device& dev = test::device();
@@ -736,7 +736,7 @@ TEST_CASE("an automatic u32 plan for 2^25+5 elements scans 2^25+5 and then 2^20+
 }
 
 TEST_CASE("without the Vulkan memory model an explicit chained scan is unsupported and automatic is reduce_then_scan",
-          "[chained][errors][memory_model]") {
+          "[chained][errors][memory_model][host]") {
   ContextOptions masked;
   masked.mask_features = feature_memory_model;
   Device& dev = test::device(masked);
@@ -759,7 +759,7 @@ TEST_CASE("without the Vulkan memory model an explicit chained scan is unsupport
 }
 
 TEST_CASE("chained plans report one dispatch per window, scratch with room for the tile state, and the statistics offset",
-          "[chained][api]") {
+          "[chained][api][host]") {
   Device& dev = test::device();
   for (ScanAlgorithm a : chained_algorithms(dev))
     for (DataType type : {DataType::u32, DataType::f64}) {

@@ -219,7 +219,7 @@ TEST_CASE("select of u32 flagged matches std::copy_if at every size from tile-64
   check_every_size_across_a_tile<Select>({});
 }
 
-TEST_CASE("select of 2^20+13 u32 flagged at 1%, 50% and 100% keeps order and writes the count", "[select][large]") {
+TEST_CASE("select of 2^20+13 u32 flagged at 1%, 50% and 100% keeps order and writes the count", "[select][large][host]") {
   check_large<Select>({}, {1.0, 50.0, 100.0});
 }
 
@@ -358,7 +358,7 @@ TEST_CASE("select without the Vulkan memory model runs count_scan_scatter and ma
 }
 
 TEST_CASE("select on the no-subgroup path (chained and count_scan_scatter) matches std::copy_if",
-          "[select][no_subgroups]") {
+          "[select][no_subgroups][no_subgroup_ops]") {
   check_all_types<Select>(no_subgroups(), false);
   check_all_types<Select>(no_subgroups(false), false);
 }
@@ -411,7 +411,7 @@ TEST_CASE("select and partition with tuned tile shapes match std::copy_if and st
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("select works with push descriptors off (descriptor-set cache)", "[select][descriptors]") {
+TEST_CASE("select works with push descriptors off (descriptor-set cache)", "[select][descriptors][host]") {
   Device& dev = test::device(no_push_descriptors());
   VKPRIM_TEST_RNG(rng);
   CompactionRig<uint32_t, Select> rig(dev, SelectDesc{DataType::u32, 10000, SelectPredicate::flagged});
@@ -429,7 +429,7 @@ TEST_CASE("partition of u32 flagged matches std::stable_partition at every size 
   check_every_size_across_a_tile<Partition>({});
 }
 
-TEST_CASE("partition of 2^20+13 u32 flagged at 1%, 50% and 100% matches std::stable_partition", "[partition][large]") {
+TEST_CASE("partition of 2^20+13 u32 flagged at 1%, 50% and 100% matches std::stable_partition", "[partition][large][host]") {
   check_large<Partition>({}, {1.0, 50.0, 100.0});
 }
 
@@ -557,7 +557,7 @@ TEST_CASE("select and partition of indices write the input positions std::copy_i
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("select and partition create refuse bad descriptions with a status and a message", "[select][errors]") {
+TEST_CASE("select and partition create refuse bad descriptions with a status and a message", "[select][errors][host]") {
   Device& dev = test::device();
   auto expect = [&](const SelectDesc& desc, Status status, const char* words) {
     for (bool partition : {false, true}) {
@@ -595,7 +595,7 @@ TEST_CASE("select and partition create refuse bad descriptions with a status and
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("select and partition record refuse bad buffers with a message and record nothing", "[select][errors]") {
+TEST_CASE("select and partition record refuse bad buffers with a message and record nothing", "[select][errors][host]") {
   Device& dev = test::device();
   const uint64_t n = 1000;
   const Select plan = test::make_compaction<Select>(dev.context(), SelectDesc{DataType::u32, n, SelectPredicate::flagged});

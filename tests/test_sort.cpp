@@ -303,7 +303,7 @@ TEST_CASE("onesweep tiles staged in two rounds (256 x 24 u32, 256 x 16 u64: over
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("onesweep and reduce_then_scan sorts of 2^20+17 u32 keys match std::stable_sort", "[sort][large]") {
+TEST_CASE("onesweep and reduce_then_scan sorts of 2^20+17 u32 keys match std::stable_sort", "[sort][large][host]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = (uint64_t(1) << 20) + 17;
@@ -314,7 +314,7 @@ TEST_CASE("onesweep and reduce_then_scan sorts of 2^20+17 u32 keys match std::st
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("onesweep sort of 2^18+3 f32 keys with u32 values descending matches std::stable_sort", "[sort][large]") {
+TEST_CASE("onesweep sort of 2^18+3 f32 keys with u32 values descending matches std::stable_sort", "[sort][large][host]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = (uint64_t(1) << 18) + 3;
@@ -575,7 +575,7 @@ TEST_CASE("onesweep with tiles taken in launch order (workgroup index, no ticket
 }
 
 TEST_CASE("radix sort on the no-subgroup path matches std::stable_sort (both algorithms, forced onesweep fallback)",
-          "[sort][no_subgroups]") {
+          "[sort][no_subgroups][no_subgroup_ops]") {
   ContextOptions o = test::forced_fallback(4);
   o.force_no_subgroups = true;
   Device& dev = test::device(o);
@@ -611,7 +611,7 @@ TEST_CASE("onesweep sorts keys and pairs like std::stable_sort with feature_pipe
 }
 
 TEST_CASE("radix sort with push descriptors off and a grid spilled into y matches std::stable_sort",
-          "[sort][descriptors][spill]") {
+          "[sort][descriptors][spill][host]") {
   ContextOptions o;
   o.disable_push_descriptors = true;
   o.max_workgroups_per_dimension = 7;  // 343 groups: the 256-group digit-table scan still fits
@@ -643,7 +643,7 @@ TEST_CASE("radix sort record_indirect takes the count from the GPU and matches s
 }
 
 TEST_CASE("automatic sort resolves to onesweep with the memory model and to reduce_then_scan without it",
-          "[sort][automatic]") {
+          "[sort][automatic][host]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const bool mm = dev.context().capabilities().has(feature_memory_model);

@@ -1,7 +1,7 @@
 # cmake -DVKPRIM_SOURCE_DIR=<vkprim source> -DWORK_DIR=<scratch build dir> [-DJOBS=2] -P run_package_test.cmake
 #
 # Proves vkprim can be consumed both ways by an outside project that compiles volk itself:
-#  (a) configure/build/install vkprim (Release, no tests/tools) into a temporary prefix, check the
+#  (a) configure/build/install the library alone (Release, no tests/tools/examples) into a temporary prefix, check the
 #      installed archive references no Vulkan loader symbol and that find_package(vkprim 0.2) refuses it,
 #      then build and run the consumer with find_package(vkprim 0.3) against that prefix, and check the
 #      footprint: the archive's size, and what one sort plan adds to a program;
@@ -47,8 +47,8 @@ endfunction()
 
 # (a) install, then find_package.
 step("configure vkprim" ${CMAKE_COMMAND} -S "${VKPRIM_SOURCE_DIR}" -B "${WORK_DIR}/vkprim-build"
-     -DCMAKE_BUILD_TYPE=Release -DVKPRIM_BUILD_TESTS=OFF -DVKPRIM_BUILD_TOOLS=OFF -DVKPRIM_INSTALL=ON
-     "-DCMAKE_INSTALL_PREFIX=${prefix}")
+     -DCMAKE_BUILD_TYPE=Release -DVKPRIM_BUILD_TESTS=OFF -DVKPRIM_BUILD_TOOLS=OFF -DVKPRIM_BUILD_EXAMPLES=OFF
+     -DVKPRIM_INSTALL=ON "-DCMAKE_INSTALL_PREFIX=${prefix}")
 step("build vkprim" ${CMAKE_COMMAND} --build "${WORK_DIR}/vkprim-build" -j ${JOBS})
 step("install vkprim" ${CMAKE_COMMAND} --install "${WORK_DIR}/vkprim-build")
 
