@@ -3,11 +3,12 @@
 //   vkprim_embed_spirv <out.cpp> <group identifier> <list file>
 // The list file has one line per variant: <kernel> <variant> <file.spv>. The packed stream is decoded
 // again here and compared with the input, so a packing fault stops the build.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 

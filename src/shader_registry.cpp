@@ -11,13 +11,13 @@ const ShaderVariant* find_shader(const ShaderGroup& group, std::string_view kern
 }
 
 // A variant's matches reach back into the variants before it, so the stream is unpacked from its start up
-// to the variant's end.
+// to the variant's end, in place, and the variants before it are dropped.
 bool unpack_shader(const ShaderGroup& group, const ShaderVariant& shader, std::vector<uint32_t>& words) {
   const size_t end = size_t(shader.offset) + shader.word_count;
   if (end > group.word_count) return false;
-  std::vector<uint32_t> stream(end);
-  if (!spirv_pack::unpack(group.packed, group.packed_bytes, stream.data(), end)) return false;
-  words.assign(stream.begin() + shader.offset, stream.end());
+  words.resize(end);
+  if (!spirv_pack::unpack(group.packed, group.packed_bytes, words.data(), end)) return false;
+  words.erase(words.begin(), words.begin() + shader.offset);
   return true;
 }
 
