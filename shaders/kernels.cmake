@@ -102,3 +102,12 @@ vkprim_add_kernel(sort/scan sort/scan.comp NO_SUBGROUP_VARIANT)
 # Test-only kernels: the tile-state litmus test.
 vkprim_add_kernel(test/litmus test/litmus.comp TYPES u32 u64 WIDTHS_ONLY TARGET_ENV vulkan1.2)
 vkprim_add_kernel(test/litmus64 test/litmus.comp TYPES u32 WIDTHS_ONLY TARGET_ENV vulkan1.2 DEFINES VKPRIM_STATE64=1)
+
+# Keyed primitives (shaders/by_key, src/by_key.cpp): ReduceByKey, ScanByKey, RunLengthEncode,
+# NonTrivialRuns and Unique share one single-pass kernel (the primitive is specialization constant 3, the
+# operator constant 5). Variants: the value type (RunLengthEncode, NonTrivialRuns and Unique use u32) and
+# the key width (keys are compared as bits: _k32 for u32/i32/f32, _k64 for u64/i64/f64).
+vkprim_add_kernel(by_key/chained_k32 by_key/chained.comp TYPES ${VKPRIM_ALL_TYPES} NO_SUBGROUP_VARIANT
+                  TARGET_ENV vulkan1.2)
+vkprim_add_kernel(by_key/chained_k64 by_key/chained.comp TYPES ${VKPRIM_ALL_TYPES} NO_SUBGROUP_VARIANT
+                  TARGET_ENV vulkan1.2 DEFINES VKPRIM_KEY64=1)

@@ -14,9 +14,9 @@ using namespace vkprim::detail;
 
 namespace {
 
-const ShaderGroup* const kGroups[] = {&kShaderGroup_reduce, &kShaderGroup_scan,    &kShaderGroup_select,
-                                      &kShaderGroup_sort,   &kShaderGroup_indirect, &kShaderGroup_ceiling,
-                                      &kShaderGroup_test};
+const ShaderGroup* const kGroups[] = {&kShaderGroup_reduce,   &kShaderGroup_scan,    &kShaderGroup_select,
+                                      &kShaderGroup_sort,     &kShaderGroup_by_key,  &kShaderGroup_indirect,
+                                      &kShaderGroup_ceiling,  &kShaderGroup_test};
 constexpr uint32_t kSpirvMagic = 0x07230203u;
 
 }  // namespace

@@ -1,0 +1,90 @@
+// vkprim/reduce_by_key.hpp — ReduceByKey: one aggregate per run of equal adjacent keys (CUB's
+// DeviceReduce::ReduceByKey). The keyed primitives (this one, ScanByKey, RunLengthEncode, NonTrivialRuns and
+// Unique) share the contract written here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vkprim/context.hpp"
+#include "vkprim/result.hpp"
+#include "vkprim/types.hpp"
+
+namespace vkprim {
+
+namespace detail { struct ByKeyPlan; }
+
+// Shared by the keyed primitives.
+//  Runs: maximal stretches of adjacent elements whose keys are equal, as in CUB. Keys are compared by their
+//   bits, whatever key_type says: for f32/f64 keys -0.0 and +0.0 differ and a NaN equals the same NaN.
+//  Algorithm: one pass (plus a clear of the tile state). Each tile of workgroup_size x items_per_thread
+//   elements summarizes itself (run count, and the value of the run it leaves open) and chains the
+//   summaries with decoupled look-back (Merrill & Garland 2016) and decoupled fallback (Smith, Levien &
+//   Owens, SPAA 2025): it terminates without forward progress between workgroups. Needs vulkanMemoryModel +
+//   vulkanMemoryModelDeviceScope (device_requirements() lists them): without them create() is unsupported.
+//  Counts: max_count <= 2^32-1, and max_count keys (and values) must fit one storage-buffer binding
+//   (maxStorageBufferRange): larger plans are unsupported at create. The run count is written by the GPU as
+//   a u32; outputs sized for `count` elements are written only below the run count.
+//  Plans: create once, record many times, into many command buffers, from several threads. Values move
+//   through the operator; keys and indices as raw bits.
+//  Not in place: every range passed to record must be disjoint from the others (invalid_argument).
+//  Before record: the caller makes the inputs' writes visible to compute-shader reads, and the scratch free of
+//   hazards including transfer writes (the tile state is cleared with vkCmdFillBuffer). After: the outputs
+//   are written by compute shaders; the caller adds a barrier (src COMPUTE_SHADER / SHADER_WRITE) before
+//   consuming them. record clobbers the bound compute pipeline, descriptor set 0 and push constants. On
+//   error nothing is recorded.
+//  record_indirect: the count is a u32 read on the GPU from count_buffer (4-byte aligned, written before with
+//   a barrier to compute-shader reads), clamped to max_count; ranges are checked for max_count elements.
+//  Tuning (0 = the tuned default): workgroup_size a power of two 64..1024, items_per_thread a multiple of 4
+//   from 4 to 32.
+
+struct ReduceByKeyDesc {
+  DataType key_type = DataType::u32;    // compared as bits (u32/i32/f32: one word; u64/i64/f64: two)
+  DataType value_type = DataType::u32;  // any type the device supports
+  Op op = Op::add;                      // bitwise operators for integer values only
+  uint64_t max_count = 0;               // 1..2^32-1
+  uint32_t workgroup_size = 0;
+  uint32_t items_per_thread = 0;
+};
+
+class ReduceByKey {
+ public:
+  // invalid_argument: max_count 0 or > 2^32-1, a bitwise operator on float values, bad tuning. unsupported:
+  // 64-bit types without shaderInt64/shaderFloat64, no memory model, max_count past one binding, a value type
+  // the build left out (VKPRIM_TYPES).
+  static Result<ReduceByKey> create(Context& context, const ReduceByKeyDesc& desc);
+  ReduceByKey(ReduceByKey&&) noexcept;
+  ReduceByKey& operator=(ReduceByKey&&) noexcept;
+  ~ReduceByKey();
+
+  const ReduceByKeyDesc& desc() const;
+  // Scratch for any count <= max_count: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment >= 16.
+  ScratchRequirements scratch_requirements() const;
+  uint64_t elements_per_tile() const;
+
+  // For the k runs of keys[0..count): unique_keys[r] = the key of run r, aggregates[r] = op over run r's
+  // values in input order; k is written as a u32 to run_count (0 for count 0). unique_keys and aggregates
+  // must hold `count` elements; nothing at or past index k is written.
+  Result<void> record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                      const BufferRange& unique_keys, const BufferRange& aggregates, const BufferRange& run_count,
+                      uint64_t count, const BufferRange& scratch) const;
+  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                               const BufferRange& unique_keys, const BufferRange& aggregates,
+                               const BufferRange& run_count, const BufferRange& count_buffer,
+                               const BufferRange& scratch) const;
+
+  // Byte offset within scratch of four u32 counters the last record left: {tiles started, fallbacks taken,
+  // look-back steps, deepest look-back}; steps and depth stay 0 unless ContextOptions::collect_statistics.
+  VkDeviceSize statistics_offset() const;
+  // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only when
+  // no pending command buffer uses sets recorded by this plan.
+  void release_descriptor_sets() const;
+
+ private:
+  explicit ReduceByKey(std::unique_ptr<detail::ByKeyPlan> plan);
+  std::unique_ptr<detail::ByKeyPlan> plan_;
+};
+
+}  // namespace vkprim

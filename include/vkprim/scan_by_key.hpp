@@ -1,0 +1,56 @@
+// vkprim/scan_by_key.hpp — ScanByKey: a scan that restarts at every run of equal adjacent keys (CUB's
+// DeviceScan::InclusiveScanByKey / ExclusiveScanByKey). The contract shared by the keyed primitives (runs,
+// algorithm, limits, synchronization, errors) is in vkprim/reduce_by_key.hpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vkprim/context.hpp"
+#include "vkprim/reduce_by_key.hpp"
+#include "vkprim/result.hpp"
+#include "vkprim/scan.hpp"
+#include "vkprim/types.hpp"
+
+namespace vkprim {
+
+struct ScanByKeyDesc {
+  DataType key_type = DataType::u32;
+  DataType value_type = DataType::u32;
+  Op op = Op::add;
+  ScanKind kind = ScanKind::inclusive;  // exclusive: each run starts from the operator's identity
+  uint64_t max_count = 0;
+  uint32_t workgroup_size = 0;
+  uint32_t items_per_thread = 0;
+};
+
+class ScanByKey {
+ public:
+  static Result<ScanByKey> create(Context& context, const ScanByKeyDesc& desc);
+  ScanByKey(ScanByKey&&) noexcept;
+  ScanByKey& operator=(ScanByKey&&) noexcept;
+  ~ScanByKey();
+
+  const ScanByKeyDesc& desc() const;
+  ScratchRequirements scratch_requirements() const;
+  uint64_t elements_per_tile() const;
+
+  // output[i] = op over the values of i's run up to i (inclusive) or before i (exclusive; the identity at
+  // a run's first element), for i < count. Not in place: output must not overlap values (a look-back that
+  // falls back re-reads other tiles' values).
+  Result<void> record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                      const BufferRange& output, uint64_t count, const BufferRange& scratch) const;
+  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                               const BufferRange& output, const BufferRange& count_buffer,
+                               const BufferRange& scratch) const;
+  VkDeviceSize statistics_offset() const;
+  void release_descriptor_sets() const;
+
+ private:
+  explicit ScanByKey(std::unique_ptr<detail::ByKeyPlan> plan);
+  std::unique_ptr<detail::ByKeyPlan> plan_;
+};
+
+}  // namespace vkprim

@@ -1,0 +1,53 @@
+// vkprim/unique.hpp — Unique: the first element of every run of equal adjacent keys (CUB's
+// DeviceSelect::Unique), as keys or as their u32 input positions. The contract shared by the keyed
+// primitives (runs, algorithm, limits, synchronization, errors) is in vkprim/reduce_by_key.hpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vkprim/context.hpp"
+#include "vkprim/reduce_by_key.hpp"
+#include "vkprim/result.hpp"
+#include "vkprim/select.hpp"
+#include "vkprim/types.hpp"
+
+namespace vkprim {
+
+struct UniqueDesc {
+  DataType key_type = DataType::u32;  // compared as bits
+  uint64_t max_count = 0;
+  SelectOutput output = SelectOutput::elements;  // indices: u32 positions of the runs' first elements
+  uint32_t workgroup_size = 0;
+  uint32_t items_per_thread = 0;
+};
+
+class Unique {
+ public:
+  static Result<Unique> create(Context& context, const UniqueDesc& desc);
+  Unique(Unique&&) noexcept;
+  Unique& operator=(Unique&&) noexcept;
+  ~Unique();
+
+  const UniqueDesc& desc() const;
+  ScratchRequirements scratch_requirements() const;
+  uint64_t elements_per_tile() const;
+
+  // output[r] = the first key of run r (or its index), for the k runs of keys[0..count); k to unique_count.
+  // output must hold `count` elements; nothing at or past k is written.
+  Result<void> record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& output,
+                      const BufferRange& unique_count, uint64_t count, const BufferRange& scratch) const;
+  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& output,
+                               const BufferRange& unique_count, const BufferRange& count_buffer,
+                               const BufferRange& scratch) const;
+  VkDeviceSize statistics_offset() const;
+  void release_descriptor_sets() const;
+
+ private:
+  explicit Unique(std::unique_ptr<detail::ByKeyPlan> plan);
+  std::unique_ptr<detail::ByKeyPlan> plan_;
+};
+
+}  // namespace vkprim

@@ -1,0 +1,539 @@
+#version 460
+#pragma use_vulkan_memory_model
+// The keyed primitives in one pass: ReduceByKey, ScanByKey (inclusive, exclusive), RunLengthEncode,
+// NonTrivialRuns and Unique (specialization constant MODE). Runs are maximal stretches of adjacent
+// elements with equal keys (bit equality). Each tile summarizes its elements as a run summary
+// (common/run_state.glsl: event count, head bit, the value of its trailing partial run) and chains the
+// summaries with decoupled look-back (Merrill & Garland 2016) and decoupled fallback (Smith, Levien &
+// Owens, SPAA 2025), as shaders/select/chained.comp does for kept counts:
+//  1. the tile index comes from an atomic ticket, or from the workgroup index under the launch-order knob;
+//  2. invocation tid owns ITEMS consecutive elements of the tile (16-byte loads), compares each key with
+//     its neighbours (subgroup shuffles; the first and last lane of a subgroup read the key beyond its
+//     elements from memory) for run heads and ends, and folds its elements into a summary in order;
+//  3. one workgroup exclusive scan of the invocations' summaries gives each invocation's prefix within the
+//     tile and the tile's summary, which is published at once;
+//  4. subgroup 0 looks back over as many predecessors as it has lanes, combining their summaries up to
+//     the first inclusive one; after pc.knobs & 0xFFFF not-ready polls of one predecessor the workgroup
+//     summarizes that tile from memory itself (the owner's code and order, so the same bits) and
+//     publishes it;
+//  5. each invocation replays its elements from its full prefix and writes what the mode asks, at ranks
+//     given by the event count: unique keys (or indices) at run heads, aggregates or lengths at run ends,
+//     one scan value per element.
+// The last tile writes the event total (runs, or non-trivial runs) to binding 5.
+// Events: run heads, except NonTrivialRuns: ends of runs longer than one element. Values: the input
+// (ReduceByKey, ScanByKey), a one per element (RunLengthEncode, NonTrivialRuns: lengths under u32 add), or
+// none (Unique).
+// pc.knobs: fallback spin limit | forced-skip period << 16 (test knob: every k-th tile, never tile 0,
+// publishes nothing, so successors must summarize it themselves) | bit 30 launch order | bit 31 no
+// look-back statistics.
+// Defines: VKPRIM_TYPE_* (values), VKPRIM_KEY64 (keys of two words), VKPRIM_NO_SUBGROUPS. Specialization:
+// WG_SIZE (power of two), ITEMS (elements per invocation, a multiple of 4, at most 32), MODE (constant 3),
+// VK_OP (constant 5).
+// Bindings: 0 keys (u32 words), 1 values, 2 tile state, 3 output A (unique keys, indices or run offsets,
+// u32 words), 4 output B (aggregates, lengths or scan values), 5 the event count (u32), 6 record_indirect's
+// region (common/indirect.glsl).
+#extension GL_GOOGLE_include_directive : require
+#define VKPRIM_STATE_U32 1
+#define VKPRIM_INDIRECT_BINDING 6
+#include "common/config.glsl"
+#include "common/types.glsl"
+#include "common/subgroup.glsl"
+#include "common/tile_state.glsl"
+#include "common/indirect.glsl"
+#if !defined(VKPRIM_NO_SUBGROUPS)
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle_relative : require
+#endif
+
+layout(constant_id = 3) const uint MODE = 0u;
+#define MODE_REDUCE 0u
+#define MODE_SCAN_INCLUSIVE 1u
+#define MODE_SCAN_EXCLUSIVE 2u
+#define MODE_ENCODE 3u
+#define MODE_NON_TRIVIAL 4u
+#define MODE_UNIQUE 5u
+const bool READS_VALUES = MODE <= MODE_SCAN_EXCLUSIVE;
+const bool IS_SCAN = MODE == MODE_SCAN_INCLUSIVE || MODE == MODE_SCAN_EXCLUSIVE;
+const bool RUN_HAS_VALUE = MODE != MODE_UNIQUE;
+const bool NEEDS_ENDS = MODE == MODE_REDUCE || MODE == MODE_ENCODE || MODE == MODE_NON_TRIVIAL;
+#include "common/run_state.glsl"
+
+layout(push_constant) uniform ByKeyConstants {
+  uint count;        // elements (direct dispatch); record_indirect reads entry 0 instead
+  uint key_shift;    // element shifts of the bindings (src/dispatch.hpp bind_elements)
+  uint value_shift;
+  uint a_shift;
+  uint b_shift;
+  uint count_shift;
+  uint knobs;
+  uint flags;        // BK_* bits
+} pc;
+
+#define BK_KEY_VECTORS 1u    // key shift allows 16-byte loads
+#define BK_VALUE_VECTORS 2u  // value shift allows 16-byte loads
+#define BK_B_VECTORS 4u      // output B shift allows 16-byte stores (scan)
+#define BK_INDIRECT 8u       // the count is entry 0 of the indirect region
+#define BK_INDICES 16u       // Unique writes u32 input positions instead of keys
+
+layout(set = 0, binding = 0, std430) readonly buffer KeyWords { uint key_words[]; };
+layout(set = 0, binding = 0, std430) readonly buffer KeyVectors { uvec4 key_vectors[]; };
+layout(set = 0, binding = 1, std430) readonly buffer ValueScalars { VALUE_T in_values[]; };
+layout(set = 0, binding = 1, std430) readonly buffer ValueVectors { VEC_T in_vectors[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer OutA { uint a_words[]; };
+layout(set = 0, binding = 4, std430) writeonly buffer OutB { VALUE_T b_values[]; };
+layout(set = 0, binding = 4, std430) writeonly buffer OutBVectors { VEC_T b_vectors[]; };
+layout(set = 0, binding = 5, std430) writeonly buffer EventCount { uint count_words[]; };
+
+#if defined(VKPRIM_KEY64)
+#define KEY_T uvec2
+#define KEY_WORDS 2u
+#else
+#define KEY_T uint
+#define KEY_WORDS 1u
+#endif
+#define TILE_ELEMENTS (WG_SIZE * ITEMS)
+
+bool flag_set(uint bit) { return (pc.flags & bit) != 0u; }
+
+KEY_T load_key(uint e) {
+  const uint w = (pc.key_shift + e) * KEY_WORDS;
+#if defined(VKPRIM_KEY64)
+  return uvec2(key_words[w], key_words[w + 1u]);
+#else
+  return key_words[w];
+#endif
+}
+
+void store_key(uint index, KEY_T key) {
+  const uint w = (pc.a_shift + index) * KEY_WORDS;
+#if defined(VKPRIM_KEY64)
+  a_words[w] = key.x;
+  a_words[w + 1u] = key.y;
+#else
+  a_words[w] = key;
+#endif
+}
+
+VALUE_T element_value(VALUE_T loaded) { return READS_VALUES ? loaded : VALUE_T(1); }
+
+// Is element g the event the count tracks, given whether it starts and whether it ends a run?
+bool is_event(bool head, bool end) { return MODE == MODE_NON_TRIVIAL ? end && !head : head; }
+
+// ---- The invocation's elements in registers (the owner of a tile) ----
+
+// Loads the keys (and values) of elements base .. base + ITEMS - 1; past n keys read 0 and are unused.
+void load_elements(uint base, uint n, out KEY_T keys[ITEMS], out VALUE_T values[ITEMS]) {
+  const bool full = base + ITEMS <= n;
+  if (full && flag_set(BK_KEY_VECTORS)) {
+    const uint first = (pc.key_shift + base) * KEY_WORDS / 4u;
+    [[unroll]] for (uint k = 0u; k < ITEMS * KEY_WORDS / 4u; ++k) {
+      const uvec4 q = key_vectors[first + k];
+#if defined(VKPRIM_KEY64)
+      keys[2u * k] = q.xy;
+      keys[2u * k + 1u] = q.zw;
+#else
+      keys[4u * k] = q.x;
+      keys[4u * k + 1u] = q.y;
+      keys[4u * k + 2u] = q.z;
+      keys[4u * k + 3u] = q.w;
+#endif
+    }
+  } else {
+    [[unroll]] for (uint j = 0u; j < ITEMS; ++j) keys[j] = base + j < n ? load_key(base + j) : KEY_T(0u);
+  }
+  [[unroll]] for (uint j = 0u; j < ITEMS; ++j) values[j] = vk_identity();
+  if (!READS_VALUES) return;
+  if (full && flag_set(BK_VALUE_VECTORS)) {
+    const uint first = (pc.value_shift + base) / VEC_N;
+    [[unroll]] for (uint k = 0u; k < ITEMS / VEC_N; ++k) {
+      const VEC_T q = in_vectors[first + k];
+      [[unroll]] for (uint c = 0u; c < VEC_N; ++c) values[k * VEC_N + c] = q[c];
+    }
+  } else {
+    [[unroll]] for (uint j = 0u; j < ITEMS; ++j)
+      if (base + j < n) values[j] = in_values[pc.value_shift + base + j];
+  }
+}
+
+// The keys just before and just after the invocation's elements (element base - 1 and base + ITEMS):
+// from the neighbouring lanes, or from memory at a subgroup's edges. Unused where out of range.
+void neighbour_keys(uint base, uint n, KEY_T first, KEY_T last, out KEY_T before, out KEY_T after) {
+#if !defined(VKPRIM_NO_SUBGROUPS)
+  const uint lane = gl_SubgroupInvocationID;
+  before = subgroupShuffleUp(last, 1u);
+  after = subgroupShuffleDown(first, 1u);
+  if (lane == 0u && base > 0u && base - 1u < n) before = load_key(base - 1u);
+  const bool last_lane = lane == gl_SubgroupSize - 1u || gl_LocalInvocationIndex == WG_SIZE - 1u;
+  if (last_lane && base + ITEMS < n) after = load_key(base + ITEMS);
+#else
+  before = base > 0u && base - 1u < n ? load_key(base - 1u) : first;
+  after = base + ITEMS < n ? load_key(base + ITEMS) : last;
+#endif
+}
+
+// Run heads (bit j: element base + j starts a run) and run ends (bit j: it is a run's last element).
+void run_marks(uint base, uint n, KEY_T keys[ITEMS], KEY_T before, KEY_T after, out uint heads, out uint ends) {
+  heads = 0u;
+  ends = 0u;
+  [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
+    const uint g = base + j;
+    if (g >= n) continue;
+    const KEY_T prev = j == 0u ? before : keys[j - 1u];
+    const KEY_T next = j + 1u == ITEMS ? after : keys[j + 1u];
+    if (g == 0u || keys[j] != prev) heads |= 1u << j;
+    if (g + 1u == n || keys[j] != next) ends |= 1u << j;
+  }
+}
+
+// The invocation's summary of its elements, folded in order.
+void summarize(uint base, uint n, uint heads, uint ends, VALUE_T values[ITEMS], out uint c, out VALUE_T v) {
+  c = 0u;
+  v = vk_identity();
+  [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
+    if (base + j >= n) continue;
+    const bool head = (heads >> j & 1u) != 0u;
+    vk_run_step(head, is_event(head, (ends >> j & 1u) != 0u), element_value(values[j]), c, v);
+  }
+}
+
+// ---- The same summary one element at a time from memory (the fallback, for another tile) ----
+
+void summarize_from_memory(uint base, uint n, out uint c, out VALUE_T v) {
+  c = 0u;
+  v = vk_identity();
+  if (base >= n) return;
+  KEY_T prev = base > 0u ? load_key(base - 1u) : KEY_T(0u);
+  KEY_T key = load_key(base);
+  [[dont_unroll]] for (uint j = 0u; j < ITEMS; ++j) {
+    const uint g = base + j;
+    if (g >= n) break;
+    const KEY_T next = g + 1u < n ? load_key(g + 1u) : key;
+    const bool head = g == 0u || key != prev;
+    const bool end = g + 1u == n || key != next;
+    const VALUE_T x = READS_VALUES ? in_values[pc.value_shift + g] : vk_identity();
+    vk_run_step(head, is_event(head, end), element_value(x), c, v);
+    prev = key;
+    key = next;
+  }
+}
+
+// ---- Workgroup exclusive scan of the invocations' summaries ----
+
+shared uint s_count[WG_SIZE];
+shared VALUE_T s_value[WG_SIZE];
+
+#if !defined(VKPRIM_NO_SUBGROUPS)
+// Inclusive scan across the subgroup (Hillis & Steele over shuffles: the combine is not a subgroup
+// operation). A subgroup larger than the workgroup is partial; lanes only read lanes below them.
+void subgroup_inclusive(inout uint c, inout VALUE_T v) {
+  const uint lane = gl_SubgroupInvocationID;
+  for (uint d = 1u; d < gl_SubgroupSize; d <<= 1u) {
+    const uint oc = subgroupShuffleUp(c, d);
+    const VALUE_T ov = subgroupShuffleUp(v, d);
+    if (lane >= d) vk_run_combine(oc, ov, c, v, c, v);
+  }
+}
+#endif
+
+// Replaces (c, v) by the combined summaries of the invocations before this one (empty for invocation 0)
+// and returns the workgroup's combined summary in (tc, tv). Every invocation calls it (barriers).
+void workgroup_exclusive(inout uint c, inout VALUE_T v, out uint tc, out VALUE_T tv) {
+  const uint tid = gl_LocalInvocationIndex;
+#if !defined(VKPRIM_NO_SUBGROUPS)
+  const uint lane = gl_SubgroupInvocationID;
+  uint ic = c;
+  VALUE_T iv = v;
+  subgroup_inclusive(ic, iv);
+  uint ec = subgroupShuffleUp(ic, 1u);
+  VALUE_T ev = subgroupShuffleUp(iv, 1u);
+  if (lane == 0u) {
+    ec = 0u;
+    ev = vk_identity();
+  }
+  if (lane == gl_SubgroupSize - 1u || tid == WG_SIZE - 1u) {
+    s_count[gl_SubgroupID] = ic;
+    s_value[gl_SubgroupID] = iv;
+  }
+  barrier();
+  // Every invocation folds the subgroup totals in order (a few per workgroup on GPUs).
+  uint pc_ = 0u;
+  VALUE_T pv = vk_identity();
+  tc = 0u;
+  tv = vk_identity();
+  for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+    if (s == gl_SubgroupID) {
+      pc_ = tc;
+      pv = tv;
+    }
+    vk_run_combine(tc, tv, s_count[s], s_value[s], tc, tv);
+  }
+  vk_run_combine(pc_, pv, ec, ev, c, v);
+  barrier();
+#else
+  s_count[tid] = c;
+  s_value[tid] = v;
+  barrier();
+  for (uint d = 1u; d < WG_SIZE; d <<= 1u) {
+    uint nc = s_count[tid];
+    VALUE_T nv = s_value[tid];
+    if (tid >= d) vk_run_combine(s_count[tid - d], s_value[tid - d], nc, nv, nc, nv);
+    barrier();
+    s_count[tid] = nc;
+    s_value[tid] = nv;
+    barrier();
+  }
+  tc = s_count[WG_SIZE - 1u];
+  tv = s_value[WG_SIZE - 1u];
+  c = tid > 0u ? s_count[tid - 1u] : 0u;
+  v = tid > 0u ? s_value[tid - 1u] : vk_identity();
+  barrier();
+#endif
+}
+
+// ---- Look-back ----
+
+shared uint s_words[6];
+#define W_TILE 0
+#define W_ACTION 1   // LOOK_ON, LOOK_DONE, or LOOK_FALLBACK + the tile to summarize ourselves
+#define W_LOOK 2     // next predecessor to inspect
+#define W_PREFIX 3   // 3: the combined count word of the predecessors inspected so far; 4, 5: its value bits
+#define LOOK_ON 0u
+#define LOOK_DONE 1u
+#define LOOK_FALLBACK 2u
+
+void sh_set(uint i, uint x) { atomicStore(s_words[i], x, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+void sh_set_prefix(uint c, VALUE_T v) {
+  sh_set(W_PREFIX, c);
+#if VEC_N == 4
+  sh_set(W_PREFIX + 1, vk_value_bits(v));
+#else
+  const uvec2 b = vk_value_bits(v);
+  sh_set(W_PREFIX + 1, b.x);
+  sh_set(W_PREFIX + 2, b.y);
+#endif
+}
+void sh_get_prefix(out uint c, out VALUE_T v) {
+  c = sh_get(W_PREFIX);
+#if VEC_N == 4
+  v = vk_bits_value(sh_get(W_PREFIX + 1));
+#else
+  v = vk_bits_value(uvec2(sh_get(W_PREFIX + 1), sh_get(W_PREFIX + 2)));
+#endif
+}
+
+// Run by subgroup 0 alone (invocation 0 without subgroups): combines the predecessors' summaries in front
+// of (pc_, pv), the combination of the nearer ones, up to the first inclusive one. Returns LOOK_DONE or
+// LOOK_FALLBACK + the predecessor that stayed not ready past the spin limit (or LOOK_TRIP_LIMIT trips).
+uint look_back(uint spin_limit, inout uint look, inout uint pc_, inout VALUE_T pv, inout uint depth, inout uint steps) {
+  uint polls = 0u, trips = 0u;
+  for (;;) {
+    steps += 1u;
+    trips += 1u;
+#if !defined(VKPRIM_NO_SUBGROUPS)
+    const uint lane = gl_SubgroupInvocationID;
+    uint c = 0u;
+    VALUE_T v = vk_identity();
+    uint flag = STATE_INCLUSIVE;  // lanes before tile 0 act as an empty inclusive summary
+    if (lane <= look) flag = vk_run_read(look - lane, c, v);
+    const uvec4 inclusive = subgroupBallot(flag == STATE_INCLUSIVE);
+    const uvec4 not_ready = subgroupBallot(flag == STATE_NOT_READY);
+    const bool any_inclusive = any(notEqual(inclusive, uvec4(0u)));
+    const uint stop = any_inclusive ? subgroupBallotFindLSB(inclusive) : gl_SubgroupSize;
+    const uint blocked = any(notEqual(not_ready, uvec4(0u))) ? subgroupBallotFindLSB(not_ready) : gl_SubgroupSize;
+    // Lanes 0 .. last (nearest first) are combined: those before the blocked one, or up to the inclusive one.
+    const uint taken = blocked < stop ? blocked : min(stop + 1u, gl_SubgroupSize);
+    if (taken > 0u) {
+      const bool in_window = lane < taken;
+      const uint wc = subgroupAdd(in_window ? c & RUN_COUNT_MASK : 0u) |
+                      (subgroupOr(in_window ? c & RUN_HEAD_BIT : 0u));
+      // The window's value: the values from its nearest head (its last in input order) to its end.
+      const uvec4 with_head = subgroupBallot(in_window && vk_run_has_head(c));
+      const uint nearest_head = any(notEqual(with_head, uvec4(0u))) ? subgroupBallotFindLSB(with_head) : taken - 1u;
+      const VALUE_T wv = vk_subgroup_reduce(lane <= nearest_head ? v : vk_identity());
+      vk_run_combine(wc, wv, pc_, pv, pc_, pv);
+    }
+    if (blocked < stop) {
+      if (blocked > 0u) {
+        look -= blocked;
+        depth += blocked;
+        polls = 0u;
+      }
+      polls += 1u;
+      if (polls > spin_limit || trips > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
+      continue;
+    }
+    if (any_inclusive) {
+      depth += stop + 1u;
+      return LOOK_DONE;
+    }
+    look -= gl_SubgroupSize;
+    depth += gl_SubgroupSize;
+#else
+    uint c;
+    VALUE_T v;
+    const uint flag = vk_run_read(look, c, v);
+    if (flag == STATE_NOT_READY) {
+      polls += 1u;
+      if (polls > spin_limit || trips > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
+      continue;
+    }
+    polls = 0u;
+    vk_run_combine(c, v, pc_, pv, pc_, pv);
+    depth += 1u;
+    if (flag == STATE_INCLUSIVE) return LOOK_DONE;
+    look -= 1u;
+#endif
+  }
+  return LOOK_FALLBACK + look;  // only where the driver cuts long loops short: never claim a prefix
+}
+
+uint element_count() { return flag_set(BK_INDIRECT) ? vk_indirect_count(0u) : pc.count; }
+
+void main() {
+  const uint tid = gl_LocalInvocationIndex;
+  const uint n = element_count();
+  const uint tiles = max(1u, (n + TILE_ELEMENTS - 1u) / TILE_ELEMENTS);
+  if (vk_workgroup_index() >= tiles) return;
+  if (tid == 0u) sh_set(W_TILE, vk_tile_index(pc.knobs));
+  barrier();
+  const uint tile = sh_get(W_TILE);
+  const uint base = tile * TILE_ELEMENTS + tid * ITEMS;
+
+  KEY_T keys[ITEMS];
+  VALUE_T values[ITEMS];
+  load_elements(base, n, keys, values);
+  KEY_T before, after;
+  neighbour_keys(base, n, keys[0], keys[ITEMS - 1u], before, after);
+  uint heads, ends;
+  run_marks(base, n, keys, before, after, heads, ends);
+  uint c;
+  VALUE_T v;
+  summarize(base, n, heads, ends, values, c, v);
+  uint tc;
+  VALUE_T tv;
+  workgroup_exclusive(c, v, tc, tv);
+
+  const uint spin_limit = pc.knobs & 0xFFFFu;
+  const uint skip_period = (pc.knobs >> 16u) & 0x3FFFu;
+  const bool skip = tile != 0u && skip_period != 0u && tile % skip_period == skip_period - 1u;
+  if (tid == 0u) {
+    if (tile == 0u) vk_run_publish(0u, STATE_INCLUSIVE, tc, tv);
+    else if (!skip) vk_run_publish(tile, STATE_AGGREGATE, tc, tv);
+    sh_set(W_LOOK, tile - 1u);
+    sh_set_prefix(0u, vk_identity());
+  }
+  barrier();
+
+  if (tile != 0u) {
+    uint depth = 0u, steps = 0u;
+    for (;;) {
+#if !defined(VKPRIM_NO_SUBGROUPS)
+      const bool looker = gl_SubgroupID == 0u;
+#else
+      const bool looker = tid == 0u;
+#endif
+      if (looker) {
+        uint look = sh_get(W_LOOK);
+        uint pc_;
+        VALUE_T pv;
+        sh_get_prefix(pc_, pv);
+        const uint action = look_back(spin_limit, look, pc_, pv, depth, steps);
+        if (tid == 0u) {
+          sh_set(W_LOOK, look);
+          sh_set_prefix(pc_, pv);
+          sh_set(W_ACTION, action);
+        }
+      }
+      barrier();
+      const uint action = sh_get(W_ACTION);
+      barrier();
+      if (action == LOOK_DONE) break;
+      // Fallback: summarize the stuck predecessor ourselves and publish it (never downgrading a state).
+      const uint stuck = action - LOOK_FALLBACK;
+      uint sc;
+      VALUE_T sv;
+      summarize_from_memory(stuck * TILE_ELEMENTS + tid * ITEMS, n, sc, sv);
+      uint stc;
+      VALUE_T stv;
+      workgroup_exclusive(sc, sv, stc, stv);
+      if (tid == 0u) {
+        vk_stat_add(STAT_FALLBACKS, 1u);
+        uint pc_;
+        VALUE_T pv;
+        sh_get_prefix(pc_, pv);
+        vk_run_combine(stc, stv, pc_, pv, pc_, pv);
+        sh_set_prefix(pc_, pv);
+        if (stuck == 0u) {
+          vk_run_publish(0u, STATE_INCLUSIVE, stc, stv);
+          sh_set(W_ACTION, LOOK_DONE);
+        } else {
+          vk_run_publish(stuck, STATE_AGGREGATE, stc, stv);
+          sh_set(W_LOOK, stuck - 1u);
+          sh_set(W_ACTION, LOOK_ON);
+        }
+      }
+      barrier();
+      const bool done = sh_get(W_ACTION) == LOOK_DONE;
+      barrier();
+      if (done) break;
+    }
+    if (tid == 0u) {
+      uint pc_;
+      VALUE_T pv;
+      sh_get_prefix(pc_, pv);
+      uint ic;
+      VALUE_T iv;
+      vk_run_combine(pc_, pv, tc, tv, ic, iv);
+      if (!skip) vk_run_publish(tile, STATE_INCLUSIVE, ic, iv);
+      if ((pc.knobs & 0x80000000u) == 0u) {
+        vk_stat_add(STAT_POLLS, steps);
+        vk_stat_max(STAT_DEPTH, depth);
+      }
+    }
+    barrier();
+  }
+
+  // The invocation's full prefix, then its elements replayed from it.
+  uint tile_c;
+  VALUE_T tile_v;
+  sh_get_prefix(tile_c, tile_v);
+  vk_run_combine(tile_c, tile_v, c, v, c, v);
+  const bool scan_vectors = IS_SCAN && base + ITEMS <= n && flag_set(BK_B_VECTORS);
+  [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
+    const uint g = base + j;
+    if (g >= n) continue;
+    const bool head = (heads >> j & 1u) != 0u;
+    const bool end = (ends >> j & 1u) != 0u;
+    const bool event = is_event(head, end);
+    const VALUE_T exclusive = head ? vk_identity() : v;
+    vk_run_step(head, event, element_value(values[j]), c, v);
+    const uint rank = (c & RUN_COUNT_MASK) - 1u;
+    if (MODE == MODE_REDUCE || MODE == MODE_ENCODE) {
+      if (head) store_key(rank, keys[j]);
+      if (end) b_values[pc.b_shift + rank] = v;
+    } else if (MODE == MODE_UNIQUE) {
+      if (head) {
+        if (flag_set(BK_INDICES)) a_words[pc.a_shift + rank] = g;
+        else store_key(rank, keys[j]);
+      }
+    } else if (MODE == MODE_NON_TRIVIAL) {
+      if (event) {
+        a_words[pc.a_shift + rank] = g + 1u - uint(v);
+        b_values[pc.b_shift + rank] = v;
+      }
+    } else {
+      values[j] = MODE == MODE_SCAN_INCLUSIVE ? v : exclusive;
+      if (!scan_vectors) b_values[pc.b_shift + g] = values[j];
+    }
+  }
+  if (scan_vectors) {
+    const uint first = (pc.b_shift + base) / VEC_N;
+    [[unroll]] for (uint k = 0u; k < ITEMS / VEC_N; ++k) {
+      VEC_T q;
+      [[unroll]] for (uint e = 0u; e < VEC_N; ++e) q[e] = values[k * VEC_N + e];
+      b_vectors[first + k] = q;
+    }
+  }
+  if (!IS_SCAN && tid == WG_SIZE - 1u && tile == tiles - 1u) count_words[pc.count_shift] = c & RUN_COUNT_MASK;
+}

@@ -1,0 +1,468 @@
+// The keyed primitives: ReduceByKey, ScanByKey, RunLengthEncode, NonTrivialRuns and Unique. One plan type and
+// one single-pass kernel (shaders/by_key/chained.comp) serve them all; the primitive is the kernel's
+// specialization constant 3. The tiles chain run summaries (shaders/common/run_state.glsl) with Merrill &
+// Garland's decoupled look-back (2016) and Smith, Levien & Owens' decoupled fallback (SPAA 2025).
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "context_impl.hpp"
+#include "dispatch.hpp"
+#include "errors.hpp"
+#include "indirect.hpp"
+#include "plan_common.hpp"
+#include "shader_groups.hpp"
+#include "vkprim/reduce_by_key.hpp"
+#include "vkprim/run_length_encode.hpp"
+#include "vkprim/scan_by_key.hpp"
+#include "vkprim/unique.hpp"
+
+namespace vkprim {
+
+namespace detail {
+
+namespace {
+
+constexpr uint32_t kPushBytes = 8 * sizeof(uint32_t);
+constexpr uint32_t kBindings = 7;  // shaders/by_key/chained.comp
+constexpr uint32_t kDefaultWorkgroup = 256;
+
+// The kernel's MODE (specialization constant 3) and push-constant flag bits.
+enum class Mode : uint32_t { reduce = 0, scan_inclusive = 1, scan_exclusive = 2, encode = 3, non_trivial = 4, unique = 5 };
+enum : uint32_t { kKeyVectors = 1u, kValueVectors = 2u, kOutVectors = 4u, kIndirect = 8u, kIndices = 16u };
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+struct ByKeyPlan {
+  ContextImpl* context = nullptr;
+  const char* name = "ReduceByKey";
+  Mode mode = Mode::reduce;
+  DataType key_type = DataType::u32;
+  DataType value_type = DataType::u32;  // u32 for the primitives without input values
+  Op op = Op::add;
+  bool indices = false;                 // Unique with SelectOutput::indices
+  uint64_t max_count = 0;
+  uint32_t key_bytes = 4, value_bytes = 4;
+  uint32_t wg = kDefaultWorkgroup, items = 16;
+  uint64_t tile_elements = 0, max_tiles = 1;
+  VkDeviceSize state_per_tile = 8, state_bytes = 0, indirect_offset = 0, scratch_bytes = 0, scratch_align = 16;
+  const Kernel* kernel = nullptr;
+  const Kernel* args = nullptr;
+  std::unique_ptr<DescriptorCache> descriptors;
+  // The public desc of the owning class (one of them is used).
+  ReduceByKeyDesc reduce_desc;
+  ScanByKeyDesc scan_desc;
+  RunLengthEncodeDesc rle_desc;
+  UniqueDesc unique_desc;
+
+  bool reads_values() const { return mode == Mode::reduce || mode == Mode::scan_inclusive || mode == Mode::scan_exclusive; }
+  bool scan() const { return mode == Mode::scan_inclusive || mode == Mode::scan_exclusive; }
+  uint64_t tiles_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, tile_elements)); }
+};
+
+namespace {
+
+struct Tuning {
+  uint32_t workgroup_size = 0;
+  uint32_t items_per_thread = 0;
+};
+
+Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* name, Mode mode, DataType key_type,
+                                               DataType value_type, Op op, uint64_t max_count, Tuning tuning) {
+  ContextImpl& c = context.impl();
+  if (int(key_type) < 0 || int(key_type) > int(DataType::f64))
+    return make_error(Status::invalid_argument, name, ": unknown key type ", int(key_type));
+  if (int(value_type) < 0 || int(value_type) > int(DataType::f64))
+    return make_error(Status::invalid_argument, name, ": unknown value type ", int(value_type));
+  if (int(op) < 0 || int(op) > int(Op::bit_xor)) return make_error(Status::invalid_argument, name, ": unknown operator ", int(op));
+  if (auto ok = check_type_op(c, key_type, Op::add, name); !ok) return ok.error();
+  if (auto ok = check_type_op(c, value_type, op, name); !ok) return ok.error();
+  if (max_count == 0 || max_count > 0xFFFFFFFFull)
+    return make_error(Status::invalid_argument, name, ": max_count ", max_count,
+                      " must be in 1..2^32-1 (counts are u32 on the GPU)");
+  if (!c.caps.has(feature_memory_model))
+    return make_error(Status::unsupported, name, ": the single-pass kernel needs the vulkanMemoryModel and ",
+                      "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
+                      "(device_requirements() lists them)");
+  auto plan = std::make_unique<ByKeyPlan>();
+  plan->context = &c;
+  plan->name = name;
+  plan->mode = mode;
+  plan->key_type = key_type;
+  plan->value_type = value_type;
+  plan->op = op;
+  plan->max_count = max_count;
+  plan->key_bytes = size_of(key_type);
+  plan->value_bytes = size_of(value_type);
+  plan->wg = tuning.workgroup_size ? tuning.workgroup_size : kDefaultWorkgroup;
+  // 16 elements per invocation keep a tile's keys and values in 32 registers for 32-bit types; 64-bit keys
+  // or values take 8.
+  plan->items = tuning.items_per_thread ? tuning.items_per_thread
+                                        : (plan->key_bytes == 8 || (plan->reads_values() && plan->value_bytes == 8) ? 8 : 16);
+  if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
+    return make_error(Status::invalid_argument, name, ": workgroup_size ", plan->wg, " must be a power of two from 64 to 1024");
+  if (plan->items < 4 || plan->items > 32 || plan->items % 4 != 0)
+    return make_error(Status::invalid_argument, name, ": items_per_thread ", plan->items,
+                      " must be a multiple of 4 from 4 to 32");
+  plan->tile_elements = uint64_t(plan->wg) * plan->items;
+  // Shared memory: a count word and a value per invocation (the workgroup scan), the look-back words.
+  const uint64_t shared_bytes = uint64_t(plan->wg) * (4 + plan->value_bytes) + 32;
+  if (shared_bytes > c.caps.max_shared_memory)
+    return make_error(Status::unsupported, name, ": a workgroup of ", plan->wg, " needs ", shared_bytes,
+                      " bytes of shared memory; the device allows ", c.caps.max_shared_memory);
+  const uint32_t widest = std::max(plan->key_bytes, plan->reads_values() ? plan->value_bytes : 4u);
+  const uint64_t window = window_elements(c, widest, plan->tile_elements);
+  if (max_count > window)
+    return make_error(Status::unsupported, name, ": max_count ", max_count, " elements of ", widest,
+                      " bytes exceed one storage-buffer binding (", window,
+                      " elements, from maxStorageBufferRange); the keyed primitives do not split into windows");
+  plan->max_tiles = plan->tiles_for(max_count);
+  // Tile state: two 16-bit-part words for the count, two or four for the value (none for Unique).
+  const uint32_t value_parts = mode == Mode::unique ? 0 : plan->value_bytes / 2;
+  plan->state_per_tile = VkDeviceSize(2 + value_parts) * 4;
+  plan->scratch_align = binding_alignment(c);
+  auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
+  plan->state_bytes = align_up(kStateHeaderBytes + plan->max_tiles * plan->state_per_tile);
+  plan->indirect_offset = plan->state_bytes;
+  plan->scratch_bytes = plan->indirect_offset + align_up(kIndirectRegionBytes);
+  if (plan->state_bytes > c.caps.max_storage_buffer_range)
+    return make_error(Status::unsupported, name, ": the tile state of ", max_count, " elements needs ", plan->state_bytes,
+                      " bytes, past maxStorageBufferRange ", c.caps.max_storage_buffer_range);
+
+  auto variant = variant_name(c, value_type, std::nullopt, true, plan->wg);
+  if (!variant) return variant.error();
+  std::string v = variant.value();
+  constexpr VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
+  if (v.find(".nosg") == std::string::npos && (c.caps.subgroup_operations & needed) != needed) v += ".nosg";
+  KernelDesc kd;
+  kd.group = &kShaderGroup_by_key;
+  kd.kernel = plan->key_bytes == 8 ? "by_key/chained_k64" : "by_key/chained_k32";
+  kd.variant = v;
+  kd.op = op;
+  kd.workgroup_size = plan->wg;
+  kd.items = plan->items;
+  kd.mode = uint32_t(mode);
+  kd.bindings = kBindings;
+  kd.push_bytes = kPushBytes;
+  kd.uses_subgroups = v.find(".nosg") == std::string::npos;
+  auto kernel = get_kernel(c, kd);
+  if (!kernel) return make_error(kernel.status(), name, ": ", kernel.error().message);
+  plan->kernel = kernel.value();
+  auto args = indirect_args_kernel(c);
+  if (!args) return args.error();
+  plan->args = args.value();
+  plan->descriptors = std::make_unique<DescriptorCache>(c, c.options.descriptor_cache_size);
+  return plan;
+}
+
+Result<void> with_context(Result<void> r, const char* plan, const char* call) {
+  if (r) return r;
+  return make_error(r.status(), plan, "::", call, ": ", r.message());
+}
+
+// A range a record reads or writes: its name for messages, the element size and the bytes used.
+struct Operand {
+  const char* what;
+  BufferRange range;
+  uint32_t elem;
+  VkDeviceSize bytes;
+  bool output;
+  bool always = false;  // checked even when no bytes are used (the count the GPU writes)
+};
+
+// The plan's operands for `n` elements (max_count for record_indirect): inputs, outputs A and B, the count.
+struct Operands {
+  Operand keys, values, a, b, count;
+};
+
+Result<void> check_operands(const ByKeyPlan& p, const char* call, const Operands& o, const BufferRange* count_buffer,
+                            const BufferRange& scratch) {
+  std::vector<Operand> ranges;
+  for (const Operand* op : {&o.keys, &o.values, &o.a, &o.b, &o.count})
+    if (op->what) ranges.push_back(*op);
+  for (const Operand& r : ranges)
+    if (auto ok = check_range(r.range, r.bytes, r.elem, r.what, r.bytes > 0 || r.always); !ok)
+      return with_context(ok, p.name, call);
+  const ScratchRequirements need{p.scratch_bytes, p.scratch_align, 0};
+  const std::string scratch_context = std::string(p.name) + "::" + call;
+  if (auto ok = check_scratch(scratch, need, scratch_context.c_str()); !ok) return ok;
+  ranges.push_back({"scratch", scratch, 1, p.scratch_bytes, true});
+  if (count_buffer) ranges.push_back({"count_buffer", *count_buffer, 4, 4, false});
+  for (size_t i = 0; i < ranges.size(); ++i)
+    for (size_t j = i + 1; j < ranges.size(); ++j) {
+      const Operand& a = ranges[i];
+      const Operand& b = ranges[j];
+      if (!a.range.buffer || !b.range.buffer || a.bytes == 0 || b.bytes == 0) continue;
+      if (!a.output && !b.output) continue;  // two inputs may share memory
+      if (overlaps(a.range, a.bytes, b.range, b.bytes))
+        return make_error(Status::invalid_argument, p.name, "::", call, ": ", a.what, " and ", b.what,
+                          " ranges overlap (the keyed primitives do not work in place)");
+    }
+  return {};
+}
+
+Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer cmd, const Operands& o,
+                         uint64_t count, const BufferRange* count_buffer, const BufferRange& scratch) {
+  const bool indirect = count_buffer != nullptr;
+  const std::string full_call = std::string(p.name) + "::" + call;
+  if (indirect) {
+    const uint64_t window = window_elements(*p.context, std::max(p.key_bytes, p.value_bytes), p.tile_elements);
+    if (auto ok = check_indirect_limits(*p.context, p.max_count, window, p.max_tiles, p.name); !ok) return ok;
+    if (auto ok = check_count_buffer(*count_buffer, full_call.c_str()); !ok) return ok;
+  } else if (count > p.max_count) {
+    return make_error(Status::invalid_argument, p.name, "::", call, ": count ", count, " exceeds max_count ", p.max_count);
+  }
+  const uint64_t n = indirect ? p.max_count : count;
+  if (auto ok = check_operands(p, call, o, count_buffer, scratch); !ok) return ok;
+
+  ContextImpl& c = *p.context;
+  const BoundBuffer region{scratch.buffer, scratch.offset + p.indirect_offset, kIndirectRegionBytes};
+  auto bind = [&](const Operand& op, uint64_t elements) {
+    if (!op.what || !op.range.buffer || elements == 0) return ElementBinding{region, 0};
+    return bind_elements(c, op.range, 0, elements, op.elem);
+  };
+  const ElementBinding keys = bind(o.keys, n);
+  const ElementBinding values = bind(o.values, n);
+  const ElementBinding a = bind(o.a, o.a.bytes / std::max<uint32_t>(1, o.a.elem));
+  const ElementBinding b = bind(o.b, o.b.bytes / std::max<uint32_t>(1, o.b.elem));
+  const ElementBinding cnt = bind(o.count, 1);
+  const uint32_t key_vec = 16 / p.key_bytes, value_vec = 16 / p.value_bytes;
+
+  std::vector<Pass> passes;
+  if (indirect)
+    passes.push_back(make_indirect_args_pass(c, p.args, *count_buffer, region, p.max_count,
+                                             {{uint32_t(p.tile_elements), 1, 0, 0}}));
+  Pass pass;
+  pass.kernel = p.kernel;
+  pass.buffers = {keys.bound, values.bound, BoundBuffer{scratch.buffer, scratch.offset, p.state_bytes}, a.bound, b.bound,
+                  cnt.bound, region};
+  pass.push[0] = uint32_t(count);
+  pass.push[1] = keys.shift;
+  pass.push[2] = values.shift;
+  pass.push[3] = a.shift;
+  pass.push[4] = b.shift;
+  pass.push[5] = cnt.shift;
+  pass.push[6] = std::min<uint32_t>(c.spin_limit(), 0xFFFF) |
+                 std::min<uint32_t>(c.options.debug_skip_publication_period, 0x3FFF) << 16 | launch_order_bit(c) |
+                 statistics_bit(c.options);
+  pass.push[7] = (keys.shift % key_vec == 0 ? kKeyVectors : 0u) | (values.shift % value_vec == 0 ? kValueVectors : 0u) |
+                 (p.scan() && b.shift % value_vec == 0 ? kOutVectors : 0u) | (p.indices ? kIndices : 0u) |
+                 (indirect ? kIndirect : 0u);
+  const uint64_t tiles = p.tiles_for(n);
+  pass.groups = tiles;
+  if (indirect) {
+    pass.indirect_entry = 0;
+    pass.indirect_region = region;
+  }
+  pass.fill_before = true;
+  pass.fill = {scratch.buffer, scratch.offset, state_clear_bytes(tiles, p.state_per_tile, p.state_bytes)};
+  pass.label = std::string("vkprim ") + p.name + (indirect ? " (indirect)" : "");
+  passes.push_back(std::move(pass));
+  return record_passes(c, *p.descriptors, cmd, passes);
+}
+
+ScratchRequirements scratch_of(const ByKeyPlan& p) {
+  return {p.scratch_bytes, p.scratch_align,
+          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
+}
+
+// Operands of each primitive for `n` elements.
+Operand input(const char* what, const BufferRange& r, uint32_t elem, uint64_t n) { return {what, r, elem, n * elem, false}; }
+Operand output(const char* what, const BufferRange& r, uint32_t elem, uint64_t n) { return {what, r, elem, n * elem, true}; }
+Operand count_out(const char* what, const BufferRange& r) { return {what, r, 4, 4, true, true}; }
+
+}  // namespace
+
+}  // namespace detail
+
+using detail::ByKeyPlan;
+using detail::make_error;
+using detail::Operands;
+
+// Each public class: a thin shell over ByKeyPlan.
+#define VKPRIM_BY_KEY_SHELL(Class, Desc, desc_member)                                                         \
+  Class::Class(std::unique_ptr<ByKeyPlan> plan) : plan_(std::move(plan)) {}                                  \
+  Class::Class(Class&&) noexcept = default;                                                                  \
+  Class& Class::operator=(Class&&) noexcept = default;                                                       \
+  Class::~Class() = default;                                                                                 \
+  const Desc& Class::desc() const { return plan_->desc_member; }                                             \
+  ScratchRequirements Class::scratch_requirements() const { return detail::scratch_of(*plan_); }             \
+  uint64_t Class::elements_per_tile() const { return plan_->tile_elements; }                                 \
+  VkDeviceSize Class::statistics_offset() const { return 0; }                                                \
+  void Class::release_descriptor_sets() const { plan_->descriptors->release(); }
+
+VKPRIM_BY_KEY_SHELL(ReduceByKey, ReduceByKeyDesc, reduce_desc)
+VKPRIM_BY_KEY_SHELL(ScanByKey, ScanByKeyDesc, scan_desc)
+VKPRIM_BY_KEY_SHELL(RunLengthEncode, RunLengthEncodeDesc, rle_desc)
+VKPRIM_BY_KEY_SHELL(NonTrivialRuns, RunLengthEncodeDesc, rle_desc)
+VKPRIM_BY_KEY_SHELL(Unique, UniqueDesc, unique_desc)
+#undef VKPRIM_BY_KEY_SHELL
+
+// ---- ReduceByKey ----
+
+Result<ReduceByKey> ReduceByKey::create(Context& context, const ReduceByKeyDesc& desc) {
+  auto plan = detail::create_plan(context, "ReduceByKey", detail::Mode::reduce, desc.key_type, desc.value_type, desc.op,
+                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread});
+  if (!plan) return std::move(plan).error();
+  plan.value()->reduce_desc = desc;
+  return ReduceByKey(std::move(plan).value());
+}
+
+namespace {
+Operands reduce_operands(const ByKeyPlan& p, const BufferRange& keys, const BufferRange& values,
+                         const BufferRange& unique_keys, const BufferRange& aggregates, const BufferRange& run_count,
+                         uint64_t n) {
+  return {detail::input("keys", keys, p.key_bytes, n), detail::input("values", values, p.value_bytes, n),
+          detail::output("unique_keys", unique_keys, p.key_bytes, n),
+          detail::output("aggregates", aggregates, p.value_bytes, n), detail::count_out("run_count", run_count)};
+}
+}  // namespace
+
+Result<void> ReduceByKey::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                                 const BufferRange& unique_keys, const BufferRange& aggregates,
+                                 const BufferRange& run_count, uint64_t count, const BufferRange& scratch) const {
+  return detail::record_plan(*plan_, "record", cmd,
+                             reduce_operands(*plan_, keys, values, unique_keys, aggregates, run_count, count), count,
+                             nullptr, scratch);
+}
+Result<void> ReduceByKey::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                                          const BufferRange& unique_keys, const BufferRange& aggregates,
+                                          const BufferRange& run_count, const BufferRange& count_buffer,
+                                          const BufferRange& scratch) const {
+  return detail::record_plan(*plan_, "record_indirect", cmd,
+                             reduce_operands(*plan_, keys, values, unique_keys, aggregates, run_count, plan_->max_count),
+                             0, &count_buffer, scratch);
+}
+
+// ---- ScanByKey ----
+
+Result<ScanByKey> ScanByKey::create(Context& context, const ScanByKeyDesc& desc) {
+  if (desc.kind != ScanKind::inclusive && desc.kind != ScanKind::exclusive)
+    return make_error(Status::invalid_argument, "ScanByKey: unknown kind ", int(desc.kind));
+  const auto mode = desc.kind == ScanKind::inclusive ? detail::Mode::scan_inclusive : detail::Mode::scan_exclusive;
+  auto plan = detail::create_plan(context, "ScanByKey", mode, desc.key_type, desc.value_type, desc.op, desc.max_count,
+                                  detail::Tuning{desc.workgroup_size, desc.items_per_thread});
+  if (!plan) return std::move(plan).error();
+  plan.value()->scan_desc = desc;
+  return ScanByKey(std::move(plan).value());
+}
+
+namespace {
+Operands scan_operands(const ByKeyPlan& p, const BufferRange& keys, const BufferRange& values,
+                       const BufferRange& out, uint64_t n) {
+  return {detail::input("keys", keys, p.key_bytes, n), detail::input("values", values, p.value_bytes, n), {},
+          detail::output("output", out, p.value_bytes, n), {}};
+}
+}  // namespace
+
+Result<void> ScanByKey::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                               const BufferRange& output, uint64_t count, const BufferRange& scratch) const {
+  return detail::record_plan(*plan_, "record", cmd, scan_operands(*plan_, keys, values, output, count), count, nullptr,
+                             scratch);
+}
+Result<void> ScanByKey::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                                        const BufferRange& output, const BufferRange& count_buffer,
+                                        const BufferRange& scratch) const {
+  return detail::record_plan(*plan_, "record_indirect", cmd,
+                             scan_operands(*plan_, keys, values, output, plan_->max_count), 0, &count_buffer, scratch);
+}
+
+// ---- RunLengthEncode and NonTrivialRuns ----
+
+Result<RunLengthEncode> RunLengthEncode::create(Context& context, const RunLengthEncodeDesc& desc) {
+  auto plan = detail::create_plan(context, "RunLengthEncode", detail::Mode::encode, desc.key_type, DataType::u32, Op::add,
+                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread});
+  if (!plan) return std::move(plan).error();
+  plan.value()->rle_desc = desc;
+  return RunLengthEncode(std::move(plan).value());
+}
+
+namespace {
+Operands encode_operands(const ByKeyPlan& p, const BufferRange& keys, const BufferRange& unique_keys,
+                         const BufferRange& lengths, const BufferRange& run_count, uint64_t n) {
+  return {detail::input("keys", keys, p.key_bytes, n), {}, detail::output("unique_keys", unique_keys, p.key_bytes, n),
+          detail::output("lengths", lengths, 4, n), detail::count_out("run_count", run_count)};
+}
+Operands non_trivial_operands(const ByKeyPlan& p, const BufferRange& keys, const BufferRange& offsets,
+                              const BufferRange& lengths, const BufferRange& run_count, uint64_t n) {
+  return {detail::input("keys", keys, p.key_bytes, n), {}, detail::output("offsets", offsets, 4, n / 2),
+          detail::output("lengths", lengths, 4, n / 2), detail::count_out("run_count", run_count)};
+}
+}  // namespace
+
+Result<void> RunLengthEncode::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& unique_keys,
+                                     const BufferRange& lengths, const BufferRange& run_count, uint64_t count,
+                                     const BufferRange& scratch) const {
+  return detail::record_plan(*plan_, "record", cmd, encode_operands(*plan_, keys, unique_keys, lengths, run_count, count),
+                             count, nullptr, scratch);
+}
+Result<void> RunLengthEncode::record_indirect(VkCommandBuffer cmd, const BufferRange& keys,
+                                              const BufferRange& unique_keys, const BufferRange& lengths,
+                                              const BufferRange& run_count, const BufferRange& count_buffer,
+                                              const BufferRange& scratch) const {
+  return detail::record_plan(*plan_, "record_indirect", cmd,
+                             encode_operands(*plan_, keys, unique_keys, lengths, run_count, plan_->max_count), 0,
+                             &count_buffer, scratch);
+}
+
+Result<NonTrivialRuns> NonTrivialRuns::create(Context& context, const RunLengthEncodeDesc& desc) {
+  auto plan = detail::create_plan(context, "NonTrivialRuns", detail::Mode::non_trivial, desc.key_type, DataType::u32,
+                                  Op::add, desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread});
+  if (!plan) return std::move(plan).error();
+  plan.value()->rle_desc = desc;
+  return NonTrivialRuns(std::move(plan).value());
+}
+Result<void> NonTrivialRuns::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& offsets,
+                                    const BufferRange& lengths, const BufferRange& run_count, uint64_t count,
+                                    const BufferRange& scratch) const {
+  return detail::record_plan(*plan_, "record", cmd, non_trivial_operands(*plan_, keys, offsets, lengths, run_count, count),
+                             count, nullptr, scratch);
+}
+Result<void> NonTrivialRuns::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& offsets,
+                                             const BufferRange& lengths, const BufferRange& run_count,
+                                             const BufferRange& count_buffer, const BufferRange& scratch) const {
+  return detail::record_plan(*plan_, "record_indirect", cmd,
+                             non_trivial_operands(*plan_, keys, offsets, lengths, run_count, plan_->max_count), 0,
+                             &count_buffer, scratch);
+}
+
+// ---- Unique ----
+
+Result<Unique> Unique::create(Context& context, const UniqueDesc& desc) {
+  if (desc.output != SelectOutput::elements && desc.output != SelectOutput::indices)
+    return make_error(Status::invalid_argument, "Unique: unknown output ", int(desc.output));
+  auto plan = detail::create_plan(context, "Unique", detail::Mode::unique, desc.key_type, DataType::u32, Op::add,
+                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread});
+  if (!plan) return std::move(plan).error();
+  plan.value()->unique_desc = desc;
+  plan.value()->indices = desc.output == SelectOutput::indices;
+  return Unique(std::move(plan).value());
+}
+
+namespace {
+Operands unique_operands(const ByKeyPlan& p, const BufferRange& keys, const BufferRange& out,
+                         const BufferRange& unique_count, uint64_t n) {
+  return {detail::input("keys", keys, p.key_bytes, n), {},
+          detail::output("output", out, p.indices ? 4 : p.key_bytes, n), {},
+          detail::count_out("unique_count", unique_count)};
+}
+}  // namespace
+
+Result<void> Unique::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& output,
+                            const BufferRange& unique_count, uint64_t count, const BufferRange& scratch) const {
+  return detail::record_plan(*plan_, "record", cmd, unique_operands(*plan_, keys, output, unique_count, count), count,
+                             nullptr, scratch);
+}
+Result<void> Unique::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& output,
+                                     const BufferRange& unique_count, const BufferRange& count_buffer,
+                                     const BufferRange& scratch) const {
+  return detail::record_plan(*plan_, "record_indirect", cmd,
+                             unique_operands(*plan_, keys, output, unique_count, plan_->max_count), 0, &count_buffer,
+                             scratch);
+}
+
+}  // namespace vkprim

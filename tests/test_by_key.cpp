@@ -1,0 +1,638 @@
+// The keyed primitives (ReduceByKey, ScanByKey, RunLengthEncode, NonTrivialRuns, Unique) against the host
+// references of tools/support/host_by_key.hpp: run lengths 1, 2, random and all equal; sizes 0, 1, a tile
+// and one either side, across tile boundaries and odd large counts; every value type and operator; 64-bit
+// and float keys (compared as bits); forced fallback; GPU-read counts; unaligned offsets; the errors. Every
+// output is poisoned first and checked to hold nothing at or past the run count.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "host_by_key.hpp"
+#include "test_support.hpp"
+#include "vkprim/reduce_by_key.hpp"
+#include "vkprim/run_length_encode.hpp"
+#include "vkprim/scan_by_key.hpp"
+#include "vkprim/unique.hpp"
+
+using namespace vkprim;
+
+namespace {
+
+// Where the rig places the operands, in elements (count: u32 words), to reach the scalar paths.
+struct Offsets {
+  uint64_t keys = 0, values = 0, a = 0, b = 0, count = 0;
+};
+
+constexpr uint64_t kGuard = 8;
+
+// Run shapes: mean run length (0: fixed length `fixed`).
+struct Runs {
+  const char* name;
+  uint32_t mean;
+  uint32_t fixed;
+};
+const Runs kDistinct{"all distinct", 0, 1};
+const Runs kPairs{"pairs", 0, 2};
+const Runs kRandom4{"random, mean 4", 4, 0};
+const Runs kRandom64{"random, mean 64", 64, 0};
+const Runs kAllEqual{"all equal", 0, 1u << 31};
+
+template <class K>
+std::vector<K> make_keys(uint64_t n, const Runs& runs, std::mt19937_64& rng) {
+  return host::keys_with_runs<K>(n, runs.mean, runs.fixed, false, rng);
+}
+
+template <class V>
+std::vector<V> make_values(uint64_t n, Op op, std::mt19937_64& rng) {
+  std::vector<V> v(n);
+  host::fill_random(v, rng);
+  if constexpr (std::is_floating_point_v<V>)
+    if (op != Op::add)
+      for (auto& x : v) x = V(int64_t(rng() % 2001) - 1000) / V(8);
+  return v;
+}
+
+// Buffers for one plan: keys, values, outputs A and B, the count word(s), scratch; all with guards.
+struct Buffers {
+  Buffer keys, values, a, b, count, scratch;
+  Buffers(Device& dev, uint64_t max_count, uint32_t key_bytes, uint32_t value_bytes, VkDeviceSize scratch_bytes)
+      : keys(test::make_buffer(dev, (max_count + 2 * kGuard) * key_bytes)),
+        values(test::make_buffer(dev, (max_count + 2 * kGuard) * value_bytes)),
+        a(test::make_buffer(dev, (max_count + 2 * kGuard) * std::max<uint32_t>(key_bytes, 4))),
+        b(test::make_buffer(dev, (max_count + 2 * kGuard) * std::max<uint32_t>(value_bytes, 4))),
+        count(test::make_buffer(dev, 64)),
+        scratch(test::make_buffer(dev, std::max<VkDeviceSize>(16, scratch_bytes))) {}
+};
+
+// Element i of a downloaded buffer of T at element offset `shift`.
+template <class T>
+std::vector<T> fetch(Device& dev, const Buffer& b, uint64_t shift, uint64_t n) {
+  return test::download<T>(dev, b, shift + n + kGuard);
+}
+
+// Every word of `b` from byte `from` on still holds the poison.
+bool poisoned_from(Device& dev, const Buffer& b, VkDeviceSize from) {
+  const auto words = test::download<uint32_t>(dev, b, b.size() / 4);
+  for (size_t i = from / 4; i < words.size(); ++i)
+    if (words[i] != test::kPoison) {
+      UNSCOPED_INFO("word " << i << " (byte " << i * 4 << ") written: " << words[i]);
+      return false;
+    }
+  return true;
+}
+
+// got[shift + i] == expected[i] for every i: bit-exact, or for float add within the bound of a sum of
+// `bound_terms[i]` terms of magnitude `magnitudes[i]`.
+template <class T>
+bool same_elements(const std::vector<T>& got, uint64_t shift, const std::vector<T>& expected, const char* what,
+                   const std::vector<long double>* magnitudes = nullptr, const std::vector<uint32_t>* terms = nullptr) {
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const T g = got[shift + i];
+    bool ok = host::same_bits(g, expected[i]);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (!ok && magnitudes) {
+        const long double eps = std::numeric_limits<T>::epsilon();
+        const long double bound = ((*terms)[i] + 32) * eps * (*magnitudes)[i];
+        ok = std::fabs(static_cast<long double>(g) - static_cast<long double>(expected[i])) <= bound;
+      }
+    }
+    if (!ok) {
+      UNSCOPED_INFO(what << "[" << i << "] = " << test::show(g) << ", expected " << test::show(expected[i]) << " (of "
+                         << expected.size() << ")");
+      return false;
+    }
+  }
+  return true;
+}
+
+void submit(Device& dev, const std::function<Result<void>(VkCommandBuffer)>& record) {
+  Result<void> recorded;
+  auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) { recorded = record(cmd); });
+  INFO("record: " << recorded.message() << "; submit: " << submitted.message());
+  REQUIRE(recorded.ok());
+  REQUIRE(submitted.ok());
+}
+
+template <class Plan, class Desc>
+Plan make_plan(Device& dev, const Desc& desc) {
+  auto plan = Plan::create(dev.context(), desc);
+  INFO("create: " << (plan ? std::string("ok") : plan.error().message));
+  REQUIRE(plan.ok());
+  return std::move(plan).value();
+}
+
+// The count the plan sees: the GPU count clamped to max_count and the data, or the data's size.
+uint64_t effective_count(uint64_t n, uint64_t max_count, const std::optional<uint32_t>& gpu_count) {
+  return gpu_count ? std::min<uint64_t>({*gpu_count, n, max_count}) : n;
+}
+
+// Uploads keys (and values) at their offsets, poisons outputs, and writes the GPU count at word 12.
+template <class K, class V>
+void stage(Device& dev, Buffers& bufs, const std::vector<K>& keys, const std::vector<V>* values, const Offsets& o,
+           const std::optional<uint32_t>& gpu_count) {
+  std::vector<K> staged_keys(o.keys + keys.size() + kGuard);
+  std::mt19937_64 noise(keys.size());
+  host::fill_random(staged_keys, noise);  // keys around the data: a plan that reads them changes the runs
+  std::copy(keys.begin(), keys.end(), staged_keys.begin() + std::ptrdiff_t(o.keys));
+  test::upload(dev, bufs.keys, staged_keys);
+  if (values) {
+    std::vector<V> staged(o.values + values->size() + kGuard, V(77));
+    std::copy(values->begin(), values->end(), staged.begin() + std::ptrdiff_t(o.values));
+    test::upload(dev, bufs.values, staged);
+  }
+  test::poison(dev, bufs.a);
+  test::poison(dev, bufs.b);
+  test::poison(dev, bufs.count);
+  if (gpu_count) test::upload(dev, bufs.count, std::vector<uint32_t>{*gpu_count}, 48);
+}
+
+// ---- ReduceByKey ----
+
+template <class K, class V>
+bool check_reduce_by_key(Device& dev, const ReduceByKey& plan, Buffers& bufs, const std::vector<K>& all_keys,
+                         const std::vector<V>& all_values, Offsets o = {}, std::optional<uint32_t> gpu_count = {}) {
+  const ReduceByKeyDesc& d = plan.desc();
+  const uint64_t n = all_keys.size();
+  const uint64_t used = effective_count(n, d.max_count, gpu_count);
+  INFO("ReduceByKey " << to_string(d.key_type) << " keys, " << to_string(d.value_type) << " " << to_string(d.op)
+                      << ", n " << n << (gpu_count ? ", GPU count " + std::to_string(*gpu_count) : std::string()));
+  const std::vector<K> keys(all_keys.begin(), all_keys.begin() + std::ptrdiff_t(used));
+  const std::vector<V> values(all_values.begin(), all_values.begin() + std::ptrdiff_t(used));
+  std::vector<K> expected_keys;
+  std::vector<V> expected;
+  host::reduce_by_key(keys, values, d.op, expected_keys, expected);
+  stage(dev, bufs, all_keys, &all_values, o, gpu_count);
+  const BufferRange k = bufs.keys.range(o.keys * sizeof(K), n * sizeof(K));
+  const BufferRange v = bufs.values.range(o.values * sizeof(V), n * sizeof(V));
+  const BufferRange ua = bufs.a.range(o.a * sizeof(K), n * sizeof(K));
+  const BufferRange ub = bufs.b.range(o.b * sizeof(V), n * sizeof(V));
+  const BufferRange cnt = bufs.count.range(o.count * 4, 4);
+  submit(dev, [&](VkCommandBuffer cmd) {
+    return gpu_count ? plan.record_indirect(cmd, k, v, ua, ub, cnt, bufs.count.range(48, 4), bufs.scratch.range())
+                     : plan.record(cmd, k, v, ua, ub, cnt, n, bufs.scratch.range());
+  });
+  const uint32_t runs = test::download<uint32_t>(dev, bufs.count, 16)[o.count];
+  INFO("runs " << runs << ", expected " << expected.size());
+  bool ok = runs == expected.size();
+  const auto got_keys = fetch<K>(dev, bufs.a, o.a, n);
+  const auto got = fetch<V>(dev, bufs.b, o.b, n);
+  std::vector<long double> magnitudes;
+  std::vector<uint32_t> terms;
+  const auto starts = host::run_starts(keys);
+  for (size_t r = 0; r < starts.size(); ++r) {
+    const size_t end = r + 1 < starts.size() ? starts[r + 1] : keys.size();
+    long double m = 0;
+    for (size_t i = starts[r]; i < end; ++i) m += std::fabs(static_cast<long double>(values[i]));
+    magnitudes.push_back(m);
+    terms.push_back(uint32_t(end - starts[r]));
+  }
+  const bool float_add = std::is_floating_point_v<V> && d.op == Op::add;
+  ok = same_elements(got_keys, o.a, expected_keys, "unique_keys") && ok;
+  ok = same_elements(got, o.b, expected, "aggregates", float_add ? &magnitudes : nullptr, &terms) && ok;
+  ok = poisoned_from(dev, bufs.a, (o.a + expected.size()) * sizeof(K)) && ok;
+  ok = poisoned_from(dev, bufs.b, (o.b + expected.size()) * sizeof(V)) && ok;
+  CHECK(ok);
+  return ok;
+}
+
+template <class K, class V>
+void reduce_by_key_cases(Device& dev, DataType kt, DataType vt, Op op, const std::vector<uint64_t>& sizes,
+                         const std::vector<Runs>& shapes, std::mt19937_64& rng, uint32_t wg = 0, uint32_t items = 0) {
+  const uint64_t max_count = *std::max_element(sizes.begin(), sizes.end());
+  auto plan = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{kt, vt, op, std::max<uint64_t>(1, max_count), wg, items});
+  Buffers bufs(dev, max_count, sizeof(K), sizeof(V), plan.scratch_requirements().size);
+  for (uint64_t n : sizes)
+    for (const Runs& shape : shapes) {
+      INFO("runs " << shape.name);
+      check_reduce_by_key(dev, plan, bufs, make_keys<K>(n, shape, rng), make_values<V>(n, op, rng));
+    }
+}
+
+uint64_t tile_of(Device& dev, DataType kt, DataType vt) {
+  auto plan = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{kt, vt, Op::add, 1});
+  return plan.elements_per_tile();
+}
+
+std::vector<uint64_t> edge_sizes(uint64_t tile) { return {0, 1, 2, tile - 1, tile, tile + 1, 2 * tile + 17}; }
+
+// ---- ScanByKey ----
+
+template <class K, class V>
+bool check_scan_by_key(Device& dev, const ScanByKey& plan, Buffers& bufs, const std::vector<K>& all_keys,
+                       const std::vector<V>& all_values, Offsets o = {}, std::optional<uint32_t> gpu_count = {}) {
+  const ScanByKeyDesc& d = plan.desc();
+  const uint64_t n = all_keys.size();
+  const uint64_t used = effective_count(n, d.max_count, gpu_count);
+  const bool inclusive = d.kind == ScanKind::inclusive;
+  INFO("ScanByKey " << (inclusive ? "inclusive " : "exclusive ") << to_string(d.key_type) << " keys, "
+                    << to_string(d.value_type) << " " << to_string(d.op) << ", n " << n
+                    << (gpu_count ? ", GPU count " + std::to_string(*gpu_count) : std::string()));
+  const std::vector<K> keys(all_keys.begin(), all_keys.begin() + std::ptrdiff_t(used));
+  const std::vector<V> values(all_values.begin(), all_values.begin() + std::ptrdiff_t(used));
+  const std::vector<V> expected = host::scan_by_key(keys, values, d.op, inclusive);
+  stage(dev, bufs, all_keys, &all_values, o, gpu_count);
+  const BufferRange k = bufs.keys.range(o.keys * sizeof(K), n * sizeof(K));
+  const BufferRange v = bufs.values.range(o.values * sizeof(V), n * sizeof(V));
+  const BufferRange out = bufs.b.range(o.b * sizeof(V), n * sizeof(V));
+  submit(dev, [&](VkCommandBuffer cmd) {
+    return gpu_count ? plan.record_indirect(cmd, k, v, out, bufs.count.range(48, 4), bufs.scratch.range())
+                     : plan.record(cmd, k, v, out, n, bufs.scratch.range());
+  });
+  const auto got = fetch<V>(dev, bufs.b, o.b, n);
+  std::vector<long double> magnitudes(used);
+  std::vector<uint32_t> terms(used);
+  long double m = 0;
+  uint32_t t = 0;
+  for (size_t i = 0; i < used; ++i) {
+    if (i == 0 || !host::same_bits(keys[i], keys[i - 1])) m = 0, t = 0;
+    m += std::fabs(static_cast<long double>(values[i]));
+    magnitudes[i] = m;
+    terms[i] = ++t;
+  }
+  const bool float_add = std::is_floating_point_v<V> && d.op == Op::add;
+  bool ok = same_elements(got, o.b, expected, "output", float_add ? &magnitudes : nullptr, &terms);
+  ok = poisoned_from(dev, bufs.b, (o.b + used) * sizeof(V)) && ok;
+  ok = poisoned_from(dev, bufs.a, 0) && ok;
+  CHECK(ok);
+  return ok;
+}
+
+// ---- RunLengthEncode, NonTrivialRuns, Unique ----
+
+template <class K, class Plan>
+bool check_runs(Device& dev, const Plan& plan, Buffers& bufs, const std::vector<K>& all_keys, Offsets o = {},
+                std::optional<uint32_t> gpu_count = {}) {
+  constexpr bool kNonTrivial = std::is_same_v<Plan, NonTrivialRuns>;
+  const uint64_t n = all_keys.size();
+  const uint64_t used = effective_count(n, plan.desc().max_count, gpu_count);
+  INFO((kNonTrivial ? "NonTrivialRuns " : "RunLengthEncode ")
+       << to_string(plan.desc().key_type) << " keys, n " << n
+       << (gpu_count ? ", GPU count " + std::to_string(*gpu_count) : std::string()));
+  const std::vector<K> keys(all_keys.begin(), all_keys.begin() + std::ptrdiff_t(used));
+  std::vector<K> expected_keys;
+  std::vector<uint32_t> expected_offsets, expected_lengths;
+  host::run_lengths(keys, kNonTrivial, expected_keys, expected_offsets, expected_lengths);
+  stage<K, uint32_t>(dev, bufs, all_keys, nullptr, o, gpu_count);
+  const uint64_t out_n = kNonTrivial ? n / 2 : n;
+  const uint32_t a_elem = kNonTrivial ? 4 : sizeof(K);
+  const BufferRange k = bufs.keys.range(o.keys * sizeof(K), n * sizeof(K));
+  const BufferRange a = bufs.a.range(o.a * a_elem, out_n * a_elem);
+  const BufferRange b = bufs.b.range(o.b * 4, out_n * 4);
+  const BufferRange cnt = bufs.count.range(o.count * 4, 4);
+  submit(dev, [&](VkCommandBuffer cmd) {
+    return gpu_count ? plan.record_indirect(cmd, k, a, b, cnt, bufs.count.range(48, 4), bufs.scratch.range())
+                     : plan.record(cmd, k, a, b, cnt, n, bufs.scratch.range());
+  });
+  const uint32_t runs = test::download<uint32_t>(dev, bufs.count, 16)[o.count];
+  INFO("runs " << runs << ", expected " << expected_lengths.size());
+  bool ok = runs == expected_lengths.size();
+  if constexpr (kNonTrivial)
+    ok = same_elements(fetch<uint32_t>(dev, bufs.a, o.a, n), o.a, expected_offsets, "offsets") && ok;
+  else
+    ok = same_elements(fetch<K>(dev, bufs.a, o.a, n), o.a, expected_keys, "unique_keys") && ok;
+  ok = same_elements(fetch<uint32_t>(dev, bufs.b, o.b, n), o.b, expected_lengths, "lengths") && ok;
+  ok = poisoned_from(dev, bufs.a, (o.a + expected_lengths.size()) * a_elem) && ok;
+  ok = poisoned_from(dev, bufs.b, (o.b + expected_lengths.size()) * 4) && ok;
+  CHECK(ok);
+  return ok;
+}
+
+template <class K>
+bool check_unique(Device& dev, const Unique& plan, Buffers& bufs, const std::vector<K>& all_keys, Offsets o = {},
+                  std::optional<uint32_t> gpu_count = {}) {
+  const bool indices = plan.desc().output == SelectOutput::indices;
+  const uint64_t n = all_keys.size();
+  const uint64_t used = effective_count(n, plan.desc().max_count, gpu_count);
+  INFO("Unique " << to_string(plan.desc().key_type) << (indices ? " indices" : " keys") << ", n " << n
+                 << (gpu_count ? ", GPU count " + std::to_string(*gpu_count) : std::string()));
+  const std::vector<K> keys(all_keys.begin(), all_keys.begin() + std::ptrdiff_t(used));
+  const auto starts = host::run_starts(keys);
+  stage<K, uint32_t>(dev, bufs, all_keys, nullptr, o, gpu_count);
+  const uint32_t out_elem = indices ? 4 : sizeof(K);
+  const BufferRange k = bufs.keys.range(o.keys * sizeof(K), n * sizeof(K));
+  const BufferRange out = bufs.a.range(o.a * out_elem, n * out_elem);
+  const BufferRange cnt = bufs.count.range(o.count * 4, 4);
+  submit(dev, [&](VkCommandBuffer cmd) {
+    return gpu_count ? plan.record_indirect(cmd, k, out, cnt, bufs.count.range(48, 4), bufs.scratch.range())
+                     : plan.record(cmd, k, out, cnt, n, bufs.scratch.range());
+  });
+  const uint32_t runs = test::download<uint32_t>(dev, bufs.count, 16)[o.count];
+  INFO("runs " << runs << ", expected " << starts.size());
+  bool ok = runs == starts.size();
+  if (indices) {
+    ok = same_elements(fetch<uint32_t>(dev, bufs.a, o.a, n), o.a, starts, "indices") && ok;
+  } else {
+    std::vector<K> expected;
+    for (uint32_t s : starts) expected.push_back(keys[s]);
+    ok = same_elements(fetch<K>(dev, bufs.a, o.a, n), o.a, expected, "output") && ok;
+  }
+  ok = poisoned_from(dev, bufs.a, (o.a + starts.size()) * out_elem) && ok;
+  ok = poisoned_from(dev, bufs.b, 0) && ok;
+  CHECK(ok);
+  return ok;
+}
+
+// Every keyed primitive on u32 keys (and u32 values) over `sizes` and `shapes`, on `dev`.
+void all_primitives_u32(Device& dev, const std::vector<uint64_t>& sizes, const std::vector<Runs>& shapes,
+                        std::mt19937_64& rng) {
+  const uint64_t max_count = std::max<uint64_t>(1, *std::max_element(sizes.begin(), sizes.end()));
+  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, max_count});
+  auto incl = make_plan<ScanByKey>(dev, ScanByKeyDesc{DataType::u32, DataType::u32, Op::add, ScanKind::inclusive, max_count});
+  auto excl = make_plan<ScanByKey>(dev, ScanByKeyDesc{DataType::u32, DataType::u32, Op::max, ScanKind::exclusive, max_count});
+  auto rle = make_plan<RunLengthEncode>(dev, RunLengthEncodeDesc{DataType::u32, max_count});
+  auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{DataType::u32, max_count});
+  auto uniq = make_plan<Unique>(dev, UniqueDesc{DataType::u32, max_count});
+  auto uniq_idx = make_plan<Unique>(dev, UniqueDesc{DataType::u32, max_count, SelectOutput::indices});
+  VkDeviceSize scratch = 0;
+  for (VkDeviceSize s : {rbk.scratch_requirements().size, incl.scratch_requirements().size,
+                         rle.scratch_requirements().size, ntr.scratch_requirements().size,
+                         uniq.scratch_requirements().size})
+    scratch = std::max(scratch, s);
+  Buffers bufs(dev, max_count, 4, 4, scratch);
+  for (uint64_t n : sizes)
+    for (const Runs& shape : shapes) {
+      INFO("runs " << shape.name);
+      const auto keys = make_keys<uint32_t>(n, shape, rng);
+      const auto values = make_values<uint32_t>(n, Op::add, rng);
+      check_reduce_by_key(dev, rbk, bufs, keys, values);
+      check_scan_by_key(dev, incl, bufs, keys, values);
+      check_scan_by_key(dev, excl, bufs, keys, values);
+      check_runs(dev, rle, bufs, keys);
+      check_runs(dev, ntr, bufs, keys);
+      check_unique(dev, uniq, bufs, keys);
+      check_unique(dev, uniq_idx, bufs, keys);
+    }
+}
+
+ContextOptions fallback_options(uint32_t period, bool subgroups) {
+  ContextOptions o = test::forced_fallback(period);
+  o.force_no_subgroups = !subgroups;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("keyed primitives on u32 match the CPU at sizes 0, 1, 2, tile-1, tile, tile+1, 2 tiles+17 for run lengths 1, "
+          "2, random (mean 4) and all equal",
+          "[by_key][sizes]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  VKPRIM_TEST_RNG(rng);
+  all_primitives_u32(dev, edge_sizes(tile_of(dev, DataType::u32, DataType::u32)),
+                     {kDistinct, kPairs, kRandom4, kAllEqual}, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("keyed primitives on u32 match the CPU over 40 tiles + 3 with runs of mean 64 crossing tile boundaries",
+          "[by_key][large]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  VKPRIM_TEST_RNG(rng);
+  all_primitives_u32(dev, {40 * tile_of(dev, DataType::u32, DataType::u32) + 3}, {kRandom64, kRandom4}, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("ReduceByKey applies every operator to every value type in input order", "[by_key][types]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  VKPRIM_TEST_RNG(rng);
+  for (DataType vt : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
+    if (!test::type_supported(dev.context(), vt)) continue;
+    host::with_type(vt, [&](auto v) {
+      using V = decltype(v);
+      const uint64_t n = 3 * tile_of(dev, DataType::u32, vt) + 5;
+      for (Op op : {Op::add, Op::min, Op::max, Op::bit_and, Op::bit_or, Op::bit_xor}) {
+        if (std::is_floating_point_v<V> && int(op) > int(Op::max)) continue;
+        INFO("value type " << to_string(vt) << ", " << to_string(op));
+        reduce_by_key_cases<uint32_t, V>(dev, DataType::u32, vt, op, {n}, {kRandom4}, rng);
+      }
+    });
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("ScanByKey inclusive and exclusive apply every value type's operators and restart at each run",
+          "[by_key][types]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  VKPRIM_TEST_RNG(rng);
+  for (DataType vt : {DataType::i32, DataType::f32, DataType::u64, DataType::f64}) {
+    if (!test::type_supported(dev.context(), vt)) continue;
+    host::with_type(vt, [&](auto v) {
+      using V = decltype(v);
+      const uint64_t n = 3 * tile_of(dev, DataType::u32, vt) + 5;
+      for (Op op : {Op::add, Op::min, Op::bit_xor})
+        for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
+          if (std::is_floating_point_v<V> && op == Op::bit_xor) continue;
+          auto plan = make_plan<ScanByKey>(dev, ScanByKeyDesc{DataType::u32, vt, op, kind, n});
+          Buffers bufs(dev, n, 4, sizeof(V), plan.scratch_requirements().size);
+          check_scan_by_key(dev, plan, bufs, make_keys<uint32_t>(n, kRandom4, rng), make_values<V>(n, op, rng));
+        }
+    });
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("keyed primitives compare 64-bit and float keys by their bits (-0.0 differs from +0.0, a NaN equals itself)",
+          "[by_key][keys]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  VKPRIM_TEST_RNG(rng);
+  // Float keys: runs of +0.0, -0.0, one NaN pattern and ordinary values.
+  {
+    std::vector<float> keys;
+    const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(), 1.5f, -2.0f};
+    for (int r = 0; r < 3000; ++r) {
+      const float k = specials[rng() % 5];
+      for (uint64_t j = 1 + rng() % 4; j > 0; --j) keys.push_back(k);
+    }
+    const uint64_t n = keys.size();
+    auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::f32, DataType::u32, Op::add, n});
+    auto rle = make_plan<RunLengthEncode>(dev, RunLengthEncodeDesc{DataType::f32, n});
+    Buffers bufs(dev, n, 4, 4, std::max(rbk.scratch_requirements().size, rle.scratch_requirements().size));
+    check_reduce_by_key(dev, rbk, bufs, keys, make_values<uint32_t>(n, Op::add, rng));
+    check_runs(dev, rle, bufs, keys);
+  }
+  for (DataType kt : {DataType::u64, DataType::i64, DataType::f64}) {
+    if (!test::type_supported(dev.context(), kt)) continue;
+    const uint64_t tile = tile_of(dev, kt, DataType::u32);
+    const uint64_t n = 3 * tile + 7;
+    // 64-bit keys that differ only in their high word: a plan comparing one word would merge runs.
+    auto keys = make_keys<uint64_t>(n, kRandom4, rng);
+    for (size_t i = 0; i < n; ++i) keys[i] = (keys[i] << 32) | 5u;
+    auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{kt, DataType::u32, Op::add, n});
+    auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{kt, DataType::u64, Op::add, ScanKind::inclusive, n});
+    auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{kt, n});
+    auto uniq = make_plan<Unique>(dev, UniqueDesc{kt, n});
+    Buffers bufs(dev, n, 8, 8,
+                 std::max({rbk.scratch_requirements().size, scan.scratch_requirements().size,
+                           ntr.scratch_requirements().size, uniq.scratch_requirements().size}));
+    INFO("key type " << to_string(kt));
+    check_reduce_by_key(dev, rbk, bufs, keys, make_values<uint32_t>(n, Op::add, rng));
+    if (test::type_supported(dev.context(), DataType::u64))
+      check_scan_by_key(dev, scan, bufs, keys, make_values<uint64_t>(n, Op::add, rng));
+    check_runs(dev, ntr, bufs, keys);
+    check_unique(dev, uniq, bufs, keys);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("keyed primitives with forced fallback (spin limit 0, every 3rd tile publishing nothing) fall back and match",
+          "[by_key][fallback]") {
+  for (bool subgroups : {true, false}) {
+    Device& dev = test::device(fallback_options(3, subgroups));
+    if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+    VKPRIM_TEST_RNG(rng);
+    const uint64_t tiles = 12;
+    const uint64_t n = tiles * tile_of(dev, DataType::u32, DataType::u32) - 3;
+    INFO("subgroups " << subgroups);
+    all_primitives_u32(dev, {n}, {kRandom4, kAllEqual}, rng);
+    // The float value path of the fallback: the owner's summary bits, recomputed.
+    reduce_by_key_cases<uint32_t, float>(dev, DataType::u32, DataType::f32, Op::add, {n}, {kRandom64}, rng);
+    auto plan = make_plan<Unique>(dev, UniqueDesc{DataType::u32, n});
+    Buffers bufs(dev, n, 4, 4, plan.scratch_requirements().size);
+    check_unique(dev, plan, bufs, make_keys<uint32_t>(n, kPairs, rng));
+    const auto stats = test::download<uint32_t>(dev, bufs.scratch, 4, plan.statistics_offset());
+    INFO("tiles " << stats[0] << ", fallbacks " << stats[1]);
+    CHECK(stats[0] == tiles);
+    CHECK(stats[1] >= 3);  // tiles 2, 5, 8 never publish and have successors
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+}
+
+TEST_CASE("keyed primitives on the no-subgroup path match the CPU", "[by_key][no_subgroups][no_subgroup_ops]") {
+  ContextOptions o;
+  o.force_no_subgroups = true;
+  Device& dev = test::device(o);
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
+  all_primitives_u32(dev, {1, tile + 1, 5 * tile + 9}, {kRandom4, kDistinct}, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("keyed primitives record_indirect read the count on the GPU, clamp it to max_count and handle 0",
+          "[by_key][indirect]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
+  const uint64_t n = 4 * tile + 11;
+  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, n});
+  auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{DataType::u32, DataType::u32, Op::add, ScanKind::exclusive, n});
+  auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{DataType::u32, n});
+  auto uniq = make_plan<Unique>(dev, UniqueDesc{DataType::u32, n});
+  Buffers bufs(dev, n, 4, 4, std::max({rbk.scratch_requirements().size, scan.scratch_requirements().size,
+                                      ntr.scratch_requirements().size, uniq.scratch_requirements().size}));
+  const auto keys = make_keys<uint32_t>(n, kRandom4, rng);
+  const auto values = make_values<uint32_t>(n, Op::add, rng);
+  for (uint32_t gpu_count : {0u, 1u, uint32_t(tile + 1), uint32_t(n), uint32_t(n + 1000), 0xFFFFFFFFu}) {
+    check_reduce_by_key(dev, rbk, bufs, keys, values, {}, gpu_count);
+    check_scan_by_key(dev, scan, bufs, keys, values, {}, gpu_count);
+    check_runs(dev, ntr, bufs, keys, {}, gpu_count);
+    check_unique(dev, uniq, bufs, keys, {}, gpu_count);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("keyed primitives read and write at unaligned element offsets (scalar paths) and any count offset",
+          "[by_key][offsets]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
+  const uint64_t n = 2 * tile + 5;
+  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, n});
+  auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{DataType::u32, DataType::u32, Op::add, ScanKind::inclusive, n});
+  auto rle = make_plan<RunLengthEncode>(dev, RunLengthEncodeDesc{DataType::u32, n});
+  Buffers bufs(dev, n, 4, 4, std::max({rbk.scratch_requirements().size, scan.scratch_requirements().size,
+                                      rle.scratch_requirements().size}));
+  for (const Offsets& o : {Offsets{1, 3, 5, 7, 2}, Offsets{4, 1, 0, 3, 9}, Offsets{3, 0, 2, 0, 0}}) {
+    INFO("offsets keys " << o.keys << ", values " << o.values << ", a " << o.a << ", b " << o.b << ", count " << o.count);
+    const auto keys = make_keys<uint32_t>(n, kRandom4, rng);
+    const auto values = make_values<uint32_t>(n, Op::add, rng);
+    check_reduce_by_key(dev, rbk, bufs, keys, values, o);
+    check_scan_by_key(dev, scan, bufs, keys, values, o);
+    check_runs(dev, rle, bufs, keys, o);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("keyed primitives with tuned tile shapes match the CPU", "[by_key][tuning]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  VKPRIM_TEST_RNG(rng);
+  for (auto [wg, items] : {std::pair<uint32_t, uint32_t>{64, 4}, {128, 32}, {1024, 8}}) {
+    INFO("workgroup " << wg << ", items " << items);
+    const uint64_t n = 3 * uint64_t(wg) * items + 13;
+    reduce_by_key_cases<uint32_t, uint32_t>(dev, DataType::u32, DataType::u32, Op::add, {n}, {kRandom4}, rng, wg, items);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("keyed primitives refuse bad descriptions and bad buffers with a message and record nothing",
+          "[by_key][errors][host]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  auto refused = [&](auto created, Status status, const char* words) {
+    INFO("expected " << to_string(status) << " naming '" << words << "', got "
+                     << (created ? std::string("a plan") : created.error().message));
+    REQUIRE_FALSE(created.ok());
+    CHECK(created.error().status == status);
+    CHECK(created.error().message.find(words) != std::string::npos);
+  };
+  Context& c = dev.context();
+  refused(ReduceByKey::create(c, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, 0}), Status::invalid_argument,
+          "max_count");
+  refused(ReduceByKey::create(c, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, 1ull << 32}),
+          Status::invalid_argument, "max_count");
+  refused(ReduceByKey::create(c, ReduceByKeyDesc{DataType::u32, DataType::f32, Op::bit_xor, 100}),
+          Status::invalid_argument, "bitwise");
+  refused(ScanByKey::create(c, ScanByKeyDesc{DataType::u32, DataType::u32, Op::add, ScanKind(7), 100}),
+          Status::invalid_argument, "kind");
+  refused(RunLengthEncode::create(c, RunLengthEncodeDesc{DataType::u32, 100, 96, 0}), Status::invalid_argument,
+          "workgroup_size");
+  refused(Unique::create(c, UniqueDesc{DataType::u32, 100, SelectOutput::elements, 0, 6}), Status::invalid_argument,
+          "items_per_thread");
+  refused(Unique::create(c, UniqueDesc{DataType::u32, 100, SelectOutput(9)}), Status::invalid_argument, "output");
+
+  const uint64_t n = 1000;
+  auto plan = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, n});
+  Buffers bufs(dev, n, 4, 4, plan.scratch_requirements().size);
+  test::poison(dev, bufs.a);
+  test::poison(dev, bufs.b);
+  test::poison(dev, bufs.count);
+  const BufferRange k = bufs.keys.range(0, n * 4), v = bufs.values.range(0, n * 4), a = bufs.a.range(0, n * 4),
+                    b = bufs.b.range(0, n * 4), cnt = bufs.count.range(0, 4), s = bufs.scratch.range();
+  auto record_refused = [&](const std::function<Result<void>(VkCommandBuffer)>& record, const char* words) {
+    const Result<void> r = test::recorded_result(dev, record);
+    INFO("expected a refusal naming '" << words << "', got " << (r ? std::string("success") : r.message()));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status() == Status::invalid_argument);
+    CHECK(r.message().find(words) != std::string::npos);
+  };
+  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, k, v, a, b, cnt, n + 1, s); }, "max_count");
+  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, BufferRange{}, v, a, b, cnt, n, s); }, "keys");
+  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, k, v, a, b, BufferRange{}, n, s); }, "run_count");
+  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, k, v, bufs.a.range(0, 40), b, cnt, n, s); },
+                 "unique_keys");
+  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, k, v, a, a, cnt, n, s); }, "overlap");
+  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, k, v, a, b, cnt, n, bufs.scratch.range(0, 16)); },
+                 "scratch");
+  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, k, v, bufs.a.range(2, n * 4), b, cnt, n, s); },
+                 "offset");
+  record_refused(
+      [&](VkCommandBuffer cmd) { return plan.record_indirect(cmd, k, v, a, b, cnt, bufs.count.range(2, 4), s); },
+      "count");
+  CHECK(test::still_poisoned(dev, bufs.a));
+  CHECK(test::still_poisoned(dev, bufs.b));
+  CHECK(test::still_poisoned(dev, bufs.count));
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
