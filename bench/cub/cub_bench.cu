@@ -3,7 +3,9 @@
 //
 // What it measures: cub::DeviceReduce::Sum, DeviceScan::InclusiveSum / ExclusiveSum,
 // DeviceRadixSort::SortKeys / SortPairs (all 32 key bits, values u32), DeviceSelect::Flagged and
-// DevicePartition::Flagged (u32 flags, about half set), on u32 or f32 data, over a sweep of sizes.
+// DevicePartition::Flagged (u32 flags, about half set), on u32 or f32 data, over a sweep of sizes; and the
+// keyed primitives on u32 keys (and u32 values): DeviceReduce::ReduceByKey (sum), DeviceScan::InclusiveSumByKey
+// / ExclusiveSumByKey, DeviceRunLengthEncode::Encode / NonTrivialRuns and DeviceSelect::Unique.
 // CUB's partition writes the rejected elements in REVERSE input order after the kept ones (one pass);
 // vkprim's Partition keeps them in input order (std::stable_partition), which its chained algorithm
 // pays for with a second pass over the rejected elements.
@@ -21,6 +23,14 @@
 // lowest median (--config best) or for each. The output of each configuration's last run is checked on
 // the CPU; a wrong result prints FAIL and the program exits with status 1.
 //
+// Keyed input (--run-length L; vkprim's bench makes the same, so it is defined exactly; see make_run_keys):
+// the keys are runs of equal keys, the key of run r (r = 0, 1, ...) being r as a u32, so they are sorted and
+// adjacent runs differ. Run r's length is 1 + ((x_r >> 32) * (2L - 1) >> 32), x_r the r-th output (from 0)
+// of splitmix64 seeded with 0x5EED4B4559 (kRunSeed): i.i.d. uniform on [1, 2L - 1] (mean L; the
+// multiply-shift's bias is below (2L - 1) / 2^32). The runs are laid end to end and a size n takes the first n
+// keys (its last run may be cut short). Value i is the u32 input of the other ops: hash32(0xC0B0 ^ i)
+// (fill_kernel; hash32(x) is the upper half of splitmix64's output for the state x + 0x9E3779B97F4A7C15).
+//
 // Bytes counted for GB/s (each byte once; CUB's extra passes and temporary storage are not counted):
 //   reduce          n * sizeof(T)                               read
 //   scans           2 * n * sizeof(T)                           read + write
@@ -28,6 +38,12 @@
 //   sort_pairs      2 * n * (sizeof(K) + sizeof(V))             keys and values read + written once
 //   select_flagged  n * sizeof(T) + n * sizeof(flag) + s * sizeof(T)   read input and flags, write s kept
 //   partition_flagged n * sizeof(T) + n * sizeof(flag) + n * sizeof(T) read input and flags, write all
+//   reduce_by_key   n * 4 keys + n * 4 values + runs * (4 + 4)     read, write unique keys and sums
+//   scans by key    n * 4 keys + n * 4 values + n * 4              read, write
+//   rle_encode      n * 4 + runs * (4 + 4)                         read keys, write unique keys and lengths
+//   rle_non_trivial_runs n * 4 + nontrivial * (4 + 4)              read keys, write offset and length of
+//                                                                  each run longer than 1
+//   unique          n * 4 + runs * 4                               read keys, write unique keys
 // Gelem/s is n / median time (for the sorts: G keys/s or G pairs/s).
 //
 // Exit status: 0 all results correct, 1 a result was wrong, 2 usage error or no CUDA device,
@@ -76,9 +92,16 @@ void check_cuda(cudaError_t err, const char* what, const char* file, int line) {
 // ---------------------------------------------------------------------------------------------------
 // Operations, types and command line
 
-enum class Op { reduce, inclusive_scan, exclusive_scan, sort_keys, sort_pairs, select_flagged, partition_flagged };
-const Op kAllOps[] = {Op::reduce,    Op::inclusive_scan, Op::exclusive_scan,    Op::sort_keys,
-                      Op::sort_pairs, Op::select_flagged, Op::partition_flagged};
+enum class Op {
+  reduce, inclusive_scan, exclusive_scan, sort_keys, sort_pairs, select_flagged, partition_flagged,
+  // keyed (is_keyed): u32 keys in runs (--run-length), u32 values
+  reduce_by_key, inclusive_scan_by_key, exclusive_scan_by_key, rle_encode, rle_non_trivial_runs, unique
+};
+const Op kAllOps[] = {Op::reduce,         Op::inclusive_scan,        Op::exclusive_scan,
+                      Op::sort_keys,      Op::sort_pairs,            Op::select_flagged,
+                      Op::partition_flagged, Op::reduce_by_key,      Op::inclusive_scan_by_key,
+                      Op::exclusive_scan_by_key, Op::rle_encode,     Op::rle_non_trivial_runs,
+                      Op::unique};
 
 const char* op_name(Op op) {
   switch (op) {
@@ -89,12 +112,23 @@ const char* op_name(Op op) {
     case Op::sort_pairs: return "sort_pairs";
     case Op::select_flagged: return "select_flagged";
     case Op::partition_flagged: return "partition_flagged";
+    case Op::reduce_by_key: return "reduce_by_key";
+    case Op::inclusive_scan_by_key: return "inclusive_scan_by_key";
+    case Op::exclusive_scan_by_key: return "exclusive_scan_by_key";
+    case Op::rle_encode: return "rle_encode";
+    case Op::rle_non_trivial_runs: return "rle_non_trivial_runs";
+    case Op::unique: return "unique";
   }
   return "?";
 }
 
+bool is_keyed(Op op) { return op >= Op::reduce_by_key; }
+
 enum class Type { u32, f32 };
 const char* type_name(Type t) { return t == Type::u32 ? "u32" : "f32"; }
+
+// The keyed ops' keys and values are u32 whatever --type says: they run with u32 alone.
+bool runs_on(Op op, Type t) { return !is_keyed(op) || t == Type::u32; }
 
 // How CUB is called (see "CUB calls"): the type of num_items, and for the sorts the API.
 enum class Config { i32, i64, i32_double_buffer, i64_double_buffer };
@@ -124,23 +158,30 @@ struct Options {
   std::string json_path;
   std::vector<Config> configs{std::begin(kAllConfigs), std::end(kAllConfigs)};
   Report report = Report::best;
+  std::vector<uint32_t> run_lengths{4};  // keyed ops: mean run length L of the keys (see make_run_keys)
 };
+
+constexpr uint32_t kMaxRunLength = 1u << 30;  // 2L - 1 fits a u32
 
 constexpr int kWarmupRuns = 3;
 
 void print_usage(FILE* f) {
   std::fprintf(f,
                "usage: cub_bench <op> [--type u32|f32] [--sizes LIST] [--iterations N] [--config C]\n"
-               "                 [--json FILE]\n"
+               "                 [--run-length L] [--json FILE]\n"
                "  op:           reduce | inclusive_scan | exclusive_scan | sort_keys | sort_pairs |\n"
-               "                select_flagged | partition_flagged | all\n"
-               "  --type        u32 (default) or f32; a comma list such as u32,f32 runs both\n"
+               "                select_flagged | partition_flagged | reduce_by_key | inclusive_scan_by_key |\n"
+               "                exclusive_scan_by_key | rle_encode | rle_non_trivial_runs | unique | all\n"
+               "  --type        u32 (default) or f32; a comma list such as u32,f32 runs both (the keyed ops,\n"
+               "                reduce_by_key to unique: u32 keys and values, with u32 only)\n"
                "  --sizes       comma list of element counts: 1048576, 2^20, or a range 2^10..2^28\n"
                "                (every power of two); default 2^20,2^22,2^24,2^26,2^28\n"
                "  --iterations  timed runs per size after %d warm-up runs (default 20; use >= 10)\n"
                "  --config      best (default): time every configuration, report the fastest; all: report\n"
                "                each; or a comma list of int, int64, int+DoubleBuffer, int64+DoubleBuffer\n"
                "                (DoubleBuffer: sorts only), each reported\n"
+               "  --run-length  keyed ops: runs of equal keys with lengths uniform on [1, 2L-1], mean L\n"
+               "                (default 4); a comma list such as 4,64 runs each\n"
                "  --json FILE   also write the results as a JSON array\n",
                kWarmupRuns);
 }
@@ -261,6 +302,15 @@ Options parse_args(int argc, char** argv) {
           if (std::find(opt.configs.begin(), opt.configs.end(), *c) == opt.configs.end()) opt.configs.push_back(*c);
         }
       }
+    } else if (arg == "--run-length") {
+      opt.run_lengths.clear();
+      for (const std::string& v : split(value(), ',')) {
+        int64_t L = 0;
+        bool pow = false;
+        if (!parse_count(v, L, pow) || L < 1 || L > kMaxRunLength)
+          usage_error("bad --run-length '" + v + "' (expected 1 to 2^30)");
+        opt.run_lengths.push_back(static_cast<uint32_t>(L));
+      }
     } else if (arg == "--json") {
       opt.json_path = value();
     } else if (arg == "-h" || arg == "--help") {
@@ -278,21 +328,24 @@ Options parse_args(int argc, char** argv) {
 
 // One allocation per role, sized for the largest n of the sweep; every size uses a prefix.
 struct Buffers {
-  void* in = nullptr;          // keys / values to reduce, scan, sort or select (4-byte elements)
-  void* out = nullptr;         // result of the op
+  void* in = nullptr;          // keys / values to reduce, scan, sort or select (4-byte elements); keyed ops' values
+  void* out = nullptr;         // result of the op (keyed ops: unique keys, scans, or run offsets)
   Value* values_in = nullptr;  // sort_pairs only
-  Value* values_out = nullptr; // sort_pairs only
+  Value* values_out = nullptr; // sort_pairs; reduce_by_key's sums and the run-length encodings' lengths
+  uint32_t* keys = nullptr;    // keyed ops: the runs of keys (make_run_keys)
   Flag* flags = nullptr;       // select_flagged and partition_flagged only
   void* keys_pristine = nullptr;       // sorts only: the unsorted input, restored before each DoubleBuffer run
   Value* values_pristine = nullptr;    // sort_pairs only
-  int64_t* num_selected = nullptr;
+  int64_t* num_selected = nullptr;  // select_flagged, partition_flagged; keyed ops: number of runs (or unique keys)
   void* temp = nullptr;
   size_t temp_bytes = 0;
 };
 
+constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;  // splitmix64's increment
+
 __host__ __device__ uint32_t hash32(uint64_t x) {
   // splitmix64-style finalizer of a counter: cheap, well mixed, reproducible on host and device.
-  x += 0x9E3779B97F4A7C15ull;
+  x += kGolden;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   x ^= x >> 31;
@@ -314,6 +367,25 @@ __global__ void fill_kernel(T* in, Value* values, Flag* flags, int64_t n, uint64
   }
 }
 
+constexpr uint64_t kRunSeed = 0x5EED4B4559ull;
+
+// The keyed ops' keys for mean run length L, all of keys.size() (see the top of the file): run r has key r
+// and is 1 + ((x_r >> 32) * (2L - 1) >> 32) long, x_r the r-th output (from 0) of splitmix64 seeded with
+// kRunSeed, whose upper half is hash32(kRunSeed + r * kGolden). Uniform on [1, 2L - 1]; the last run is cut
+// at the end. On the CPU, a run at a time (2^28 keys in well under a second).
+void make_run_keys(uint32_t L, std::vector<uint32_t>& keys) {
+  const uint64_t span = 2ull * L - 1;
+  const size_t n = keys.size();
+  size_t i = 0;
+  for (uint64_t r = 0; i < n; ++r) {
+    const uint64_t length = 1 + ((uint64_t{hash32(kRunSeed + r * kGolden)} * span) >> 32);
+    const size_t end = static_cast<size_t>(std::min<uint64_t>(n, i + length));
+    std::fill(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.begin() + static_cast<std::ptrdiff_t>(end),
+              static_cast<uint32_t>(r));  // n < 2^32, so r < 2^32
+    i = end;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // CUB calls. With temp == nullptr this only writes the needed temporary-storage size (CUB's protocol).
 //
@@ -321,50 +393,124 @@ __global__ void fill_kernel(T* in, Value* values, Flag* flags, int64_t n, uint64
 // timed in every configuration and the fastest is reported: an int or an int64_t count, and for the sorts
 // also cub::DoubleBuffer (which ping-pongs between the two buffers instead of writing the output buffer on
 // every pass; the unsorted input is restored before each run, outside the timing). A configuration runs
-// only where it is a call of its own: DeviceSelect::Flagged in CUB 3 takes a fixed ::cuda::std::int64_t
-// count (an int converts to it: the same code), where the other calls take any integer type (NumItemsT).
+// only where it is a call of its own: in CUB 3 DeviceSelect::Flagged and Unique take a fixed
+// ::cuda::std::int64_t count (an int converts to it: the same code) and DeviceRunLengthEncode::Encode and
+// NonTrivialRuns a fixed int, where the other calls take any integer type (NumItemsT). count_types reads
+// which from CUB's signatures at compile time.
+
+uint32_t* u32(void* p) { return static_cast<uint32_t*>(p); }
 
 }  // namespace
 
 // A count that converts to N and to no other type. A fixed num_items parameter accepts it only when the
-// parameter is N; a template one (NumItemsT) accepts it for any N. Its operator is only named in unevaluated
-// calls, never defined (outside the anonymous namespace, where nvcc would warn that it is never referenced).
+// parameter is N; a template one (NumItemsT) accepts it for any N. Its operator and SelectFlaggedProbe's are
+// only named in unevaluated calls, never defined, and the keyed calls are named so for counts of this type
+// (count_types): all outside the anonymous namespace, where nvcc would warn that they are never referenced.
 namespace cub_bench {
 template <class N>
 struct OnlyConvertsTo {
   template <class U, std::enable_if_t<std::is_same_v<U, N>, int> = 0>
   operator U() const;
 };
+
+// DeviceSelect::Flagged as the keyed calls below, for count_types alone (call_cub makes the call, for u32 or f32).
+struct SelectFlaggedProbe {
+  template <class C>
+  auto operator()(void* temp, size_t& temp_bytes, const Buffers& b, C n, cudaStream_t s) const
+      -> decltype(cub::DeviceSelect::Flagged(temp, temp_bytes, static_cast<uint32_t*>(b.in), b.flags,
+                                             static_cast<uint32_t*>(b.out), b.num_selected, n, s));
+};
+
+// The keyed ops' CUB calls, each written once as a function object of the count type C: call_cub_keyed makes
+// the call, count_types probes it. Keys b.keys, values b.in, outputs b.out and b.values_out, the number of
+// runs (or unique keys) in b.num_selected; u32 keys and values (runs_on).
+#define KEYED_CUB_CALL(Name, ...)                                                                           \
+  struct Name {                                                                                           \
+    template <class C>                                                                                    \
+    auto operator()(void* temp, size_t& temp_bytes, const Buffers& b, C n, cudaStream_t s) const          \
+        -> decltype(__VA_ARGS__) {                                                                        \
+      return __VA_ARGS__;                                                                                 \
+    }                                                                                                     \
+  }
+KEYED_CUB_CALL(ReduceByKeyCall, cub::DeviceReduce::ReduceByKey(temp, temp_bytes, b.keys, u32(b.out), u32(b.in),
+                                                               b.values_out, b.num_selected, ::cuda::std::plus<>{}, n, s));
+KEYED_CUB_CALL(InclusiveSumByKeyCall, cub::DeviceScan::InclusiveSumByKey(temp, temp_bytes, b.keys, u32(b.in), u32(b.out),
+                                                                         n, ::cuda::std::equal_to<>{}, s));
+KEYED_CUB_CALL(ExclusiveSumByKeyCall, cub::DeviceScan::ExclusiveSumByKey(temp, temp_bytes, b.keys, u32(b.in), u32(b.out),
+                                                                         n, ::cuda::std::equal_to<>{}, s));
+KEYED_CUB_CALL(EncodeCall, cub::DeviceRunLengthEncode::Encode(temp, temp_bytes, b.keys, u32(b.out), b.values_out,
+                                                              b.num_selected, n, s));
+KEYED_CUB_CALL(NonTrivialRunsCall, cub::DeviceRunLengthEncode::NonTrivialRuns(temp, temp_bytes, b.keys, u32(b.out),
+                                                                              b.values_out, b.num_selected, n, s));
+KEYED_CUB_CALL(UniqueCall, cub::DeviceSelect::Unique(temp, temp_bytes, b.keys, u32(b.out), b.num_selected, n, s));
+#undef KEYED_CUB_CALL
 }  // namespace cub_bench
 
 namespace {
 
-using cub_bench::OnlyConvertsTo;
+using namespace cub_bench;
 
-template <class N, class = void>
-struct SelectFlaggedAccepts : std::false_type {};
-template <class N>
-struct SelectFlaggedAccepts<N, std::void_t<decltype(cub::DeviceSelect::Flagged(
-                                   std::declval<void*>(), std::declval<size_t&>(), std::declval<uint32_t*>(),
-                                   std::declval<Flag*>(), std::declval<uint32_t*>(), std::declval<int64_t*>(),
-                                   OnlyConvertsTo<N>{}, cudaStream_t{}))>> : std::true_type {};
+// f applied to the function object of a keyed op's CUB call; `otherwise` for the other ops.
+template <class R, class F>
+R with_keyed_call(Op op, R otherwise, F f) {
+  switch (op) {
+    case Op::reduce_by_key: return f(ReduceByKeyCall{});
+    case Op::inclusive_scan_by_key: return f(InclusiveSumByKeyCall{});
+    case Op::exclusive_scan_by_key: return f(ExclusiveSumByKeyCall{});
+    case Op::rle_encode: return f(EncodeCall{});
+    case Op::rle_non_trivial_runs: return f(NonTrivialRunsCall{});
+    case Op::unique: return f(UniqueCall{});
+    default: return otherwise;
+  }
+}
 
-// Whether DeviceSelect::Flagged has a call of its own for an int count and for an int64_t one: both for a
-// template count (or one this test cannot see), one where the parameter is fixed.
-constexpr bool kSelectHasInt = SelectFlaggedAccepts<int>::value || !SelectFlaggedAccepts<int64_t>::value;
-constexpr bool kSelectHasInt64 = SelectFlaggedAccepts<int64_t>::value || !SelectFlaggedAccepts<int>::value;
+// Whether a call (a function object as above) takes a count of type N itself, not by conversion.
+template <class Call, class N, class = void>
+struct Accepts : std::false_type {};
+template <class Call, class N>
+struct Accepts<Call, N, std::void_t<decltype(Call{}(std::declval<void*>(), std::declval<size_t&>(),
+                                                   std::declval<const Buffers&>(), OnlyConvertsTo<N>{},
+                                                   cudaStream_t{}))>> : std::true_type {};
+
+// Which count types a CUB call has a call of its own for: both for a template count (or one this test cannot
+// see), one where the parameter is fixed.
+struct CountTypes {
+  bool i32, i64;
+};
+template <class Call>
+constexpr CountTypes count_types_of() {
+  constexpr bool takes_int = Accepts<Call, int>::value, takes_int64 = Accepts<Call, int64_t>::value;
+  return {takes_int || !takes_int64, takes_int64 || !takes_int};
+}
+
+// Per op; the calls not probed (Sum, the scans, the sorts, DevicePartition::Flagged) take NumItemsT.
+CountTypes count_types(Op op) {
+  if (op == Op::select_flagged) return count_types_of<SelectFlaggedProbe>();
+  return with_keyed_call(op, CountTypes{true, true}, [](auto call) { return count_types_of<decltype(call)>(); });
+}
+
+const char* count_types_name(Op op) {
+  const CountTypes ct = count_types(op);
+  return ct.i32 && ct.i64 ? "int and int64" : ct.i64 ? "int64 only" : "int only";
+}
 
 bool is_sort(Op op) { return op == Op::sort_keys || op == Op::sort_pairs; }
+bool writes_values_out(Op op) {
+  return op == Op::sort_pairs || op == Op::reduce_by_key || op == Op::rle_encode || op == Op::rle_non_trivial_runs;
+}
+bool writes_count(Op op) {
+  return op == Op::select_flagged || op == Op::partition_flagged ||
+         (is_keyed(op) && op != Op::inclusive_scan_by_key && op != Op::exclusive_scan_by_key);
+}
 bool double_buffer(Config c) { return c == Config::i32_double_buffer || c == Config::i64_double_buffer; }
 bool wide_count(Config c) { return c == Config::i64 || c == Config::i64_double_buffer; }
 
 // Whether op at size n runs in configuration c: DoubleBuffer is for the sorts, an int count needs n < 2^31,
-// and DeviceSelect::Flagged runs only with the count types it tells apart.
+// and a call with a fixed count type (count_types) runs only with that one.
 bool applies(Op op, Config c, int64_t n) {
   if (double_buffer(c) && !is_sort(op)) return false;
   if (!wide_count(c) && n > INT_MAX) return false;
-  if (op == Op::select_flagged) return wide_count(c) ? kSelectHasInt64 : kSelectHasInt;
-  return true;
+  return wide_count(c) ? count_types(op).i64 : count_types(op).i32;
 }
 
 // The configurations of `wanted` (--config) that op at size n runs in, in kAllConfigs' order.
@@ -411,14 +557,26 @@ cudaError_t call_cub(Op op, bool use_double_buffer, void* temp, size_t& temp_byt
       return cub::DeviceSelect::Flagged(temp, temp_bytes, in, b.flags, out, b.num_selected, n, s);
     case Op::partition_flagged:
       return cub::DevicePartition::Flagged(temp, temp_bytes, in, b.flags, out, b.num_selected, n, s);
+    default: return cudaErrorInvalidValue;  // the keyed ops: call_cub_keyed
   }
-  return cudaErrorInvalidValue;
+}
+
+// A keyed op's call, made only with a count type the call takes itself (applies).
+template <class N>
+cudaError_t call_cub_keyed(Op op, void* temp, size_t& temp_bytes, const Buffers& b, N n, cudaStream_t s) {
+  return with_keyed_call(op, cudaErrorInvalidValue, [&](auto call) {
+    if constexpr (Accepts<decltype(call), N>::value) return call(temp, temp_bytes, b, n, s);
+    else return cudaErrorInvalidValue;
+  });
 }
 
 cudaError_t call_cub(Type t, Op op, Config c, void* temp, size_t& temp_bytes, const Buffers& b, int64_t n,
                      cudaStream_t s, Output* where = nullptr) {
   const bool db = double_buffer(c);
   const bool wide = wide_count(c);
+  if (is_keyed(op))
+    return wide ? call_cub_keyed<int64_t>(op, temp, temp_bytes, b, n, s)
+                : call_cub_keyed<int>(op, temp, temp_bytes, b, static_cast<int>(n), s);
   if (t == Type::u32)
     return wide ? call_cub<uint32_t, int64_t>(op, db, temp, temp_bytes, b, n, s, where)
                 : call_cub<uint32_t, int>(op, db, temp, temp_bytes, b, static_cast<int>(n), s, where);
@@ -437,9 +595,8 @@ void restore_sort_input(Op op, const Buffers& b, int64_t n, cudaStream_t s) {
 // check cannot pass on what an earlier configuration wrote.
 void clear_outputs(Op op, const Buffers& b, int64_t n, cudaStream_t s) {
   CUDA_CHECK(cudaMemsetAsync(b.out, 0xFF, n * 4, s));
-  if (op == Op::sort_pairs) CUDA_CHECK(cudaMemsetAsync(b.values_out, 0xFF, n * sizeof(Value), s));
-  if (op == Op::select_flagged || op == Op::partition_flagged)
-    CUDA_CHECK(cudaMemsetAsync(b.num_selected, 0xFF, sizeof(int64_t), s));
+  if (writes_values_out(op)) CUDA_CHECK(cudaMemsetAsync(b.values_out, 0xFF, n * sizeof(Value), s));
+  if (writes_count(op)) CUDA_CHECK(cudaMemsetAsync(b.num_selected, 0xFF, sizeof(int64_t), s));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -475,9 +632,12 @@ std::string check_reduce(const float* in, int64_t n, float got) {
   return close_f32(got, ref, mag) ? "" : "sum " + fmt_f(got) + " != expected " + fmt_f(ref);
 }
 
-std::string check_scan(const uint32_t* in, const uint32_t* out, int64_t n, bool inclusive) {
+// With keys (the scans by key) the sum starts again at 0 wherever the key changes.
+std::string check_scan(const uint32_t* in, const uint32_t* out, int64_t n, bool inclusive,
+                       const uint32_t* keys = nullptr) {
   uint32_t run = 0;
   for (int64_t i = 0; i < n; ++i) {
+    if (keys && i > 0 && keys[i] != keys[i - 1]) run = 0;
     if (inclusive) run += in[i];
     if (out[i] != run) return at(i) + ": " + std::to_string(out[i]) + " != expected " + std::to_string(run);
     if (!inclusive) run += in[i];
@@ -573,6 +733,38 @@ std::string check_partition(const T* in, const Flag* flags, int64_t n, const T* 
   return "";
 }
 
+// reduce_by_key, rle_encode, rle_non_trivial_runs and unique: got_count entries of out (and of out2 where
+// not null) against the runs of equal keys, in order: unique keys and sums (u32, wrapping) or lengths, the
+// runs' offsets and lengths where longer than 1 (non-trivial), or the unique keys alone.
+std::string check_runs(Op op, const uint32_t* keys, const uint32_t* values, int64_t n, const uint32_t* out,
+                       const uint32_t* out2, int64_t got_count) {
+  const bool non_trivial = op == Op::rle_non_trivial_runs;
+  std::string error;
+  int64_t k = 0, start = 0;
+  uint32_t sum = 0;
+  for (int64_t i = 0; i <= n; ++i) {
+    if (i == n || (i > start && keys[i] != keys[i - 1])) {  // the run [start, i) ends
+      const int64_t length = i - start;
+      if (!non_trivial || length > 1) {
+        const uint32_t first = non_trivial ? static_cast<uint32_t>(start) : keys[start];
+        const uint32_t second = op == Op::reduce_by_key ? sum : static_cast<uint32_t>(length);
+        if (error.empty() && k < got_count) {
+          if (out[k] != first)
+            error = "output " + at(k) + ": " + std::to_string(out[k]) + " != expected " + std::to_string(first);
+          else if (out2 && out2[k] != second)
+            error = "second output " + at(k) + ": " + std::to_string(out2[k]) + " != expected " + std::to_string(second);
+        }
+        ++k;
+      }
+      start = i;
+      sum = 0;
+    }
+    if (i < n) sum += values[i];
+  }
+  if (got_count != k) return "count " + std::to_string(got_count) + " != expected " + std::to_string(k);
+  return error;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Timing and reporting
 
@@ -583,6 +775,7 @@ struct Result {
   double median_ms, min_ms, gbps, gelems;
   Config config;                                     // the configuration these times are of
   std::vector<std::pair<Config, double>> medians;    // every timed configuration's median_ms
+  uint32_t run_length;                               // keyed ops: --run-length of the keys; else 0
 };
 
 double bytes_moved(Op op, int64_t n, int64_t selected) {
@@ -595,6 +788,13 @@ double bytes_moved(Op op, int64_t n, int64_t selected) {
     case Op::sort_pairs: return 2.0 * n * (e + sizeof(Value));
     case Op::select_flagged: return n * e + n * double(sizeof(Flag)) + selected * e;
     case Op::partition_flagged: return n * e + n * double(sizeof(Flag)) + n * e;
+    // Keyed: u32 keys and values; `selected` is the number of runs (non-trivial runs, unique keys) written.
+    case Op::reduce_by_key: return 2.0 * n * 4 + selected * (4.0 + 4.0);
+    case Op::inclusive_scan_by_key:
+    case Op::exclusive_scan_by_key: return 3.0 * n * 4;
+    case Op::rle_encode:
+    case Op::rle_non_trivial_runs: return n * 4.0 + selected * (4.0 + 4.0);
+    case Op::unique: return n * 4.0 + selected * 4.0;
   }
   return 0;
 }
@@ -652,11 +852,12 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
     std::string configs;
     for (const auto& [c, ms] : r.medians)
       configs += std::string(configs.empty() ? "" : ", ") + "\"" + config_name(c) + "\": " + std::to_string(ms);
+    const std::string run_length = is_keyed(r.op) ? ", \"run_length\": " + std::to_string(r.run_length) : "";
     std::fprintf(f,
-                 "  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %lld, \"median_ms\": %.6f, \"min_ms\": %.6f, "
+                 "  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %lld%s, \"median_ms\": %.6f, \"min_ms\": %.6f, "
                  "\"gbps\": %.3f, \"gelems\": %.4f, \"config\": \"%s\", \"configs_median_ms\": {%s}}%s\n",
-                 op_name(r.op), type_name(r.type), static_cast<long long>(r.n), r.median_ms, r.min_ms, r.gbps,
-                 r.gelems, config_name(r.config), configs.c_str(), i + 1 < results.size() ? "," : "");
+                 op_name(r.op), type_name(r.type), static_cast<long long>(r.n), run_length.c_str(), r.median_ms,
+                 r.min_ms, r.gbps, r.gelems, config_name(r.config), configs.c_str(), i + 1 < results.size() ? "," : "");
   }
   std::fprintf(f, "]\n");
   if (std::fclose(f) != 0) die(3, "writing '" + path + "' failed");
@@ -676,6 +877,7 @@ template <class T>
 struct HostInputs {
   std::vector<T> in;
   std::vector<Flag> flags;
+  std::vector<uint32_t> keys;  // keyed ops: the keys of the current --run-length (u32 inputs only)
 };
 
 template <class T>
@@ -700,10 +902,32 @@ void keep_pristine(const Buffers& b, int64_t n) {
     CUDA_CHECK(cudaMemcpy(b.values_pristine, b.values_in, n * sizeof(Value), cudaMemcpyDeviceToDevice));
 }
 
+// A keyed op's output (keys, values: the host copies of its input) against the CPU; "" when right.
+std::string check_keyed(Op op, const Buffers& b, const uint32_t* keys, const uint32_t* values, int64_t n,
+                        int64_t& selected) {
+  if (!writes_count(op)) {  // the scans by key
+    std::vector<uint32_t> out(static_cast<size_t>(n));
+    CUDA_CHECK(cudaMemcpy(out.data(), b.out, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    return check_scan(values, out.data(), n, op == Op::inclusive_scan_by_key, keys);
+  }
+  CUDA_CHECK(cudaMemcpy(&selected, b.num_selected, sizeof selected, cudaMemcpyDeviceToHost));
+  if (selected < 0 || selected > n) return "count " + std::to_string(selected) + " out of range [0, n]";
+  std::vector<uint32_t> out(static_cast<size_t>(selected)), out2(writes_values_out(op) ? out.size() : 0);
+  if (selected > 0) {
+    CUDA_CHECK(cudaMemcpy(out.data(), b.out, out.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    if (!out2.empty())
+      CUDA_CHECK(cudaMemcpy(out2.data(), b.values_out, out2.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  }
+  return check_runs(op, keys, values, n, out.data(), out2.empty() ? nullptr : out2.data(), selected);
+}
+
 // The output of the last run of one configuration against the CPU; "" when right.
 template <class T>
 std::string check_output(Op op, const Buffers& b, const HostInputs<T>& host, int64_t n, const Output& where,
                          int64_t& selected) {
+  if constexpr (std::is_same_v<T, uint32_t>) {
+    if (is_keyed(op)) return check_keyed(op, b, host.keys.data(), host.in.data(), n, selected);
+  }
   const T* in = host.in.data();
   std::vector<T> out(op == Op::reduce ? 1 : static_cast<size_t>(n));
   CUDA_CHECK(cudaMemcpy(out.data(), is_sort(op) ? where.keys : b.out, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
@@ -723,29 +947,33 @@ std::string check_output(Op op, const Buffers& b, const HostInputs<T>& host, int
     case Op::partition_flagged:
       CUDA_CHECK(cudaMemcpy(&selected, b.num_selected, sizeof selected, cudaMemcpyDeviceToHost));
       return check_partition(in, host.flags.data(), n, out.data(), selected);
+    default: return "unknown op";  // the keyed ops: check_keyed
   }
-  return "unknown op";
 }
 
+// The keyed ops' rows end with the run length L (the last column).
 void print_row(const Result& r) {
-  std::printf("%-15s %-4s %11lld %11.4f %9.1f %9.2f %11.4f  %s\n", op_name(r.op), type_name(r.type),
+  std::printf("%-21s %-4s %11lld %11.4f %9.1f %9.2f %11.4f  %s", op_name(r.op), type_name(r.type),
               static_cast<long long>(r.n), r.median_ms, r.gbps, r.gelems, r.min_ms, config_name(r.config));
+  if (is_keyed(r.op)) std::printf("%*s %u", static_cast<int>(18 - std::strlen(config_name(r.config))), "", r.run_length);
+  std::printf("\n");
   std::fflush(stdout);
 }
+
+using TempSizes = std::map<std::tuple<Op, Type, int64_t, Config>, size_t>;
 
 // Runs one op over the sweep for element type T, in every configuration of --config at every size (each
 // checked); reports the fastest, or with --config all or a list each one. Returns false (after printing
 // FAIL) on a wrong result.
 template <class T>
-bool run_op(Op op, Type type, const Options& opt, const Buffers& b, const HostInputs<T>& host,
-            const std::map<std::tuple<Op, Type, int64_t, Config>, size_t>& temp_sizes, cudaStream_t s,
+bool run_op(Op op, Type type, uint32_t run_length, const Options& opt, const Buffers& b, const HostInputs<T>& host,
+            const TempSizes& temp_sizes, cudaStream_t s,
             std::vector<Result>& results) {
   for (int64_t n : opt.sizes) {
     const std::vector<Config> configs = configs_for(op, n, opt.configs);
     if (configs.empty()) {
       std::printf("# %s n=%lld: no configuration of --config applies (DoubleBuffer: sorts only; int: n < 2^31; "
-                  "DeviceSelect::Flagged: %s)\n", op_name(op), static_cast<long long>(n),
-                  kSelectHasInt && kSelectHasInt64 ? "int and int64" : kSelectHasInt64 ? "int64 only" : "int only");
+                  "this op's CUB call: %s)\n", op_name(op), static_cast<long long>(n), count_types_name(op));
       continue;
     }
     std::vector<Result> timed;
@@ -760,14 +988,14 @@ bool run_op(Op op, Type type, const Options& opt, const Buffers& b, const HostIn
         CUDA_CHECK(cudaStreamSynchronize(s));
       }
       if (!error.empty()) {
-        std::printf("FAIL %s %s n=%lld (%s): %s\n", op_name(op), type_name(type), static_cast<long long>(n),
-                    config_name(c), error.c_str());
+        std::printf("FAIL %s %s n=%lld%s (%s): %s\n", op_name(op), type_name(type), static_cast<long long>(n),
+                    is_keyed(op) ? (" L=" + std::to_string(run_length)).c_str() : "", config_name(c), error.c_str());
         std::fflush(stdout);
         return false;
       }
       const double seconds = t.median_ms * 1e-3;
       timed.push_back({op, type, n, t.median_ms, t.min_ms, bytes_moved(op, n, selected) / seconds / 1e9,
-                       n / seconds / 1e9, c, {}});
+                       n / seconds / 1e9, c, {}, run_length});
     }
     std::vector<std::pair<Config, double>> medians;
     for (const Result& r : timed) medians.push_back({r.config, r.median_ms});
@@ -782,6 +1010,28 @@ bool run_op(Op op, Type type, const Options& opt, const Buffers& b, const HostIn
       results.push_back(r);
       print_row(r);
     }
+  }
+  return true;
+}
+
+// Every op of --ops for element type t: its inputs made and copied back, the ops that are not keyed run,
+// then for each --run-length the keys made here, uploaded, and the keyed ops run on them. False on a FAIL.
+template <class T>
+bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool need_values, bool need_flags,
+              const TempSizes& temp_sizes, cudaStream_t s, std::vector<Result>& results) {
+  HostInputs<T> host;
+  fill_inputs(b, max_n, need_values, need_flags, 0xC0B0 + static_cast<uint64_t>(t), host);
+  keep_pristine(b, max_n);
+  for (Op op : opt.ops)
+    if (!is_keyed(op) && !run_op<T>(op, t, 0, opt, b, host, temp_sizes, s, results)) return false;
+  if (std::none_of(opt.ops.begin(), opt.ops.end(), [&](Op op) { return is_keyed(op) && runs_on(op, t); }))
+    return true;
+  host.keys.resize(static_cast<size_t>(max_n));
+  for (uint32_t run_length : opt.run_lengths) {
+    make_run_keys(run_length, host.keys);
+    CUDA_CHECK(cudaMemcpy(b.keys, host.keys.data(), max_n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    for (Op op : opt.ops)
+      if (is_keyed(op) && !run_op<T>(op, t, run_length, opt, b, host, temp_sizes, s, results)) return false;
   }
   return true;
 }
@@ -815,16 +1065,19 @@ int main(int argc, char** argv) {
   const int64_t max_n = *std::max_element(opt.sizes.begin(), opt.sizes.end());
   const bool need_values = uses(opt, Op::sort_pairs);
   const bool need_flags = uses(opt, Op::select_flagged) || uses(opt, Op::partition_flagged);
+  const bool need_values_out = std::any_of(opt.ops.begin(), opt.ops.end(), writes_values_out);
+  const bool need_keys = std::find(opt.types.begin(), opt.types.end(), Type::u32) != opt.types.end() &&
+                         std::any_of(opt.ops.begin(), opt.ops.end(), is_keyed);
 
   // Query every temporary-storage size once, before allocating, so the temp buffer can be sized for
   // the whole sweep and allocated together with the others, largest first. CUB's query reads no data.
-  std::map<std::tuple<Op, Type, int64_t, Config>, size_t> temp_sizes;
+  TempSizes temp_sizes;
   size_t max_temp = 1;
   {
     Buffers dummy;
     for (Type t : opt.types)
       for (Op op : opt.ops)
-        for (int64_t n : opt.sizes)
+        for (int64_t n : runs_on(op, t) ? opt.sizes : std::vector<int64_t>{})
           for (Config c : configs_for(op, n, opt.configs)) {
             size_t bytes = 0;
             CUDA_CHECK(call_cub(t, op, c, nullptr, bytes, dummy, n, nullptr));
@@ -832,7 +1085,8 @@ int main(int argc, char** argv) {
             max_temp = std::max(max_temp, bytes);
           }
   }
-  if (temp_sizes.empty()) usage_error("no configuration of --config applies to these ops and sizes");
+  if (temp_sizes.empty())
+    usage_error("no configuration of --config applies to these ops, types and sizes (keyed ops: u32 only)");
 
   Buffers b;
   struct Allocation {
@@ -844,10 +1098,10 @@ int main(int argc, char** argv) {
   std::vector<Allocation> allocations = {{&b.in, elems, "input"}, {&b.out, elems, "output"},
                                          {&b.temp, max_temp, "temp storage"},
                                          {reinterpret_cast<void**>(&b.num_selected), sizeof(int64_t), "count"}};
-  if (need_values) {
-    allocations.push_back({reinterpret_cast<void**>(&b.values_in), max_n * sizeof(Value), "values in"});
+  if (need_values) allocations.push_back({reinterpret_cast<void**>(&b.values_in), max_n * sizeof(Value), "values in"});
+  if (need_values_out)
     allocations.push_back({reinterpret_cast<void**>(&b.values_out), max_n * sizeof(Value), "values out"});
-  }
+  if (need_keys) allocations.push_back({reinterpret_cast<void**>(&b.keys), elems, "run keys"});
   if (need_flags) allocations.push_back({reinterpret_cast<void**>(&b.flags), max_n * sizeof(Flag), "flags"});
   const bool need_pristine = uses(opt, Op::sort_keys) || uses(opt, Op::sort_pairs);
   if (need_pristine) allocations.push_back({&b.keys_pristine, elems, "unsorted keys"});
@@ -872,32 +1126,29 @@ int main(int argc, char** argv) {
               "#   keys(+values) read+written once; select_flagged n*4 in + n*4 u32 flags + kept*4 out;\n"
               "#   partition_flagged n*4 in + n*4 flags + n*4 out (rejected in reverse order, CUB's contract).\n"
               "#   Gelem/s for sorts = G keys/s (G pairs/s).\n");
+  if (need_keys)
+    std::printf("# Keyed ops (u32 keys in runs of mean length L, uniform on [1, 2L-1]; u32 values): reduce_by_key\n"
+                "#   n*8 in + runs*8 out; scans by key n*8 in + n*4 out; rle_encode n*4 + runs*8; rle_non_trivial_runs\n"
+                "#   n*4 + nontrivial*8; unique n*4 + runs*4.\n");
+  std::string fixed;
+  for (Op op : opt.ops)
+    if (!count_types(op).i32 || !count_types(op).i64)
+      fixed += std::string(fixed.empty() ? "" : ", ") + op_name(op) + " " + count_types_name(op);
   std::printf("# Configurations: int and int64 num_items; sorts also cub::DoubleBuffer with each (input restored\n"
-              "#   before every run, untimed); DeviceSelect::Flagged takes %s here. %s\n",
-              kSelectHasInt && kSelectHasInt64 ? "either count" : kSelectHasInt64 ? "an int64 count only" : "an int count only",
+              "#   before every run, untimed); CUB's calls take one count type here for %s. %s\n",
+              fixed.empty() ? "none of these ops" : fixed.c_str(),
               opt.report == Report::best ? "Each line is the fastest; config names it (JSON: every median)."
                                          : "A line per configuration (--config).");
-  std::printf("%-15s %-4s %11s %11s %9s %9s %11s  %s\n", "op", "type", "n", "median_ms", "GB/s", "Gelem/s", "min_ms",
-              "config");
+  std::printf("%-21s %-4s %11s %11s %9s %9s %11s  %s\n", "op", "type", "n", "median_ms", "GB/s", "Gelem/s", "min_ms",
+              need_keys ? "config             L" : "config");
   std::fflush(stdout);
 
   std::vector<Result> results;
   bool ok = true;
   for (Type t : opt.types) {
-    const uint64_t seed = 0xC0B0 + static_cast<uint64_t>(t);
-    if (t == Type::u32) {
-      HostInputs<uint32_t> host;
-      fill_inputs(b, max_n, need_values, need_flags, seed, host);
-      keep_pristine(b, max_n);
-      for (Op op : opt.ops)
-        if (ok) ok = run_op<uint32_t>(op, t, opt, b, host, temp_sizes, stream, results);
-    } else {
-      HostInputs<float> host;
-      fill_inputs(b, max_n, need_values, need_flags, seed, host);
-      keep_pristine(b, max_n);
-      for (Op op : opt.ops)
-        if (ok) ok = run_op<float>(op, t, opt, b, host, temp_sizes, stream, results);
-    }
+    ok = t == Type::u32
+             ? run_type<uint32_t>(t, opt, b, max_n, need_values, need_flags, temp_sizes, stream, results)
+             : run_type<float>(t, opt, b, max_n, need_values, need_flags, temp_sizes, stream, results);
     if (!ok) break;
   }
 
