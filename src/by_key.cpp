@@ -27,7 +27,6 @@ namespace {
 
 constexpr uint32_t kPushBytes = 8 * sizeof(uint32_t);
 constexpr uint32_t kBindings = 7;  // shaders/by_key/chained.comp
-constexpr uint32_t kDefaultWorkgroup = 256;
 
 // The kernel's MODE (specialization constant 3) and push-constant flag bits.
 enum class Mode : uint32_t { reduce = 0, scan_inclusive = 1, scan_exclusive = 2, encode = 3, non_trivial = 4, unique = 5 };
@@ -47,7 +46,7 @@ struct ByKeyPlan {
   bool indices = false;                 // Unique with SelectOutput::indices
   uint64_t max_count = 0;
   uint32_t key_bytes = 4, value_bytes = 4;
-  uint32_t wg = kDefaultWorkgroup, items = 16;
+  uint32_t wg = 256, items = 12;
   uint64_t tile_elements = 0, max_tiles = 1;
   VkDeviceSize state_per_tile = 8, state_bytes = 0, indirect_offset = 0, scratch_bytes = 0, scratch_align = 16;
   const Kernel* kernel = nullptr;
@@ -98,22 +97,32 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   plan->max_count = max_count;
   plan->key_bytes = size_of(key_type);
   plan->value_bytes = size_of(value_type);
-  plan->wg = tuning.workgroup_size ? tuning.workgroup_size : kDefaultWorkgroup;
-  // 16 elements per invocation keep a tile's keys and values in 32 registers for 32-bit types; 64-bit keys
-  // or values take 8.
-  plan->items = tuning.items_per_thread ? tuning.items_per_thread
-                                        : (plan->key_bytes == 8 || (plan->reads_values() && plan->value_bytes == 8) ? 8 : 16);
+  // Tile shapes measured on an H100 (docs/PERFORMANCE.md): keys and values, 256 x 12 (scan 512 x 12);
+  // keys alone, 128 x 24; 64-bit keys or values, 256 x 8.
+  const bool wide = plan->key_bytes == 8 || (plan->reads_values() && plan->value_bytes == 8);
+  uint32_t wg = 256, items = 12;
+  if (wide) items = 8;
+  else if (plan->scan()) wg = 512;
+  else if (!plan->reads_values()) wg = 128, items = 24;
+  plan->wg = tuning.workgroup_size ? tuning.workgroup_size : wg;
+  plan->items = tuning.items_per_thread ? tuning.items_per_thread : items;
   if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
     return make_error(Status::invalid_argument, name, ": workgroup_size ", plan->wg, " must be a power of two from 64 to 1024");
   if (plan->items < 4 || plan->items > 32 || plan->items % 4 != 0)
     return make_error(Status::invalid_argument, name, ": items_per_thread ", plan->items,
                       " must be a multiple of 4 from 4 to 32");
   plan->tile_elements = uint64_t(plan->wg) * plan->items;
-  // Shared memory: a count word and a value per invocation (the workgroup scan), the look-back words.
-  const uint64_t shared_bytes = uint64_t(plan->wg) * (4 + plan->value_bytes) + 32;
+  // Shared memory: a count word and a value per invocation (the workgroup scan), the look-back words, and
+  // the staging of compacted outputs (shaders/by_key/chained.comp STAGE: 4 per invocation, at most 2048,
+  // of A (keys, indices or offsets) and B (values or lengths)).
+  const uint64_t stage = plan->scan() ? 0 : std::min<uint64_t>(uint64_t(plan->wg) * 4, 2048);
+  const uint64_t stage_bytes = stage * (mode == Mode::non_trivial ? 4 : plan->key_bytes) +
+                               (mode == Mode::unique ? 0 : stage * plan->value_bytes);
+  const uint64_t shared_bytes = uint64_t(plan->wg) * (4 + plan->value_bytes) + 32 + stage_bytes;
   if (shared_bytes > c.caps.max_shared_memory)
     return make_error(Status::unsupported, name, ": a workgroup of ", plan->wg, " needs ", shared_bytes,
-                      " bytes of shared memory; the device allows ", c.caps.max_shared_memory);
+                      " bytes of shared memory; the device allows ", c.caps.max_shared_memory,
+                      " (lower workgroup_size)");
   const uint32_t widest = std::max(plan->key_bytes, plan->reads_values() ? plan->value_bytes : 4u);
   const uint64_t window = window_elements(c, widest, plan->tile_elements);
   if (max_count > window)

@@ -220,7 +220,23 @@ uint64_t tile_of(Device& dev, DataType kt, DataType vt) {
   return plan.elements_per_tile();
 }
 
-std::vector<uint64_t> edge_sizes(uint64_t tile) { return {0, 1, 2, tile - 1, tile, tile + 1, 2 * tile + 17}; }
+// 0, 1, 2, each default tile size (the primitives' shapes differ) and one either side, and two of the
+// largest tiles + 17.
+std::vector<uint64_t> edge_sizes(Device& dev) {
+  std::vector<uint64_t> tiles = {tile_of(dev, DataType::u32, DataType::u32)};
+  auto scan = ScanByKey::create(dev.context(), ScanByKeyDesc{DataType::u32, DataType::u32, Op::add, ScanKind::inclusive, 1});
+  auto keys_only = Unique::create(dev.context(), UniqueDesc{DataType::u32, 1});
+  REQUIRE(scan.ok());
+  REQUIRE(keys_only.ok());
+  tiles.push_back(scan->elements_per_tile());
+  tiles.push_back(keys_only->elements_per_tile());
+  std::sort(tiles.begin(), tiles.end());
+  tiles.erase(std::unique(tiles.begin(), tiles.end()), tiles.end());
+  std::vector<uint64_t> sizes = {0, 1, 2};
+  for (uint64_t t : tiles) sizes.insert(sizes.end(), {t - 1, t, t + 1});
+  sizes.push_back(2 * tiles.back() + 17);
+  return sizes;
+}
 
 // ---- ScanByKey ----
 
@@ -379,13 +395,13 @@ ContextOptions fallback_options(uint32_t period, bool subgroups) {
 
 }  // namespace
 
-TEST_CASE("keyed primitives on u32 match the CPU at sizes 0, 1, 2, tile-1, tile, tile+1, 2 tiles+17 for run lengths 1, "
-          "2, random (mean 4) and all equal",
+TEST_CASE("keyed primitives on u32 match the CPU at sizes 0, 1, 2, tile-1, tile, tile+1 of each default tile and 2 tiles+17 "
+          "for run lengths 1, 2, random (mean 4) and all equal",
           "[by_key][sizes]") {
   Device& dev = test::device();
   if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
   VKPRIM_TEST_RNG(rng);
-  all_primitives_u32(dev, edge_sizes(tile_of(dev, DataType::u32, DataType::u32)),
+  all_primitives_u32(dev, edge_sizes(dev),
                      {kDistinct, kPairs, kRandom4, kAllEqual}, rng);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }

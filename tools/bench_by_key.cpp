@@ -149,8 +149,8 @@ int bench(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& c
   std::vector<std::string> labels;
   VkDeviceSize scratch_bytes = 16;
   for (const AlgorithmChoice& ch : choices) {
-    if (ch.name != "automatic" && ch.name != "chained") {
-      std::fprintf(stderr, "vkprim bench %s: unknown algorithm '%s' (automatic, chained)\n", prim_name(prim),
+    if (ch.name != "automatic" && ch.name != "chained" && ch.name != "all") {
+      std::fprintf(stderr, "vkprim bench %s: unknown algorithm '%s' (automatic, chained, all)\n", prim_name(prim),
                    ch.name.c_str());
       return 2;
     }
@@ -239,7 +239,9 @@ bool is_by_key_bench(const std::string& name) {
 int run_bench_by_key(const std::string& name, std::vector<std::string> args) {
   std::string run_length_s = "4";
   take_option(args, "--run-length", run_length_s);
-  const bool exclusive = take_flag(args, "--exclusive");
+  std::string kind_s = "inclusive";
+  take_option(args, "--kind", kind_s);
+  const bool exclusive = kind_s == "exclusive";
   BenchArgs common;
   int rc = 0;
   const std::string command = "vkprim bench " + name;
@@ -247,8 +249,9 @@ int run_bench_by_key(const std::string& name, std::vector<std::string> args) {
   if (!device) return rc;
   std::vector<uint64_t> sizes;
   const long run_length = std::atol(run_length_s.c_str());
-  if (!parse_sizes(common.sizes, sizes) || run_length < 1 || run_length > (1 << 30)) {
-    std::fprintf(stderr, "%s: bad --sizes or --run-length\n", command.c_str());
+  if (!parse_sizes(common.sizes, sizes) || run_length < 1 || run_length > (1 << 30) ||
+      (kind_s != "inclusive" && kind_s != "exclusive")) {
+    std::fprintf(stderr, "%s: bad --sizes, --run-length or --kind\n", command.c_str());
     return 2;
   }
   Prim prim = Prim::reduce_by_key;

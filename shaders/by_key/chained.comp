@@ -173,26 +173,32 @@ void neighbour_keys(uint base, uint n, KEY_T first, KEY_T last, out KEY_T before
 
 // Run heads (bit j: element base + j starts a run) and run ends (bit j: it is a run's last element).
 void run_marks(uint base, uint n, KEY_T keys[ITEMS], KEY_T before, KEY_T after, out uint heads, out uint ends) {
-  heads = 0u;
-  ends = 0u;
-  [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
-    const uint g = base + j;
-    if (g >= n) continue;
-    const KEY_T prev = j == 0u ? before : keys[j - 1u];
-    const KEY_T next = j + 1u == ITEMS ? after : keys[j + 1u];
-    if (g == 0u || keys[j] != prev) heads |= 1u << j;
-    if (g + 1u == n || keys[j] != next) ends |= 1u << j;
-  }
+  // Valid elements: bits 0 .. valid - 1. A run ends where the next element starts one, or at element n - 1.
+  const uint valid = min(n - min(n, base), ITEMS);
+  const uint valid_mask = valid >= 32u ? 0xFFFFFFFFu : (1u << valid) - 1u;
+  heads = base == 0u ? 1u : (keys[0] != before ? 1u : 0u);
+  [[unroll]] for (uint j = 1u; j < ITEMS; ++j) heads |= keys[j] != keys[j - 1u] ? 1u << j : 0u;
+  heads &= valid_mask;
+  const uint next_starts = valid < ITEMS || keys[ITEMS - 1u] != after ? 1u : 0u;
+  ends = ((heads >> 1u) | (next_starts << (ITEMS - 1u))) & valid_mask;
+  if (valid > 0u && valid < ITEMS) ends |= 1u << (valid - 1u);
+  if (base + ITEMS == n) ends |= 1u << (ITEMS - 1u);
 }
 
-// The invocation's summary of its elements, folded in order.
+// The invocation's summary of its elements, folded in order. The count and head bit come from the masks;
+// a constant value (the lengths' ones) from the position of the last head.
 void summarize(uint base, uint n, uint heads, uint ends, VALUE_T values[ITEMS], out uint c, out VALUE_T v) {
-  c = 0u;
+  const uint events = MODE == MODE_NON_TRIVIAL ? ends & ~heads : heads;
+  c = bitCount(events) | (heads != 0u ? RUN_HEAD_BIT : 0u);
   v = vk_identity();
-  [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
-    if (base + j >= n) continue;
-    const bool head = (heads >> j & 1u) != 0u;
-    vk_run_step(head, is_event(head, (ends >> j & 1u) != 0u), element_value(values[j]), c, v);
+  if (READS_VALUES) {
+    [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
+      if (base + j >= n) continue;
+      v = (heads >> j & 1u) != 0u ? values[j] : vk_op(v, values[j]);
+    }
+  } else if (RUN_HAS_VALUE) {
+    const uint valid = min(n - min(n, base), ITEMS);
+    v = VALUE_T(valid - (heads != 0u ? uint(findMSB(heads)) : 0u));
   }
 }
 
@@ -221,6 +227,19 @@ void summarize_from_memory(uint base, uint n, out uint c, out VALUE_T v) {
 
 shared uint s_count[WG_SIZE];
 shared VALUE_T s_value[WG_SIZE];
+
+// The compacted outputs of one round (main): STAGE elements of A (keys are KEY_WORDS words) and of B.
+const uint STAGE = WG_SIZE < 512u ? WG_SIZE * 4u : 2048u;  // src/by_key.cpp sizes shared memory alike
+shared uint s_stage_a[IS_SCAN ? 1u : STAGE * KEY_WORDS];
+shared VALUE_T s_stage_b[IS_SCAN || MODE == MODE_UNIQUE ? 1u : STAGE];
+void stage_key(uint slot, KEY_T key) {
+#if defined(VKPRIM_KEY64)
+  s_stage_a[2u * slot] = key.x;
+  s_stage_a[2u * slot + 1u] = key.y;
+#else
+  s_stage_a[slot] = key;
+#endif
+}
 
 #if !defined(VKPRIM_NO_SUBGROUPS)
 // Inclusive scan across the subgroup (Hillis & Steele over shuffles: the combine is not a subgroup
@@ -292,11 +311,13 @@ void workgroup_exclusive(inout uint c, inout VALUE_T v, out uint tc, out VALUE_T
 
 // ---- Look-back ----
 
-shared uint s_words[6];
+shared uint s_words[8];
 #define W_TILE 0
 #define W_ACTION 1   // LOOK_ON, LOOK_DONE, or LOOK_FALLBACK + the tile to summarize ourselves
 #define W_LOOK 2     // next predecessor to inspect
 #define W_PREFIX 3   // 3: the combined count word of the predecessors inspected so far; 4, 5: its value bits
+#define W_CONTINUES 6  // 1 where the tile's first element continues a run from the tile before
+#define W_OPEN 7       // 1 where the tile's last run goes on into the next tile
 #define LOOK_ON 0u
 #define LOOK_DONE 1u
 #define LOOK_FALLBACK 2u
@@ -422,7 +443,9 @@ void main() {
     else if (!skip) vk_run_publish(tile, STATE_AGGREGATE, tc, tv);
     sh_set(W_LOOK, tile - 1u);
     sh_set_prefix(0u, vk_identity());
+    sh_set(W_CONTINUES, base > 0u && base < n && (heads & 1u) == 0u ? 1u : 0u);
   }
+  if (tid == WG_SIZE - 1u) sh_set(W_OPEN, base + ITEMS - 1u < n && (ends >> (ITEMS - 1u) & 1u) == 0u ? 1u : 0u);
   barrier();
 
   if (tile != 0u) {
@@ -499,41 +522,80 @@ void main() {
   VALUE_T tile_v;
   sh_get_prefix(tile_c, tile_v);
   vk_run_combine(tile_c, tile_v, c, v, c, v);
-  const bool scan_vectors = IS_SCAN && base + ITEMS <= n && flag_set(BK_B_VECTORS);
-  [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
-    const uint g = base + j;
-    if (g >= n) continue;
-    const bool head = (heads >> j & 1u) != 0u;
-    const bool end = (ends >> j & 1u) != 0u;
-    const bool event = is_event(head, end);
-    const VALUE_T exclusive = head ? vk_identity() : v;
-    vk_run_step(head, event, element_value(values[j]), c, v);
-    const uint rank = (c & RUN_COUNT_MASK) - 1u;
-    if (MODE == MODE_REDUCE || MODE == MODE_ENCODE) {
-      if (head) store_key(rank, keys[j]);
-      if (end) b_values[pc.b_shift + rank] = v;
-    } else if (MODE == MODE_UNIQUE) {
-      if (head) {
-        if (flag_set(BK_INDICES)) a_words[pc.a_shift + rank] = g;
-        else store_key(rank, keys[j]);
-      }
-    } else if (MODE == MODE_NON_TRIVIAL) {
-      if (event) {
-        a_words[pc.a_shift + rank] = g + 1u - uint(v);
-        b_values[pc.b_shift + rank] = v;
-      }
-    } else {
+  if (IS_SCAN) {
+    const bool vectors = base + ITEMS <= n && flag_set(BK_B_VECTORS);
+    [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
+      if (base + j >= n) continue;
+      const bool head = (heads >> j & 1u) != 0u;
+      const VALUE_T exclusive = head ? vk_identity() : v;
+      vk_run_step(head, false, values[j], c, v);
       values[j] = MODE == MODE_SCAN_INCLUSIVE ? v : exclusive;
-      if (!scan_vectors) b_values[pc.b_shift + g] = values[j];
+      if (!vectors) b_values[pc.b_shift + base + j] = values[j];
     }
-  }
-  if (scan_vectors) {
-    const uint first = (pc.b_shift + base) / VEC_N;
-    [[unroll]] for (uint k = 0u; k < ITEMS / VEC_N; ++k) {
-      VEC_T q;
-      [[unroll]] for (uint e = 0u; e < VEC_N; ++e) q[e] = values[k * VEC_N + e];
-      b_vectors[first + k] = q;
+    if (vectors) {
+      const uint first = (pc.b_shift + base) / VEC_N;
+      [[unroll]] for (uint k = 0u; k < ITEMS / VEC_N; ++k) {
+        VEC_T q;
+        [[unroll]] for (uint e = 0u; e < VEC_N; ++e) q[e] = values[k * VEC_N + e];
+        b_vectors[first + k] = q;
+      }
     }
+    return;
   }
-  if (!IS_SCAN && tid == WG_SIZE - 1u && tile == tiles - 1u) count_words[pc.count_shift] = c & RUN_COUNT_MASK;
+  // Compacted outputs: the tile's events are ranks tile_first .. tile_first + tile_events - 1. They go
+  // through shared memory STAGE at a time, so consecutive invocations store consecutive elements (each
+  // invocation's own outputs are a few words far apart from its neighbours': stored directly, every
+  // 32-byte sector would be written piecemeal by several store instructions).
+  // A's ranks are the events' (tile_first ..); B holds one value per run end, and the tile's ends are runs
+  // tile_first - 1 (where the tile continues a run that ends in it) up to its last run that ends in it.
+  const uint tile_first = tile_c & RUN_COUNT_MASK;
+  const uint tile_events = tc & RUN_COUNT_MASK;
+  const bool per_end = MODE == MODE_REDUCE || MODE == MODE_ENCODE;
+  const uint continues = per_end ? sh_get(W_CONTINUES) : 0u;
+  const uint b_first = tile_first - continues;
+  const uint b_count = tile_events + continues - (per_end ? sh_get(W_OPEN) : 0u);
+  const uint rounds_end = max(tile_events, b_count);
+  const uint start_c = c;
+  const VALUE_T start_v = v;
+  for (uint round = 0u; round < rounds_end; round += STAGE) {
+    c = start_c;
+    v = start_v;
+    // Elements past n carry no head, end or event, so they change nothing that is written.
+    [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
+      const bool head = (heads >> j & 1u) != 0u;
+      const bool end = (ends >> j & 1u) != 0u;
+      const bool event = is_event(head, end);
+      vk_run_step(head, event, element_value(values[j]), c, v);
+      // Slots outside this round wrap to large values and are skipped.
+      const uint rank = (c & RUN_COUNT_MASK) - 1u;
+      const uint slot = rank - tile_first - round;
+      if (per_end) {
+        const uint b_slot = rank - b_first - round;
+        if (head && slot < STAGE) stage_key(slot, keys[j]);
+        if (end && b_slot < STAGE) s_stage_b[b_slot] = v;
+        continue;
+      }
+      if (slot >= STAGE) continue;
+      if (MODE == MODE_UNIQUE) {
+        if (head) {
+          if (flag_set(BK_INDICES)) s_stage_a[slot] = base + j;
+          else stage_key(slot, keys[j]);
+        }
+      } else if (event) {  // MODE_NON_TRIVIAL
+        s_stage_a[slot] = base + j + 1u - uint(v);
+        s_stage_b[slot] = v;
+      }
+    }
+    barrier();
+    const uint a_count = min(STAGE, tile_events - min(tile_events, round));
+    const uint words = (MODE != MODE_NON_TRIVIAL && !flag_set(BK_INDICES)) ? KEY_WORDS : 1u;
+    for (uint i = tid; i < a_count * words; i += WG_SIZE)
+      a_words[(pc.a_shift + tile_first + round) * words + i] = s_stage_a[i];
+    if (MODE != MODE_UNIQUE) {
+      const uint count = min(STAGE, b_count - min(b_count, round));
+      for (uint i = tid; i < count; i += WG_SIZE) b_values[pc.b_shift + b_first + round + i] = s_stage_b[i];
+    }
+    barrier();
+  }
+  if (tid == WG_SIZE - 1u && tile == tiles - 1u) count_words[pc.count_shift] = c & RUN_COUNT_MASK;
 }
