@@ -168,11 +168,6 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   return plan;
 }
 
-Result<void> with_context(Result<void> r, const char* plan, const char* call) {
-  if (r) return r;
-  return make_error(r.status(), plan, "::", call, ": ", r.message());
-}
-
 // A range a record reads or writes: its name for messages, the element size and the bytes used.
 struct Operand {
   const char* what;

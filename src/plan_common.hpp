@@ -42,6 +42,12 @@ inline uint32_t chained_knobs(const ContextImpl& c, bool fallback) {
          (fallback ? launch_order_bit(c) : 0u) | statistics_bit(c.options);
 }
 
+// `r`, or its error with "<plan>::<call>: " in front of the message.
+inline Result<void> with_context(Result<void> r, const char* plan, const char* call) {
+  if (r) return r;
+  return make_error(r.status(), plan, "::", call, ": ", r.message());
+}
+
 // parse() of the public enums: the value 0..last whose to_string() is `name`.
 template <class Enum>
 bool parse_enum(const char* name, Enum last, Enum& out) {

@@ -131,11 +131,6 @@ struct SelectPlan {
 
 namespace {
 
-Result<void> with_context(Result<void> r, const char* plan, const char* call) {
-  if (r) return r;
-  return make_error(r.status(), plan, "::", call, ": ", r.message());
-}
-
 struct Checked {
   const char* what;
   BufferRange range;
