@@ -5,9 +5,13 @@
 #include "bench_support.hpp"
 #include "commands.hpp"
 #include "vkprim/reduce.hpp"
+#include "vkprim/reduce_by_key.hpp"
+#include "vkprim/run_length_encode.hpp"
 #include "vkprim/scan.hpp"
+#include "vkprim/scan_by_key.hpp"
 #include "vkprim/select.hpp"
 #include "vkprim/sort.hpp"
+#include "vkprim/unique.hpp"
 #include "vkprim/version.hpp"
 
 namespace vkprim::tools {
@@ -33,7 +37,7 @@ template <class Plan, class Describe>
 void print_pick(const char* primitive, const std::string& workload, const Result<Plan>& plan, Describe&& describe) {
   const std::string what = plan ? std::string(to_string(plan->algorithm())) + describe(plan.value())
                                  : std::string("refused: ") + plan.error().message;
-  std::printf("  %-9s %-32s %s\n", primitive, workload.c_str(), what.c_str());
+  std::printf("  %-17s %-32s %s\n", primitive, workload.c_str(), what.c_str());
 }
 
 std::string dispatches(uint32_t count) {
@@ -89,7 +93,21 @@ void print_automatic_picks(Context& context) {
     print_pick("sort", workload, RadixSort::create(context, desc),
                [&](const RadixSort& p) { return sort_report(p, n); });
   }
-  std::printf("  (the chained scan, chained select and onesweep need the Vulkan memory model: %s here)\n",
+  // The keyed primitives have one algorithm, the single pass.
+  auto keyed = [&](const char* primitive, const char* workload, const auto& plan) {
+    const std::string what = plan ? "chained, " + std::to_string(plan->elements_per_tile()) + " elements per tile" +
+                                        dispatches(1)
+                                  : std::string("refused: ") + plan.error().message;
+    std::printf("  %-17s %-32s %s\n", primitive, workload, what.c_str());
+  };
+  keyed("reduce_by_key", "u32 keys, u32 add", ReduceByKey::create(context, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, n}));
+  keyed("scan_by_key", "u32 keys, u32 inclusive add",
+        ScanByKey::create(context, ScanByKeyDesc{DataType::u32, DataType::u32, Op::add, ScanKind::inclusive, n}));
+  keyed("run_length_encode", "u32 keys", RunLengthEncode::create(context, RunLengthEncodeDesc{DataType::u32, n}));
+  keyed("non_trivial_runs", "u32 keys", NonTrivialRuns::create(context, RunLengthEncodeDesc{DataType::u32, n}));
+  keyed("unique", "u32 keys", Unique::create(context, UniqueDesc{DataType::u32, n}));
+  std::printf("  (the chained scan, chained select, onesweep and the keyed primitives need the Vulkan memory model: "
+              "%s here)\n",
               context.capabilities().has(feature_memory_model) ? "enabled" : "not enabled");
 }
 

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <random>
 
+#include "by_key_commands.hpp"
 #include "commands.hpp"
 #include "host_reference.hpp"
 #include "scan_commands.hpp"
@@ -102,6 +103,7 @@ int run_verify(std::vector<std::string> args) {
   failed += verify_scan(*device, rng);
   failed += verify_select(*device, rng);
   failed += verify_sort(*device, rng);
+  failed += verify_by_key(*device, rng);
   return failed ? 1 : 0;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ctest tools.cli: what scripts/demo shows. `vkprim version` and `vkprim info` print the CMake project
-# version, info lists the automatic pick of every primitive (none refused on the test device), and
+# version, info lists the automatic pick of every primitive, the keyed ones included (none refused on the
+# test device), and
 # `vkprim demo` runs reduce, scan, sort and select, each verified.
 #   cli_test.sh <vkprim executable> <CMake project version>
 set -euo pipefail
@@ -13,7 +14,7 @@ info=$("$vkprim" info) || fail "vkprim info exited non-zero"
 echo "$info"
 [[ "$(head -1 <<< "$info")" == "vkprim $version" ]] || fail "vkprim info does not start with 'vkprim $version'"
 picks=$(sed -n '/^automatic picks/,$p' <<< "$info")
-for primitive in reduce scan select partition sort; do
+for primitive in reduce scan select partition sort reduce_by_key scan_by_key run_length_encode non_trivial_runs unique; do
   grep -q "^  $primitive " <<< "$picks" || fail "vkprim info lists no automatic pick for $primitive"
 done
 if grep -q 'refused' <<< "$picks"; then fail "vkprim info: a pick was refused"; fi
