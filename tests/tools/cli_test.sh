@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # ctest tools.cli: what scripts/demo shows. `vkprim version` and `vkprim info` print the CMake project
 # version, info lists the automatic pick of every primitive, the keyed ones included (none refused on the
-# test device), and
-# `vkprim demo` runs reduce, scan, sort and select, each verified.
+# test device), and `vkprim demo` runs reduce, scan, sort and select, each verified.
 #   cli_test.sh <vkprim executable> <CMake project version>
 set -euo pipefail
 vkprim=$1 version=$2
