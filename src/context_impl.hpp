@@ -44,8 +44,8 @@ struct ContextImpl {
   PassTimer* pass_timer = nullptr;
 
   std::mutex kernel_mutex;
-  // Keyed by every KernelDesc field but the group, which the kernel's name implies (get_kernel).
-  using KernelKey = std::tuple<std::string, std::string, std::optional<Op>, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+  // Keyed by every KernelDesc field, the group first: a user operator's group holds kernels of vkprim's names.
+  using KernelKey = std::tuple<const ShaderGroup*, std::string, std::string, std::optional<Op>, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
                                uint32_t, bool, bool>;
   std::map<KernelKey, std::unique_ptr<Kernel>> kernels;
 

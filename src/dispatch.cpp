@@ -1,6 +1,7 @@
 #include "dispatch.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "barriers.hpp"
 #include "context_impl.hpp"
@@ -41,7 +42,19 @@ ElementBinding bind_elements(const ContextImpl& c, const BufferRange& range, uin
   const VkDeviceSize start = range.offset + first * elem_size;
   ElementBinding b;
   b.bound.buffer = range.buffer;
-  b.bound.offset = start / align * align;
+  // The aligned offset at most `start` that lies a whole number of elements before it. For sizes that
+  // divide the alignment that is start rounded down; a user operator's element (12, 24, 48 bytes) may
+  // need up to alignment / gcd elements before start.
+  VkDeviceSize back = start % align;
+  if (back % elem_size != 0) {
+    const VkDeviceSize period = align / std::gcd<VkDeviceSize>(align, elem_size);
+    for (VkDeviceSize k = 0; k < period && k * elem_size <= start; ++k)
+      if ((start - k * elem_size) % align == 0) {
+        back = k * elem_size;
+        break;
+      }
+  }
+  b.bound.offset = start - back;
   b.shift = static_cast<uint32_t>((start - b.bound.offset) / elem_size);
   // A zero-length range is not a valid descriptor: bind at least one element (never read).
   b.bound.range = (start - b.bound.offset) + std::max<uint64_t>(count, 1) * elem_size;

@@ -176,7 +176,7 @@ std::string variant_label(const KernelDesc& desc) {
 }
 
 Result<const Kernel*> get_kernel(ContextImpl& c, const KernelDesc& desc) {
-  auto key = std::make_tuple(desc.kernel, desc.variant, desc.op, desc.workgroup_size, desc.items, desc.tuning, desc.mode,
+  auto key = std::make_tuple(desc.group, desc.kernel, desc.variant, desc.op, desc.workgroup_size, desc.items, desc.tuning, desc.mode,
                              desc.rounds, desc.bindings, desc.push_bytes, desc.uses_subgroups, desc.unchecked_storage);
   std::lock_guard<std::mutex> lock(c.kernel_mutex);
   auto it = c.kernels.find(key);

@@ -26,12 +26,13 @@ const char* to_string(ReduceAlgorithm a) {
     case ReduceAlgorithm::unrolled_subgroup: return "unrolled_subgroup";
     case ReduceAlgorithm::unrolled_complete: return "unrolled_complete";
     case ReduceAlgorithm::grid_stride: return "grid_stride";
+    case ReduceAlgorithm::ordered: return "ordered";
   }
   return "unknown";
 }
 
 bool parse(const char* name, ReduceAlgorithm& out) {
-  return detail::parse_enum(name, ReduceAlgorithm::grid_stride, out);
+  return detail::parse_enum(name, ReduceAlgorithm::ordered, out);
 }
 
 namespace detail {
@@ -53,6 +54,12 @@ struct ReduceShape {
 ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, const ReduceDesc& desc) {
   const DataType type = desc.type;
   const uint32_t wg = 256;
+  if (a == ReduceAlgorithm::ordered) {
+    // One tile per workgroup: ITEMS rows of the largest workgroup whose ordered row scans fit.
+    const uint32_t ordered_wg = user_workgroup(c, wg, desc.user_operator->size);
+    const uint32_t items = desc.vectors_per_thread ? std::min(desc.vectors_per_thread, 16u) : 4u;
+    return {"reduce/ordered", ordered_wg, items, true, uint64_t(ordered_wg) * items, 0};
+  }
   switch (a) {
     case ReduceAlgorithm::interleaved_divergent: return {"reduce/interleaved_divergent", wg, 1, false, wg, 0};
     case ReduceAlgorithm::interleaved_strided: return {"reduce/interleaved_strided", wg, 1, false, wg, 0};
@@ -85,6 +92,7 @@ struct ReducePlan {
   ReduceAlgorithm algorithm = ReduceAlgorithm::grid_stride;
   ReduceShape shape{};
   uint32_t elem = 4;
+  uint32_t vec = 4;                   // elements per 16-byte vector load (1 for user operators)
   const Kernel* kernel = nullptr;
   uint64_t window = 0;               // elements per binding window (multiple of elements_per_group)
   VkDeviceSize scratch_align = 16;
@@ -152,7 +160,20 @@ void Reduce::release_descriptor_sets() const { plan_->descriptors->release(); }
 
 Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   detail::ContextImpl& c = context.impl();
-  if (auto ok = detail::check_type_op(c, desc.type, desc.op, "Reduce"); !ok) return ok.error();
+  if (int(desc.algorithm) < 0 || int(desc.algorithm) > int(ReduceAlgorithm::ordered))
+    return make_error(Status::invalid_argument, "Reduce: unknown algorithm ", int(desc.algorithm));
+  const UserOperator* user = desc.user_operator;
+  if (user) {
+    if (auto ok = detail::check_user_operator(*user, "Reduce"); !ok) return ok.error();
+    if (desc.algorithm != ReduceAlgorithm::automatic && desc.algorithm != ReduceAlgorithm::ordered)
+      return make_error(Status::invalid_argument, "Reduce: ", to_string(desc.algorithm), " pairs values out of order; ",
+                        "user operator ", user->name, " reduces with ordered (automatic)");
+  } else {
+    if (auto ok = detail::check_type_op(c, desc.type, desc.op, "Reduce"); !ok) return ok.error();
+    if (desc.algorithm == ReduceAlgorithm::ordered)
+      return make_error(Status::invalid_argument, "Reduce: ordered is built for user operators only; ",
+                        to_string(desc.type), " ", to_string(desc.op), " commutes (use automatic)");
+  }
   if (desc.max_count == 0 || desc.max_count > detail::kMaxCount)
     return make_error(Status::invalid_argument, "Reduce: max_count ", desc.max_count, " must be in 1..2^40");
   auto plan = std::make_unique<detail::ReducePlan>();
@@ -160,23 +181,30 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   plan->desc = desc;
   // deterministic changes no choice: every algorithm combines in a tree fixed by the plan and the count (no
   // atomics, no look-back). An algorithm that combines by timing must be refused or avoided here under it.
-  plan->algorithm = desc.algorithm == ReduceAlgorithm::automatic ? ReduceAlgorithm::grid_stride : desc.algorithm;
+  plan->algorithm = desc.algorithm;
+  if (desc.algorithm == ReduceAlgorithm::automatic)
+    plan->algorithm = user ? ReduceAlgorithm::ordered : ReduceAlgorithm::grid_stride;
   plan->shape = detail::shape_of(plan->algorithm, c, desc);
-  plan->elem = size_of(desc.type);
+  plan->elem = user ? user->size : size_of(desc.type);
+  plan->vec = user ? 1 : 16 / plan->elem;
 
   detail::KernelDesc kd;
-  kd.group = &detail::kShaderGroup_reduce;
+  kd.group = user ? user->kernels : &detail::kShaderGroup_reduce;
   kd.kernel = plan->shape.kernel;
-  kd.op = desc.op;
+  if (!user) kd.op = desc.op;
   kd.workgroup_size = plan->shape.workgroup_size;
   kd.items = plan->shape.items;
-  plan->indirect_binding = plan->algorithm == ReduceAlgorithm::grid_stride;
+  plan->indirect_binding = plan->algorithm == ReduceAlgorithm::grid_stride || plan->algorithm == ReduceAlgorithm::ordered;
   kd.bindings = plan->indirect_binding ? 3 : 2;
   kd.push_bytes = detail::kReducePushBytes;
-  kd.uses_subgroups = plan->shape.uses_subgroups;
-  auto variant = detail::variant_name(c, desc.type, desc.op, plan->shape.uses_subgroups, plan->shape.workgroup_size);
-  if (!variant) return std::move(variant).error();
-  kd.variant = variant.value();
+  if (user) {
+    kd.variant = detail::user_variant(c, *user, true, plan->shape.workgroup_size);
+  } else {
+    auto variant = detail::variant_name(c, desc.type, desc.op, plan->shape.uses_subgroups, plan->shape.workgroup_size);
+    if (!variant) return std::move(variant).error();
+    kd.variant = variant.value();
+  }
+  kd.uses_subgroups = plan->shape.uses_subgroups && kd.variant.find(".nosg") == std::string::npos;
   auto kernel = detail::get_kernel(c, kd);
   if (!kernel) return std::move(kernel).error();
   plan->kernel = kernel.value();
@@ -189,7 +217,8 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   // Level sizes only shrink, so the largest two levels of max_count bound every smaller count.
   const uint64_t level1 = plan->partials_for(desc.max_count);
   const uint64_t level2 = level1 > 1 ? plan->partials_for(level1) : 0;
-  auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
+  const VkDeviceSize granule = detail::region_granule(plan->scratch_align, plan->elem);
+  auto align_up = [&](VkDeviceSize v) { return (v + granule - 1) / granule * granule; };
   plan->region_bytes[0] = level1 > 1 ? align_up(level1 * plan->elem) : 0;
   plan->region_bytes[1] = level2 > 1 ? align_up(level2 * plan->elem) : 0;
   plan->indirect_offset = plan->region_bytes[0] + plan->region_bytes[1];
@@ -253,8 +282,7 @@ Result<void> Reduce::record(VkCommandBuffer cmd, const BufferRange& input, const
       pass.buffers[0] = in.bound;
       pass.buffers[1] = out.bound;
       if (p.indirect_binding) pass.buffers[2] = in.bound;  // statically used, never read by a direct pass
-      const uint32_t vec = 16 / p.elem;
-      pass.push = {uint32_t(wn), in.shift, out.shift, uint32_t(groups), in.shift % vec == 0 ? detail::kPassInVectors : 0u};
+      pass.push = {uint32_t(wn), in.shift, out.shift, uint32_t(groups), in.shift % p.vec == 0 ? detail::kPassInVectors : 0u};
       pass.groups = groups;
       pass.label = std::string("vkprim ") + p.shape.kernel + " level " + std::to_string(level) +
                    (n > p.window ? " window " + std::to_string(first / p.window) : std::string());
@@ -273,7 +301,7 @@ Result<void> Reduce::record_indirect(VkCommandBuffer cmd, const BufferRange& inp
                                      const BufferRange& count_buffer, const BufferRange& scratch) const {
   const detail::ReducePlan& p = *plan_;
   detail::ContextImpl& c = *p.context;
-  if (p.algorithm != ReduceAlgorithm::grid_stride)
+  if (!p.indirect_binding)
     return make_error(Status::unsupported, "Reduce::record_indirect: ", to_string(p.algorithm),
                       " sizes its levels from the count on the CPU; use grid_stride (automatic)");
   const uint64_t max_count = p.desc.max_count;
@@ -311,9 +339,8 @@ Result<void> Reduce::record_indirect(VkCommandBuffer cmd, const BufferRange& inp
     detail::Pass pass;
     pass.kernel = p.kernel;
     pass.buffers = {in.bound, out.bound, region};
-    const uint32_t vec = 16 / p.elem;
     pass.push = {uint32_t(n), in.shift, out.shift, uint32_t(partials),
-                 (in.shift % vec == 0 ? detail::kPassInVectors : 0u) | detail::kPassIndirect, level};
+                 (in.shift % p.vec == 0 ? detail::kPassInVectors : 0u) | detail::kPassIndirect, level};
     pass.indirect_entry = int32_t(level);
     pass.indirect_region = region;
     pass.label = std::string("vkprim ") + p.shape.kernel + " level " + std::to_string(level) + " (indirect)";

@@ -152,6 +152,7 @@ struct ScanPlan {
   ScanDesc desc;
   ScanAlgorithm algorithm = ScanAlgorithm::reduce_then_scan;
   uint32_t elem = 4;
+  uint32_t vec = 4;                  // elements per 16-byte vector (a user operator's "vector" is one element)
   uint32_t wg = kWorkgroup;          // invocations per workgroup (WG_SIZE) of every kernel of the plan
   bool subgroups = false;            // the subgroup variants are in use (not the emulation)
   const Kernel* step = nullptr;      // hillis_steele
@@ -250,7 +251,7 @@ class PassBuilder {
     const auto bin = bind_elements(c_, in.range, in.first, in.count, p_.elem);
     const auto bout = bind_elements(c_, out.range, out.first, out.count, p_.elem);
     const auto baux = bind_elements(c_, aux.range, aux.first, aux.count, p_.elem);
-    const uint32_t vec = 16 / p_.elem;
+    const uint32_t vec = p_.vec;
     Pass pass;
     pass.kernel = kernel;
     pass.buffers[0] = bin.bound;
@@ -352,7 +353,8 @@ class PassBuilder {
   void chained(const Span& in, const Span& out, uint32_t wf) {
     const auto [kernel, tile_elements] = p_.chained_shape(in.count);
     const uint64_t tiles = std::max<uint64_t>(1, ceil_div(in.count, tile_elements));
-    const Span state{{scratch_.buffer, scratch_.offset + p_.state_offset, p_.state_bytes}, 0, p_.state_bytes / p_.elem};
+    const Span state{{scratch_.buffer, scratch_.offset + p_.state_offset, p_.state_bytes}, 0,
+                     ceil_div(p_.state_bytes, p_.elem)};
     pass(kernel, p_.algorithm == ScanAlgorithm::chained_fallback ? "chained_fallback" : "chained_lookback", tiles,
          in, out, state, in.count, c_.spin_limit(),
          detail::chained_knobs(c_, p_.algorithm == ScanAlgorithm::chained_fallback),
@@ -458,13 +460,13 @@ uint64_t Scan::float_add_depth(uint64_t count) const {
     case ScanAlgorithm::chained_fallback: {
       // Within the tile as reduce_then_scan's rescan; the look-back folds up to one subgroup of aggregates
       // per step into a prefix chained over all earlier tiles.
-      const uint64_t vec = 16 / p.elem;
+      const uint64_t vec = p.vec;
       const uint64_t tiles = detail::ceil_div(n, p.chained_shape(n).second);
       depth = vec + detail::kRows + wg_scan + 3 + tiles + sg;
       break;
     }
     default: {
-      const uint64_t vec = 16 / p.elem;
+      const uint64_t vec = p.vec;
       const uint64_t tiles = detail::ceil_div(n, p.tile_elements);
       depth = vec + detail::kRows + wg_scan + 3;  // within the tile
       if (tiles > 1)
@@ -485,16 +487,25 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     return make_error(Status::invalid_argument, "Scan: unknown algorithm ", int(desc.algorithm));
   if (desc.kind != ScanKind::inclusive && desc.kind != ScanKind::exclusive)
     return make_error(Status::invalid_argument, "Scan: unknown kind ", int(desc.kind));
-  if (auto ok = detail::check_type_op(c, desc.type, desc.op, "Scan"); !ok) return ok.error();
+  const UserOperator* user = desc.user_operator;
+  if (user) {
+    if (auto ok = detail::check_user_operator(*user, "Scan"); !ok) return ok.error();
+    if (desc.algorithm != ScanAlgorithm::automatic && desc.algorithm != ScanAlgorithm::reduce_then_scan &&
+        !detail::is_chained(desc.algorithm))
+      return make_error(Status::invalid_argument, "Scan: user operator ", user->name, " scans with reduce_then_scan, ",
+                        "chained_lookback or chained_fallback, not ", to_string(desc.algorithm));
+  } else if (auto ok = detail::check_type_op(c, desc.type, desc.op, "Scan"); !ok) {
+    return ok.error();
+  }
   if (desc.max_count == 0 || desc.max_count > detail::kMaxCount)
     return make_error(Status::invalid_argument, "Scan: max_count ", desc.max_count, " must be in 1..2^40");
-  // deterministic: float operators are not associative bit for bit, and the chained scans' look-back folds
-  // aggregates in whatever grouping the race between tiles leaves. Checked before the memory-model check:
-  // the request contradicts itself on any device.
-  const bool fixed_tree = desc.deterministic && !is_integer(desc.type);
+  // deterministic: float operators (and user operators, which may hold floats) are not associative bit for
+  // bit, and the chained scans' look-back folds aggregates in whatever grouping the race between tiles
+  // leaves. Checked before the memory-model check: the request contradicts itself on any device.
+  const bool fixed_tree = desc.deterministic && (user || !is_integer(desc.type));
   if (fixed_tree && detail::is_chained(desc.algorithm))
     return make_error(Status::invalid_argument, "Scan: ", to_string(desc.algorithm), " cannot be deterministic for ",
-                      to_string(desc.type), ": its look-back groups predecessor aggregates by timing, so float "
+                      user ? user->name : to_string(desc.type), ": its look-back groups predecessor aggregates by timing, so float "
                       "results may differ in the last bits from run to run; use reduce_then_scan (what automatic "
                       "picks with deterministic) or leave deterministic off");
   auto plan = std::make_unique<detail::ScanPlan>();
@@ -517,24 +528,27 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   if (plan->algorithm == ScanAlgorithm::chained_lookback && detail::lacks_forward_progress(c.caps.driver_id))
     return make_error(Status::unsupported, "Scan: chained_lookback needs forward progress between workgroups, which ",
                       "this driver (", c.caps.driver_name, ") is known not to give; use chained_fallback");
-  plan->elem = size_of(desc.type);
-  if (plan->algorithm == ScanAlgorithm::reduce_then_scan) plan->wg = detail::kTileWorkgroup;
+  plan->elem = user ? user->size : size_of(desc.type);
+  plan->vec = user ? 1 : 16 / plan->elem;
+  if (plan->algorithm == ScanAlgorithm::reduce_then_scan)
+    plan->wg = user ? detail::user_workgroup(c, detail::kTileWorkgroup, plan->elem) : detail::kTileWorkgroup;
   const detail::ChainedTuning& row = detail::chained_tuning(c.caps);  // chained tile shapes for this device
   if (chained) {
     plan->wg = desc.workgroup_size ? desc.workgroup_size : row.workgroup_size;
+    if (user && !desc.workgroup_size) plan->wg = detail::user_workgroup(c, plan->wg, plan->elem);
     if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
       return make_error(Status::invalid_argument, "Scan: workgroup_size ", plan->wg,
                         " must be a power of two from 64 to 1024");
   }
   const uint32_t wg = plan->wg;
-  const uint64_t vec = 16 / plan->elem;
+  const uint64_t vec = plan->vec;
 
   uint32_t tuning = 0;  // specialization constant 2 of the kernels built next (chained: look-back windows)
   auto kernel = [&](const char* name, uint32_t items, bool uses_subgroups) -> Result<const detail::Kernel*> {
     detail::KernelDesc kd;
-    kd.group = &detail::kShaderGroup_scan;
+    kd.group = user ? user->kernels : &detail::kShaderGroup_scan;
     kd.kernel = name;
-    kd.op = desc.op;
+    if (!user) kd.op = desc.op;
     kd.workgroup_size = wg;
     kd.items = items;
     kd.tuning = tuning;
@@ -543,11 +557,16 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
                                   std::strcmp(name, "scan/subgroup_block") == 0;
     kd.bindings = indirect_capable ? detail::kIndirectBindings : detail::kScanBindings;
     kd.push_bytes = detail::kScanPushBytes;
-    kd.uses_subgroups = uses_subgroups;
-    auto variant = detail::variant_name(c, desc.type, desc.op, uses_subgroups, wg);
-    if (!variant) return std::move(variant).error();
-    if (uses_subgroups) plan->subgroups = variant.value().find(".nosg") == std::string::npos;
-    kd.variant = variant.value();
+    if (user) {
+      kd.variant = detail::user_variant(c, *user, uses_subgroups, wg);
+    } else {
+      auto variant = detail::variant_name(c, desc.type, desc.op, uses_subgroups, wg);
+      if (!variant) return std::move(variant).error();
+      kd.variant = variant.value();
+    }
+    const bool sg = kd.variant.find(".nosg") == std::string::npos;
+    if (uses_subgroups) plan->subgroups = sg;
+    kd.uses_subgroups = uses_subgroups && sg;
     return detail::get_kernel(c, kd);
   };
   // Builds every kernel the algorithm needs; the first failure is returned.
@@ -581,9 +600,9 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     case ScanAlgorithm::chained_fallback: {
       // One 64-bit {flag, value} word per tile where 64-bit atomics are enabled and the value is 32 bits;
       // otherwise the value in 16-bit parts across u32 words (common/tile_state.glsl).
-      const bool state64 = c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64) && !is_64bit(desc.type);
+      const bool state64 = !user && c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64) && !is_64bit(desc.type);
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
-      const bool wide_tiles = row.wide_vectors && is_integer(desc.type) &&
+      const bool wide_tiles = row.wide_vectors && !user && is_integer(desc.type) &&
                               plan->algorithm == ScanAlgorithm::chained_fallback && !desc.vectors_per_thread &&
                               desc.max_count >= row.wide_from;
       const uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread
@@ -593,9 +612,11 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       if (tuning > 8) return make_error(Status::invalid_argument, "Scan: lookback_windows ", tuning, " exceeds 8");
       // Shared memory: the workgroup scan's ROW_T per invocation (common/workgroup_scan.glsl), the fallback's
       // workgroup reduction's value per invocation (common/workgroup.glsl) and the look-back words.
-      const uint64_t shared_bytes = (uint64_t(wg) + 1) * 4 * plan->elem + uint64_t(wg) * plan->elem + 64;
+      // User operators reduce no workgroup tree (common/workgroup.glsl) and keep more look-back words.
+      const uint64_t shared_bytes = (uint64_t(wg) + 1) * 4 * plan->elem + (user ? 0 : uint64_t(wg) * plan->elem) + 64;
       if (shared_bytes > c.caps.max_shared_memory)
-        return make_error(Status::unsupported, "Scan: a ", wg, "-invocation chained tile of ", to_string(desc.type),
+        return make_error(Status::unsupported, "Scan: a ", wg, "-invocation chained tile of ",
+                          user ? user->name : to_string(desc.type),
                           " needs ", shared_bytes, " bytes of shared memory; the device allows ",
                           c.caps.max_shared_memory);
       need(plan->chained, name.c_str(), items, true);
@@ -628,7 +649,8 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
     plan->window = pow2;
   }
   plan->scratch_align = detail::binding_alignment(c);
-  auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
+  const VkDeviceSize granule_bytes = detail::region_granule(plan->scratch_align, plan->elem);
+  auto align_up = [&](VkDeviceSize v) { return (v + granule_bytes - 1) / granule_bytes * granule_bytes; };
   // Level sizes only shrink with the count, so those of min(max_count, window) bound every smaller count.
   const uint64_t n = std::min(desc.max_count, plan->window);
   std::vector<uint64_t> regions;
@@ -660,7 +682,8 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   }
   if (chained) {
     const uint64_t tiles = plan->chained_max_tiles(n);
-    plan->state_tile_bytes = is_64bit(desc.type) ? 16 : 8;  // 4 or 2 u32 parts, or one u64 word
+    // 4 or 2 u32 parts, or one u64 word; a user operator's value takes 2 parts per word.
+    plan->state_tile_bytes = user ? 8 * user->words : (is_64bit(desc.type) ? 16 : 8);
     plan->state_offset = offset;
     plan->state_bytes = align_up(detail::kStateHeaderBytes + tiles * plan->state_tile_bytes);
     offset += plan->state_bytes;

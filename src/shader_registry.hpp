@@ -7,21 +7,9 @@
 #include <string_view>
 #include <vector>
 
-namespace vkprim::detail {
+#include "vkprim/detail/shader_group.hpp"
 
-struct ShaderVariant {
-  const char* kernel;   // e.g. "reduce/grid_stride"
-  const char* variant;  // e.g. "u32", "u32.nosg", "default"
-  uint32_t offset;      // first word in the group's unpacked stream
-  uint32_t word_count;
-};
-struct ShaderGroup {
-  const uint8_t* packed;  // src/spirv_pack.hpp
-  uint32_t packed_bytes;
-  uint32_t word_count;    // of the whole unpacked stream
-  const ShaderVariant* variants;
-  uint32_t count;
-};
+namespace vkprim::detail {
 
 // nullptr when the group has no such kernel or variant.
 const ShaderVariant* find_shader(const ShaderGroup& group, std::string_view kernel, std::string_view variant);

@@ -7,6 +7,7 @@
 #include <vulkan/vulkan_core.h>
 
 #include "vkprim/context.hpp"
+#include "vkprim/operator.hpp"
 #include "vkprim/result.hpp"
 #include "vkprim/types.hpp"
 
@@ -14,7 +15,8 @@ namespace vkprim {
 
 // The classic progression (Harris, "Optimizing Parallel Reduction in CUDA", 2007), each a complete
 // multi-level reduction: a level writes one partial per workgroup, levels repeat until one remains.
-// automatic = the fastest measured for the device's class (grid_stride on every device measured).
+// automatic = the fastest measured for the device's class (grid_stride on every device measured), and
+// ordered for a user operator (the others pair values out of order, which only commutative operators allow).
 // Float results: every algorithm combines in a tree fixed by the plan and the count (no atomics, no
 // look-back), so the same plan, input and count give the same bits run to run on one device and driver,
 // automatic included. The tree follows the count (grid_stride's grid is min(tiles, its cap)), so two counts
@@ -28,6 +30,8 @@ enum class ReduceAlgorithm {
   unrolled_subgroup,       // last steps as subgroup operations (no warp-synchronous tricks)
   unrolled_complete,       // workgroup size a specialization constant: the whole tree unrolls
   grid_stride,             // many 16-byte vector loads per thread, grid sized to the device
+  ordered,                 // tiles reduced left to right (rows of coalesced loads, ordered workgroup scans):
+                           // for user operators, which need not commute; built for them only
 };
 const char* to_string(ReduceAlgorithm algorithm);
 bool parse(const char* name, ReduceAlgorithm& out);
@@ -47,6 +51,9 @@ struct ReduceDesc {
   // and 16-byte vectors each thread loads per step (1..16).
   uint32_t max_workgroups = 0;
   uint32_t vectors_per_thread = 0;
+  // An engine's element type and combine function (vkprim/operator.hpp), or nullptr. When set, type and op
+  // are ignored, elements are user_operator->size bytes, and the algorithm is ordered (automatic).
+  const UserOperator* user_operator = nullptr;
 };
 
 namespace detail { struct ReducePlan; }
@@ -57,7 +64,8 @@ namespace detail { struct ReducePlan; }
 // (the longest run one thread sums sequentially). min/max of NaN are unspecified.
 class Reduce {
  public:
-  // invalid_argument: bitwise op on a float type, max_count 0 or > 2^40.
+  // invalid_argument: bitwise op on a float type, max_count 0 or > 2^40; ordered without a user operator or
+  // another algorithm with one.
   // unsupported: 64-bit type without shaderInt64/shaderFloat64 (or subgroup int64 with no fallback).
   static Result<Reduce> create(Context& context, const ReduceDesc& desc);
   Reduce(Reduce&&) noexcept;
@@ -86,7 +94,7 @@ class Reduce {
   // max_count; workgroup counts are computed on the GPU and issued with vkCmdDispatchIndirect, so no CPU
   // read-back is needed. input must hold max_count elements (only count are read). Before: the caller makes
   // the count's writes visible to compute-shader reads too. Count 0 writes the identity.
-  // unsupported: algorithms other than grid_stride (their level structure follows the count), or a
+  // unsupported: algorithms other than grid_stride and ordered (their level structure follows the count), or a
   // max_count past one storage-buffer window (maxStorageBufferRange) or 2^32-1.
   Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
                                const BufferRange& count_buffer, const BufferRange& scratch) const;

@@ -7,6 +7,7 @@
 #include <vulkan/vulkan_core.h>
 
 #include "vkprim/context.hpp"
+#include "vkprim/operator.hpp"
 #include "vkprim/result.hpp"
 #include "vkprim/types.hpp"
 
@@ -85,6 +86,12 @@ struct ScanDesc {
   // Chained scans: subgroup-wide windows of predecessor states one look-back step loads at once (1..8;
   // 0 = the tuned default): a step covers lookback_windows x subgroup size predecessors.
   uint32_t lookback_windows = 0;
+  // An engine's element type and combine function (vkprim/operator.hpp), or nullptr. When set, type and op
+  // are ignored, elements are user_operator->size bytes (a 16-byte "vector" above is one element), and the
+  // algorithm is reduce_then_scan, chained_lookback or chained_fallback (automatic as for floats); every
+  // one keeps the operands in order, so the operator need not commute. The exclusive scan starts from the
+  // operator's identity. Under deterministic it is treated as a float type.
+  const UserOperator* user_operator = nullptr;
 };
 
 namespace detail { struct ScanPlan; }
@@ -96,7 +103,7 @@ namespace detail { struct ScanPlan; }
 class Scan {
  public:
   // invalid_argument: bitwise op on a float type, max_count 0 or > 2^40, deterministic with a chained
-  // algorithm on a float type.
+  // algorithm on a float type or a user operator, a user operator with an algorithm other than the three above.
   // unsupported: 64-bit type without shaderInt64/shaderFloat64; a chained algorithm without the Vulkan
   // memory model features.
   static Result<Scan> create(Context& context, const ScanDesc& desc);

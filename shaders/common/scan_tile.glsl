@@ -28,7 +28,13 @@ VEC_T vk_tile_load(uint v) {
   const uint e = v * VEC_N;
   if (e + VEC_N <= vk_scan_elements && vk_scan_flag(SCAN_IN_VECTORS)) return in_vectors[pc.in_offset / VEC_N + v];
   VEC_T r;
+#if defined(VKPRIM_TYPE_USER)
+  // A struct from the buffer in a ?: makes glslang store a laid-out struct into a plain one (invalid SPIR-V).
+  r[0] = vk_identity();
+  if (e < vk_scan_elements) r[0] = in_values[pc.in_offset + e];
+#else
   [[unroll]] for (uint c = 0u; c < VEC_N; ++c) r[c] = e + c < vk_scan_elements ? in_values[pc.in_offset + e + c] : vk_identity();
+#endif
   return r;
 }
 

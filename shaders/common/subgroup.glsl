@@ -1,7 +1,9 @@
 // Subgroup layer: real subgroup operations, or (VKPRIM_NO_SUBGROUPS) an emulation in which every
 // invocation is its own subgroup of size 1, so workgroup code built on this layer degrades to pure
 // shared-memory trees with identical results.
-// Provides: VK_SUBGROUP_SIZE, VK_SUBGROUP_ID, VK_SUBGROUP_LANE, VK_NUM_SUBGROUPS, vk_subgroup_reduce(x).
+// Provides: VK_SUBGROUP_SIZE, VK_SUBGROUP_ID, VK_SUBGROUP_LANE, VK_NUM_SUBGROUPS, vk_subgroup_reduce(x);
+// for user types (no subgroup arithmetic on structs: shuffles of their words) also vk_shuffle_up(x, d),
+// vk_subgroup_reduce_reversed(x) (the last lane's value leftmost), and vk_subgroup_reduce keeps lane order.
 #ifndef VKPRIM_SUBGROUP_GLSL
 #define VKPRIM_SUBGROUP_GLSL
 
@@ -19,9 +21,52 @@
 #define VK_SUBGROUP_LANE gl_SubgroupInvocationID
 #define VK_NUM_SUBGROUPS gl_NumSubgroups
 
+#if defined(VKPRIM_TYPE_USER)
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_shuffle_relative : require
+
+VALUE_T vk_shuffle_up(VALUE_T x, uint d) {
+  VALUE_BITS_T b = vk_value_bits(x);
+  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffleUp(b[k], d);
+  return vk_bits_value(b);
+}
+VALUE_T vk_shuffle_down(VALUE_T x, uint d) {
+  VALUE_BITS_T b = vk_value_bits(x);
+  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffleDown(b[k], d);
+  return vk_bits_value(b);
+}
+VALUE_T vk_shuffle_first(VALUE_T x) {
+  VALUE_BITS_T b = vk_value_bits(x);
+  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffle(b[k], 0u);
+  return vk_bits_value(b);
+}
+// Lanes that hold invocations: a subgroup larger than the workgroup is partial, and a shuffle from a lane
+// past them reads nothing defined.
+uint vk_subgroup_lanes() { return min(gl_SubgroupSize, gl_WorkGroupSize.x); }
+
+// Suffix scans over shuffles down (Hillis & Steele): lane i ends with its lanes i.. combined, so lane 0
+// holds the whole subgroup, in lane order or reversed, and hands it to every lane.
+VALUE_T vk_subgroup_reduce(VALUE_T x) {
+  const uint lanes = vk_subgroup_lanes();
+  for (uint d = 1u; d < lanes; d <<= 1u) {
+    const VALUE_T o = vk_shuffle_down(x, d);
+    if (gl_SubgroupInvocationID + d < lanes) x = vk_op(x, o);
+  }
+  return vk_shuffle_first(x);
+}
+VALUE_T vk_subgroup_reduce_reversed(VALUE_T x) {
+  const uint lanes = vk_subgroup_lanes();
+  for (uint d = 1u; d < lanes; d <<= 1u) {
+    const VALUE_T o = vk_shuffle_down(x, d);
+    if (gl_SubgroupInvocationID + d < lanes) x = vk_op(o, x);
+  }
+  return vk_shuffle_first(x);
+}
+#else
 VALUE_T vk_subgroup_reduce(VALUE_T x) {
   VK_PICK(subgroupAdd(x), subgroupMin(x), subgroupMax(x), subgroupAnd(x), subgroupOr(x), subgroupXor(x))
 }
+#endif
 
 #else  // emulation: a subgroup is one invocation
 
@@ -31,6 +76,9 @@ VALUE_T vk_subgroup_reduce(VALUE_T x) {
 #define VK_NUM_SUBGROUPS gl_WorkGroupSize.x
 
 VALUE_T vk_subgroup_reduce(VALUE_T x) { return x; }
+#if defined(VKPRIM_TYPE_USER)
+VALUE_T vk_subgroup_reduce_reversed(VALUE_T x) { return x; }
+#endif
 
 #endif
 

@@ -5,7 +5,7 @@
 //   INCLUSIVE 2; flags only move forward because every write is an atomicMax):
 //   VKPRIM_STATE64 (32-bit values, shaderBufferInt64Atomics): one u64 word (flag << 32 | value bits).
 //   otherwise: the value bits in 16-bit halves over 2 (32-bit values) or 4 (64-bit values) u32 words,
-//   each (flag << 16 | half); a reader accepts a state only when every part carries the same flag. For a
+//   each (flag << 16 | half) (user types: over 2 words per word of the value); a reader accepts a state only when every part carries the same flag. For a
 //   given flag every writer writes the same value (the owner and any fallback compute the aggregate with
 //   the same code in the same order), so parts written by different writers still agree.
 // Atomics follow the Vulkan memory model: queue-family scope, buffer storage semantics, semantics below.
@@ -76,7 +76,10 @@ uint vk_state_value(STATE_BITS_T b) { return b; }
 STATE_BITS_T vk_state_bits(VALUE_T v) { return vk_value_bits(v); }
 VALUE_T vk_state_value(STATE_BITS_T b) { return vk_bits_value(b); }
 #endif
-#if !defined(VKPRIM_STATE_U32) && (defined(VKPRIM_INT64) || defined(VKPRIM_TYPE_F64))
+#if !defined(VKPRIM_STATE_U32) && defined(VKPRIM_TYPE_USER)
+// User types: two 16-bit parts per word of the value.
+#define STATE_PARTS (2u * VKPRIM_USER_WORDS)
+#elif !defined(VKPRIM_STATE_U32) && (defined(VKPRIM_INT64) || defined(VKPRIM_TYPE_F64))
 #define STATE_PARTS 4u
 uint vk_bits_part(STATE_BITS_T b, uint k) { return (b[k >> 1u] >> (16u * (k & 1u))) & 0xFFFFu; }
 STATE_BITS_T vk_bits_from_parts(uint p0, uint p1, uint p2, uint p3) { return uvec2(p0 | (p1 << 16u), p2 | (p3 << 16u)); }
@@ -99,6 +102,29 @@ uint vk_state_read(uint tile, out STATE_VALUE_T value) {
                                    gl_StorageSemanticsBuffer, STATE_READ_SEMANTICS);
   value = vk_state_value(uint(word & 0xFFFFFFFFul));
   return uint(word >> 32);
+}
+#elif !defined(VKPRIM_STATE_U32) && defined(VKPRIM_TYPE_USER)
+void vk_state_publish(uint tile, uint flag, VALUE_T value) {
+  const VALUE_BITS_T bits = vk_value_bits(value);
+  const uint base = STATE_HEADER_WORDS + tile * STATE_PARTS;
+  for (uint k = 0u; k < STATE_PARTS; ++k)
+    atomicMax(state_words[base + k], (flag << 16u) | ((bits[k >> 1u] >> (16u * (k & 1u))) & 0xFFFFu),
+              gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, STATE_PUBLISH_SEMANTICS);
+}
+uint vk_state_read(uint tile, out VALUE_T value) {
+  const uint base = STATE_HEADER_WORDS + tile * STATE_PARTS;
+  VALUE_BITS_T bits;
+  uint flag = 0xFFFFFFFFu;
+  bool agree = true;
+  for (uint k = 0u; k < STATE_PARTS; ++k) {
+    const uint w = atomicLoad(state_words[base + k], gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, STATE_READ_SEMANTICS);
+    if (k == 0u) flag = w >> 16u;
+    else agree = agree && (w >> 16u) == flag;
+    if ((k & 1u) == 0u) bits[k >> 1u] = w & 0xFFFFu;
+    else bits[k >> 1u] |= (w & 0xFFFFu) << 16u;
+  }
+  value = vk_bits_value(bits);
+  return agree ? flag : STATE_NOT_READY;
 }
 #else
 void vk_state_publish(uint tile, uint flag, STATE_VALUE_T value) {

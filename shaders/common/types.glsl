@@ -1,8 +1,13 @@
 // Value type of a kernel variant, chosen at build time, and its operator, chosen at pipeline creation.
 // Defines (one of): VKPRIM_TYPE_{U32,I32,F32,U64,I64,F64}; VKPRIM_OP (optional). Specialization: VK_OP
 // (constant 5).
+// VKPRIM_TYPE_USER: an engine's struct and combine function (cmake/VkprimOperators.cmake generates
+// vkprim_user_operator.glsl, found on the include path). Its vectors are one value (VEC_N 1, VEC_T an
+// array of one, so v[c] reads the same as for the built-in types), its bits an array of u32 words, and
+// VKPRIM_ORDERED is defined: the operator need not commute, so every combine keeps left-to-right order.
 // Provides: VALUE_T, VEC_T (16 bytes of VALUE_T), VEC_N, vk_op(a, b), vk_identity(), vk_vec_reduce(v),
-// VALUE_BITS_T (uint, or uvec2 for 64-bit types) with vk_value_bits(v) / vk_bits_value(b).
+// VALUE_BITS_T (uint, uvec2 for 64-bit types, uint[VKPRIM_USER_WORDS] for user types) with
+// vk_value_bits(v) / vk_bits_value(b).
 #ifndef VKPRIM_TYPES_GLSL
 #define VKPRIM_TYPES_GLSL
 
@@ -59,9 +64,25 @@
 #define VKPRIM_LOWEST_VALUE packDouble2x32(uvec2(0u, 0xFFF00000u))
 #define VKPRIM_ZERO 0.0lf
 #define VKPRIM_FLOAT 1
+#elif defined(VKPRIM_TYPE_USER)
+#include "vkprim_user_operator.glsl"
+#define VEC_T VALUE_T[1]
+#define VEC_N 1
+#define VKPRIM_ORDERED 1
 #else
 #error "define one VKPRIM_TYPE_*"
 #endif
+
+#if defined(VKPRIM_TYPE_USER)
+
+VALUE_T vk_op(VALUE_T a, VALUE_T b) { return vk_user_combine(a, b); }
+VALUE_T vk_identity() { return vk_user_identity(); }
+VALUE_T vk_vec_reduce(VEC_T v) { return v[0]; }
+#define VALUE_BITS_T uint[VKPRIM_USER_WORDS]
+VALUE_BITS_T vk_value_bits(VALUE_T v) { return vk_user_to_words(v); }
+VALUE_T vk_bits_value(VALUE_BITS_T b) { return vk_user_from_words(b); }
+
+#else
 
 // The operator is specialization constant 5, so one module serves every operator of a type: the driver
 // folds the branches of VK_PICK when the pipeline is created. Values follow vkprim::Op (src/kernel.cpp).
@@ -169,5 +190,7 @@ VALUE_T vk_bits_value(VALUE_BITS_T b) {
 #endif
 }
 #endif
+
+#endif  // VKPRIM_TYPE_USER
 
 #endif  // VKPRIM_TYPES_GLSL

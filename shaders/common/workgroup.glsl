@@ -8,6 +8,9 @@
 #include "common/config.glsl"
 #include "common/subgroup.glsl"
 
+// Not for user types: the tree pairs values out of order, and their operator need not commute
+// (VKPRIM_ORDERED kernels reduce through the ordered scans of common/workgroup_scan.glsl instead).
+#if !defined(VKPRIM_ORDERED)
 shared VALUE_T wg_shared[WG_SIZE];
 
 VALUE_T vk_workgroup_reduce(VALUE_T x) {
@@ -29,5 +32,6 @@ VALUE_T vk_workgroup_reduce(VALUE_T x) {
   barrier();
   return result;
 }
+#endif  // !VKPRIM_ORDERED
 
 #endif  // VKPRIM_WORKGROUP_GLSL

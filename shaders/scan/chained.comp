@@ -14,13 +14,14 @@
 //  4. the tile publishes its inclusive prefix and writes its output.
 // Fallback: after pc.param not-ready polls of the same predecessor, the whole workgroup reduces that
 // predecessor's tile from the input itself (floats: the owner's code and order; integers: any order, one
-// workgroup reduction; either way the owner's bits), publishes it with atomicMax and goes on looking
+// workgroup reduction; either way the owner's bits; user operators: the owner's code and order), publishes it with atomicMax and goes on looking
 // back: no forward-progress assumption. Without FALLBACK it waits.
 // pc.param2 bit 31: no look-back statistics; bit 30: launch order (set only with FALLBACK). Test knob:
 // pc.param2 & 0x3FFFFFFF = k > 0 makes every k-th tile (never tile 0) publish nothing: no aggregate and,
 // with FALLBACK, no inclusive prefix either, so every successor that reaches it must reduce it itself.
 // Without FALLBACK it still publishes its inclusive prefix (nothing else could unblock its successors).
-// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64 (see common/tile_state.glsl),
+// Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant; VKPRIM_TYPE_USER an engine's operator, whose
+// order the kernel keeps: common/types.glsl), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64 (see common/tile_state.glsl),
 // VKPRIM_FALLBACK. Specialization: WG_SIZE (power of two), ITEMS (1..8: rows of vectors, scanned four
 // at a time in one workgroup scan of ROW_T), LOOK_WINDOWS (1..8). Bindings: common/scan_io.glsl,
 // with binding 2 the tile state and binding 4 the record_indirect region (SCAN_INDIRECT: count and tiles
@@ -43,14 +44,29 @@
 layout(constant_id = 2) const uint LOOK_WINDOWS = 1;
 
 // What invocation 0 tells the workgroup (relaxed atomics: read by the look-back loop between barriers).
+#if defined(VKPRIM_TYPE_USER)
+shared uint s_words[3 + VKPRIM_USER_WORDS];
+#else
 shared uint s_words[5];
+#endif
 #define W_TILE 0      // this workgroup's tile
 #define W_ACTION 1    // LOOK_ON, LOOK_DONE, or the tile to reduce ourselves (>= LOOK_FALLBACK)
 #define W_LOOK 2      // next predecessor to inspect
-#define W_PREFIX 3    // 3, 4: bits of the combined aggregates of the predecessors inspected so far
+#define W_PREFIX 3    // 3, 4 (user types: 3..): bits of the combined aggregates of the predecessors inspected so far
 
 void sh_set(uint i, uint v) { atomicStore(s_words[i], v, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
 uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+#if defined(VKPRIM_TYPE_USER)
+void sh_set_prefix(VALUE_T v) {
+  const VALUE_BITS_T b = vk_value_bits(v);
+  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) sh_set(W_PREFIX + k, b[k]);
+}
+VALUE_T sh_get_prefix() {
+  VALUE_BITS_T b;
+  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = sh_get(W_PREFIX + k);
+  return vk_bits_value(b);
+}
+#else
 void sh_set_prefix(VALUE_T v) {
   const VALUE_BITS_T b = vk_value_bits(v);
 #if defined(VKPRIM_INT64) || defined(VKPRIM_TYPE_F64)
@@ -67,6 +83,20 @@ VALUE_T sh_get_prefix() {
   return vk_bits_value(sh_get(W_PREFIX));
 #endif
 }
+#endif
+
+// A fallback recomputes a stuck predecessor's aggregate with the owner's code in the owner's order where
+// grouping changes the bits (floats) or the order changes the result (user operators need not commute).
+#if defined(VKPRIM_TYPE_F32) || defined(VKPRIM_TYPE_F64) || defined(VKPRIM_ORDERED)
+#define OWNER_ORDER_FALLBACK 1
+#endif
+// Lane i of a look-back window holds predecessor look - i: a later lane is an earlier tile, so an operator
+// that need not commute folds the lanes in reverse.
+#if defined(VKPRIM_ORDERED)
+#define LOOK_REDUCE vk_subgroup_reduce_reversed
+#else
+#define LOOK_REDUCE vk_subgroup_reduce
+#endif
 
 #define LOOK_ON 0u
 #define LOOK_DONE 1u
@@ -142,7 +172,7 @@ uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout ui
       if (blocked < stop) {
         // Fold the ready aggregates before the blocked predecessor, then poll it again (or fall back).
         if (blocked > 0u) {
-          prefix = vk_op(vk_subgroup_reduce(lane < blocked ? values[j] : vk_identity()), prefix);
+          prefix = vk_op(LOOK_REDUCE(lane < blocked ? values[j] : vk_identity()), prefix);
           look -= blocked;
           depth += blocked;
           polls = 0u;
@@ -153,7 +183,7 @@ uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout ui
 #endif
         break;
       }
-      prefix = vk_op(vk_subgroup_reduce(lane <= stop ? values[j] : vk_identity()), prefix);
+      prefix = vk_op(LOOK_REDUCE(lane <= stop ? values[j] : vk_identity()), prefix);
       if (any_inclusive) {
         depth += stop + 1u;
         return LOOK_DONE;
@@ -265,7 +295,7 @@ void main() {
       // Fallback: reduce the stuck predecessor ourselves and publish its aggregate (never downgrading).
       const uint stuck = action - LOOK_FALLBACK;
       VEC_T other[ITEMS];
-#if defined(VKPRIM_TYPE_F32) || defined(VKPRIM_TYPE_F64)
+#if defined(OWNER_ORDER_FALLBACK)
       ROW_T other_vector_totals[2], other_prefix[2], other_totals[2];
       LOAD_AND_SCAN_TILE(stuck, other, other_vector_totals)
       scan_rows(other_vector_totals, other_prefix, other_totals);
@@ -279,7 +309,7 @@ void main() {
       other_total = vk_workgroup_reduce(other_total);
 #endif
       if (tid == 0u) {
-#if defined(VKPRIM_TYPE_F32) || defined(VKPRIM_TYPE_F64)
+#if defined(OWNER_ORDER_FALLBACK)
         const VALUE_T stuck_aggregate = chain_rows(other_totals);
 #else
         const VALUE_T stuck_aggregate = other_total;

@@ -2,7 +2,8 @@
 // reduce_then_scan pass 1 (Merrill & Garland 2016, "Single-pass parallel prefix scan with decoupled
 // look-back", for the reduce-then-scan background): reduce each tile of WG_SIZE * ITEMS 16-byte vectors
 // (common/scan_tile.glsl) to one value, aux[group] = tile total. ITEMS loads in flight per invocation,
-// then subgroup reduce and shared memory across subgroups (common/workgroup.glsl).
+// then subgroup reduce and shared memory across subgroups (common/workgroup.glsl); user operators, which
+// need not commute, reduce the rows in order (vk_workgroup_rows_reduce).
 // Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant), VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS.
 // Bindings: common/scan_io.glsl.
 #extension GL_GOOGLE_include_directive : require
@@ -11,6 +12,9 @@
 #include "common/scan_io.glsl"
 #include "common/scan_tile.glsl"
 #include "common/workgroup.glsl"
+#if defined(VKPRIM_ORDERED)
+#include "common/workgroup_scan.glsl"
+#endif
 
 void main() {
   vk_scan_begin();
@@ -19,8 +23,12 @@ void main() {
   const uint first = vk_tile_first_vector(group);
   VEC_T loaded[ITEMS];
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) loaded[k] = vk_tile_load(first + k * WG_SIZE);
+#if defined(VKPRIM_ORDERED)
+  const VALUE_T total = vk_workgroup_rows_reduce(loaded);
+#else
   VALUE_T acc = vk_vec_reduce(loaded[0]);
   [[unroll]] for (uint k = 1u; k < ITEMS; ++k) acc = vk_op(acc, vk_vec_reduce(loaded[k]));
   const VALUE_T total = vk_workgroup_reduce(acc);
+#endif
   if (gl_LocalInvocationIndex == 0u) aux_values[pc.aux_offset + group] = total;
 }

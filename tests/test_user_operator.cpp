@@ -1,0 +1,359 @@
+// User operators (vkprim/operator.hpp): engine structs and combine functions compiled by
+// vkprim_add_operator into the reduce and scan kernels (tools/operators: AABB union, 2D affine composition,
+// 4x4 matrix product, Welford merge). Every plan must give the left-to-right combination, for operators
+// that do not commute too: against host references at sizes 0, 1, tile-1, tile, tile+1, two tiles and an
+// odd large count, every scan algorithm and kind, forced fallback, the emulation, record_indirect,
+// storage-range windows, byte offsets that are not multiples of 16, and the errors.
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sample_operators.hpp"
+#include "scan_rig.hpp"
+#include "test_support.hpp"
+#include "vkprim/reduce.hpp"
+#include "vkprim/scan.hpp"
+
+using namespace vkprim;
+using namespace vkprim::samples;
+
+namespace {
+
+// The operator and how results compare, per sample type.
+const UserOperator& operator_of(const Aabb*) { return vkprim_ops::aabb_union(); }
+const UserOperator& operator_of(const Affine*) { return vkprim_ops::affine(); }
+const UserOperator& operator_of(const Mat4*) { return vkprim_ops::mat4_product(); }
+const UserOperator& operator_of(const Welford*) { return vkprim_ops::welford(); }
+template <class T>
+const UserOperator& user_op() {
+  return operator_of(static_cast<const T*>(nullptr));
+}
+
+template <size_t N, class E>
+bool same(const E (&a)[N], const E (&b)[N]) {
+  return std::memcmp(a, b, sizeof(a)) == 0;
+}
+// Members only: the GPU stores members, never the padding between them.
+bool equal(const Aabb& a, const Aabb& b) { return same(a.lo, b.lo) && same(a.hi, b.hi); }
+bool equal(const Affine& a, const Affine& b) { return same(a.x, b.x) && same(a.y, b.y) && same(a.t, b.t); }
+bool equal(const Mat4& a, const Mat4& b) { return std::memcmp(a.c, b.c, sizeof(a.c)) == 0; }
+// Welford merges round differently in another grouping: counts are exact, mean and M2 within a relative
+// error far below what a wrong order or a lost element would change.
+bool equal(const Welford& a, const Welford& b) {
+  auto near = [](float x, float y, float rel) { return std::fabs(x - y) <= rel * std::max(1.0f, std::fabs(y)); };
+  return a.n == b.n && near(a.mean, b.mean, 1e-4f) && near(a.m2, b.m2, 2e-3f);
+}
+std::string show(const Welford& w) {
+  std::ostringstream s;
+  s << '(' << w.n << ", " << w.mean << ", " << w.m2 << ')';
+  return s.str();
+}
+template <class T>
+std::string show(const T&) {
+  return "(struct)";
+}
+
+// Plans for the tests: tile shapes the tests know (a chained tile is 256 x 4 elements, reduce_then_scan 128 x 4).
+ScanDesc scan_desc(const UserOperator& op, ScanAlgorithm a, ScanKind kind, uint64_t max_count) {
+  ScanDesc d;
+  d.user_operator = &op;
+  d.algorithm = a;
+  d.kind = kind;
+  d.max_count = max_count;
+  return d;
+}
+ReduceDesc reduce_desc(const UserOperator& op, uint64_t max_count) {
+  ReduceDesc d;
+  d.user_operator = &op;
+  d.max_count = max_count;
+  return d;
+}
+
+std::vector<ScanAlgorithm> scan_algorithms(Device& dev) {
+  std::vector<ScanAlgorithm> out = {ScanAlgorithm::reduce_then_scan};
+  if (!dev.context().capabilities().has(feature_memory_model)) return out;
+  out.push_back(ScanAlgorithm::chained_fallback);
+  if (dev.context().capabilities().driver_id != VK_DRIVER_ID_MESA_LLVMPIPE) out.push_back(ScanAlgorithm::chained_lookback);
+  return out;
+}
+
+// Elements past `count` of `buffer` (of `size`-byte elements) still hold the poison word.
+bool tail_poisoned(const Device& dev, const Buffer& buffer, uint64_t count, uint64_t elements, uint32_t size) {
+  const auto words = test::download<uint32_t>(dev, buffer, size_t((elements - count) * size / 4), count * size);
+  for (uint32_t w : words)
+    if (w != test::kPoison) return false;
+  return true;
+}
+
+template <class T>
+void check_scan(Device& dev, ScanAlgorithm algorithm, ScanKind kind, uint64_t n, std::mt19937_64& rng,
+                VkDeviceSize in_offset = 0, VkDeviceSize out_offset = 0) {
+  const UserOperator& op = user_op<T>();
+  INFO(op.name << " " << to_string(algorithm) << " " << to_string(kind) << " n=" << n << " offsets " << in_offset
+                << "/" << out_offset);
+  const Scan plan = test::make_scan(dev.context(), scan_desc(op, algorithm, kind, std::max<uint64_t>(n, 1)));
+  REQUIRE(plan.algorithm() == algorithm);
+  const std::vector<T> x = random_elements<T>(rng, size_t(n));
+  const uint64_t slack = 3;
+  Buffer in = test::make_buffer(dev, in_offset + (n + 1) * sizeof(T));
+  Buffer out = test::make_buffer(dev, out_offset + (n + slack) * sizeof(T));
+  Buffer scratch = test::make_scratch(dev, plan);
+  test::upload(dev, in, x, in_offset);
+  test::poison(dev, out);
+  auto done = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+    auto r = plan.record(cmd, in.range(in_offset, (n + 1) * sizeof(T)), out.range(out_offset), n, scratch.range());
+    INFO(r.error().message);
+    REQUIRE(r.ok());
+  });
+  REQUIRE(done.ok());
+  const auto want = scan(x, kind == ScanKind::exclusive);
+  const auto got = test::download<T>(dev, out, size_t(n), out_offset);
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!equal(got[i], want[i])) {
+      FAIL_CHECK("element " << i << " differs: got " << show(got[i]) << ", want " << show(want[i]));
+      break;
+    }
+  if (out_offset == 0) CHECK(tail_poisoned(dev, out, n, n + slack, sizeof(T)));
+}
+
+template <class T>
+void check_reduce(Device& dev, uint64_t n, std::mt19937_64& rng) {
+  const UserOperator& op = user_op<T>();
+  INFO(op.name << " reduce n=" << n);
+  const Reduce plan = test::make_reduce(dev.context(), reduce_desc(op, std::max<uint64_t>(n, 1)));
+  REQUIRE(plan.algorithm() == ReduceAlgorithm::ordered);
+  const std::vector<T> x = random_elements<T>(rng, size_t(n));
+  Buffer in = test::make_buffer(dev, (n + 1) * sizeof(T));
+  Buffer out = test::make_buffer(dev, 2 * sizeof(T));
+  Buffer scratch = test::make_scratch(dev, plan);
+  test::upload(dev, in, x);
+  test::poison(dev, out);
+  auto done = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+    auto r = plan.record(cmd, in.range(), out.range(), n, scratch.range());
+    INFO(r.error().message);
+    REQUIRE(r.ok());
+  });
+  REQUIRE(done.ok());
+  const T got = test::download<T>(dev, out, 1)[0];
+  const T want = reduce(x);
+  CHECK(equal(got, want));
+  CHECK(tail_poisoned(dev, out, 1, 2, sizeof(T)));
+}
+
+// Sizes around the tiles of every plan: reduce 256 x 4 (128 x 4 for 64-byte types), reduce_then_scan
+// 128 x 4, chained 256 x 4 (128 x 4 for 64-byte types).
+const std::array<uint64_t, 11> kSizes = {0, 1, 2, 511, 512, 513, 1023, 1024, 1025, 2 * 1024 + 17, 100003};
+
+}  // namespace
+
+TEST_CASE("a user reduce is the left-to-right combination at every size", "[user][reduce]") {
+  Device& dev = test::device();
+  std::mt19937_64 rng(test::fresh_seed());
+  for (uint64_t n : kSizes) {
+    check_reduce<Aabb>(dev, n, rng);
+    check_reduce<Affine>(dev, n, rng);
+    check_reduce<Mat4>(dev, n, rng);
+    check_reduce<Welford>(dev, n, rng);
+  }
+}
+
+TEST_CASE("a user scan keeps order with every algorithm and kind", "[user][scan]") {
+  Device& dev = test::device();
+  std::mt19937_64 rng(test::fresh_seed());
+  for (ScanAlgorithm a : scan_algorithms(dev))
+    for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive})
+      for (uint64_t n : kSizes) {
+        check_scan<Affine>(dev, a, kind, n, rng);
+        check_scan<Mat4>(dev, a, kind, n, rng);
+        check_scan<Aabb>(dev, a, kind, n, rng);
+        check_scan<Welford>(dev, a, kind, n, rng);
+      }
+}
+
+TEST_CASE("user scans through the subgroup emulation", "[user][scan][no_subgroup_ops]") {
+  ContextOptions o;
+  o.force_no_subgroups = true;
+  Device& dev = test::device(o);
+  std::mt19937_64 rng(test::fresh_seed());
+  for (ScanAlgorithm a : scan_algorithms(dev))
+    for (uint64_t n : {uint64_t(1025), uint64_t(100003)}) {
+      check_scan<Affine>(dev, a, ScanKind::inclusive, n, rng);
+      check_scan<Mat4>(dev, a, ScanKind::exclusive, n, rng);
+    }
+  for (uint64_t n : {uint64_t(1025), uint64_t(100003)}) check_reduce<Affine>(dev, n, rng);
+}
+
+TEST_CASE("a forced fallback reduces stuck user tiles in the owner's order", "[user][scan][fallback]") {
+  Device& dev = test::device(test::forced_fallback(3));
+  if (!test::has_features(dev, feature_memory_model, "the chained scan")) return;
+  std::mt19937_64 rng(test::fresh_seed());
+  for (uint64_t n : {uint64_t(1025), uint64_t(20000), uint64_t(100003)}) {
+    check_scan<Affine>(dev, ScanAlgorithm::chained_fallback, ScanKind::inclusive, n, rng);
+    check_scan<Mat4>(dev, ScanAlgorithm::chained_fallback, ScanKind::exclusive, n, rng);
+    check_scan<Welford>(dev, ScanAlgorithm::chained_fallback, ScanKind::inclusive, n, rng);
+  }
+  // The fallbacks happened: the statistics counters in scratch.
+  const uint64_t n = 20000;
+  const Scan plan = test::make_scan(dev.context(), scan_desc(user_op<Affine>(), ScanAlgorithm::chained_fallback,
+                                                             ScanKind::inclusive, n));
+  Buffer in = test::make_buffer(dev, n * sizeof(Affine));
+  Buffer out = test::make_buffer(dev, n * sizeof(Affine));
+  Buffer scratch = test::make_scratch(dev, plan);
+  test::upload(dev, in, random_elements<Affine>(rng, n));
+  REQUIRE(test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+            REQUIRE(plan.record(cmd, in.range(), out.range(), n, scratch.range()).ok());
+          }).ok());
+  const auto counters = test::download<uint32_t>(dev, scratch, 2, plan.statistics_offset());
+  INFO("tiles " << counters[0] << ", fallbacks " << counters[1]);
+  CHECK(counters[1] > 0);
+}
+
+TEST_CASE("user reduce and scan read their count on the GPU", "[user][indirect]") {
+  Device& dev = test::device();
+  std::mt19937_64 rng(test::fresh_seed());
+  const uint64_t max_count = 5000;
+  const std::vector<Affine> x = random_elements<Affine>(rng, max_count);
+  Buffer in = test::make_buffer(dev, max_count * sizeof(Affine));
+  Buffer out = test::make_buffer(dev, max_count * sizeof(Affine));
+  Buffer count = test::make_buffer(dev, 16);
+  test::upload(dev, in, x);
+  std::vector<ScanAlgorithm> algorithms = scan_algorithms(dev);
+  for (uint32_t c : {0u, 1u, 1025u, 5000u, 7000u}) {
+    const uint64_t n = std::min<uint64_t>(c, max_count);
+    INFO("count " << c);
+    test::upload(dev, count, std::vector<uint32_t>{c});
+    const std::vector<Affine> prefix(x.begin(), x.begin() + ptrdiff_t(n));
+    for (ScanAlgorithm a : algorithms) {
+      INFO(to_string(a));
+      const Scan plan = test::make_scan(dev.context(), scan_desc(user_op<Affine>(), a, ScanKind::exclusive, max_count));
+      Buffer scratch = test::make_scratch(dev, plan);
+      test::poison(dev, out);
+      REQUIRE(test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+                auto r = plan.record_indirect(cmd, in.range(), out.range(), count.range(0, 4), scratch.range());
+                INFO(r.error().message);
+                REQUIRE(r.ok());
+              }).ok());
+      const auto want = scan(prefix, true);
+      const auto got = test::download<Affine>(dev, out, size_t(n));
+      bool all = true;
+      for (size_t i = 0; i < got.size() && all; ++i) all = equal(got[i], want[i]);
+      CHECK(all);
+      CHECK(tail_poisoned(dev, out, n, max_count, sizeof(Affine)));
+    }
+    const Reduce plan = test::make_reduce(dev.context(), reduce_desc(user_op<Affine>(), max_count));
+    Buffer scratch = test::make_scratch(dev, plan);
+    REQUIRE(test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+              auto r = plan.record_indirect(cmd, in.range(), out.range(0, sizeof(Affine)), count.range(0, 4), scratch.range());
+              INFO(r.error().message);
+              REQUIRE(r.ok());
+            }).ok());
+    CHECK(equal(test::download<Affine>(dev, out, 1)[0], reduce(prefix)));
+  }
+}
+
+TEST_CASE("12-byte user elements at offsets that are not multiples of 16", "[user][offsets]") {
+  Device& dev = test::device();
+  std::mt19937_64 rng(test::fresh_seed());
+  for (ScanAlgorithm a : scan_algorithms(dev))
+    for (VkDeviceSize in_offset : {VkDeviceSize(12), VkDeviceSize(60), VkDeviceSize(12 * 37)})
+      check_scan<Welford>(dev, a, ScanKind::inclusive, 3001, rng, in_offset, 12 * 11);
+}
+
+TEST_CASE("user scans and reduces across storage-buffer windows", "[user][host][windows]") {
+  // 64-byte elements: lavapipe's 128 MiB maxStorageBufferRange holds about 2^21 of them.
+  Device& dev = test::device();
+  const uint64_t range = dev.context().capabilities().max_storage_buffer_range;
+  const uint64_t n = range / sizeof(Mat4) + 1000;
+  if (n * sizeof(Mat4) > (uint64_t(1) << 31)) {
+    WARN("maxStorageBufferRange " << range << ": windows of 64-byte elements take more than 2 GiB here; skipped");
+    return;
+  }
+  std::mt19937_64 rng(test::fresh_seed());
+  for (ScanAlgorithm a : scan_algorithms(dev)) check_scan<Mat4>(dev, a, ScanKind::inclusive, n, rng);
+  check_reduce<Mat4>(dev, n, rng);
+}
+
+TEST_CASE("user reduce_then_scan and reduce repeat their bits", "[user][deterministic]") {
+  Device& dev = test::device();
+  std::mt19937_64 rng(test::fresh_seed());
+  const uint64_t n = 100003;
+  ScanDesc d = scan_desc(user_op<Welford>(), ScanAlgorithm::automatic, ScanKind::inclusive, n);
+  d.deterministic = true;
+  const Scan plan = test::make_scan(dev.context(), d);
+  CHECK(plan.algorithm() == ScanAlgorithm::reduce_then_scan);
+  const std::vector<Welford> x = random_elements<Welford>(rng, n);
+  Buffer in = test::make_buffer(dev, n * sizeof(Welford));
+  Buffer out = test::make_buffer(dev, n * sizeof(Welford));
+  Buffer scratch = test::make_scratch(dev, plan);
+  test::upload(dev, in, x);
+  std::vector<uint32_t> first;
+  for (int run = 0; run < 3; ++run) {
+    REQUIRE(test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+              REQUIRE(plan.record(cmd, in.range(), out.range(), n, scratch.range()).ok());
+            }).ok());
+    const auto bits = test::download<uint32_t>(dev, out, n * 3);
+    if (run == 0) first = bits;
+    else CHECK(bits == first);
+  }
+}
+
+TEST_CASE("user operator errors name the problem and record nothing", "[user][errors][host]") {
+  Device& dev = test::device();
+  Context& ctx = dev.context();
+  UserOperator broken = vkprim_ops::affine();
+  broken.kernels = nullptr;
+  ScanDesc sd = scan_desc(broken, ScanAlgorithm::automatic, ScanKind::inclusive, 100);
+  auto s = Scan::create(ctx, sd);
+  CHECK(s.status() == Status::invalid_argument);
+  CHECK(s.error().message.find("no kernels") != std::string::npos);
+
+  UserOperator big = vkprim_ops::affine();
+  big.size = 68;
+  ReduceDesc rd = reduce_desc(big, 100);
+  auto r = Reduce::create(ctx, rd);
+  CHECK(r.status() == Status::invalid_argument);
+  CHECK(r.error().message.find("size 68") != std::string::npos);
+
+  rd = reduce_desc(vkprim_ops::affine(), 100);
+  rd.algorithm = ReduceAlgorithm::grid_stride;
+  r = Reduce::create(ctx, rd);
+  CHECK(r.status() == Status::invalid_argument);
+  CHECK(r.error().message.find("out of order") != std::string::npos);
+
+  ReduceDesc plain;
+  plain.max_count = 100;
+  plain.algorithm = ReduceAlgorithm::ordered;
+  r = Reduce::create(ctx, plain);
+  CHECK(r.status() == Status::invalid_argument);
+  CHECK(r.error().message.find("user operators only") != std::string::npos);
+
+  sd = scan_desc(vkprim_ops::affine(), ScanAlgorithm::hillis_steele, ScanKind::inclusive, 100);
+  s = Scan::create(ctx, sd);
+  CHECK(s.status() == Status::invalid_argument);
+  CHECK(s.error().message.find("hillis_steele") != std::string::npos);
+
+  sd = scan_desc(vkprim_ops::welford(), ScanAlgorithm::chained_fallback, ScanKind::inclusive, 100);
+  sd.deterministic = true;
+  s = Scan::create(ctx, sd);
+  CHECK(s.status() == Status::invalid_argument);
+  CHECK(s.error().message.find("welford") != std::string::npos);
+
+  // A 12-byte element at an offset that is not a multiple of 12: refused before anything is recorded.
+  const Scan plan = test::make_scan(ctx, scan_desc(vkprim_ops::welford(), ScanAlgorithm::reduce_then_scan,
+                                                   ScanKind::inclusive, 100));
+  Buffer in = test::make_buffer(dev, 4096);
+  Buffer out = test::make_buffer(dev, 4096);
+  Buffer scratch = test::make_scratch(dev, plan);
+  test::poison(dev, out);
+  auto rec = test::recorded_result(dev, [&](VkCommandBuffer cmd) {
+    return plan.record(cmd, in.range(16), out.range(), 100, scratch.range());
+  });
+  CHECK(rec.status() == Status::invalid_argument);
+  CHECK(rec.error().message.find("multiple of the element size 12") != std::string::npos);
+  CHECK(test::still_poisoned(dev, out));
+}
