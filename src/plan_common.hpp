@@ -94,12 +94,17 @@ inline std::string user_variant(const ContextImpl& c, const UserOperator& op, bo
   return subgroups ? std::string(op.name) : std::string(op.name) + ".nosg";
 }
 
-// The workgroup size for a user operator's kernels: `wg`, halved (down to 64) until the ordered row scans'
-// shared memory fits, four values of `elem` bytes per invocation (common/workgroup_scan.glsl).
+// The workgroup size for a user operator's kernels: `wg`, halved (down to 64) until their shared memory
+// fits: the row scans' four values of `elem` bytes per invocation (common/workgroup_scan.glsl) and the
+// ordered reduction's one (common/workgroup.glsl).
 inline uint32_t user_workgroup(const ContextImpl& c, uint32_t wg, uint32_t elem) {
-  while (wg > 64 && (uint64_t(wg) + 1) * 4 * elem + 64 > c.caps.max_shared_memory) wg /= 2;
+  while (wg > 64 && (uint64_t(wg) + 1) * 4 * elem + uint64_t(wg) * elem + 64 > c.caps.max_shared_memory) wg /= 2;
   return wg;
 }
+
+// Values per invocation of a user operator's tiles (reduce, reduce_then_scan, chained): about 64 bytes, as
+// measured best on an H100 for 16- and 32-byte types (docs/PERFORMANCE.md); 64-byte values one each.
+inline uint32_t user_items(uint32_t elem) { return std::max(1u, 64u / elem); }
 
 // Scratch regions of elements of `elem` bytes: multiples of the binding alignment and of the element, so
 // that a region after others starts a whole number of elements after the first.

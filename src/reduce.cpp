@@ -57,7 +57,8 @@ ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, const ReduceDesc& 
   if (a == ReduceAlgorithm::ordered) {
     // One tile per workgroup: ITEMS rows of the largest workgroup whose ordered row scans fit.
     const uint32_t ordered_wg = user_workgroup(c, wg, desc.user_operator->size);
-    const uint32_t items = desc.vectors_per_thread ? std::min(desc.vectors_per_thread, 16u) : 4u;
+    const uint32_t items =
+        desc.vectors_per_thread ? std::min(desc.vectors_per_thread, 16u) : user_items(desc.user_operator->size);
     return {"reduce/ordered", ordered_wg, items, true, uint64_t(ordered_wg) * items, 0};
   }
   switch (a) {

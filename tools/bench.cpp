@@ -154,6 +154,11 @@ std::optional<Summary> demo_reduce(const Device& device, uint64_t n, int repeats
 }
 
 int run_bench(std::vector<std::string> args) {
+  if (!args.empty() && (args[0] == "reduce" || args[0] == "scan")) {
+    std::vector<std::string> rest(args.begin() + 1, args.end());
+    std::string op_name;
+    if (take_option(rest, "--operator", op_name)) return run_bench_user(args[0] == "scan", rest, op_name);
+  }
   if (!args.empty() && args[0] == "scan") return run_bench_scan({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "select") return run_bench_select({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "sort") return run_bench_sort({args.begin() + 1, args.end()});

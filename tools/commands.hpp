@@ -12,6 +12,8 @@ namespace vkprim::tools {
 int run_info(std::vector<std::string> args);
 int run_verify(std::vector<std::string> args);
 int run_bench(std::vector<std::string> args);
+// `vkprim bench reduce|scan --operator NAME`: a sample user operator (tools/bench_user.cpp).
+int run_bench_user(bool is_scan, std::vector<std::string> args, const std::string& op_name);
 int run_demo(std::vector<std::string> args);
 
 // Takes "--name value" from args (removing both); false if absent.

@@ -44,7 +44,7 @@ bool parse(const char* name, ScanKind& out);
 //   tile state carries the full value: one 64-bit atomic word where shaderBufferInt64Atomics is enabled
 //   and the type is 32-bit, else 16-bit parts over u32 words.
 // automatic = chained_fallback where the memory model is enabled, else reduce_then_scan; with
-// ScanDesc::deterministic on a float type, reduce_then_scan.
+// ScanDesc::deterministic on a float type, or for a user operator, reduce_then_scan.
 // Float results: every algorithm but the chained ones combines in a tree fixed by the plan and the count,
 // so its bits repeat run to run on one device and driver. The chained scans fold their predecessors'
 // aggregates in whatever grouping the race between tiles leaves, so float results may differ in the last
@@ -88,9 +88,10 @@ struct ScanDesc {
   uint32_t lookback_windows = 0;
   // An engine's element type and combine function (vkprim/operator.hpp), or nullptr. When set, type and op
   // are ignored, elements are user_operator->size bytes (a 16-byte "vector" above is one element), and the
-  // algorithm is reduce_then_scan, chained_lookback or chained_fallback (automatic as for floats); every
-  // one keeps the operands in order, so the operator need not commute. The exclusive scan starts from the
-  // operator's identity. Under deterministic it is treated as a float type.
+  // algorithm is reduce_then_scan (what automatic picks: faster for user types where measured, and
+  // bit-reproducible), chained_lookback or chained_fallback; every one keeps the operands in order, so the
+  // operator need not commute. The exclusive scan starts from the operator's identity. Under deterministic
+  // it is treated as a float type.
   const UserOperator* user_operator = nullptr;
 };
 

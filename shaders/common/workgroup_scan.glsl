@@ -8,7 +8,6 @@
 //   VKPRIM_NO_SUBGROUPS: Hillis & Steele (1986) over WG_SIZE values in shared memory, log2(WG_SIZE) steps.
 // Requires common/config.glsl (WG_SIZE, a power of two) and common/subgroup_scan.glsl. Every invocation
 // calls it (it contains barriers); wg_scan_shared may be reused after it returns.
-// VKPRIM_ORDERED also provides vk_workgroup_rows_reduce(rows).
 #ifndef VKPRIM_WORKGROUP_SCAN_GLSL
 #define VKPRIM_WORKGROUP_SCAN_GLSL
 
@@ -74,25 +73,5 @@ ROW_T vk_workgroup_exclusive_scan(ROW_T x, out ROW_T total) {
   return result;
 #endif
 }
-
-#if defined(VKPRIM_ORDERED)
-// The in-order total of a tile held as rows of vectors (row k: invocation tid's vector k, at position
-// k * WG_SIZE + tid), valid in every invocation: one workgroup scan per four rows gives the row totals,
-// chained in order. For operators that need not commute, where a per-invocation fold across rows would
-// skip over the other invocations' values. Requires ITEMS (common/config.glsl).
-VALUE_T vk_workgroup_rows_reduce(VEC_T rows[ITEMS]) {
-  VALUE_T total = vk_identity();
-  for (uint g = 0u; g < ITEMS; g += ROW_N) {
-    ROW_T x = vk_row_identity();
-    for (uint j = 0u; j < ROW_N; ++j)
-      if (g + j < ITEMS) x[j] = vk_vec_reduce(rows[g + j]);
-    ROW_T row_totals;
-    vk_workgroup_exclusive_scan(x, row_totals);
-    for (uint j = 0u; j < ROW_N; ++j)
-      if (g + j < ITEMS) total = g + j == 0u ? row_totals[j] : vk_op(total, row_totals[j]);
-  }
-  return total;
-}
-#endif
 
 #endif  // VKPRIM_WORKGROUP_SCAN_GLSL

@@ -35,6 +35,9 @@
 #include "common/workgroup_scan.glsl"
 #include "common/workgroup.glsl"
 #include "common/tile_state.glsl"
+#if defined(VKPRIM_ORDERED)
+#include "common/blocked_tile.glsl"
+#endif
 #if !defined(VKPRIM_NO_SUBGROUPS)
 #extension GL_KHR_shader_subgroup_ballot : require
 #endif
@@ -102,6 +105,7 @@ VALUE_T sh_get_prefix() {
 #define LOOK_DONE 1u
 #define LOOK_FALLBACK 2u
 
+#if !defined(VKPRIM_ORDERED)
 // A tile's vectors loaded into registers, every load issued before the first is used (no branch between
 // them when the tile is whole).
 #define LOAD_TILE(tile, vectors)                                                                       \
@@ -139,6 +143,7 @@ VALUE_T chain_rows(ROW_T row_totals[2]) {
   [[unroll]] for (uint k = 1u; k < ITEMS; ++k) total = vk_op(total, row_totals[k / ROW_N][k % ROW_N]);
   return total;
 }
+#endif  // !VKPRIM_ORDERED
 
 // The look-back, run by subgroup 0 alone (no workgroup barrier per step). A step loads LOOK_WINDOWS
 // windows of predecessor states at once (lane i of window j reads predecessor look - j * subgroup size - i,
@@ -227,6 +232,22 @@ void main() {
   barrier();
   const uint tile = sh_get(W_TILE);
 
+#if defined(VKPRIM_ORDERED)
+  // Blocked tile (common/blocked_tile.glsl); the invocation's prefix folded in now, as below.
+  VALUE_T scanned[ITEMS];
+  VALUE_T aggregate;
+  {
+    const bool exclusive = vk_scan_flag(SCAN_EXCLUSIVE);
+    VALUE_T prefix;
+    vk_blocked_scan(tile, scanned, prefix, aggregate);
+    if (exclusive) {
+      [[unroll]] for (uint k = ITEMS - 1u; k >= 1u; --k) scanned[k] = vk_op(prefix, scanned[k - 1u]);
+      scanned[0] = prefix;
+    } else {
+      [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_op(prefix, scanned[k]);
+    }
+  }
+#else
   VEC_T scanned[ITEMS];
   VALUE_T aggregate;
   {
@@ -250,6 +271,7 @@ void main() {
       if (k > 0u) chain = vk_op(chain, row_totals[k / ROW_N][k % ROW_N]);
     }
   }
+#endif
   const bool has_carry = vk_scan_flag(SCAN_CARRY_IN_SLOT);
   const VALUE_T carry_in = vk_scan_carry_in(0u);
 
@@ -294,14 +316,18 @@ void main() {
 #endif
       // Fallback: reduce the stuck predecessor ourselves and publish its aggregate (never downgrading).
       const uint stuck = action - LOOK_FALLBACK;
+#if defined(VKPRIM_ORDERED)
+      VALUE_T other[ITEMS], other_prefix, other_aggregate;
+      vk_blocked_scan(stuck, other, other_prefix, other_aggregate);
+#elif defined(OWNER_ORDER_FALLBACK)
       VEC_T other[ITEMS];
-#if defined(OWNER_ORDER_FALLBACK)
       ROW_T other_vector_totals[2], other_prefix[2], other_totals[2];
       LOAD_AND_SCAN_TILE(stuck, other, other_vector_totals)
       scan_rows(other_vector_totals, other_prefix, other_totals);
 #else
       // Integer operators are associative and commutative bit for bit, so one workgroup reduction in any
       // order gives the owner's aggregate (two barriers instead of the owner's row scans).
+      VEC_T other[ITEMS];
       LOAD_TILE(stuck, other)
       VALUE_T other_total = vk_identity();
       [[unroll]] for (uint k = 0u; k < ITEMS; ++k)
@@ -309,7 +335,9 @@ void main() {
       other_total = vk_workgroup_reduce(other_total);
 #endif
       if (tid == 0u) {
-#if defined(OWNER_ORDER_FALLBACK)
+#if defined(VKPRIM_ORDERED)
+        const VALUE_T stuck_aggregate = other_aggregate;
+#elif defined(OWNER_ORDER_FALLBACK)
         const VALUE_T stuck_aggregate = chain_rows(other_totals);
 #else
         const VALUE_T stuck_aggregate = other_total;
@@ -349,12 +377,17 @@ void main() {
   // Output: the tile prefix op the tile-local scan (tile 0 without a carry-in stays bit-exact, e.g. -0.0).
   const VALUE_T tile_prefix = sh_get_prefix();
   const bool prefixed = tile != 0u || has_carry;
+#if defined(VKPRIM_ORDERED)
+  const uint first = vk_blocked_first(tile);
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) vk_blocked_store(first, k, prefixed ? vk_op(tile_prefix, scanned[k]) : scanned[k]);
+#else
   const uint first = vk_tile_first_vector(tile);
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
     VEC_T y = scanned[k];
     if (prefixed) [[unroll]] for (uint c = 0u; c < VEC_N; ++c) y[c] = vk_op(tile_prefix, y[c]);
     vk_tile_store(first + k * WG_SIZE, y);
   }
+#endif
   if (tid == 0u && tile == vk_scan_group_count - 1u && vk_scan_flag(SCAN_CARRY_OUT_SLOT))
     vk_scan_write_carry_out(prefixed ? vk_op(tile_prefix, aggregate) : aggregate);
 }

@@ -8,6 +8,7 @@
 // the carry is the tile's block-local prefix op its block's carry (the tile-sum scan skips its add-back).
 // Workgroups take the tiles in reverse order, so the first tiles rescanned are the last ones pass 1 read
 // (still in L2 on large GPUs). Each workgroup reads its whole tile before writing it: in place is safe.
+// User types (VKPRIM_ORDERED) rescan a blocked tile instead (common/blocked_tile.glsl), the same tiles.
 // Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant), VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS (>= 1).
 // Bindings: common/scan_io.glsl.
 #extension GL_GOOGLE_include_directive : require
@@ -16,12 +17,29 @@
 #include "common/scan_io.glsl"
 #include "common/scan_tile.glsl"
 #include "common/workgroup_scan.glsl"
+#if defined(VKPRIM_ORDERED)
+#include "common/blocked_tile.glsl"
+#endif
 
 void main() {
   vk_scan_begin();
   const uint group = vk_workgroup_index();
   if (group >= vk_scan_group_count) return;
   const uint tile = vk_scan_group_count - 1u - group;
+#if defined(VKPRIM_ORDERED)
+  // User types: a blocked tile (common/blocked_tile.glsl), the carry-in before the invocation's prefix.
+  VALUE_T scanned[ITEMS], prefix, total;
+  vk_blocked_scan(tile, scanned, prefix, total);
+  const bool has_carry = vk_scan_has_carry_in();
+  const VALUE_T carry = vk_scan_carry_in(tile);
+  const VALUE_T p = has_carry ? vk_op(carry, prefix) : prefix;
+  const uint first = vk_blocked_first(tile);
+  const bool exclusive = vk_scan_flag(SCAN_EXCLUSIVE);
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k)
+    vk_blocked_store(first, k, exclusive ? (k == 0u ? p : vk_op(p, scanned[k - 1u])) : vk_op(p, scanned[k]));
+  if (gl_LocalInvocationIndex == 0u && vk_scan_flag(SCAN_CARRY_OUT_SLOT))
+    vk_scan_write_carry_out(has_carry ? vk_op(carry, total) : total);
+#else
   const uint first = vk_tile_first_vector(tile);
   VEC_T scanned[ITEMS];
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_tile_load(first + k * WG_SIZE);
@@ -55,4 +73,5 @@ void main() {
     }
   }
   if (gl_LocalInvocationIndex == 0u && vk_scan_flag(SCAN_CARRY_OUT_SLOT)) vk_scan_write_carry_out(run);
+#endif
 }

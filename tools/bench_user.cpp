@@ -1,0 +1,265 @@
+// `vkprim bench reduce|scan --operator NAME`: Reduce and Scan with one of the sample user operators
+// (tools/operators), timed like the built-in benches, with the read and copy ceilings of the same run, and
+// every result checked against the host's left-to-right reference.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_support.hpp"
+#include "commands.hpp"
+#include "sample_operators.hpp"
+#include "vkprim/reduce.hpp"
+#include "vkprim/scan.hpp"
+
+namespace vkprim::tools {
+
+namespace {
+
+using namespace vkprim::samples;
+
+struct UserRow {
+  std::string primitive, algorithm, kind, op;
+  uint64_t n = 0;
+  double median_us = 0, gbps = 0, of_read = 0, of_copy = 0;
+  bool verified = false;
+};
+
+// Results the host reference accepts: exact members for the exact operators; the float sums and merges
+// within a relative error that a lost, repeated or misordered element would exceed.
+bool near(float got, double want, double rel) { return std::fabs(got - want) <= rel * std::max(1.0, std::fabs(want)); }
+bool accept(const Aabb& a, const Aabb& b) {
+  return std::memcmp(a.lo, b.lo, sizeof(a.lo)) == 0 && std::memcmp(a.hi, b.hi, sizeof(a.hi)) == 0;
+}
+bool accept(const Affine& a, const Affine& b) {
+  return std::memcmp(a.x, b.x, sizeof(a.x)) == 0 && std::memcmp(a.y, b.y, sizeof(a.y)) == 0 &&
+         std::memcmp(a.t, b.t, sizeof(a.t)) == 0;
+}
+bool accept(const Mat4& a, const Mat4& b) { return std::memcmp(a.c, b.c, sizeof(a.c)) == 0; }
+bool accept(const Welford& a, const Welford& b) {
+  return a.n == b.n && near(a.mean, b.mean, 1e-3) && near(a.m2, b.m2, 1e-2);
+}
+bool accept(const Sum4& a, const Sum4& b) {
+  for (int k = 0; k < 4; ++k)
+    if (!near(a.v[k], b.v[k], 1e-2)) return false;
+  return true;
+}
+
+const UserOperator& operator_of(const Aabb*) { return vkprim_ops::aabb_union(); }
+const UserOperator& operator_of(const Affine*) { return vkprim_ops::affine(); }
+const UserOperator& operator_of(const Mat4*) { return vkprim_ops::mat4_product(); }
+const UserOperator& operator_of(const Welford*) { return vkprim_ops::welford(); }
+const UserOperator& operator_of(const Sum4*) { return vkprim_ops::sum4(); }
+
+// Host reference: left to right; Sum4 in double, so the reference itself does not round away the sum.
+template <class T>
+std::vector<T> host_scan(const std::vector<T>& x, bool exclusive) {
+  return scan(x, exclusive);
+}
+// Welford in double: a float running merge over millions of samples drifts further than the GPU's tree.
+template <>
+std::vector<Welford> host_scan(const std::vector<Welford>& x, bool exclusive) {
+  std::vector<Welford> out(x.size());
+  double n = 0, mean = 0, m2 = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (exclusive) out[i] = Welford{float(n), float(mean), float(m2)};
+    const double bn = x[i].n, total = n + bn;
+    if (total > 0) {
+      const double d = x[i].mean - mean;
+      m2 += x[i].m2 + d * d * n * bn / total;
+      mean += d * bn / total;
+      n = total;
+    }
+    if (!exclusive) out[i] = Welford{float(n), float(mean), float(m2)};
+  }
+  return out;
+}
+template <>
+std::vector<Sum4> host_scan(const std::vector<Sum4>& x, bool exclusive) {
+  std::vector<Sum4> out(x.size());
+  double acc[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < x.size(); ++i) {
+    for (int k = 0; k < 4 && exclusive; ++k) out[i].v[k] = float(acc[k]);
+    for (int k = 0; k < 4; ++k) acc[k] += x[i].v[k];
+    for (int k = 0; k < 4 && !exclusive; ++k) out[i].v[k] = float(acc[k]);
+  }
+  return out;
+}
+
+template <class T>
+int bench_user_typed(const Device& device, bool is_scan, ScanKind kind, const std::vector<AlgorithmChoice>& algorithms,
+                     const std::vector<uint64_t>& sizes, int repeats, std::vector<UserRow>& rows) {
+  const UserOperator& op = operator_of(static_cast<const T*>(nullptr));
+  const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
+  const uint32_t elem = sizeof(T);
+  Context& context = const_cast<Device&>(device).context();
+  std::vector<Reduce> reduces;
+  PlanSet<Scan> scans;
+  if (is_scan) {
+    for (const AlgorithmChoice& choice : algorithms) {
+      ScanDesc d;
+      d.user_operator = &op;
+      d.kind = kind;
+      d.max_count = max_n;
+      if (!parse(choice.name.c_str(), d.algorithm)) {
+        std::fprintf(stderr, "vkprim bench: unknown scan algorithm '%s'\n", choice.name.c_str());
+        return 2;
+      }
+      d.workgroup_size = choice.workgroup_size;
+      d.vectors_per_thread = choice.per_thread;
+      d.lookback_windows = choice.tuning;
+      const std::string what = "scan " + choice.name;
+      const std::string shape = shape_label(d.workgroup_size, d.vectors_per_thread, d.lookback_windows);
+      if (auto added = scans.add(Scan::create(context, d), shape, what); !added) {
+        std::fprintf(stderr, "%s: %s\n", what.c_str(), added.error().message.c_str());
+        return 1;
+      }
+    }
+    if (scans.plans.empty()) {
+      std::fprintf(stderr, "bench: no requested scan algorithm is available on this device\n");
+      return 1;
+    }
+  } else {
+    ReduceDesc d;
+    d.user_operator = &op;
+    d.max_count = max_n;
+    d.vectors_per_thread = algorithms.front().per_thread;  // rows per tile (ordered@xR)
+    auto plan = Reduce::create(context, d);
+    if (!plan) {
+      std::fprintf(stderr, "reduce: %s\n", plan.error().message.c_str());
+      return 1;
+    }
+    reduces.push_back(std::move(plan).value());
+  }
+  const VkDeviceSize scratch_bytes =
+      std::max<VkDeviceSize>(16, is_scan ? scans.scratch_bytes : reduces.front().scratch_requirements().size);
+  // Largest buffers first (DESIGN.md: NVIDIA placed late large allocations slower).
+  const VkDeviceSize bytes = vector_bytes(max_n * elem);
+  auto input = device.create_buffer(bytes);
+  auto output = device.create_buffer(bytes);
+  auto scratch = device.create_buffer(scratch_bytes);
+  if (!input || !output || !scratch) {
+    std::fprintf(stderr, "bench: buffer allocation of 2 x %llu bytes failed\n", (unsigned long long)bytes);
+    return 1;
+  }
+  std::mt19937_64 rng(0x5eed);
+  const std::vector<T> host = random_elements<T>(rng, size_t(max_n));
+  if (auto up = device.upload(input.value(), host.data(), max_n * elem); !up) {
+    std::fprintf(stderr, "bench: upload: %s\n", up.message().c_str());
+    return 1;
+  }
+  int failures = 0;
+  std::vector<T> got(max_n);
+  for (uint64_t n : sizes) {
+    progress("bench %s %s n=%s ...\n", is_scan ? "scan" : "reduce", op.name, size_label(n).c_str());
+    const std::vector<T> x(host.begin(), host.begin() + ptrdiff_t(n));
+    const auto ceilings = ceilings_for(device, input.value(), output.value(), n * elem, repeats);
+    if (!ceilings) return 1;
+    add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
+      return UserRow{"ceiling", name, "-", "-", n, us, gbps, of_read, of_copy, true};
+    });
+    const size_t plan_count = is_scan ? scans.plans.size() : 1;
+    for (size_t k = 0; k < plan_count; ++k) {
+      Recorder run;
+      std::string label;
+      if (is_scan) {
+        const Scan& plan = scans.plans[k];
+        label = scans.labels[k];
+        run = [&, n](VkCommandBuffer cmd) {
+          return plan.record(cmd, input->range(0, n * elem), output->range(0, n * elem), n, scratch->range());
+        };
+      } else {
+        label = std::string(to_string(reduces.front().algorithm())) + shape_label(0, algorithms.front().per_thread);
+        run = [&, n](VkCommandBuffer cmd) {
+          return reduces.front().record(cmd, input->range(0, n * elem), output->range(0, elem), n, scratch->range());
+        };
+      }
+      const auto t = warm_and_time(device, repeats, run);
+      if (!t) {
+        std::fprintf(stderr, "bench: %s: %s\n", label.c_str(), t.error().message.c_str());
+        return 1;
+      }
+      const uint64_t out_n = is_scan ? n : 1;
+      if (auto fetched = device.download(output.value(), got.data(), out_n * elem); !fetched) {
+        std::fprintf(stderr, "bench: download: %s\n", fetched.message().c_str());
+        return 1;
+      }
+      bool ok = true;
+      if (is_scan) {
+        const std::vector<T> want = host_scan(x, kind == ScanKind::exclusive);
+        for (uint64_t i = 0; i < n && ok; ++i) ok = accept(got[i], want[i]);
+      } else {
+        const std::vector<T> want = host_scan(x, false);
+        ok = n == 0 ? accept(got[0], identity<T>()) : accept(got[0], want.back());
+      }
+      if (!ok) {
+        ++failures;
+        std::fprintf(stderr, "MISMATCH %s %s n=%llu\n", label.c_str(), op.name, (unsigned long long)n);
+      }
+      const double moved = double(n) * elem * (is_scan ? 2.0 : 1.0);
+      const double gbps = moved / t.value();
+      rows.push_back({is_scan ? "scan" : "reduce", label, is_scan ? to_string(kind) : "-", op.name, n, t.value() / 1e3,
+                      gbps, ceilings->of_read(gbps), ceilings->of_copy(gbps), ok});
+    }
+  }
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+
+int run_bench_user(bool is_scan, std::vector<std::string> args, const std::string& op_name) {
+  std::string kind_s = "inclusive";
+  take_option(args, "--kind", kind_s);
+  BenchArgs common;
+  int rc = 0;
+  auto device = open_bench(args, "vkprim bench", common, rc);
+  if (!device) return rc;
+  ScanKind kind;
+  std::vector<uint64_t> sizes;
+  if (!parse(kind_s.c_str(), kind) || !parse_sizes(common.sizes, sizes)) {
+    std::fprintf(stderr, "vkprim bench: bad --kind or --sizes\n");
+    return 2;
+  }
+  // NAME or a comma-separated list; NAME@WGxV[xK] sets the scans' shape (reduce: ordered@0xR, R rows per tile).
+  std::vector<AlgorithmChoice> algorithms = split_algorithms(
+      common.algorithm == "all" ? std::string("reduce_then_scan,chained_lookback,chained_fallback") : common.algorithm);
+  if (!is_scan && algorithms.size() != 1) {
+    std::fprintf(stderr, "vkprim bench reduce: one --algorithm (ordered or automatic)\n");
+    return 2;
+  }
+  print_bench_header(*device, common.repeats, is_scan ? "; GB/s counts read + write" : "; GB/s counts the read");
+  std::vector<UserRow> rows;
+  auto bench = [&](auto* t) {
+    using T = std::remove_pointer_t<decltype(t)>;
+    return bench_user_typed<T>(*device, is_scan, kind, algorithms, sizes, common.repeats, rows);
+  };
+  if (op_name == "aabb_union") rc = bench(static_cast<Aabb*>(nullptr));
+  else if (op_name == "affine") rc = bench(static_cast<Affine*>(nullptr));
+  else if (op_name == "mat4_product") rc = bench(static_cast<Mat4*>(nullptr));
+  else if (op_name == "welford") rc = bench(static_cast<Welford*>(nullptr));
+  else if (op_name == "sum4") rc = bench(static_cast<Sum4*>(nullptr));
+  else {
+    std::fprintf(stderr, "vkprim bench: unknown --operator '%s' (aabb_union, affine, mat4_product, welford, sum4)\n",
+                 op_name.c_str());
+    return 2;
+  }
+  std::printf("%-10s %-18s %-9s %-13s %12s %12s %10s %8s %8s %s\n", "primitive", "algorithm", "kind", "operator", "n",
+              "median_us", "GB/s", "x_read", "x_copy", "verified");
+  for (const UserRow& r : rows)
+    std::printf("%-10s %-18s %-9s %-13s %12s %12.2f %10.1f %8.3f %8.3f %s\n", r.primitive.c_str(), r.algorithm.c_str(),
+                r.kind.c_str(), r.op.c_str(), size_label(r.n).c_str(), r.median_us, r.gbps, r.of_read, r.of_copy,
+                r.verified ? "yes" : "NO");
+  if (!common.json.empty())
+    write_json(common.json, device->context().capabilities().device_name, rows, [](const UserRow& r, JsonRow& json) {
+      json.text("primitive", r.primitive).text("algorithm", r.algorithm).text("kind", r.kind).text("op", r.op);
+      json.number("n", r.n).number("median_us", r.median_us).number("gbps", r.gbps).number("of_read", r.of_read);
+      json.number("of_copy", r.of_copy).flag("verified", r.verified);
+    });
+  if (common.stats) print_pipeline_statistics(*device);
+  return rc;
+}
+
+}  // namespace vkprim::tools
