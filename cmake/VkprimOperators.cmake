@@ -10,21 +10,13 @@
 #   layout of S as a C++ struct vkprim_ops::S. A struct that breaks these rules stops the configure step; a
 #   combine that does not compile stops the build with glslang's message.
 #
-# Needs VKPRIM_GLSLANG, VKPRIM_SPIRV_VAL, VKPRIM_OPERATOR_SHADER_DIR (vkprim's shaders/) and
-# VKPRIM_EMBED_SPIRV (the packer: a target or a path), set by vkprim's CMakeLists.txt or its package config.
+# Included with VKPRIM_OPERATOR_SHADER_DIR (vkprim's shaders/) and VKPRIM_EMBED_SPIRV (the packer: a target
+# or a path) set, by vkprim's CMakeLists.txt or its package config.
 
-# The kernels a user operator's plans use (src/reduce.cpp, src/scan.cpp): name|source|target env|define.
-# Each is built with subgroups and as the emulation (".nosg").
-set(VKPRIM_OPERATOR_KERNELS
-  "reduce/ordered|reduce/ordered.comp|vulkan1.1|"
-  "scan/reduce_then_scan_reduce|scan/reduce_then_scan_reduce.comp|vulkan1.1|"
-  "scan/reduce_then_scan_scan|scan/reduce_then_scan_scan.comp|vulkan1.1|"
-  "scan/subgroup_block|scan/subgroup_block.comp|vulkan1.1|"
-  "scan/add_carry|scan/add_carry.comp|vulkan1.1|"
-  "scan/chained_lookback|scan/chained.comp|vulkan1.2|"
-  "scan/chained_fallback|scan/chained.comp|vulkan1.2|VKPRIM_FALLBACK=1")
-
-set(VKPRIM_OPERATOR_MAX_BYTES 64)
+# Where the function finds vkprim's shader sources and packer, kept in the cache so that it works from any
+# directory: the engine's, when vkprim is a subdirectory of it.
+set(VKPRIM_OPERATOR_SHADER_DIR_INTERNAL "${VKPRIM_OPERATOR_SHADER_DIR}" CACHE INTERNAL "vkprim_add_operator: shaders/")
+set(VKPRIM_OPERATOR_EMBED_SPIRV_INTERNAL "${VKPRIM_EMBED_SPIRV}" CACHE INTERNAL "vkprim_add_operator: the packer")
 
 # Member type -> "<components> <base>" where base is float, int or uint.
 function(_vkprim_member_type type out_n out_base)
@@ -55,6 +47,21 @@ endfunction()
 
 function(vkprim_add_operator)
   cmake_parse_arguments(PARSE_ARGV 0 OP "" "TARGET;NAME;TYPE_GLSL;IDENTITY;COMBINE;FUNCTION" "")
+  # The kernels a user operator's plans use (src/reduce.cpp, src/scan.cpp, src/by_key.cpp): name|source|target env|define.
+  # Each is built with subgroups and as the emulation (".nosg").
+  set(kernels
+    "reduce/ordered|reduce/ordered.comp|vulkan1.1|"
+    "scan/reduce_then_scan_reduce|scan/reduce_then_scan_reduce.comp|vulkan1.1|"
+    "scan/reduce_then_scan_scan|scan/reduce_then_scan_scan.comp|vulkan1.1|"
+    "scan/subgroup_block|scan/subgroup_block.comp|vulkan1.1|"
+    "scan/add_carry|scan/add_carry.comp|vulkan1.1|"
+    "scan/chained_lookback|scan/chained.comp|vulkan1.2|"
+    "scan/chained_fallback|scan/chained.comp|vulkan1.2|VKPRIM_FALLBACK=1"
+    "by_key/chained_k32|by_key/chained.comp|vulkan1.2|"
+    "by_key/chained_k64|by_key/chained.comp|vulkan1.2|VKPRIM_KEY64=1")
+  set(max_bytes 64)  # UserOperator::size (src/plan_common.hpp check_user_operator)
+  set(shader_dir "${VKPRIM_OPERATOR_SHADER_DIR_INTERNAL}")
+  set(embed "${VKPRIM_OPERATOR_EMBED_SPIRV_INTERNAL}")
   set(where "vkprim_add_operator(NAME ${OP_NAME})")
   foreach(required TARGET NAME TYPE_GLSL IDENTITY COMBINE)
     if(NOT DEFINED OP_${required} OR "${OP_${required}}" STREQUAL "")
@@ -72,6 +79,15 @@ function(vkprim_add_operator)
   endif()
   if(NOT OP_FUNCTION)
     set(OP_FUNCTION combine)
+  endif()
+  find_program(VKPRIM_GLSLANG glslangValidator)
+  find_program(VKPRIM_SPIRV_VAL spirv-val)
+  if(NOT VKPRIM_GLSLANG OR NOT VKPRIM_SPIRV_VAL)
+    message(FATAL_ERROR "${where}: needs glslangValidator and spirv-val (Debian: glslang-tools, spirv-tools)")
+  endif()
+  if(NOT embed)
+    message(FATAL_ERROR "${where}: this vkprim package has no SPIR-V packer (vkprim_embed_spirv); a cross-compiled "
+                        "package needs VKPRIM_EMBED_SPIRV set to a host build of it")
   endif()
   get_filename_component(combine_file "${OP_COMBINE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   if(NOT EXISTS "${combine_file}")
@@ -207,9 +223,9 @@ function(vkprim_add_operator)
     math(EXPR pad_words "(${struct_size} - ${offset}) / 4")
     string(APPEND cpp_members "  uint32_t pad${pad}_[${pad_words}];\n")
   endif()
-  if(struct_size GREATER VKPRIM_OPERATOR_MAX_BYTES)
+  if(struct_size GREATER max_bytes)
     message(FATAL_ERROR "${where}: ${struct} takes ${struct_size} bytes in a buffer (std430); user operators take "
-                        "at most ${VKPRIM_OPERATOR_MAX_BYTES}")
+                        "at most ${max_bytes}")
   endif()
 
   set(gen ${CMAKE_CURRENT_BINARY_DIR}/vkprim_ops/${OP_NAME})
@@ -237,7 +253,7 @@ ${struct} vk_user_combine(${struct} a, ${struct} b) { return ${OP_FUNCTION}(a, b
   # Every kernel and variant: GLSL -> SPIR-V -> spirv-val, then one packed group.
   set(spvs "")
   set(lines "")
-  foreach(k IN LISTS VKPRIM_OPERATOR_KERNELS)
+  foreach(k IN LISTS kernels)
     string(REPLACE "|" ";" parts "${k}")
     list(GET parts 0 kernel)
     list(GET parts 1 source)
@@ -254,10 +270,10 @@ ${struct} vk_user_combine(${struct} a, ${struct} b) { return ${OP_FUNCTION}(a, b
       endif()
       set(spv ${gen}/${kid}.${variant}.spv)
       add_custom_command(OUTPUT ${spv}
-        COMMAND ${VKPRIM_GLSLANG} --quiet -V --target-env ${env} ${defines} -I${VKPRIM_OPERATOR_SHADER_DIR}
-                -I${gen} -I${combine_dir} --depfile ${spv}.d -o ${spv} ${VKPRIM_OPERATOR_SHADER_DIR}/${source}
+        COMMAND ${VKPRIM_GLSLANG} --quiet -V --target-env ${env} ${defines} -I${shader_dir}
+                -I${gen} -I${combine_dir} --depfile ${spv}.d -o ${spv} ${shader_dir}/${source}
         COMMAND ${VKPRIM_SPIRV_VAL} --target-env ${env} ${spv}
-        DEPENDS ${VKPRIM_OPERATOR_SHADER_DIR}/${source} ${gen}/vkprim_user_operator.glsl ${combine_file}
+        DEPENDS ${shader_dir}/${source} ${gen}/vkprim_user_operator.glsl ${combine_file}
         DEPFILE ${spv}.d
         COMMENT "GLSL -> SPIR-V ${kernel} [user operator ${OP_NAME}]"
         VERBATIM)
@@ -268,8 +284,8 @@ ${struct} vk_user_combine(${struct} a, ${struct} b) { return ${OP_FUNCTION}(a, b
   file(CONFIGURE OUTPUT ${gen}/kernels.txt CONTENT "${lines}")
   set(group_cpp ${gen}/kernels.cpp)
   add_custom_command(OUTPUT ${group_cpp}
-    COMMAND ${VKPRIM_EMBED_SPIRV} ${group_cpp} user_${OP_NAME} ${gen}/kernels.txt
-    DEPENDS ${spvs} ${gen}/kernels.txt ${VKPRIM_EMBED_SPIRV}
+    COMMAND ${embed} ${group_cpp} user_${OP_NAME} ${gen}/kernels.txt
+    DEPENDS ${spvs} ${gen}/kernels.txt ${embed}
     COMMENT "Packing the SPIR-V of user operator ${OP_NAME}"
     VERBATIM)
 

@@ -43,6 +43,7 @@ struct ByKeyPlan {
   DataType key_type = DataType::u32;
   DataType value_type = DataType::u32;  // u32 for the primitives without input values
   Op op = Op::add;
+  const UserOperator* user = nullptr;   // ReduceByKey / ScanByKey with an engine's operator: value_type unused
   bool indices = false;                 // Unique with SelectOutput::indices
   uint64_t max_count = 0;
   uint32_t key_bytes = 4, value_bytes = 4;
@@ -68,6 +69,7 @@ namespace {
 struct Tuning {
   uint32_t workgroup_size = 0;
   uint32_t items_per_thread = 0;
+  const UserOperator* user = nullptr;  // the values' operator (ReduceByKey, ScanByKey), or nullptr
 };
 
 Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* name, Mode mode, DataType key_type,
@@ -79,7 +81,12 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
     return make_error(Status::invalid_argument, name, ": unknown value type ", int(value_type));
   if (int(op) < 0 || int(op) > int(Op::bit_xor)) return make_error(Status::invalid_argument, name, ": unknown operator ", int(op));
   if (auto ok = check_type_op(c, key_type, Op::add, name); !ok) return ok.error();
-  if (auto ok = check_type_op(c, value_type, op, name); !ok) return ok.error();
+  const UserOperator* user = tuning.user;
+  if (user) {
+    if (auto ok = check_user_operator(*user, name); !ok) return ok.error();
+  } else if (auto ok = check_type_op(c, value_type, op, name); !ok) {
+    return ok.error();
+  }
   if (max_count == 0 || max_count > 0xFFFFFFFFull)
     return make_error(Status::invalid_argument, name, ": max_count ", max_count,
                       " must be in 1..2^32-1 (counts are u32 on the GPU)");
@@ -96,12 +103,15 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   plan->op = op;
   plan->max_count = max_count;
   plan->key_bytes = size_of(key_type);
-  plan->value_bytes = size_of(value_type);
+  plan->user = user;
+  plan->value_bytes = user ? user->size : size_of(value_type);
   // Tile shapes measured on an H100 (docs/PERFORMANCE.md): keys and values, 256 x 12 (scan 512 x 12);
-  // keys alone, 128 x 24; 64-bit keys or values, 256 x 8.
+  // keys alone, 128 x 24; 64-bit keys or values, 256 x 8. User values (up to 64 bytes each): 8 per
+  // invocation up to 16 bytes, else 4, in the largest workgroup whose shared memory fits (below).
   const bool wide = plan->key_bytes == 8 || (plan->reads_values() && plan->value_bytes == 8);
   uint32_t wg = 256, items = 12;
-  if (wide) items = 8;
+  if (user) items = plan->value_bytes <= 16 ? 8 : 4;
+  else if (wide) items = 8;
   else if (plan->scan()) wg = 512;
   else if (!plan->reads_values()) wg = 128, items = 24;
   plan->wg = tuning.workgroup_size ? tuning.workgroup_size : wg;
@@ -111,14 +121,19 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   if (plan->items < 4 || plan->items > 32 || plan->items % 4 != 0)
     return make_error(Status::invalid_argument, name, ": items_per_thread ", plan->items,
                       " must be a multiple of 4 from 4 to 32");
-  plan->tile_elements = uint64_t(plan->wg) * plan->items;
   // Shared memory: a count word and a value per invocation (the workgroup scan), the look-back words, and
   // the staging of compacted outputs (shaders/by_key/chained.comp STAGE: 4 per invocation, at most 2048,
   // of A (keys, indices or offsets) and B (values or lengths)).
-  const uint64_t stage = plan->scan() ? 0 : std::min<uint64_t>(uint64_t(plan->wg) * 4, 2048);
-  const uint64_t stage_bytes = stage * (mode == Mode::non_trivial ? 4 : plan->key_bytes) +
-                               (mode == Mode::unique ? 0 : stage * plan->value_bytes);
-  const uint64_t shared_bytes = uint64_t(plan->wg) * (4 + plan->value_bytes) + 32 + stage_bytes;
+  auto shared_for = [&](uint64_t wg_size) {
+    const uint64_t stage = plan->scan() ? 0 : std::min<uint64_t>(wg_size * 4, 2048);
+    const uint64_t stage_bytes = stage * (mode == Mode::non_trivial ? 4 : plan->key_bytes) +
+                                 (mode == Mode::unique ? 0 : stage * plan->value_bytes);
+    return wg_size * (4 + plan->value_bytes) + 32 + (user ? 4 * user->words : 0) + stage_bytes;
+  };
+  if (user && !tuning.workgroup_size)
+    while (plan->wg > 64 && shared_for(plan->wg) > c.caps.max_shared_memory) plan->wg /= 2;
+  const uint64_t shared_bytes = shared_for(plan->wg);
+  plan->tile_elements = uint64_t(plan->wg) * plan->items;
   if (shared_bytes > c.caps.max_shared_memory)
     return make_error(Status::unsupported, name, ": a workgroup of ", plan->wg, " needs ", shared_bytes,
                       " bytes of shared memory; the device allows ", c.caps.max_shared_memory,
@@ -130,8 +145,9 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
                       " bytes exceed one storage-buffer binding (", window,
                       " elements, from maxStorageBufferRange); the keyed primitives do not split into windows");
   plan->max_tiles = plan->tiles_for(max_count);
-  // Tile state: two 16-bit-part words for the count, two or four for the value (none for Unique).
-  const uint32_t value_parts = mode == Mode::unique ? 0 : plan->value_bytes / 2;
+  // Tile state: two 16-bit-part words for the count, two or four for the value (two per word of a user
+  // value; none for Unique).
+  const uint32_t value_parts = mode == Mode::unique ? 0 : (user ? 2 * user->words : plan->value_bytes / 2);
   plan->state_per_tile = VkDeviceSize(2 + value_parts) * 4;
   plan->scratch_align = binding_alignment(c);
   auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
@@ -142,16 +158,21 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
     return make_error(Status::unsupported, name, ": the tile state of ", max_count, " elements needs ", plan->state_bytes,
                       " bytes, past maxStorageBufferRange ", c.caps.max_storage_buffer_range);
 
-  auto variant = variant_name(c, value_type, std::nullopt, true, plan->wg);
-  if (!variant) return variant.error();
-  std::string v = variant.value();
-  constexpr VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
-  if (v.find(".nosg") == std::string::npos && (c.caps.subgroup_operations & needed) != needed) v += ".nosg";
+  std::string v;
+  if (user) {
+    v = user_variant(c, *user, true, plan->wg);
+  } else {
+    auto variant = variant_name(c, value_type, std::nullopt, true, plan->wg);
+    if (!variant) return variant.error();
+    v = variant.value();
+    constexpr VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
+    if (v.find(".nosg") == std::string::npos && (c.caps.subgroup_operations & needed) != needed) v += ".nosg";
+  }
   KernelDesc kd;
-  kd.group = &kShaderGroup_by_key;
+  kd.group = user ? user->kernels : &kShaderGroup_by_key;
   kd.kernel = plan->key_bytes == 8 ? "by_key/chained_k64" : "by_key/chained_k32";
   kd.variant = v;
-  kd.op = op;
+  if (!user) kd.op = op;
   kd.workgroup_size = plan->wg;
   kd.items = plan->items;
   kd.mode = uint32_t(mode);
@@ -234,7 +255,7 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
   const ElementBinding a = bind(o.a, o.a.bytes / std::max<uint32_t>(1, o.a.elem));
   const ElementBinding b = bind(o.b, o.b.bytes / std::max<uint32_t>(1, o.b.elem));
   const ElementBinding cnt = bind(o.count, 1);
-  const uint32_t key_vec = 16 / p.key_bytes, value_vec = 16 / p.value_bytes;
+  const uint32_t key_vec = 16 / p.key_bytes, value_vec = p.user ? 1 : 16 / p.value_bytes;
 
   std::vector<Pass> passes;
   if (indirect)
@@ -310,7 +331,7 @@ VKPRIM_BY_KEY_SHELL(Unique, UniqueDesc, unique_desc)
 
 Result<ReduceByKey> ReduceByKey::create(Context& context, const ReduceByKeyDesc& desc) {
   auto plan = detail::create_plan(context, "ReduceByKey", detail::Mode::reduce, desc.key_type, desc.value_type, desc.op,
-                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread});
+                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread, desc.user_operator});
   if (!plan) return std::move(plan).error();
   plan.value()->reduce_desc = desc;
   return ReduceByKey(std::move(plan).value());
@@ -349,7 +370,7 @@ Result<ScanByKey> ScanByKey::create(Context& context, const ScanByKeyDesc& desc)
     return make_error(Status::invalid_argument, "ScanByKey: unknown kind ", int(desc.kind));
   const auto mode = desc.kind == ScanKind::inclusive ? detail::Mode::scan_inclusive : detail::Mode::scan_exclusive;
   auto plan = detail::create_plan(context, "ScanByKey", mode, desc.key_type, desc.value_type, desc.op, desc.max_count,
-                                  detail::Tuning{desc.workgroup_size, desc.items_per_thread});
+                                  detail::Tuning{desc.workgroup_size, desc.items_per_thread, desc.user_operator});
   if (!plan) return std::move(plan).error();
   plan.value()->scan_desc = desc;
   return ScanByKey(std::move(plan).value());

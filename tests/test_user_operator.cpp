@@ -1,9 +1,10 @@
 // User operators (vkprim/operator.hpp): engine structs and combine functions compiled by
-// vkprim_add_operator into the reduce and scan kernels (tools/operators: AABB union, 2D affine composition,
+// vkprim_add_operator into the reduce, scan and keyed kernels (tools/operators: AABB union, 2D affine composition,
 // 4x4 matrix product, Welford merge). Every plan must give the left-to-right combination, for operators
 // that do not commute too: against host references at sizes 0, 1, tile-1, tile, tile+1, two tiles and an
 // odd large count, every scan algorithm and kind, forced fallback, the emulation, record_indirect,
-// storage-range windows, byte offsets that are not multiples of 16, and the errors.
+// storage-range windows, byte offsets that are not multiples of 16, the errors, and ReduceByKey / ScanByKey
+// over runs of mean length 1, 4 and 64 (with forced fallback).
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -13,11 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "host_by_key.hpp"
 #include "sample_operators.hpp"
 #include "scan_rig.hpp"
 #include "test_support.hpp"
 #include "vkprim/reduce.hpp"
+#include "vkprim/reduce_by_key.hpp"
 #include "vkprim/scan.hpp"
+#include "vkprim/scan_by_key.hpp"
 
 using namespace vkprim;
 using namespace vkprim::samples;
@@ -56,6 +60,14 @@ std::string show(const Welford& w) {
 template <class T>
 std::string show(const T&) {
   return "(struct)";
+}
+
+// The left-to-right combination of x[begin, end).
+template <class T>
+T reduce_range(const std::vector<T>& x, uint64_t begin, uint64_t end) {
+  T acc = identity<T>();
+  for (uint64_t i = begin; i < end; ++i) acc = combine(acc, x[i]);
+  return acc;
 }
 
 // Plans for the tests: tile shapes the tests know (a chained tile is 256 x 4 elements, reduce_then_scan 128 x 4).
@@ -357,4 +369,100 @@ TEST_CASE("user operator errors name the problem and record nothing", "[user][er
   CHECK(rec.status() == Status::invalid_argument);
   CHECK(rec.error().message.find("multiple of the element size 12") != std::string::npos);
   CHECK(test::still_poisoned(dev, out));
+}
+
+namespace {
+
+// Keyed user reductions and scans against the host: runs of mean length `mean` over u32 keys.
+template <class T>
+void check_by_key(Device& dev, uint64_t n, uint32_t mean, std::mt19937_64& rng) {
+  const UserOperator& op = user_op<T>();
+  INFO(op.name << " by key n=" << n << " mean run " << mean);
+  const std::vector<uint32_t> keys = host::keys_with_runs<uint32_t>(size_t(n), mean, 0, false, rng);
+  const std::vector<T> x = random_elements<T>(rng, size_t(n));
+  const std::vector<uint32_t> starts = host::run_starts(keys);
+  const uint64_t runs = starts.size();
+  Buffer key_buf = test::make_buffer(dev, (n + 1) * 4);
+  Buffer value_buf = test::make_buffer(dev, (n + 1) * sizeof(T));
+  Buffer out_keys = test::make_buffer(dev, (n + 2) * 4);
+  Buffer out_values = test::make_buffer(dev, (n + 2) * sizeof(T));
+  Buffer count = test::make_buffer(dev, 16);
+  test::upload(dev, key_buf, keys);
+  test::upload(dev, value_buf, x);
+
+  ReduceByKeyDesc rd;
+  rd.user_operator = &op;
+  rd.max_count = std::max<uint64_t>(n, 1);
+  auto reduce = ReduceByKey::create(dev.context(), rd);
+  if (!reduce) FAIL(reduce.error().message);
+  Buffer scratch = test::make_buffer(dev, std::max<VkDeviceSize>(16, reduce.value().scratch_requirements().size));
+  test::poison(dev, out_keys);
+  test::poison(dev, out_values);
+  REQUIRE(test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+            auto r = reduce.value().record(cmd, key_buf.range(), value_buf.range(), out_keys.range(), out_values.range(),
+                                           count.range(0, 4), n, scratch.range());
+            INFO(r.error().message);
+            REQUIRE(r.ok());
+          }).ok());
+  CHECK(test::download<uint32_t>(dev, count, 1)[0] == runs);
+  const auto got_keys = test::download<uint32_t>(dev, out_keys, size_t(runs));
+  const auto got = test::download<T>(dev, out_values, size_t(runs));
+  bool all = true;
+  for (uint64_t r = 0; r < runs && all; ++r) {
+    const uint64_t end = r + 1 < runs ? starts[r + 1] : n;
+    const T want = reduce_range(x, starts[r], end);
+    all = got_keys[r] == keys[starts[r]] && equal(got[r], want);
+    if (!all) FAIL_CHECK("run " << r << " [" << starts[r] << ", " << end << ") differs");
+  }
+  CHECK(tail_poisoned(dev, out_values, runs, n + 2, sizeof(T)));
+
+  for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
+    ScanByKeyDesc sd;
+    sd.user_operator = &op;
+    sd.kind = kind;
+    sd.max_count = std::max<uint64_t>(n, 1);
+    auto scan_plan = ScanByKey::create(dev.context(), sd);
+    if (!scan_plan) FAIL(scan_plan.error().message);
+    Buffer scan_scratch = test::make_buffer(dev, std::max<VkDeviceSize>(16, scan_plan.value().scratch_requirements().size));
+    test::poison(dev, out_values);
+    REQUIRE(test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+              auto r = scan_plan.value().record(cmd, key_buf.range(), value_buf.range(), out_values.range(), n,
+                                                scan_scratch.range());
+              INFO(r.error().message);
+              REQUIRE(r.ok());
+            }).ok());
+    const auto scanned = test::download<T>(dev, out_values, size_t(n));
+    bool same = true;
+    for (uint64_t r = 0; r < runs && same; ++r) {
+      const uint64_t end = r + 1 < runs ? starts[r + 1] : n;
+      const std::vector<T> run(x.begin() + ptrdiff_t(starts[r]), x.begin() + ptrdiff_t(end));
+      const std::vector<T> want = scan(run, kind == ScanKind::exclusive);
+      for (uint64_t i = 0; i < want.size() && same; ++i) same = equal(scanned[starts[r] + i], want[i]);
+      if (!same) FAIL_CHECK(to_string(kind) << " scan of run " << r << " [" << starts[r] << ", " << end << ") differs");
+    }
+    CHECK(tail_poisoned(dev, out_values, n, n + 2, sizeof(T)));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("user operators reduce and scan runs of equal keys in order", "[user][by_key]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  std::mt19937_64 rng(test::fresh_seed());
+  for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(2), uint64_t(1023), uint64_t(1025), uint64_t(30011)})
+    for (uint32_t mean : {1u, 4u, 64u}) {
+      check_by_key<Affine>(dev, n, mean, rng);
+      check_by_key<Aabb>(dev, n, mean, rng);
+    }
+  check_by_key<Mat4>(dev, 30011, 16, rng);
+  check_by_key<Welford>(dev, 30011, 64, rng);
+}
+
+TEST_CASE("keyed user reductions fall back in the owner's order", "[user][by_key][fallback]") {
+  Device& dev = test::device(test::forced_fallback(3));
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  std::mt19937_64 rng(test::fresh_seed());
+  check_by_key<Affine>(dev, 30011, 64, rng);
+  check_by_key<Mat4>(dev, 20011, 300, rng);
 }

@@ -9,6 +9,7 @@
 #include <vulkan/vulkan_core.h>
 
 #include "vkprim/context.hpp"
+#include "vkprim/operator.hpp"
 #include "vkprim/result.hpp"
 #include "vkprim/types.hpp"
 
@@ -47,6 +48,10 @@ struct ReduceByKeyDesc {
   uint64_t max_count = 0;               // 1..2^32-1
   uint32_t workgroup_size = 0;
   uint32_t items_per_thread = 0;
+  // An engine's value type and combine function (vkprim/operator.hpp), or nullptr. When set, value_type and
+  // op are ignored and values are user_operator->size bytes; runs combine left to right, so the operator
+  // need not commute.
+  const UserOperator* user_operator = nullptr;
 };
 
 class ReduceByKey {

@@ -24,6 +24,7 @@ struct ScanByKeyDesc {
   uint64_t max_count = 0;
   uint32_t workgroup_size = 0;
   uint32_t items_per_thread = 0;
+  const UserOperator* user_operator = nullptr;  // as in ReduceByKeyDesc (vkprim/reduce_by_key.hpp)
 };
 
 class ScanByKey {

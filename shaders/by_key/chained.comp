@@ -114,7 +114,17 @@ void store_key(uint index, KEY_T key) {
 #endif
 }
 
+#if defined(VKPRIM_TYPE_USER)
+// User values (VKPRIM_ORDERED): ReduceByKey and ScanByKey only, which read them. Combines keep input order:
+// the look-back's lanes hold predecessors nearest first, so their values fold in reverse.
+VALUE_T element_value(VALUE_T loaded) { return loaded; }
+#define LOOK_REDUCE vk_subgroup_reduce_reversed
+#define SHUFFLE_UP_VALUE vk_shuffle_up
+#else
 VALUE_T element_value(VALUE_T loaded) { return READS_VALUES ? loaded : VALUE_T(1); }
+#define LOOK_REDUCE vk_subgroup_reduce
+#define SHUFFLE_UP_VALUE subgroupShuffleUp
+#endif
 
 // Is element g the event the count tracks, given whether it starts and whether it ends a run?
 bool is_event(bool head, bool end) { return MODE == MODE_NON_TRIVIAL ? end && !head : head; }
@@ -196,10 +206,13 @@ void summarize(uint base, uint n, uint heads, uint ends, VALUE_T values[ITEMS], 
       if (base + j >= n) continue;
       v = (heads >> j & 1u) != 0u ? values[j] : vk_op(v, values[j]);
     }
-  } else if (RUN_HAS_VALUE) {
+  }
+#if !defined(VKPRIM_TYPE_USER)
+  else if (RUN_HAS_VALUE) {
     const uint valid = min(n - min(n, base), ITEMS);
     v = VALUE_T(valid - (heads != 0u ? uint(findMSB(heads)) : 0u));
   }
+#endif
 }
 
 // ---- The same summary one element at a time from memory (the fallback, for another tile) ----
@@ -216,7 +229,12 @@ void summarize_from_memory(uint base, uint n, out uint c, out VALUE_T v) {
     const KEY_T next = g + 1u < n ? load_key(g + 1u) : key;
     const bool head = g == 0u || key != prev;
     const bool end = g + 1u == n || key != next;
+#if defined(VKPRIM_TYPE_USER)
+    VALUE_T x = vk_identity();  // not ?: with a struct from the buffer (common/scan_tile.glsl says why)
+    if (READS_VALUES) x = in_values[pc.value_shift + g];
+#else
     const VALUE_T x = READS_VALUES ? in_values[pc.value_shift + g] : vk_identity();
+#endif
     vk_run_step(head, is_event(head, end), element_value(x), c, v);
     prev = key;
     key = next;
@@ -248,7 +266,7 @@ void subgroup_inclusive(inout uint c, inout VALUE_T v) {
   const uint lane = gl_SubgroupInvocationID;
   for (uint d = 1u; d < gl_SubgroupSize; d <<= 1u) {
     const uint oc = subgroupShuffleUp(c, d);
-    const VALUE_T ov = subgroupShuffleUp(v, d);
+    const VALUE_T ov = SHUFFLE_UP_VALUE(v, d);
     if (lane >= d) vk_run_combine(oc, ov, c, v, c, v);
   }
 }
@@ -264,7 +282,7 @@ void workgroup_exclusive(inout uint c, inout VALUE_T v, out uint tc, out VALUE_T
   VALUE_T iv = v;
   subgroup_inclusive(ic, iv);
   uint ec = subgroupShuffleUp(ic, 1u);
-  VALUE_T ev = subgroupShuffleUp(iv, 1u);
+  VALUE_T ev = SHUFFLE_UP_VALUE(iv, 1u);
   if (lane == 0u) {
     ec = 0u;
     ev = vk_identity();
@@ -311,19 +329,39 @@ void workgroup_exclusive(inout uint c, inout VALUE_T v, out uint tc, out VALUE_T
 
 // ---- Look-back ----
 
+#if defined(VKPRIM_TYPE_USER)
+shared uint s_words[6 + VKPRIM_USER_WORDS];
+#define W_CONTINUES 4  // 1 where the tile's first element continues a run from the tile before
+#define W_OPEN 5       // 1 where the tile's last run goes on into the next tile
+#define W_PREFIX_VALUE 6  // 6..: the value bits of W_PREFIX's summary
+#else
 shared uint s_words[8];
+#define W_CONTINUES 6  // 1 where the tile's first element continues a run from the tile before
+#define W_OPEN 7       // 1 where the tile's last run goes on into the next tile
+#endif
 #define W_TILE 0
 #define W_ACTION 1   // LOOK_ON, LOOK_DONE, or LOOK_FALLBACK + the tile to summarize ourselves
 #define W_LOOK 2     // next predecessor to inspect
 #define W_PREFIX 3   // 3: the combined count word of the predecessors inspected so far; 4, 5: its value bits
-#define W_CONTINUES 6  // 1 where the tile's first element continues a run from the tile before
-#define W_OPEN 7       // 1 where the tile's last run goes on into the next tile
 #define LOOK_ON 0u
 #define LOOK_DONE 1u
 #define LOOK_FALLBACK 2u
 
 void sh_set(uint i, uint x) { atomicStore(s_words[i], x, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
 uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+#if defined(VKPRIM_TYPE_USER)
+void sh_set_prefix(uint c, VALUE_T v) {
+  sh_set(W_PREFIX, c);
+  const VALUE_BITS_T b = vk_value_bits(v);
+  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) sh_set(W_PREFIX_VALUE + k, b[k]);
+}
+void sh_get_prefix(out uint c, out VALUE_T v) {
+  c = sh_get(W_PREFIX);
+  VALUE_BITS_T b;
+  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = sh_get(W_PREFIX_VALUE + k);
+  v = vk_bits_value(b);
+}
+#else
 void sh_set_prefix(uint c, VALUE_T v) {
   sh_set(W_PREFIX, c);
 #if VEC_N == 4
@@ -342,6 +380,7 @@ void sh_get_prefix(out uint c, out VALUE_T v) {
   v = vk_bits_value(uvec2(sh_get(W_PREFIX + 1), sh_get(W_PREFIX + 2)));
 #endif
 }
+#endif
 
 // Run by subgroup 0 alone (invocation 0 without subgroups): combines the predecessors' summaries in front
 // of (pc_, pv), the combination of the nearer ones, up to the first inclusive one. Returns LOOK_DONE or
@@ -371,7 +410,7 @@ uint look_back(uint spin_limit, inout uint look, inout uint pc_, inout VALUE_T p
       // The window's value: the values from its nearest head (its last in input order) to its end.
       const uvec4 with_head = subgroupBallot(in_window && vk_run_has_head(c));
       const uint nearest_head = any(notEqual(with_head, uvec4(0u))) ? subgroupBallotFindLSB(with_head) : taken - 1u;
-      const VALUE_T wv = vk_subgroup_reduce(lane <= nearest_head ? v : vk_identity());
+      const VALUE_T wv = LOOK_REDUCE(lane <= nearest_head ? v : vk_identity());
       vk_run_combine(wc, wv, pc_, pv, pc_, pv);
     }
     if (blocked < stop) {
@@ -589,10 +628,13 @@ void main() {
           if (flag_set(BK_INDICES)) s_stage_a[slot] = base + j;
           else stage_key(slot, keys[j]);
         }
-      } else if (event) {  // MODE_NON_TRIVIAL
+      }
+#if !defined(VKPRIM_TYPE_USER)
+      else if (event) {  // MODE_NON_TRIVIAL
         s_stage_a[slot] = base + j + 1u - uint(v);
         s_stage_b[slot] = v;
       }
+#endif
     }
     barrier();
     const uint a_count = min(STAGE, tile_events - min(tile_events, round));

@@ -10,7 +10,7 @@
 // Computing", 2007, turn a segmented scan into an unsegmented one over such pairs).
 // Tile state (binding 2, after common/tile_state.glsl's 16 header words): per tile RUN_STATE_WORDS u32
 // words, each (flag << 16 | a 16-bit part), c in two parts, then v's bits in two (32-bit values) or four
-// parts (64-bit values) unless RUN_HAS_VALUE is false; a reader takes a state only when every part carries
+// parts (64-bit values; two per word of a user type's value) unless RUN_HAS_VALUE is false; a reader takes a state only when every part carries
 // the same flag (common/tile_state.glsl explains why that is sound: each flag comes with one value).
 // Requires common/types.glsl and common/tile_state.glsl, and the constant RUN_HAS_VALUE (bool).
 #ifndef VKPRIM_RUN_STATE_GLSL
@@ -18,7 +18,9 @@
 
 #define RUN_COUNT_MASK 0x7FFFFFFFu
 #define RUN_HEAD_BIT 0x80000000u
-#if VEC_N == 4
+#if defined(VKPRIM_TYPE_USER)
+#define RUN_VALUE_PARTS (2u * VKPRIM_USER_WORDS)
+#elif VEC_N == 4
 #define RUN_VALUE_PARTS 2u
 #else
 #define RUN_VALUE_PARTS 4u
@@ -51,7 +53,9 @@ void vk_run_publish(uint tile, uint flag, uint c, VALUE_T v) {
   atomicMax(state_words[base], f | (c & 0xFFFFu), gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, STATE_PUBLISH_SEMANTICS);
   atomicMax(state_words[base + 1u], f | (c >> 16u), gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, STATE_PUBLISH_SEMANTICS);
   if (RUN_HAS_VALUE) {
-#if VEC_N == 4
+#if defined(VKPRIM_TYPE_USER)
+    const VALUE_BITS_T w = vk_value_bits(v);
+#elif VEC_N == 4
     const uvec2 w = uvec2(vk_value_bits(v), 0u);
 #else
     const uvec2 w = vk_value_bits(v);
@@ -72,17 +76,22 @@ uint vk_run_read(uint tile, out uint c, out VALUE_T v) {
   c = (w0 & 0xFFFFu) | (w1 << 16u);
   v = vk_identity();
   if (RUN_HAS_VALUE) {
+#if defined(VKPRIM_TYPE_USER)
+    VALUE_BITS_T w;
+    for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) w[k] = 0u;
+#else
     uvec2 w = uvec2(0u);
+#endif
     [[unroll]] for (uint k = 0u; k < RUN_VALUE_PARTS; ++k) {
       const uint p = atomicLoad(state_words[base + 2u + k], gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
                                 STATE_READ_SEMANTICS);
       agree = agree && (p >> 16u) == flag;
       w[k >> 1u] |= (p & 0xFFFFu) << (16u * (k & 1u));
     }
-#if VEC_N == 4
-    v = vk_bits_value(w.x);
-#else
+#if defined(VKPRIM_TYPE_USER) || VEC_N != 4
     v = vk_bits_value(w);
+#else
+    v = vk_bits_value(w.x);
 #endif
   }
   return agree ? flag : STATE_NOT_READY;

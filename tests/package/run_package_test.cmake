@@ -4,7 +4,8 @@
 #  (a) configure/build/install the library alone (Release, no tests/tools/examples) into a temporary prefix, check the
 #      installed archive references no Vulkan loader symbol and that find_package(vkprim 0.2) refuses it,
 #      then build and run the consumer with find_package(vkprim 0.3) against that prefix, and check the
-#      footprint: the archive's size, and what one sort plan adds to a program;
+#      footprint: the archive's size, and what one sort plan adds to a program; then a user operator too large
+#      (refused at configure) and one whose combine does not compile (the build stops with glslang's message);
 #  (b) build and run the consumer with add_subdirectory(<vkprim source>) and VKPRIM_TYPES=u32.
 # Any failing step stops the script with a FATAL_ERROR naming the step.
 cmake_minimum_required(VERSION 3.25)
@@ -88,6 +89,25 @@ step("configure consumer (find_package)" ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -
      -DCMAKE_BUILD_TYPE=Release -DCONSUMER_MODE=find_package "-DCMAKE_PREFIX_PATH=${prefix}")
 step("build consumer (find_package)" ${CMAKE_COMMAND} --build "${WORK_DIR}/consumer-find_package" -j ${JOBS})
 step("run consumer (find_package)" "${WORK_DIR}/consumer-find_package/consumer")
+
+# Faulty user operators: a struct past 64 bytes is refused when vkprim_add_operator runs; a combine that
+# does not compile stops the build with glslang's message.
+execute_process(COMMAND ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${WORK_DIR}/consumer-too-big"
+                -DCONSUMER_MODE=find_package -DCONSUMER_BAD_OPERATOR=too_big "-DCMAKE_PREFIX_PATH=${prefix}"
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE too_big_error)
+if(rc EQUAL 0 OR NOT too_big_error MATCHES "takes 80 bytes in a buffer")
+  message(FATAL_ERROR "[package] an 80-byte user operator was not refused at configure (exit ${rc}):\n${too_big_error}")
+endif()
+message(STATUS "[package] an 80-byte user operator: refused at configure, as it should be")
+step("configure consumer (faulty combine)" ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${WORK_DIR}/consumer-bad-combine"
+     -DCONSUMER_MODE=find_package -DCONSUMER_BAD_OPERATOR=bad_combine "-DCMAKE_PREFIX_PATH=${prefix}")
+execute_process(COMMAND ${CMAKE_COMMAND} --build "${WORK_DIR}/consumer-bad-combine" --target bad_operator
+                RESULT_VARIABLE rc OUTPUT_VARIABLE bad_build ERROR_VARIABLE bad_build_error)
+if(rc EQUAL 0 OR NOT "${bad_build}${bad_build_error}" MATCHES "nothing")
+  message(FATAL_ERROR "[package] a combine glslang rejects did not stop the build with its message (exit ${rc}):\n"
+                      "${bad_build}${bad_build_error}")
+endif()
+message(STATUS "[package] a combine glslang rejects: the build stops with glslang's message")
 
 # Footprint (pay only for what is used): the installed archive stays under 5 MB, and a program that creates
 # one u32 pairs sort plan grows by at most 1.5 MB over the same program without vkprim (both stripped),
