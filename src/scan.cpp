@@ -616,7 +616,8 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       if (tuning > 8) return make_error(Status::invalid_argument, "Scan: lookback_windows ", tuning, " exceeds 8");
       // Shared memory: the workgroup scan's ROW_T per invocation (common/workgroup_scan.glsl), the fallback's
       // workgroup reduction's value per invocation (common/workgroup.glsl) and the look-back words.
-      const uint64_t shared_bytes = (uint64_t(wg) + 1) * 4 * plan->elem + uint64_t(wg) * plan->elem + 64;
+      const uint64_t row_values = user ? 1 : detail::kRows;  // ROW_N (common/scan_types.glsl)
+      const uint64_t shared_bytes = (uint64_t(wg) + 1) * row_values * plan->elem + uint64_t(wg) * plan->elem + 64;
       if (shared_bytes > c.caps.max_shared_memory)
         return make_error(Status::unsupported, "Scan: a ", wg, "-invocation chained tile of ",
                           user ? user->name : to_string(desc.type),

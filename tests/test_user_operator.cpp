@@ -159,8 +159,8 @@ void check_reduce(Device& dev, uint64_t n, std::mt19937_64& rng) {
 
 // Sizes around the tiles of every plan: a user tile holds 64 / size values per invocation (one for 64-byte
 // values, five for 12-byte ones) of 64 to 256 invocations, whatever the device's shared memory allows.
-const std::array<uint64_t, 20> kSizes = {0,   1,   2,    63,   64,   65,   255,  256,  257,           511,
-                                         512, 513, 1023, 1024, 1025, 1279, 1280, 1281, 2 * 1280 + 17, 100003};
+const std::array<uint64_t, 23> kSizes = {0,   1,    2,    63,   64,   65,   127,  128,           129,   255, 256, 257,
+                                         511, 512,  513,  1023, 1024, 1025, 1279, 2 * 1280 + 17, 1280, 1281, 100003};
 
 }  // namespace
 
