@@ -96,9 +96,11 @@ inline std::string user_variant(const ContextImpl& c, const UserOperator& op, bo
 
 // The workgroup size for a user operator's kernels: `wg`, halved (down to 64) until their shared memory
 // fits: a value of `elem` bytes per invocation for the workgroup scan (common/workgroup_scan.glsl, ROW_N 1
-// for user types) and one for the ordered reduction (common/workgroup.glsl).
+// for user types), one for the ordered reduction (common/workgroup.glsl), and reduce_then_scan's store
+// staging of a tile (common/blocked_tile.glsl: user_items values, at most 64 bytes per invocation, one pad
+// word per 32).
 inline uint32_t user_workgroup(const ContextImpl& c, uint32_t wg, uint32_t elem) {
-  while (wg > 64 && (2 * uint64_t(wg) + 1) * elem + 64 > c.caps.max_shared_memory) wg /= 2;
+  while (wg > 64 && (2 * uint64_t(wg) + 1) * elem + uint64_t(wg) * 66 + 64 > c.caps.max_shared_memory) wg /= 2;
   return wg;
 }
 

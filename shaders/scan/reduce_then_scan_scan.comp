@@ -18,6 +18,7 @@
 #include "common/scan_tile.glsl"
 #include "common/workgroup_scan.glsl"
 #if defined(VKPRIM_ORDERED)
+#define VKPRIM_BLOCKED_STAGED_STORE 1
 #include "common/blocked_tile.glsl"
 #endif
 
@@ -33,10 +34,13 @@ void main() {
   const bool has_carry = vk_scan_has_carry_in();
   const VALUE_T carry = vk_scan_carry_in(tile);
   const VALUE_T p = has_carry ? vk_op(carry, prefix) : prefix;
-  const uint first = vk_blocked_first(tile);
-  const bool exclusive = vk_scan_flag(SCAN_EXCLUSIVE);
-  [[unroll]] for (uint k = 0u; k < ITEMS; ++k)
-    vk_blocked_store(first, k, exclusive ? (k == 0u ? p : vk_op(p, scanned[k - 1u])) : vk_op(p, scanned[k]));
+  if (vk_scan_flag(SCAN_EXCLUSIVE)) {
+    [[unroll]] for (uint k = ITEMS - 1u; k >= 1u; --k) scanned[k] = vk_op(p, scanned[k - 1u]);
+    scanned[0] = p;
+  } else {
+    [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_op(p, scanned[k]);
+  }
+  vk_blocked_store_tile(tile, scanned);
   if (gl_LocalInvocationIndex == 0u && vk_scan_flag(SCAN_CARRY_OUT_SLOT))
     vk_scan_write_carry_out(has_carry ? vk_op(carry, total) : total);
 #else
