@@ -17,6 +17,7 @@
 // lacks the Vulkan memory model the keyed primitives need.
 #include <vkprim/vkprim.hpp>
 
+#include "example_support.hpp"
 #include "tile_ids_comp.h"  // tile_ranges_tile_ids_spv[]: tile_ids.comp compiled at build time
 
 #include <algorithm>
@@ -33,6 +34,7 @@
 namespace {
 
 using namespace vkprim;
+using namespace vkprim_example;
 
 // A 1920x1088 frame in tiles of 16x16 pixels.
 constexpr uint32_t kTileSize = 16, kTilesX = 120, kTilesY = 68, kTiles = kTilesX * kTilesY;
@@ -40,17 +42,6 @@ constexpr uint32_t kKeyBits = 16 + 13;  // tile ids < 2^13: the sort looks at 29
 static_assert(kTiles <= (1u << (kKeyBits - 16)));
 constexpr uint32_t kWorkgroup = 256;    // tile_ids.comp's local_size_x
 
-struct Failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-template <class T>
-T take(Result<T> r, const char* what) {
-  if (!r) throw Failure(std::string(what) + ": " + to_string(r.status()) + ": " + r.error().message);
-  return std::move(r).value();
-}
-void check(const Result<void>& r, const char* what) {
-  if (!r) throw Failure(std::string(what) + ": " + to_string(r.status()) + ": " + r.message());
-}
 void vk_check(VkResult r, const char* what) {
   if (r != VK_SUCCESS) throw Failure(std::string(what) + " failed: VkResult " + std::to_string(int(r)));
 }
@@ -224,14 +215,8 @@ void expect_equal(const char* stage, const std::vector<uint32_t>& got, const std
 int run(const Options& opt) {
   const auto t0 = std::chrono::steady_clock::now();
   const uint32_t n = opt.count;
-  DeviceOptions device_options;
-  device_options.validation = true;
-  Result<std::unique_ptr<Device>> created = Device::create(device_options);
-  if (!created && created.status() == Status::unsupported) {  // no validation layer: run without
-    device_options.validation = false;
-    created = Device::create(device_options);
-  }
-  const std::unique_ptr<Device> device = take(std::move(created), "vkprim::Device::create");
+  bool validation = false;
+  const std::unique_ptr<Device> device = open_device(validation);
   const Device& dev = *device;
   Context& ctx = device->context();
   if (!ctx.capabilities().has(feature_memory_model)) {
@@ -374,7 +359,7 @@ int run(const Options& opt) {
   const Capabilities& caps = ctx.capabilities();
   std::printf("device:  %s (Vulkan %u.%u, %s)\n", caps.device_name.c_str(), VK_API_VERSION_MAJOR(caps.api_version),
               VK_API_VERSION_MINOR(caps.api_version),
-              device_options.validation ? "validation + synchronization validation" : "no validation layer");
+              validation ? "validation + synchronization validation" : "no validation layer");
   std::printf("splats:  %u, visible %u (keys of %u bits: %u digit passes)\n", n, m, kKeyBits, sort.digit_passes());
   std::printf("tiles:   %ux%u = %u, %u occupied, %u empty, the most crowded holds %u splats\n", kTilesX, kTilesY,
               kTiles, runs, kTiles - runs, largest);
@@ -383,19 +368,11 @@ int run(const Options& opt) {
   const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::printf("time:    one submit %.1f ms, whole run %.0f ms\n", frame_ms, total_ms);
   std::printf("%s\n", g_mismatches ? "MISMATCHES: see stderr" : "every tile's range matches the CPU");
-  const uint64_t messages = dev.validation_message_count();
-  if (messages)
-    std::fprintf(stderr, "tile_ranges: %llu validation message(s): failing\n", static_cast<unsigned long long>(messages));
-  return g_mismatches || messages ? 1 : 0;
+  return finish("tile_ranges", dev, uint64_t(g_mismatches));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(parse_options(argc, argv));  // everything Vulkan is destroyed when it returns
-  } catch (const Failure& f) {
-    std::fprintf(stderr, "tile_ranges: %s\n", f.what());
-    return 1;
-  }
+  return run_main("tile_ranges", [&] { return run(parse_options(argc, argv)); });
 }
