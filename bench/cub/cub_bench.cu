@@ -124,11 +124,28 @@ const char* op_name(Op op) {
 
 bool is_keyed(Op op) { return op >= Op::reduce_by_key; }
 
-enum class Type { u32, f32 };
-const char* type_name(Type t) { return t == Type::u32 ? "u32" : "f32"; }
+// u32 and f32, and two user types as vkprim's tools/operators declare them: sum4, a float4 summed
+// componentwise, and box, the union of axis-aligned boxes {float3 lo, pad, float3 hi, pad} (32 bytes).
+enum class Type { u32, f32, sum4, box };
+const char* type_name(Type t) {
+  switch (t) {
+    case Type::u32: return "u32";
+    case Type::f32: return "f32";
+    case Type::sum4: return "sum4";
+    case Type::box: return "box";
+  }
+  return "?";
+}
+bool is_user_type(Type t) { return t == Type::sum4 || t == Type::box; }
+size_t elem_bytes(Type t) { return t == Type::sum4 ? 16 : t == Type::box ? 32 : 4; }
 
-// The keyed ops' keys and values are u32 whatever --type says: they run with u32 alone.
-bool runs_on(Op op, Type t) { return !is_keyed(op) || t == Type::u32; }
+// The keyed ops' keys and values are u32 whatever --type says: they run with u32 alone. The user types
+// run the reduce and the scans (CUB's DeviceReduce::Reduce and DeviceScan::Inclusive/ExclusiveScan with the
+// type's operator).
+bool runs_on(Op op, Type t) {
+  if (is_user_type(t)) return op == Op::reduce || op == Op::inclusive_scan || op == Op::exclusive_scan;
+  return !is_keyed(op) || t == Type::u32;
+}
 
 // How CUB is called (see "CUB calls"): the type of num_items, and for the sorts the API.
 enum class Config { i32, i64, i32_double_buffer, i64_double_buffer };
@@ -167,13 +184,14 @@ constexpr int kWarmupRuns = 3;
 
 void print_usage(FILE* f) {
   std::fprintf(f,
-               "usage: cub_bench <op> [--type u32|f32] [--sizes LIST] [--iterations N] [--config C]\n"
+               "usage: cub_bench <op> [--type u32|f32|sum4|box] [--sizes LIST] [--iterations N] [--config C]\n"
                "                 [--run-length L] [--json FILE]\n"
                "  op:           reduce | inclusive_scan | exclusive_scan | sort_keys | sort_pairs |\n"
                "                select_flagged | partition_flagged | reduce_by_key | inclusive_scan_by_key |\n"
                "                exclusive_scan_by_key | rle_encode | rle_non_trivial_runs | unique | all\n"
                "  --type        u32 (default) or f32; a comma list such as u32,f32 runs both (the keyed ops,\n"
-               "                reduce_by_key to unique: u32 keys and values, with u32 only)\n"
+               "                reduce_by_key to unique: u32 keys and values, with u32 only); sum4 (float4\n"
+               "                sum) and box (box union, 32 bytes): user types for reduce and the scans\n"
                "  --sizes       comma list of element counts: 1048576, 2^20, or a range 2^10..2^28\n"
                "                (every power of two); default 2^20,2^22,2^24,2^26,2^28\n"
                "  --iterations  timed runs per size after %d warm-up runs (default 20; use >= 10)\n"
@@ -278,7 +296,9 @@ Options parse_args(int argc, char** argv) {
       for (const std::string& t : split(value(), ',')) {
         if (t == "u32") opt.types.push_back(Type::u32);
         else if (t == "f32") opt.types.push_back(Type::f32);
-        else usage_error("unknown type '" + t + "' (expected u32 or f32)");
+        else if (t == "sum4") opt.types.push_back(Type::sum4);
+        else if (t == "box") opt.types.push_back(Type::box);
+        else usage_error("unknown type '" + t + "' (expected u32, f32, sum4 or box)");
       }
     } else if (arg == "--sizes") {
       opt.sizes = parse_sizes(value());
@@ -352,7 +372,42 @@ __host__ __device__ uint32_t hash32(uint64_t x) {
   return static_cast<uint32_t>(x >> 32);
 }
 
+struct alignas(16) Sum4 {
+  float v[4];
+};
+struct alignas(16) Box {
+  float lo[3], pad0, hi[3], pad1;
+};
+struct Sum4Op {
+  __host__ __device__ Sum4 operator()(const Sum4& a, const Sum4& b) const {
+    return Sum4{{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3]}};
+  }
+};
+struct BoxOp {
+  __host__ __device__ Box operator()(const Box& a, const Box& b) const {
+    Box r{};
+    for (int k = 0; k < 3; ++k) r.lo[k] = fminf(a.lo[k], b.lo[k]), r.hi[k] = fmaxf(a.hi[k], b.hi[k]);
+    return r;
+  }
+};
+__host__ __device__ inline Sum4 identity_of(Sum4*) { return Sum4{{0.0f, 0.0f, 0.0f, 0.0f}}; }
+__host__ __device__ inline Box identity_of(Box*) {
+  const float inf = __builtin_huge_valf();
+  return Box{{inf, inf, inf}, 0.0f, {-inf, -inf, -inf}, 0.0f};
+}
+
 __device__ void store_random(uint32_t* p, uint32_t h) { *p = h; }
+__device__ void store_random(Sum4* p, uint32_t h) {
+  for (int k = 0; k < 4; ++k) p->v[k] = static_cast<float>(hash32(h + k) >> 8) * (1.0f / 16777216.0f);  // [0, 1)
+}
+__device__ void store_random(Box* p, uint32_t h) {
+  for (int k = 0; k < 3; ++k) {
+    const float c = static_cast<float>(hash32(h + k) >> 8) * (2000.0f / 16777216.0f) - 1000.0f;
+    const float e = static_cast<float>(hash32(h + 7 + k) >> 20) * (10.0f / 4096.0f);
+    p->lo[k] = c - e, p->hi[k] = c + e;
+  }
+  p->pad0 = p->pad1 = 0.0f;
+}
 __device__ void store_random(float* p, uint32_t h) {
   *p = static_cast<float>(h >> 8) * (1.0f / 8388608.0f) - 1.0f;  // [-1, 1), 2^-23 steps, exact in f32
 }
@@ -570,10 +625,30 @@ cudaError_t call_cub_keyed(Op op, void* temp, size_t& temp_bytes, const Buffers&
   });
 }
 
+// The user types: CUB's generic reduce and scans with the type's operator and identity.
+template <class T, class OpT, class N>
+cudaError_t call_cub_user(Op op, void* temp, size_t& temp_bytes, const Buffers& b, N n, cudaStream_t s) {
+  const T* in = static_cast<const T*>(b.in);
+  T* out = static_cast<T*>(b.out);
+  const T init = identity_of(static_cast<T*>(nullptr));
+  switch (op) {
+    case Op::reduce: return cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, n, OpT{}, init, s);
+    case Op::inclusive_scan: return cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, OpT{}, n, s);
+    case Op::exclusive_scan: return cub::DeviceScan::ExclusiveScan(temp, temp_bytes, in, out, OpT{}, init, n, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 cudaError_t call_cub(Type t, Op op, Config c, void* temp, size_t& temp_bytes, const Buffers& b, int64_t n,
                      cudaStream_t s, Output* where = nullptr) {
   const bool db = double_buffer(c);
   const bool wide = wide_count(c);
+  if (t == Type::sum4)
+    return wide ? call_cub_user<Sum4, Sum4Op, int64_t>(op, temp, temp_bytes, b, n, s)
+                : call_cub_user<Sum4, Sum4Op, int>(op, temp, temp_bytes, b, static_cast<int>(n), s);
+  if (t == Type::box)
+    return wide ? call_cub_user<Box, BoxOp, int64_t>(op, temp, temp_bytes, b, n, s)
+                : call_cub_user<Box, BoxOp, int>(op, temp, temp_bytes, b, static_cast<int>(n), s);
   if (is_keyed(op))
     return wide ? call_cub_keyed<int64_t>(op, temp, temp_bytes, b, n, s)
                 : call_cub_keyed<int>(op, temp, temp_bytes, b, static_cast<int>(n), s);
@@ -593,8 +668,8 @@ void restore_sort_input(Op op, const Buffers& b, int64_t n, cudaStream_t s) {
 
 // Before each configuration its outputs are set to 0xFF bytes (u32 0xFFFFFFFF, f32 NaN, count -1), so its
 // check cannot pass on what an earlier configuration wrote.
-void clear_outputs(Op op, const Buffers& b, int64_t n, cudaStream_t s) {
-  CUDA_CHECK(cudaMemsetAsync(b.out, 0xFF, n * 4, s));
+void clear_outputs(Op op, Type t, const Buffers& b, int64_t n, cudaStream_t s) {
+  CUDA_CHECK(cudaMemsetAsync(b.out, 0xFF, n * elem_bytes(t), s));
   if (writes_values_out(op)) CUDA_CHECK(cudaMemsetAsync(b.values_out, 0xFF, n * sizeof(Value), s));
   if (writes_count(op)) CUDA_CHECK(cudaMemsetAsync(b.num_selected, 0xFF, sizeof(int64_t), s));
 }
@@ -652,6 +727,39 @@ std::string check_scan(const float* in, const float* out, int64_t n, bool inclus
     if (!close_f32(out[i], run, mag)) return at(i) + ": " + fmt_f(out[i]) + " != expected " + fmt_f(run);
     if (!inclusive) run += in[i], mag += std::fabs(in[i]);
   }
+  return "";
+}
+
+// The user types: box unions exactly (min and max round nothing); sum4 against a double-precision sum,
+// component by component, within kF32RelTol of the sum of magnitudes.
+std::string check_user(const Box* in, int64_t n, const Box* out, Op op) {
+  auto same = [](const Box& x, const Box& y) {
+    return std::memcmp(x.lo, y.lo, sizeof x.lo) == 0 && std::memcmp(x.hi, y.hi, sizeof x.hi) == 0;
+  };
+  Box run = identity_of(static_cast<Box*>(nullptr));
+  for (int64_t i = 0; i < n; ++i) {
+    const Box before = run;
+    run = BoxOp{}(run, in[i]);
+    if (op == Op::inclusive_scan && !same(out[i], run)) return at(i) + ": box differs";
+    if (op == Op::exclusive_scan && !same(out[i], before)) return at(i) + ": box differs";
+  }
+  if (op == Op::reduce && !same(out[0], run)) return "reduced box differs";
+  return "";
+}
+std::string check_user(const Sum4* in, int64_t n, const Sum4* out, Op op) {
+  double run[4] = {0, 0, 0, 0}, mag = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (op == Op::exclusive_scan)
+      for (int k = 0; k < 4; ++k)
+        if (!close_f32(out[i].v[k], run[k], mag + 1)) return at(i) + ": component " + std::to_string(k) + " differs";
+    for (int k = 0; k < 4; ++k) run[k] += in[i].v[k], mag += std::fabs(in[i].v[k]);
+    if (op == Op::inclusive_scan)
+      for (int k = 0; k < 4; ++k)
+        if (!close_f32(out[i].v[k], run[k], mag)) return at(i) + ": component " + std::to_string(k) + " differs";
+  }
+  if (op == Op::reduce)
+    for (int k = 0; k < 4; ++k)
+      if (!close_f32(out[0].v[k], run[k], mag + 1)) return "reduced component " + std::to_string(k) + " differs";
   return "";
 }
 
@@ -778,8 +886,8 @@ struct Result {
   uint32_t run_length;                               // keyed ops: --run-length of the keys; else 0
 };
 
-double bytes_moved(Op op, int64_t n, int64_t selected) {
-  const double e = 4.0;  // sizeof(u32) == sizeof(f32)
+double bytes_moved(Op op, Type t, int64_t n, int64_t selected) {
+  const double e = double(elem_bytes(t));  // keyed ops and sorts: u32 and f32 only
   switch (op) {
     case Op::reduce: return n * e;
     case Op::inclusive_scan:
@@ -928,6 +1036,11 @@ std::string check_output(Op op, const Buffers& b, const HostInputs<T>& host, int
   if constexpr (std::is_same_v<T, uint32_t>) {
     if (is_keyed(op)) return check_keyed(op, b, host.keys.data(), host.in.data(), n, selected);
   }
+  if constexpr (std::is_same_v<T, Sum4> || std::is_same_v<T, Box>) {
+    std::vector<T> out(op == Op::reduce ? 1 : static_cast<size_t>(n));
+    CUDA_CHECK(cudaMemcpy(out.data(), b.out, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    return check_user(host.in.data(), n, out.data(), op);
+  } else {
   const T* in = host.in.data();
   std::vector<T> out(op == Op::reduce ? 1 : static_cast<size_t>(n));
   CUDA_CHECK(cudaMemcpy(out.data(), is_sort(op) ? where.keys : b.out, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
@@ -948,6 +1061,7 @@ std::string check_output(Op op, const Buffers& b, const HostInputs<T>& host, int
       CUDA_CHECK(cudaMemcpy(&selected, b.num_selected, sizeof selected, cudaMemcpyDeviceToHost));
       return check_partition(in, host.flags.data(), n, out.data(), selected);
     default: return "unknown op";  // the keyed ops: check_keyed
+  }
   }
 }
 
@@ -978,7 +1092,7 @@ bool run_op(Op op, Type type, uint32_t run_length, const Options& opt, const Buf
     }
     std::vector<Result> timed;
     for (Config c : configs) {
-      clear_outputs(op, b, n, s);
+      clear_outputs(op, type, b, n, s);
       Output where;
       const Timing t = time_op(type, op, c, b, temp_sizes.at({op, type, n, c}), n, opt.iterations, s, where);
       int64_t selected = 0;
@@ -994,7 +1108,7 @@ bool run_op(Op op, Type type, uint32_t run_length, const Options& opt, const Buf
         return false;
       }
       const double seconds = t.median_ms * 1e-3;
-      timed.push_back({op, type, n, t.median_ms, t.min_ms, bytes_moved(op, n, selected) / seconds / 1e9,
+      timed.push_back({op, type, n, t.median_ms, t.min_ms, bytes_moved(op, type, n, selected) / seconds / 1e9,
                        n / seconds / 1e9, c, {}, run_length});
     }
     std::vector<std::pair<Config, double>> medians;
@@ -1023,7 +1137,7 @@ bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool 
   fill_inputs(b, max_n, need_values, need_flags, 0xC0B0 + static_cast<uint64_t>(t), host);
   keep_pristine(b, max_n);
   for (Op op : opt.ops)
-    if (!is_keyed(op) && !run_op<T>(op, t, 0, opt, b, host, temp_sizes, s, results)) return false;
+    if (!is_keyed(op) && runs_on(op, t) && !run_op<T>(op, t, 0, opt, b, host, temp_sizes, s, results)) return false;
   if (std::none_of(opt.ops.begin(), opt.ops.end(), [&](Op op) { return is_keyed(op) && runs_on(op, t); }))
     return true;
   host.keys.resize(static_cast<size_t>(max_n));
@@ -1094,7 +1208,9 @@ int main(int argc, char** argv) {
     size_t bytes;
     const char* name;
   };
-  const size_t elems = static_cast<size_t>(max_n) * 4;
+  size_t widest = 4;
+  for (Type t : opt.types) widest = std::max(widest, elem_bytes(t));
+  const size_t elems = static_cast<size_t>(max_n) * widest;
   std::vector<Allocation> allocations = {{&b.in, elems, "input"}, {&b.out, elems, "output"},
                                          {&b.temp, max_temp, "temp storage"},
                                          {reinterpret_cast<void**>(&b.num_selected), sizeof(int64_t), "count"}};
@@ -1146,9 +1262,12 @@ int main(int argc, char** argv) {
   std::vector<Result> results;
   bool ok = true;
   for (Type t : opt.types) {
-    ok = t == Type::u32
-             ? run_type<uint32_t>(t, opt, b, max_n, need_values, need_flags, temp_sizes, stream, results)
-             : run_type<float>(t, opt, b, max_n, need_values, need_flags, temp_sizes, stream, results);
+    switch (t) {
+      case Type::u32: ok = run_type<uint32_t>(t, opt, b, max_n, need_values, need_flags, temp_sizes, stream, results); break;
+      case Type::f32: ok = run_type<float>(t, opt, b, max_n, need_values, need_flags, temp_sizes, stream, results); break;
+      case Type::sum4: ok = run_type<Sum4>(t, opt, b, max_n, need_values, need_flags, temp_sizes, stream, results); break;
+      case Type::box: ok = run_type<Box>(t, opt, b, max_n, need_values, need_flags, temp_sizes, stream, results); break;
+    }
     if (!ok) break;
   }
 
