@@ -39,8 +39,9 @@ void vk_blocked_store(uint first, uint k, VALUE_T value) {
 // from the blocked registers, a warp's store touches every ITEMS-th value: measured on an H100 (vec4 sum at
 // 2^26), reduce_then_scan's rescan ran 1362 us so and 1210 staged (32-byte boxes at 2^24: 1208 and 803),
 // but the chained scan, which holds more state per tile through its look-back, slowed from 1632 to 2227
-// staged, so it stores directly. The values are staged as words with one pad word per 32, which spreads
-// both the blocked writes (ITEMS x words apart) and the coalesced reads (words apart) over the banks.
+// staged, so it stores directly; loads staged the same way were slower in both (sum4 at 2^26: 1208 to
+// 1511 us, 1632 to 2545). The values are staged as words with one pad word per 32, which spreads both the
+// blocked writes (ITEMS x words apart) and the coalesced reads (words apart) over the banks.
 const uint STAGE_WORDS = WG_SIZE * ITEMS * VKPRIM_USER_WORDS;
 shared uint s_stage_words[STAGE_WORDS + STAGE_WORDS / 32u];
 uint vk_stage_address(uint word) { return word + word / 32u; }
