@@ -158,16 +158,12 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
     return make_error(Status::unsupported, name, ": the tile state of ", max_count, " elements needs ", plan->state_bytes,
                       " bytes, past maxStorageBufferRange ", c.caps.max_storage_buffer_range);
 
-  std::string v;
-  if (user) {
-    v = user_variant(c, *user, true, plan->wg);
-  } else {
-    auto variant = variant_name(c, value_type, std::nullopt, true, plan->wg);
-    if (!variant) return variant.error();
-    v = variant.value();
-    constexpr VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
-    if (v.find(".nosg") == std::string::npos && (c.caps.subgroup_operations & needed) != needed) v += ".nosg";
-  }
+  auto variant = value_variant(c, value_type, std::nullopt, user, true, plan->wg);
+  if (!variant) return variant.error();
+  std::string v = variant.value();
+  // The look-back's ballots and the shuffles of neighbouring keys (user_variant already asks for both).
+  constexpr VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
+  if (v.find(".nosg") == std::string::npos && (c.caps.subgroup_operations & needed) != needed) v += ".nosg";
   KernelDesc kd;
   kd.group = user ? user->kernels : &kShaderGroup_by_key;
   kd.kernel = plan->key_bytes == 8 ? "by_key/chained_k64" : "by_key/chained_k32";

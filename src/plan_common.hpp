@@ -127,6 +127,14 @@ inline Result<std::string> variant_name(const ContextImpl& c, DataType type, std
   return op && !is_integer(type) ? name + "." + to_string(*op) : name;
 }
 
+// The variant of a kernel over the plan's values: a user operator's (user_variant) where the plan has one,
+// else the built-in type's (variant_name).
+inline Result<std::string> value_variant(const ContextImpl& c, DataType type, std::optional<Op> op,
+                                         const UserOperator* user, bool kernel_uses_subgroups, uint32_t wg) {
+  if (user) return user_variant(c, *user, kernel_uses_subgroups, wg);
+  return variant_name(c, type, op, kernel_uses_subgroups, wg);
+}
+
 // A range the plan reads or writes `bytes` of. required: a null buffer is an error.
 inline Result<void> check_range(const BufferRange& r, VkDeviceSize bytes, uint32_t elem, const char* what,
                                 bool required) {

@@ -198,13 +198,10 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   plan->indirect_binding = plan->algorithm == ReduceAlgorithm::grid_stride || plan->algorithm == ReduceAlgorithm::ordered;
   kd.bindings = plan->indirect_binding ? 3 : 2;
   kd.push_bytes = detail::kReducePushBytes;
-  if (user) {
-    kd.variant = detail::user_variant(c, *user, true, plan->shape.workgroup_size);
-  } else {
-    auto variant = detail::variant_name(c, desc.type, desc.op, plan->shape.uses_subgroups, plan->shape.workgroup_size);
-    if (!variant) return std::move(variant).error();
-    kd.variant = variant.value();
-  }
+  auto variant =
+      detail::value_variant(c, desc.type, desc.op, user, plan->shape.uses_subgroups, plan->shape.workgroup_size);
+  if (!variant) return std::move(variant).error();
+  kd.variant = variant.value();
   kd.uses_subgroups = plan->shape.uses_subgroups && kd.variant.find(".nosg") == std::string::npos;
   auto kernel = detail::get_kernel(c, kd);
   if (!kernel) return std::move(kernel).error();

@@ -559,13 +559,9 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
                                   std::strcmp(name, "scan/subgroup_block") == 0;
     kd.bindings = indirect_capable ? detail::kIndirectBindings : detail::kScanBindings;
     kd.push_bytes = detail::kScanPushBytes;
-    if (user) {
-      kd.variant = detail::user_variant(c, *user, uses_subgroups, wg);
-    } else {
-      auto variant = detail::variant_name(c, desc.type, desc.op, uses_subgroups, wg);
-      if (!variant) return std::move(variant).error();
-      kd.variant = variant.value();
-    }
+    auto variant = detail::value_variant(c, desc.type, desc.op, user, uses_subgroups, wg);
+    if (!variant) return std::move(variant).error();
+    kd.variant = variant.value();
     const bool sg = kd.variant.find(".nosg") == std::string::npos;
     if (uses_subgroups) plan->subgroups = sg;
     kd.uses_subgroups = uses_subgroups && sg;

@@ -70,7 +70,7 @@ T reduce_range(const std::vector<T>& x, uint64_t begin, uint64_t end) {
   return acc;
 }
 
-// Plans for the tests: tile shapes the tests know (a chained tile is 256 x 4 elements, reduce_then_scan 128 x 4).
+// Plans for the tests, in their default tile shapes (kSizes below covers their boundaries).
 ScanDesc scan_desc(const UserOperator& op, ScanAlgorithm a, ScanKind kind, uint64_t max_count) {
   ScanDesc d;
   d.user_operator = &op;

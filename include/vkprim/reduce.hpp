@@ -30,8 +30,8 @@ enum class ReduceAlgorithm {
   unrolled_subgroup,       // last steps as subgroup operations (no warp-synchronous tricks)
   unrolled_complete,       // workgroup size a specialization constant: the whole tree unrolls
   grid_stride,             // many 16-byte vector loads per thread, grid sized to the device
-  ordered,                 // tiles reduced left to right (rows of coalesced loads, ordered workgroup scans):
-                           // for user operators, which need not commute; built for them only
+  ordered,                 // tiles reduced left to right (consecutive values per invocation, an ordered
+                           // workgroup reduction): for user operators, which need not commute; built for them only
 };
 const char* to_string(ReduceAlgorithm algorithm);
 bool parse(const char* name, ReduceAlgorithm& out);
