@@ -56,27 +56,42 @@ endforeach()
 vkprim_add_kernel(select/scan_counts select/scan_counts.comp TYPES u32 WIDTHS_ONLY NO_SUBGROUP_VARIANT)
 vkprim_add_kernel(select/copy_rejected select/copy_rejected.comp TYPES u32 u64 WIDTHS_ONLY)
 
-# Radix sort (shaders/sort, src/sort.cpp): keys travel as raw bits, so variants are the key width and the
-# payload width (kernel suffix _k32/_k64, then _v32/_v64 for pairs); the key transform is a push constant.
-# Onesweep digit passes run under the Vulkan memory model (vulkan1.2).
-foreach(kw 32 64)
+# Radix sort (shaders/sort, src/sort.cpp): keys travel as raw bits, so variants are the key width (suffix
+# _k8, _k16, _k32, _k64) and the payload (none, _v32, _v64, or wide values _vw1 / _vw4 in units of 1 or 4
+# words, their count specialization constant 6); the key transform is a specialization constant.
+# Onesweep digit passes run under the Vulkan memory model (vulkan1.2). SortRanking::partitioned (suffix _p)
+# and SortScatter::direct (suffix _d) are built for 32- and 64-bit keys; every default kernel also gets the
+# no-subgroup variant.
+foreach(kw 8 16 32 64)
   set(key_defines "")
   if(kw EQUAL 64)
     set(key_defines VKPRIM_KEY64=1)
+  elseif(kw LESS 32)
+    set(key_defines VKPRIM_KEY${kw}=1)
   endif()
   vkprim_add_kernel(sort/histogram_k${kw} sort/histogram.comp DEFINES ${key_defines})
   vkprim_add_kernel(sort/upsweep_k${kw} sort/upsweep.comp DEFINES ${key_defines})
-  foreach(vw 0 32 64)
+  foreach(vw 0 32 64 w1 w4)
     set(suffix k${kw})
-    if(NOT vw EQUAL 0)
+    if(vw MATCHES "^w")
       set(suffix k${kw}_v${vw})
+      string(SUBSTRING ${vw} 1 1 unit)
+      set(defines ${key_defines} VKPRIM_VALUE_UNIT=${unit})
+    else()
+      if(NOT vw EQUAL 0)
+        set(suffix k${kw}_v${vw})
+      endif()
+      math(EXPR value_words "${vw} / 32")
+      set(defines ${key_defines} VKPRIM_VALUE_WORDS=${value_words})
     endif()
-    math(EXPR value_words "${vw} / 32")
-    set(defines ${key_defines} VKPRIM_VALUE_WORDS=${value_words})
-    # SortRanking::partitioned: ranking with subgroupPartitionNV (suffix _p); SortScatter::direct: keys and
-    # values written from registers (suffix _d). The default kernels also get the no-subgroup variant.
-    foreach(rank "" _p)
-      foreach(scatter "" _d)
+    set(ranks "")
+    set(scatters "")
+    if(kw GREATER 16)
+      set(ranks _p)
+      set(scatters _d)
+    endif()
+    foreach(rank "" ${ranks})
+      foreach(scatter "" ${scatters})
         set(extra "")
         set(nosg "")
         if(rank STREQUAL "_p")

@@ -118,18 +118,19 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   r = c.vk.vkCreateShaderModule(c.device, &module_info, nullptr, &module);
   if (r != VK_SUCCESS) return fail(r, "vkCreateShaderModule");
 
-  // Constants 2, 3 and 4 are passed only when set, so 0 keeps the shader's own default. Constant 5 takes
+  // Constants 2, 3, 4 and 6 are passed only when set, so 0 keeps the shader's own default. Constant 5 takes
   // vkprim::Op's value (common/types.glsl numbers the operators the same way).
   static_assert(uint32_t(Op::add) == 0 && uint32_t(Op::min) == 1 && uint32_t(Op::max) == 2 &&
                 uint32_t(Op::bit_and) == 3 && uint32_t(Op::bit_or) == 4 && uint32_t(Op::bit_xor) == 5);
-  const uint32_t spec_values[6] = {desc.workgroup_size, desc.items, desc.tuning, desc.mode, desc.rounds,
-                                   uint32_t(desc.op.value_or(Op::add))};
-  VkSpecializationMapEntry spec_entries[6] = {{0, 0, 4}, {1, 4, 4}};
+  const uint32_t spec_values[7] = {desc.workgroup_size, desc.items, desc.tuning, desc.mode, desc.rounds,
+                                   uint32_t(desc.op.value_or(Op::add)), desc.width};
+  VkSpecializationMapEntry spec_entries[7] = {{0, 0, 4}, {1, 4, 4}};
   uint32_t spec_count = 2;
   if (desc.tuning) spec_entries[spec_count++] = {2, 8, 4};
   if (desc.mode) spec_entries[spec_count++] = {3, 12, 4};
   if (desc.rounds) spec_entries[spec_count++] = {4, 16, 4};
   if (desc.op) spec_entries[spec_count++] = {5, 20, 4};
+  if (desc.width) spec_entries[spec_count++] = {6, 24, 4};
   VkSpecializationInfo spec{spec_count, spec_entries, sizeof(spec_values), spec_values};
 
   VkComputePipelineCreateInfo pipe_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
@@ -177,7 +178,7 @@ std::string variant_label(const KernelDesc& desc) {
 
 Result<const Kernel*> get_kernel(ContextImpl& c, const KernelDesc& desc) {
   auto key = std::make_tuple(desc.group, desc.kernel, desc.variant, desc.op, desc.workgroup_size, desc.items, desc.tuning, desc.mode,
-                             desc.rounds, desc.bindings, desc.push_bytes, desc.uses_subgroups, desc.unchecked_storage);
+                             desc.rounds, desc.width, desc.bindings, desc.push_bytes, desc.uses_subgroups, desc.unchecked_storage);
   std::lock_guard<std::mutex> lock(c.kernel_mutex);
   auto it = c.kernels.find(key);
   if (it != c.kernels.end()) return static_cast<const Kernel*>(it->second.get());

@@ -29,6 +29,7 @@ struct KernelDesc {
   uint32_t tuning = 0;   // specialization constant 2, kernel-specific; 0 leaves the shader's default
   uint32_t mode = 0;     // specialization constant 3, kernel-specific (sort: the key transform); 0 = default
   uint32_t rounds = 0;   // specialization constant 4, kernel-specific (sort: staging rounds); 0 = default
+  uint32_t width = 0;    // specialization constant 6, kernel-specific (sort: units per wide value); 0 = default
   uint32_t bindings = 2;
   uint32_t push_bytes = 0;
   bool uses_subgroups = false;  // pin requiredSubgroupSize + full subgroups where the device allows

@@ -83,6 +83,7 @@ constexpr uint32_t kDigits = 256;
 constexpr uint32_t kHeaderWords = 16;
 constexpr uint32_t kRegionWord = kHeaderWords + 8 * kDigits;  // META_REGION of common/radix.glsl
 constexpr uint64_t kMaxSortCount = (uint64_t(1) << 30) - 1;   // onesweep's 30-bit tile-state counts
+constexpr uint32_t kMaxValueBytes = 64;
 constexpr uint32_t kCopyGroupsCap = 4096;
 // Iterations one workgroup's grid-stride loop may take (llvmpipe ends any loop after 65535).
 constexpr uint64_t kMaxLoopTrips = 32768;
@@ -106,6 +107,9 @@ struct SortPlan {
   SortRanking ranking = SortRanking::ballots;
   SortScatter scatter = SortScatter::staged;
   uint32_t key_bytes = 4, value_bytes = 0;
+  // Values wider than 8 bytes: units of value_unit words (4 where the size is a multiple of 16, else 1),
+  // value_units per value (VALUE_UNITS of common/radix.glsl); 0 for 0, 4 and 8 bytes.
+  uint32_t value_unit = 0, value_units = 0;
   uint32_t begin_bit = 0, end_bit = 32, passes = 4;
   uint32_t wg = 256, items = 8;
   uint32_t stage_rounds = 1;  // onesweep: STAGE_ROUNDS of common/radix.glsl
@@ -288,9 +292,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     return make_error(Status::invalid_argument, "RadixSort: unknown scatter ", int(desc.scatter));
   if (int(desc.key_type) < 0 || int(desc.key_type) > int(DataType::f64))
     return make_error(Status::invalid_argument, "RadixSort: unknown key type ", int(desc.key_type));
-  if (desc.value_size != 0 && desc.value_size != 4 && desc.value_size != 8)
+  if (desc.value_size % 4 != 0 || desc.value_size > detail::kMaxValueBytes)
     return make_error(Status::invalid_argument, "RadixSort: value_size ", desc.value_size,
-                      " must be 0 (keys only), 4 or 8 bytes");
+                      " must be 0 (keys only) or a multiple of 4 bytes up to ", detail::kMaxValueBytes);
   if (desc.max_count == 0 || desc.max_count > detail::kMaxSortCount)
     return make_error(Status::invalid_argument, "RadixSort: max_count ", desc.max_count,
                       " must be in 1..2^30-1 (onesweep's tile state packs 30-bit counts)");
@@ -318,6 +322,10 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
                       "(device_requirements() lists them); use reduce_then_scan");
   plan->key_bytes = size_of(desc.key_type);
   plan->value_bytes = desc.value_size;
+  if (plan->value_bytes > 8) {
+    plan->value_unit = plan->value_bytes % 16 == 0 ? 4 : 1;
+    plan->value_units = plan->value_bytes / (4 * plan->value_unit);
+  }
   plan->begin_bit = desc.begin_bit;
   plan->end_bit = end_bit;
   plan->passes = (end_bit - desc.begin_bit + 7) / 8;
@@ -375,10 +383,20 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
                       "and subgroups of 8..128 invocations, subgroups not disabled)");
   // Shared memory of the ranking kernels (common/radix.glsl and onesweep.comp), in words.
   // A tile staged in `rounds` rounds (STAGE_ROUNDS of common/radix.glsl) holds 1/rounds of it at a time.
+  const uint64_t key_words = plan->key_bytes == 8 ? 2 : 1;
+  auto stage_words = [&](uint32_t it, uint32_t rounds) -> uint64_t {
+    const uint64_t keys = uint64_t(wg) * (it / rounds) * key_words;
+    if (!plan->value_units) return std::max<uint64_t>(keys, uint64_t(wg) * (it / rounds) * (plan->value_bytes / 4));
+    // Wide values: rounds of as many items per invocation as the keys' area holds, at least one
+    // (VALUE_ROUND_ITEMS of common/radix.glsl).
+    const uint64_t value_words = plan->value_bytes / 4;
+    const uint64_t fit = std::min<uint64_t>(keys / (uint64_t(wg) * value_words), it);
+    return std::max<uint64_t>(keys, uint64_t(wg) * std::max<uint64_t>(fit, 1) * value_words);
+  };
   auto shared_bytes = [&](uint32_t it, uint32_t rounds) {
     const uint64_t min_sg = plan->subgroups ? smallest_subgroup : 16;
     const uint64_t counters = uint64_t(wg) / min_sg * (detail::kDigits / 2);
-    const uint64_t stage = uint64_t(wg) * (it / rounds) * (widest / 4);
+    const uint64_t stage = stage_words(it, rounds);
     const uint64_t scan = plan->subgroups ? wg / min_sg : 3 * uint64_t(wg);
     const uint64_t running = onesweep ? 0 : detail::kDigits;  // the downsweep's s_running
     return 4 * (std::max(counters, stage) + 2 * detail::kDigits + scan + running + 3);
@@ -429,7 +447,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
                       caps.max_storage_buffer_range, " bytes)");
 
   const std::string kw = plan->key_bytes == 8 ? "_k64" : "_k32";
-  const std::string vw = plan->value_bytes ? "_v" + std::to_string(8 * plan->value_bytes) : std::string();
+  const std::string vw = plan->value_units   ? "_vw" + std::to_string(plan->value_unit)
+                         : plan->value_bytes ? "_v" + std::to_string(8 * plan->value_bytes)
+                                             : std::string();
   // onesweep_ranking: the onesweep digit-pass kernel (plan->onesweep).
   auto kernel = [&](const std::string& name, bool ranking, bool onesweep_ranking) -> Result<const detail::Kernel*> {
     detail::KernelDesc kd;
@@ -450,6 +470,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     // reduce_then_scan measured 2650 -> 2806 that way (the scan kernels not at all), so only
     // onesweep's ranking kernel opts out.
     kd.unchecked_storage = onesweep_ranking;
+    if (name.find("_vw") != std::string::npos) kd.width = plan->value_units;  // VALUE_UNITS of common/radix.glsl
     if (onesweep_ranking && plan->stage_rounds > 1) kd.rounds = plan->stage_rounds;
     return detail::get_kernel(c, kd);
   };

@@ -44,6 +44,8 @@ TEST_CASE("RadixSort::create refuses bad counts, bits, value sizes, enums and ti
   expect_create_error(c, changed([](SortDesc& d) { d.max_count = 0; }), bad, "max_count");
   expect_create_error(c, changed([](SortDesc& d) { d.max_count = uint64_t(1) << 30; }), bad, "2^30");
   expect_create_error(c, changed([](SortDesc& d) { d.value_size = 2; }), bad, "value_size");
+  expect_create_error(c, changed([](SortDesc& d) { d.value_size = 18; }), bad, "multiple of 4");
+  expect_create_error(c, changed([](SortDesc& d) { d.value_size = 68; }), bad, "up to 64");
   expect_create_error(c, changed([](SortDesc& d) { d.begin_bit = d.end_bit = 8; }), bad, "begin_bit < end_bit");
   expect_create_error(c, changed([](SortDesc& d) { d.end_bit = 33; }), bad, "end_bit <= 32");
   expect_create_error(c, changed([](SortDesc& d) { d.begin_bit = 40; }), bad, "begin_bit");

@@ -75,6 +75,17 @@ uint64_t load_bits(const uint8_t* p, uint32_t bytes) {
   return v;
 }
 
+// A value of `bytes` bytes for input index i: the index in its first min(bytes, 8) bytes, and past 8 bytes
+// words derived from it, so every word of a wide value is checked.
+uint32_t value_tail_word(uint64_t i, uint32_t w) { return uint32_t(mix(i + w)); }
+void make_value(uint64_t i, uint8_t* out, uint32_t bytes) {
+  std::memcpy(out, &i, std::min<uint32_t>(bytes, 8));
+  for (uint32_t w = 2; w < bytes / 4; ++w) {
+    const uint32_t x = value_tail_word(i, w);
+    std::memcpy(out + 4 * w, &x, 4);
+  }
+}
+
 // O(n) check of a sort of `in` (values: the input index): keys ordered on [begin, end); keys only: the same
 // multiset (fingerprint); pairs: values a permutation with key[i] == in[value[i]], equal keys in input order.
 std::string check_sorted(const SortDesc& d, const std::vector<uint8_t>& in, const std::vector<uint8_t>& keys,
@@ -91,11 +102,14 @@ std::string check_sorted(const SortDesc& d, const std::vector<uint8_t>& in, cons
     if (i > 0 && !tie && field(k) < field(load_bits(&keys[(i - 1) * kb], kb)))
       return "keys out of order at " + std::to_string(i);
     if (vb) {
-      const uint64_t v = load_bits(&values[i * vb], vb);
+      const uint64_t v = load_bits(&values[i * vb], std::min<uint32_t>(vb, 8));
       if (v >= n || seen[v]) return "values are not a permutation at " + std::to_string(i);
+      for (uint32_t w = 2; w < vb / 4; ++w)
+        if (uint32_t(load_bits(&values[i * vb + 4 * w], 4)) != value_tail_word(v, w))
+          return "word " + std::to_string(w) + " of the value at " + std::to_string(i) + " is not its input's";
       seen[v] = true;
       if (load_bits(&in[v * kb], kb) != k) return "value " + std::to_string(v) + " does not follow its key";
-      if (tie && v < load_bits(&values[(i - 1) * vb], vb)) return "equal keys lost their order at " + std::to_string(i);
+      if (tie && v < load_bits(&values[(i - 1) * vb], std::min<uint32_t>(vb, 8))) return "equal keys lost their order at " + std::to_string(i);
     }
   }
   if (sum_in != sum_out) return "the sorted keys are not a permutation of the input";
@@ -147,17 +161,14 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
     const uint64_t r = rng();
     std::memcpy(&host_keys[i], &r, std::min<uint64_t>(8, max_n * kb - i));
   }
-  for (uint64_t i = 0; i < max_n && vb; ++i) {
-    const uint64_t v = i;
-    std::memcpy(&host_values[i * vb], &v, vb);
-  }
+  for (uint64_t i = 0; i < max_n && vb; ++i) make_value(i, &host_values[i * vb], vb);
   if (!device.upload(pristine_keys.value(), host_keys.data(), max_n * kb) ||
       (vb && !device.upload(pristine_values.value(), host_values.data(), max_n * vb))) {
     std::fprintf(stderr, "bench: upload failed\n");
     return 1;
   }
   auto& c = device.context().impl();
-  const char* value_s = vb == 0 ? "-" : (vb == 4 ? "32" : "64");
+  const std::string value_s = vb == 0 ? "-" : std::to_string(8 * vb);  // value bits
   const char* primitive = vb ? "sort_pairs" : "sort_keys";
   std::vector<uint8_t> got_keys(max_n * kb), got_values(max_n * vb);
   int failures = 0;
@@ -292,7 +303,7 @@ int verify_sort(const Device& device, std::mt19937_64& rng) {
     if (r == SortRanking::partitioned && (!caps.has(feature_subgroup_partitioned) || sc == SortScatter::direct)) continue;
     for (DataType t : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
       if (is_64bit(t) && !caps.has(feature_int64)) continue;
-      for (uint32_t vb : {0u, 4u, 8u})
+      for (uint32_t vb : {0u, 4u, 8u, 16u, 36u})  // 16 and 36: wide values in units of 16 and 4 bytes
         for (SortOrder o : {SortOrder::ascending, SortOrder::descending}) {
           SortDesc d;
           d.key_type = t;
@@ -312,7 +323,7 @@ int verify_sort(const Device& device, std::mt19937_64& rng) {
             }
             std::vector<uint8_t> in(n * kb), vals(n * vb), got_k(n * kb), got_v(n * vb);
             for (auto& b : in) b = uint8_t(rng() & 0x3);  // few distinct keys: ties test stability
-            for (uint64_t i = 0; i < n && vb; ++i) std::memcpy(&vals[i * vb], &i, vb);
+            for (uint64_t i = 0; i < n && vb; ++i) make_value(i, &vals[i * vb], vb);
             auto keys = device.create_buffer(n * kb);
             auto values = device.create_buffer(std::max<uint64_t>(n * vb, 16));
             auto scratch = device.create_buffer(plan->scratch_requirements().size);

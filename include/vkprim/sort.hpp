@@ -57,7 +57,10 @@ bool parse(const char* name, SortScatter& out);
 
 struct SortDesc {
   DataType key_type = DataType::u32;  // u32 i32 f32; u64 i64 f64 where the device has shaderInt64
-  uint32_t value_size = 0;            // 0 = keys only; 4 or 8 = a payload of that many bytes moved as bits
+  // 0 = keys only; else a payload of that many bytes moved as bits: any multiple of 4 up to 64. Payloads
+  // over 8 bytes move through shared memory in rounds, in 16-byte units where the size is a multiple of 16
+  // (so 16, 32, 48 and 64 move fastest) and 4-byte units otherwise.
+  uint32_t value_size = 0;
   SortOrder order = SortOrder::ascending;
   uint64_t max_count = 0;
   // Sort on bits [begin_bit, end_bit) of the transformed key (end_bit 0 = every key bit); keys equal on
@@ -84,7 +87,7 @@ namespace detail { struct SortPlan; }
 class RadixSort {
  public:
   // invalid_argument: max_count 0 or >= 2^30, begin_bit/end_bit outside the key or begin >= end,
-  // value_size not 0/4/8, unknown enums, bad tuning overrides. unsupported: 64-bit keys without
+  // value_size not a multiple of 4 up to 64, unknown enums, bad tuning overrides. unsupported: 64-bit keys without
   // shaderInt64; onesweep without the Vulkan memory model; keys or values past one binding's range; a tile
   // that needs more shared memory than the device has.
   static Result<RadixSort> create(Context& context, const SortDesc& desc);
@@ -118,7 +121,8 @@ class RadixSort {
   VkDeviceSize statistics_offset() const;
 
   // Sorts keys[0..count) (and values[0..count) with them when value_size != 0) IN PLACE, stably.
-  // keys and values: usage STORAGE_BUFFER, offsets multiples of the key / value size; values is ignored
+  // keys and values: usage STORAGE_BUFFER, offsets multiples of the key / value size (values of 16, 32, 48
+  // or 64 bytes: multiples of 16); values is ignored
   // (may be null) for keys only. keys, values and scratch must not overlap. count <= 1 records nothing.
   // Before: the caller makes keys/values writes visible to compute-shader reads (and scratch free of
   // hazards, including transfer writes: onesweep clears a small scratch header with vkCmdFillBuffer).

@@ -3,15 +3,17 @@
 // (subgroup-ballot multisplit, or a shared-memory emulation over "virtual subgroups" of 16 invocations),
 // the 256-digit workgroup scan and the scatter of a ranked tile through shared memory.
 //
-// Defines: VKPRIM_KEY64 (keys are two u32 words), VKPRIM_VALUE_WORDS (0 keys only, 1 or 2 words of
-// payload), VKPRIM_NO_SUBGROUPS (the emulation), VKPRIM_PARTITIONED (rank with subgroupPartitionNV instead
-// of eight ballots per key; VK_NV_shader_subgroup_partitioned), VKPRIM_DIRECT_SCATTER (keys and values
-// written from registers, not staged in shared memory). Specialization: WG_SIZE (>= 256, a multiple of the
-// subgroup size), ITEMS (keys per invocation per tile; a tile is TILE = WG_SIZE * ITEMS keys), SUBGROUP_MIN
-// (constant 2: the smallest subgroup size the pipeline may run with; sizes the per-subgroup shared arrays),
-// KEY_FLAGS (constant 3: the key transform, SORT_SIGNED | SORT_FLOAT | SORT_DESCENDING; every kernel that
-// reads or writes keys), STAGE_ROUNDS (constant 4, ranking kernels: the tile is staged for its scatter in 1
-// or 2 rounds). Set by the including kernel: SORT_RANKING (the rank and scatter below),
+// Defines: VKPRIM_KEY64 (keys are two u32 words), VKPRIM_KEY8 / VKPRIM_KEY16 (u8 / u16 keys in the
+// buffers), VKPRIM_VALUE_WORDS (0 keys only, 1 or 2 words of payload), VKPRIM_VALUE_UNIT (wide values:
+// VALUE_UNITS units of 1 or 4 words), VKPRIM_NO_SUBGROUPS (the emulation), VKPRIM_PARTITIONED (rank with
+// subgroupPartitionNV instead of eight ballots per key; VK_NV_shader_subgroup_partitioned),
+// VKPRIM_DIRECT_SCATTER (keys and values written from registers, not staged in shared memory).
+// Specialization: WG_SIZE (>= 256, a multiple of the subgroup size), ITEMS (keys per invocation per tile; a
+// tile is TILE = WG_SIZE * ITEMS keys), SUBGROUP_MIN (constant 2: the smallest subgroup size the pipeline
+// may run with; sizes the per-subgroup shared arrays), KEY_FLAGS (constant 3: the key transform,
+// SORT_SIGNED | SORT_FLOAT | SORT_DESCENDING; every kernel that reads or writes keys), STAGE_ROUNDS
+// (constant 4, ranking kernels: the tile is staged for its scatter in 1 or 2 rounds), VALUE_UNITS (constant
+// 6, wide values: units per value). Set by the including kernel: SORT_RANKING (the rank and scatter below),
 // SORT_RANK_FEW_REGISTERS (the ranking loops recompute digits and rank items one after another: see
 // sort_rank_bit), SORT_MEMORY_MODEL (scoped shared atomics).
 // Bindings (set 0): 0 keys in, 1 keys out, 2 values in, 3 values out, 4 meta (histograms, digit table,
@@ -69,8 +71,44 @@ layout(constant_id = 2) const uint SUBGROUP_MIN = 8u;
 #endif
 #if VKPRIM_VALUE_WORDS == 2
 #define VAL_T uvec2
+#elif !defined(VKPRIM_VALUE_UNIT)
+#define VAL_T uint
+#endif
+
+// Keys of 8 or 16 bits (VKPRIM_KEY8, VKPRIM_KEY16) are held as uint in registers and shared memory; only
+// the buffers hold the narrow type (8- and 16-bit storage). Unsigned only, so the order transform reduces
+// to descending's inversion, whose bits above the key's width are dropped by the narrowing store.
+#if defined(VKPRIM_KEY8)
+#extension GL_EXT_shader_8bit_storage : require
+#define KEY_STORE_T uint8_t
+#elif defined(VKPRIM_KEY16)
+#extension GL_EXT_shader_16bit_storage : require
+#define KEY_STORE_T uint16_t
+#endif
+#if defined(KEY_STORE_T)
+#define SORT_KEY_IN(i) uint(keys_in[i])
+#define SORT_KEY_OUT(i, k) keys_out[i] = KEY_STORE_T(k)
+#else
+#define KEY_STORE_T KEY_T
+#define SORT_KEY_IN(i) keys_in[i]
+#define SORT_KEY_OUT(i, k) keys_out[i] = (k)
+#endif
+
+// Wide values (VKPRIM_VALUE_UNIT: 12 to 64 bytes, any multiple of 4): a value is VALUE_UNITS units of
+// VKPRIM_VALUE_UNIT words (4: uvec4, for sizes that are multiples of 16; else 1), moved as bits.
+// VALUE_UNITS is specialization constant 6, so one kernel serves every size of a unit.
+#if defined(VKPRIM_VALUE_UNIT)
+#define SORT_WIDE_VALUES 1
+#if VKPRIM_VALUE_UNIT == 4
+#define VAL_T uvec4
 #else
 #define VAL_T uint
+#endif
+layout(constant_id = 6) const uint VALUE_UNITS = 3u;
+const uint VALUE_WORDS_WIDE = VALUE_UNITS * uint(VKPRIM_VALUE_UNIT);
+#endif
+#if VKPRIM_VALUE_WORDS > 0 || defined(SORT_WIDE_VALUES)
+#define SORT_VALUES 1
 #endif
 
 layout(push_constant) uniform SortConstants {
@@ -98,9 +136,9 @@ layout(constant_id = 3) const uint KEY_FLAGS = 0u;
 // pc.flags bits.
 #define SORT_INDIRECT 8u
 
-layout(set = 0, binding = 0, std430) readonly buffer KeysIn { KEY_T keys_in[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer KeysOut { KEY_T keys_out[]; };
-#if VKPRIM_VALUE_WORDS > 0
+layout(set = 0, binding = 0, std430) readonly buffer KeysIn { KEY_STORE_T keys_in[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer KeysOut { KEY_STORE_T keys_out[]; };
+#if defined(SORT_VALUES)
 layout(set = 0, binding = 2, std430) readonly buffer ValuesIn { VAL_T values_in[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer ValuesOut { VAL_T values_out[]; };
 #endif
@@ -210,10 +248,10 @@ uint sort_pass_digit(KEY_T ordered) { return sort_digit(ordered, pc.bit, pc.digi
 void sort_load_ordered(uint first, uint offset, uint stride, uint n, out KEY_T keys[ITEMS]) {
   const uint base = sort_shift(0u) + first + offset;
   if (first + TILE <= n) {
-    [[unroll]] for (uint i = 0u; i < ITEMS; ++i) keys[i] = sort_ordered(keys_in[base + i * stride]);
+    [[unroll]] for (uint i = 0u; i < ITEMS; ++i) keys[i] = sort_ordered(SORT_KEY_IN(base + i * stride));
   } else {
     [[unroll]] for (uint i = 0u; i < ITEMS; ++i)
-      keys[i] = first + offset + i * stride < n ? sort_ordered(keys_in[base + i * stride]) : SORT_PAD_KEY;
+      keys[i] = first + offset + i * stride < n ? sort_ordered(SORT_KEY_IN(base + i * stride)) : SORT_PAD_KEY;
   }
 }
 
@@ -285,7 +323,19 @@ uint sort_workgroup_scan(uint v, out uint total) {
 layout(constant_id = 4) const uint STAGE_ROUNDS = 1u;
 const uint STAGE_KEYS = TILE / STAGE_ROUNDS;
 const uint ITEMS_PER_ROUND = ITEMS / STAGE_ROUNDS;
+#if defined(SORT_WIDE_VALUES)
+// Wide values are staged in rounds of VALUE_ROUND_ITEMS items per invocation (sort_scatter_tile): as many
+// as the keys' staging area holds, and at least one, which makes the area larger than the keys need where
+// WG_SIZE values exceed it (src/sort.cpp computes the same size).
+const uint VALUE_ROUND_FIT = (STAGE_KEYS * KEY_WORDS) / (WG_SIZE * VALUE_WORDS_WIDE);
+const uint VALUE_ROUND_ITEMS = VALUE_ROUND_FIT == 0u ? 1u : (VALUE_ROUND_FIT > ITEMS ? ITEMS : VALUE_ROUND_FIT);
+const uint VALUE_ROUND_KEYS = WG_SIZE * VALUE_ROUND_ITEMS;
+const uint VALUE_ROUNDS = (ITEMS + VALUE_ROUND_ITEMS - 1u) / VALUE_ROUND_ITEMS;
+const uint VALUE_STAGE_WORDS = VALUE_ROUND_KEYS * VALUE_WORDS_WIDE;
+const uint STAGE_WORDS = STAGE_KEYS * KEY_WORDS > VALUE_STAGE_WORDS ? STAGE_KEYS * KEY_WORDS : VALUE_STAGE_WORDS;
+#else
 const uint STAGE_WORDS = STAGE_KEYS * (KEY_WORDS > uint(VKPRIM_VALUE_WORDS) ? KEY_WORDS : uint(VKPRIM_VALUE_WORDS));
+#endif
 const bool WIDE_COUNTERS = (WG_SIZE / RADIX_MIN_SG) * RADIX_DIGITS <= STAGE_WORDS;
 const uint COUNTER_ROW_WORDS = WIDE_COUNTERS ? RADIX_DIGITS : RADIX_DIGITS / 2u;
 const uint COUNTER_MASK = WIDE_COUNTERS ? 0xFFFFFFFFu : 0xFFFFu;
@@ -317,7 +367,7 @@ KEY_T t_key[ITEMS];
 // 384 x 18 needed 68 registers instead of 72 (alone: 76 against 75), which lets 384 x 22 fit in 80: two
 // workgroups per SM. Keys-only kernels stay unpacked: there packing saves no register (56) and makes the
 // digit passes 3% slower (348 -> 358 us at 2^26; H100).
-#if VKPRIM_VALUE_WORDS > 0 && defined(SORT_RANK_FEW_REGISTERS)
+#if defined(SORT_VALUES) && defined(SORT_RANK_FEW_REGISTERS)
 #define SORT_PACKED_POSITIONS 1
 #endif
 #if defined(SORT_PACKED_POSITIONS)
@@ -548,10 +598,10 @@ void sort_stage_keys() {
 void sort_scatter_tile(uint tile, uint n) {
   const uint tid = gl_LocalInvocationIndex;
   const uint out_shift = sort_shift(1u);
-#if VKPRIM_VALUE_WORDS > 0 || defined(VKPRIM_DIRECT_SCATTER)
+#if defined(SORT_VALUES) || defined(VKPRIM_DIRECT_SCATTER)
   const uint first = tile * TILE + sort_opaque_zero();  // for the bounds and loads below (sort_opaque_zero)
 #endif
-#if VKPRIM_VALUE_WORDS > 0
+#if defined(SORT_VALUES)
   const uint in_shift = sort_shift(2u);
   const uint value_shift = sort_shift(3u);
 #endif
@@ -559,15 +609,18 @@ void sort_scatter_tile(uint tile, uint n) {
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
     if (first + sort_striped_index(i) < n) {
       const uint to = s_base[t_digit(i, pc.bit)] + pos_get(i);
-      keys_out[out_shift + to] = sort_unordered(t_key[i]);
-#if VKPRIM_VALUE_WORDS > 0
+      SORT_KEY_OUT(out_shift + to, sort_unordered(t_key[i]));
+#if defined(SORT_WIDE_VALUES)
+      const uint from = (in_shift + first + sort_striped_index(i)) * VALUE_UNITS;
+      for (uint u = 0u; u < VALUE_UNITS; ++u) values_out[(value_shift + to) * VALUE_UNITS + u] = values_in[from + u];
+#elif VKPRIM_VALUE_WORDS > 0
       values_out[value_shift + to] = values_in[in_shift + first + sort_striped_index(i)];
 #endif
     }
   }
 #else
   const uint tile_n = min(TILE, n - tile * TILE);
-#if VKPRIM_VALUE_WORDS > 0
+#if defined(SORT_VALUES)
   // The digit of each position this invocation scatters, four per register, for the values' scatter.
   uint out_digits[(ITEMS + 3u) / 4u];
   [[unroll]] for (uint w = 0u; w < (ITEMS + 3u) / 4u; ++w) out_digits[w] = 0u;
@@ -590,13 +643,59 @@ void sort_scatter_tile(uint tile, uint n) {
       const KEY_T key = s_mem[at];
 #endif
       const uint d = sort_pass_digit(key);
-#if VKPRIM_VALUE_WORDS > 0
+#if defined(SORT_VALUES)
       out_digits[k >> 2u] |= d << ((k & 3u) * 8u);
 #endif
-      keys_out[out_shift + s_base[d] + j] = sort_unordered(key);
+      SORT_KEY_OUT(out_shift + s_base[d] + j, sort_unordered(key));
     }
   }
-#if VKPRIM_VALUE_WORDS > 0
+#if defined(SORT_WIDE_VALUES)
+  // Wide values follow the keys' permutation in rounds of VALUE_ROUND_KEYS positions: each item whose
+  // position falls in the round copies its value from its source position into shared memory, word-major
+  // (word w of position p at w * VALUE_ROUND_KEYS + p, so shared accesses are consecutive across
+  // invocations on both sides); then position k * WG_SIZE + tid is written out whole, so consecutive
+  // invocations write consecutive values of a digit's run. No value is held in registers across a barrier,
+  // whatever its size.
+  const uint value_base = first + sort_striped_index(0u);
+  const uint value_tid = tid + sort_opaque_zero();
+  for (uint round = 0u; round < VALUE_ROUNDS; ++round) {
+    barrier();
+    const uint round_first = round * VALUE_ROUND_KEYS;
+    [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+      const uint at = pos_get(i) - round_first;  // wraps above VALUE_ROUND_KEYS for other rounds' positions
+      const uint index = value_base + i * RADIX_SG_SIZE;
+      if (at < VALUE_ROUND_KEYS && index < n) {
+        const uint from = (in_shift + index) * VALUE_UNITS;
+        for (uint u = 0u; u < VALUE_UNITS; ++u) {
+          const VAL_T v = values_in[from + u];
+#if VKPRIM_VALUE_UNIT == 4
+          [[unroll]] for (uint c = 0u; c < 4u; ++c) s_mem[(4u * u + c) * VALUE_ROUND_KEYS + at] = v[c];
+#else
+          s_mem[u * VALUE_ROUND_KEYS + at] = v;
+#endif
+        }
+      }
+    }
+    barrier();
+    for (uint kk = 0u; kk < VALUE_ROUND_ITEMS; ++kk) {
+      const uint k = round * VALUE_ROUND_ITEMS + kk;
+      const uint j = k * WG_SIZE + value_tid;
+      if (k < ITEMS && j < tile_n) {
+        const uint at = kk * WG_SIZE + value_tid;
+        const uint to = (value_shift + s_base[(out_digits[k >> 2u] >> ((k & 3u) * 8u)) & 0xFFu] + j) * VALUE_UNITS;
+        for (uint u = 0u; u < VALUE_UNITS; ++u) {
+#if VKPRIM_VALUE_UNIT == 4
+          const uint w = 4u * u * VALUE_ROUND_KEYS + at;
+          values_out[to + u] = uvec4(s_mem[w], s_mem[w + VALUE_ROUND_KEYS], s_mem[w + 2u * VALUE_ROUND_KEYS],
+                                     s_mem[w + 3u * VALUE_ROUND_KEYS]);
+#else
+          values_out[to + u] = s_mem[u * VALUE_ROUND_KEYS + at];
+#endif
+        }
+      }
+    }
+  }
+#elif VKPRIM_VALUE_WORDS > 0
   // Values follow the keys' permutation: loaded at the keys' source positions, staged at t_pos round by
   // round like the keys.
   VAL_T value[ITEMS];

@@ -1,7 +1,8 @@
 #version 460
 // Copies the sorted keys (and values) from the scratch ping-pong buffer back to the caller's buffers
 // when the number of digit passes is odd. Grid-stride over TILE = WG_SIZE * ITEMS keys per workgroup.
-// Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS. Specialization: WG_SIZE, ITEMS.
+// Defines: VKPRIM_KEY64, VKPRIM_KEY8, VKPRIM_KEY16, VKPRIM_VALUE_WORDS, VKPRIM_VALUE_UNIT. Specialization:
+// WG_SIZE, ITEMS, VALUE_UNITS.
 // Bindings/push: common/radix.glsl.
 #extension GL_GOOGLE_include_directive : require
 #include "common/radix.glsl"
@@ -13,7 +14,10 @@ void main() {
   if (group >= groups) return;
   for (uint i = group * WG_SIZE + gl_LocalInvocationIndex; i < n; i += groups * WG_SIZE) {
     keys_out[sort_shift(1u) + i] = keys_in[sort_shift(0u) + i];
-#if VKPRIM_VALUE_WORDS > 0
+#if defined(SORT_WIDE_VALUES)
+    for (uint u = 0u; u < VALUE_UNITS; ++u)
+      values_out[(sort_shift(3u) + i) * VALUE_UNITS + u] = values_in[(sort_shift(2u) + i) * VALUE_UNITS + u];
+#elif VKPRIM_VALUE_WORDS > 0
     values_out[sort_shift(3u) + i] = values_in[sort_shift(2u) + i];
 #endif
   }

@@ -3,7 +3,8 @@
 // (common/radix.glsl) and scatters it through shared memory to its global position: the exclusive scan of
 // the row totals (keys of smaller digits) + its table entry (same digit, earlier workgroups) + the keys of
 // that digit in its earlier tiles.
-// Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS, VKPRIM_PARTITIONED, VKPRIM_DIRECT_SCATTER.
+// Defines: VKPRIM_KEY64, VKPRIM_KEY8, VKPRIM_KEY16, VKPRIM_VALUE_WORDS, VKPRIM_VALUE_UNIT, VKPRIM_NO_SUBGROUPS,
+// VKPRIM_PARTITIONED, VKPRIM_DIRECT_SCATTER.
 // Specialization: WG_SIZE, ITEMS, SUBGROUP_MIN, KEY_FLAGS, STAGE_ROUNDS (common/radix.glsl; the runtime
 // leaves it at 1).
 // Bindings/push: common/radix.glsl (bit = this pass's first bit).

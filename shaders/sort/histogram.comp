@@ -5,7 +5,8 @@
 // state (one word per tile and digit) with SORT_STATE_UNWRITTEN, which the first pass reads as not yet
 // written, so no fill of it is needed.
 // Workgroups stride over tiles of TILE keys, reading them coalesced.
-// Defines: VKPRIM_KEY64. Specialization: WG_SIZE, ITEMS (keys per invocation per tile), KEY_FLAGS.
+// Defines: VKPRIM_KEY64, VKPRIM_KEY8, VKPRIM_KEY16. Specialization: WG_SIZE, ITEMS (keys per invocation per
+// tile), KEY_FLAGS.
 // Bindings/push: common/radix.glsl (bit = begin_bit, flags carry the digit-pass count).
 #extension GL_GOOGLE_include_directive : require
 #include "common/radix.glsl"

@@ -33,9 +33,10 @@
 // pc.param2 bit 31: no look-back statistics; bit 30: launch order. Test knob: pc.param2 & 0x3FFFFFFF = k > 0
 // makes every k-th tile publish nothing, so its successors must count it themselves; k = 1 includes tile 0,
 // whose counts a successor then publishes with the histogram scan added (the scan's knob spares tile 0).
-// Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS, VKPRIM_NO_SUBGROUPS, VKPRIM_PARTITIONED, VKPRIM_DIRECT_SCATTER.
-// Specialization: WG_SIZE (>= 256), ITEMS (keys per invocation), SUBGROUP_MIN, KEY_FLAGS, STAGE_ROUNDS
-// (common/radix.glsl).
+// Defines: VKPRIM_KEY64, VKPRIM_KEY8, VKPRIM_KEY16, VKPRIM_VALUE_WORDS, VKPRIM_VALUE_UNIT, VKPRIM_NO_SUBGROUPS,
+// VKPRIM_PARTITIONED, VKPRIM_DIRECT_SCATTER.
+// Specialization: WG_SIZE (>= 256), ITEMS (keys per invocation), SUBGROUP_MIN, KEY_FLAGS, STAGE_ROUNDS,
+// VALUE_UNITS (common/radix.glsl).
 // Bindings/push: common/radix.glsl (bit = this pass's first bit, flags carry the pass index).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -179,7 +180,7 @@ void main() {
     const uint shift = sort_shift(0u);
     [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
       const uint index = other * TILE + k * WG_SIZE + tid;
-      if (index < n) SHARED_ATOMIC_ADD(s_fallback[sort_pass_digit(sort_ordered(keys_in[shift + index]))], 1u);
+      if (index < n) SHARED_ATOMIC_ADD(s_fallback[sort_pass_digit(sort_ordered(SORT_KEY_IN(shift + index)))], 1u);
     }
     barrier();
     uint other_prefix = 0u;

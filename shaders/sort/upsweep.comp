@@ -2,7 +2,8 @@
 // reduce_then_scan, phase 1 of a digit pass: workgroup g counts the digits of its contiguous run of tiles
 // (shared-memory atomics) and writes them, digit-major, to the digit table:
 // meta[META_REGION + 256 + digit * G + g], G = the workgroups of the pass.
-// Defines: VKPRIM_KEY64. Specialization: WG_SIZE, ITEMS (keys per invocation per tile), KEY_FLAGS.
+// Defines: VKPRIM_KEY64, VKPRIM_KEY8, VKPRIM_KEY16. Specialization: WG_SIZE, ITEMS (keys per invocation per
+// tile), KEY_FLAGS.
 // Bindings/push: common/radix.glsl (bit = this pass's first bit).
 #extension GL_GOOGLE_include_directive : require
 #include "common/radix.glsl"
