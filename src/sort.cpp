@@ -350,7 +350,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // (64) 531, 512 x 16 552. With 8-byte keys or values two rounds of 384 x 14 take
   // 23,612 bytes, the most under 24 KiB: against 512 x 8, u32 keys with 8-byte values 2^26 3487 -> 3265 us,
   // u64 keys with 8-byte values 2^24 2111 -> 2022, u64 keys 2^24 1375 -> 1239 (384 x 12 3378, 2071, 1309;
-  // 512 x 10 3325; 256 x 16 3422).
+  // 512 x 10 3325; 256 x 16 3422). Values over 8 bytes are gathered (common/radix.glsl), which shared memory
+  // does not bound: 16-byte values at 2^24 took 1260 us at 384 x 12, 1257 at 512 x 12, 1385 at 384 x 8,
+  // 1516 at 384 x 16 and 1437 at 384 x 22.
   const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
   const bool wide_tile = !cpu && onesweep && !desc.workgroup_size && !desc.items_per_thread;
@@ -361,7 +363,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a multiple of 128 from ",
                       "256 to 1024 (one invocation per digit, whole subgroups)");
   uint32_t items = desc.items_per_thread ? desc.items_per_thread
-                   : wide_tile && wg == 384      ? (widest == 8 ? 14u : plan->value_bytes ? 22u : 18u)
+                   : wide_tile && wg == 384      ? (plan->value_units ? 12u : widest == 8 ? 14u : plan->value_bytes ? 22u : 18u)
                                                  : 8u;
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
     return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",
@@ -384,15 +386,11 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // Shared memory of the ranking kernels (common/radix.glsl and onesweep.comp), in words.
   // A tile staged in `rounds` rounds (STAGE_ROUNDS of common/radix.glsl) holds 1/rounds of it at a time.
   const uint64_t key_words = plan->key_bytes == 8 ? 2 : 1;
-  auto stage_words = [&](uint32_t it, uint32_t rounds) -> uint64_t {
-    const uint64_t keys = uint64_t(wg) * (it / rounds) * key_words;
-    if (!plan->value_units) return std::max<uint64_t>(keys, uint64_t(wg) * (it / rounds) * (plan->value_bytes / 4));
-    // Wide values: rounds of as many items per invocation as the keys' area holds, at least one
-    // (VALUE_ROUND_ITEMS of common/radix.glsl).
-    const uint64_t value_words = plan->value_bytes / 4;
-    const uint64_t fit = std::min<uint64_t>(keys / (uint64_t(wg) * value_words), it);
-    return std::max<uint64_t>(keys, uint64_t(wg) * std::max<uint64_t>(fit, 1) * value_words);
-  };
+  // Staged words per round: keys, or 4- and 8-byte values; wide values are gathered through one in-tile
+  // source index per position (common/radix.glsl), so they need no more than the keys.
+  const uint64_t stage_width =
+      std::max<uint64_t>(plan->key_bytes == 8 ? 2 : 1, plan->value_units ? 0 : plan->value_bytes / 4);
+  auto stage_words = [&](uint32_t it, uint32_t rounds) { return uint64_t(wg) * (it / rounds) * stage_width; };
   auto shared_bytes = [&](uint32_t it, uint32_t rounds) {
     const uint64_t min_sg = plan->subgroups ? smallest_subgroup : 16;
     const uint64_t counters = uint64_t(wg) / min_sg * (detail::kDigits / 2);
