@@ -171,3 +171,20 @@ TEST_CASE("radix sort with wide values at element offsets and with the count rea
   });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
+
+TEST_CASE("onesweep with wide values in tiles staged in two rounds (256 x 24) matches std::stable_sort across tile "
+          "boundaries",
+          "[sort][payloads][tuning]") {
+  Device& dev = test::device();
+  if (!available(dev, SortAlgorithm::onesweep)) return;
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t tile = 256 * 24;
+  SortDesc d = desc_of(SortAlgorithm::onesweep, DataType::u32, 2 * tile + 1, 32);
+  d.workgroup_size = 256;
+  d.items_per_thread = 24;
+  SortRig rig(dev, d);
+  REQUIRE(rig.plan().keys_per_tile() == tile);
+  CHECK(rig.plan().staging_rounds() == 2u);
+  for (uint64_t n : {tile - 1, tile + 1, 2 * tile + 1}) CHECK(rig.check(random_keys(n, DataType::u32, rng)));
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}

@@ -2,10 +2,11 @@
 // device run.
 //
 // What it measures: cub::DeviceReduce::Sum, DeviceScan::InclusiveSum / ExclusiveSum,
-// DeviceRadixSort::SortKeys / SortPairs (all 32 key bits, values u32), DeviceSelect::Flagged and
-// DevicePartition::Flagged (u32 flags, about half set), on u32 or f32 data, over a sweep of sizes; and the
-// keyed primitives on u32 keys (and u32 values): DeviceReduce::ReduceByKey (sum), DeviceScan::InclusiveSumByKey
-// / ExclusiveSumByKey, DeviceRunLengthEncode::Encode / NonTrivialRuns and DeviceSelect::Unique.
+// DeviceRadixSort::SortKeys / SortPairs (all 32 key bits; values u32, or with --value-bytes structs of 8 to
+// 64 bytes), DeviceSelect::Flagged and DevicePartition::Flagged (u32 flags, about half set), on u32 or f32
+// data, over a sweep of sizes; and the keyed primitives on u32 keys (and u32 values): DeviceReduce::ReduceByKey
+// (sum), DeviceScan::InclusiveSumByKey / ExclusiveSumByKey, DeviceRunLengthEncode::Encode / NonTrivialRuns and
+// DeviceSelect::Unique.
 // CUB's partition writes the rejected elements in REVERSE input order after the kept ones (one pass);
 // vkprim's Partition keeps them in input order (std::stable_partition), which its chained algorithm
 // pays for with a second pass over the rejected elements.
@@ -36,6 +37,7 @@
 //   scans           2 * n * sizeof(T)                           read + write
 //   sort_keys       2 * n * sizeof(K)                           keys read + written once
 //   sort_pairs      2 * n * (sizeof(K) + sizeof(V))             keys and values read + written once
+//                   (V: 4 bytes, or --value-bytes)
 //   select_flagged  n * sizeof(T) + n * sizeof(flag) + s * sizeof(T)   read input and flags, write s kept
 //   partition_flagged n * sizeof(T) + n * sizeof(flag) + n * sizeof(T) read input and flags, write all
 //   reduce_by_key   n * 4 keys + n * 4 values + runs * (4 + 4)     read, write unique keys and sums
@@ -53,6 +55,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -164,7 +167,62 @@ const char* config_name(Config c) {
 // --config best (the default) reports the fastest configuration per op and size; all, or a list, reports each.
 enum class Report { best, each };
 
-using Value = uint32_t;  // sort_pairs values: the input index, so the permutation can be checked
+// sort_pairs values. 4 bytes (the default): Value, a u32 holding the input index, so the permutation can be
+// checked. --value-bytes B > 4: Words<B / 4>, B / 4 u32 words that CUB moves as one object; word 0 holds the
+// input index, the others words made from it (make_value), so every word is checked after the sort
+// (check_sort_pairs).
+//
+// Alignment: the largest power of two up to kValueAlign that divides B (16 for 16, 32, 48 and 64 bytes, 8 for
+// 8 and 24, 4 for 12), not the 4 bytes of a u32 word: CUB copies a value as one object, so its loads and
+// stores are as wide as the alignment allows: on an H100 (CUB 3.0.1, u32 keys, 2^24 pairs, the fastest
+// configuration) 16-byte alignment took 16-byte values from 1.67 to 1.34 ms, 32 bytes from 6.69 to 2.69 ms,
+// 64 bytes from 19.5 to 6.78 ms, and 8-byte alignment 24 bytes from 3.69 to 2.72 ms (8 and 12 bytes: no
+// change). -DCUB_BENCH_VALUE_ALIGN=4 builds the natural 4-byte alignment instead (=8: at most 8 bytes).
+using Value = uint32_t;
+#ifndef CUB_BENCH_VALUE_ALIGN
+#define CUB_BENCH_VALUE_ALIGN 16
+#endif
+constexpr size_t kValueAlign = CUB_BENCH_VALUE_ALIGN;
+static_assert(kValueAlign == 4 || kValueAlign == 8 || kValueAlign == 16, "CUB_BENCH_VALUE_ALIGN: 4, 8 or 16");
+template <int W>
+constexpr size_t words_align() {
+  size_t a = kValueAlign;
+  while (a > 4 && (4 * W) % a != 0) a /= 2;
+  return a;
+}
+template <int W>
+struct alignas(words_align<W>()) Words {
+  uint32_t w[W];
+};
+
+// The value sizes --value-bytes takes, in bytes; 4 is Value, the others Words. with_value_type calls f with
+// Tag<V> for the value type of a size.
+template <uint32_t... B>
+struct ValueSizes {};
+using AllValueSizes = ValueSizes<4, 8, 12, 16, 24, 32, 48, 64>;
+template <uint32_t... B>
+constexpr std::array<uint32_t, sizeof...(B)> value_sizes(ValueSizes<B...>) {
+  return {B...};
+}
+constexpr auto kValueBytes = value_sizes(AllValueSizes{});
+template <class V>
+struct Tag {
+  using type = V;
+};
+template <uint32_t B>
+using ValueOf = std::conditional_t<B == 4, Value, Words<B / 4>>;
+static_assert(sizeof(ValueOf<12>) == 12 && sizeof(ValueOf<64>) == 64, "values are exactly --value-bytes long");
+
+template <class F, uint32_t B0, uint32_t... Bs>
+decltype(auto) with_value_type_of(uint32_t bytes, F&& f, ValueSizes<B0, Bs...>) {
+  if constexpr (sizeof...(Bs) == 0) return f(Tag<ValueOf<B0>>{});  // parse_args admits kValueBytes only
+  else return bytes == B0 ? f(Tag<ValueOf<B0>>{}) : with_value_type_of(bytes, f, ValueSizes<Bs...>{});
+}
+template <class F>
+decltype(auto) with_value_type(uint32_t bytes, F&& f) {
+  return with_value_type_of(bytes, f, AllValueSizes{});
+}
+
 using Flag = uint32_t;   // select_flagged / partition_flagged flags: 0 or 1, 32-bit as a GLSL storage buffer would hold them
 
 struct Options {
@@ -176,7 +234,14 @@ struct Options {
   std::vector<Config> configs{std::begin(kAllConfigs), std::end(kAllConfigs)};
   Report report = Report::best;
   std::vector<uint32_t> run_lengths{4};  // keyed ops: mean run length L of the keys (see make_run_keys)
+  std::vector<uint32_t> value_bytes{4};  // sort_pairs: bytes per value, each size run in turn
 };
+
+// Whether sort_pairs' rows name their value size (text: the last column, V; JSON: value_bytes): when
+// --value-bytes names a size other than 4. Without it the output is as before the option existed.
+bool value_column(const Options& opt) {
+  return std::any_of(opt.value_bytes.begin(), opt.value_bytes.end(), [](uint32_t v) { return v != 4; });
+}
 
 constexpr uint32_t kMaxRunLength = 1u << 30;  // 2L - 1 fits a u32
 
@@ -185,7 +250,7 @@ constexpr int kWarmupRuns = 3;
 void print_usage(FILE* f) {
   std::fprintf(f,
                "usage: cub_bench <op> [--type u32|f32|sum4|box] [--sizes LIST] [--iterations N] [--config C]\n"
-               "                 [--run-length L] [--json FILE]\n"
+               "                 [--run-length L] [--value-bytes LIST] [--json FILE]\n"
                "  op:           reduce | inclusive_scan | exclusive_scan | sort_keys | sort_pairs |\n"
                "                select_flagged | partition_flagged | reduce_by_key | inclusive_scan_by_key |\n"
                "                exclusive_scan_by_key | rle_encode | rle_non_trivial_runs | unique | all\n"
@@ -200,6 +265,9 @@ void print_usage(FILE* f) {
                "                (DoubleBuffer: sorts only), each reported\n"
                "  --run-length  keyed ops: runs of equal keys with lengths uniform on [1, 2L-1], mean L\n"
                "                (default 4); a comma list such as 4,64 runs each\n"
+               "  --value-bytes sort_pairs: bytes per value, 4 (default: u32), 8, 12, 16, 24, 32, 48 or 64 (a\n"
+               "                struct of u32 words); a comma list such as 4,16 runs each. Needs sort_pairs\n"
+               "                (or all) as the op; the other ops run once, as without it\n"
                "  --json FILE   also write the results as a JSON array\n",
                kWarmupRuns);
 }
@@ -285,6 +353,7 @@ Options parse_args(int argc, char** argv) {
   }
   opt.sizes = parse_sizes("2^20,2^22,2^24,2^26,2^28");
 
+  bool value_bytes_given = false;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -331,6 +400,18 @@ Options parse_args(int argc, char** argv) {
           usage_error("bad --run-length '" + v + "' (expected 1 to 2^30)");
         opt.run_lengths.push_back(static_cast<uint32_t>(L));
       }
+    } else if (arg == "--value-bytes") {
+      opt.value_bytes.clear();
+      for (const std::string& v : split(value(), ',')) {
+        int64_t bytes = 0;
+        bool pow = false;
+        const bool known = parse_count(v, bytes, pow) &&
+                           std::find(kValueBytes.begin(), kValueBytes.end(), bytes) != kValueBytes.end();
+        if (!known) usage_error("bad --value-bytes '" + v + "' (expected 4, 8, 12, 16, 24, 32, 48 or 64)");
+        if (std::find(opt.value_bytes.begin(), opt.value_bytes.end(), bytes) == opt.value_bytes.end())
+          opt.value_bytes.push_back(static_cast<uint32_t>(bytes));
+      }
+      value_bytes_given = true;
     } else if (arg == "--json") {
       opt.json_path = value();
     } else if (arg == "-h" || arg == "--help") {
@@ -340,6 +421,8 @@ Options parse_args(int argc, char** argv) {
       usage_error("unknown argument '" + arg + "'");
     }
   }
+  if (value_bytes_given && std::find(opt.ops.begin(), opt.ops.end(), Op::sort_pairs) == opt.ops.end())
+    usage_error("--value-bytes is for sort_pairs (or all); " + first + " has no values");
   return opt;
 }
 
@@ -350,12 +433,13 @@ Options parse_args(int argc, char** argv) {
 struct Buffers {
   void* in = nullptr;          // keys / values to reduce, scan, sort or select (4-byte elements); keyed ops' values
   void* out = nullptr;         // result of the op (keyed ops: unique keys, scans, or run offsets)
-  Value* values_in = nullptr;  // sort_pairs only
-  Value* values_out = nullptr; // sort_pairs; reduce_by_key's sums and the run-length encodings' lengths
+  void* values_in = nullptr;   // sort_pairs only: Value or Words (--value-bytes)
+  uint32_t* values_out = nullptr;  // sort_pairs (its value type); reduce_by_key's sums and the run-length
+                                   // encodings' lengths (u32)
   uint32_t* keys = nullptr;    // keyed ops: the runs of keys (make_run_keys)
   Flag* flags = nullptr;       // select_flagged and partition_flagged only
   void* keys_pristine = nullptr;       // sorts only: the unsorted input, restored before each DoubleBuffer run
-  Value* values_pristine = nullptr;    // sort_pairs only
+  void* values_pristine = nullptr;     // sort_pairs only
   int64_t* num_selected = nullptr;  // select_flagged, partition_flagged; keyed ops: number of runs (or unique keys)
   void* temp = nullptr;
   size_t temp_bytes = 0;
@@ -413,12 +497,48 @@ __device__ void store_random(float* p, uint32_t h) {
 }
 
 template <class T>
-__global__ void fill_kernel(T* in, Value* values, Flag* flags, int64_t n, uint64_t seed) {
+__global__ void fill_kernel(T* in, Flag* flags, int64_t n, uint64_t seed) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     store_random(&in[i], hash32(seed ^ static_cast<uint64_t>(i)));
-    if (values) values[i] = static_cast<Value>(i);
     if (flags) flags[i] = hash32((seed + 0x5151) * 0x2545F4914F6CDD1Dull + static_cast<uint64_t>(i)) & 1u;
+  }
+}
+
+// sort_pairs' value of input index i: Value i, or Words with word 0 i and word k >= 1
+// hash32(kValueSeed ^ i) ^ (k * 0x9E3779B9) (value_word of that hash h): one hash of i per value, cheap to
+// check on the CPU at any size, its words told apart by an odd multiple of k.
+constexpr uint64_t kValueSeed = 0x7A1E000000000000ull;
+__host__ __device__ inline uint32_t value_word(uint32_t h, int k) { return h ^ (static_cast<uint32_t>(k) * 0x9E3779B9u); }
+__host__ __device__ inline void make_value(uint32_t index, Value& v) { v = index; }
+template <int W>
+__host__ __device__ void make_value(uint32_t index, Words<W>& v) {
+  const uint32_t h = hash32(kValueSeed ^ index);
+  v.w[0] = index;
+  for (int k = 1; k < W; ++k) v.w[k] = value_word(h, k);
+}
+inline uint32_t value_index(const Value& v) { return v; }
+template <int W>
+uint32_t value_index(const Words<W>& v) { return v.w[0]; }
+// The first word of a value that is not its index's (0: none).
+inline int bad_word(const Value&) { return 0; }
+template <int W>
+int bad_word(const Words<W>& v) {
+  const uint32_t h = hash32(kValueSeed ^ v.w[0]);
+  for (int k = 1; k < W; ++k)
+    if (v.w[k] != value_word(h, k)) return k;
+  return 0;
+}
+
+// The values of indices 0..n-1 into both buffers (the input and the unsorted copy DoubleBuffer runs restore).
+template <class V>
+__global__ void fill_values_kernel(V* values, V* pristine, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    V v;
+    make_value(static_cast<uint32_t>(i), v);  // n < 2^32
+    values[i] = v;
+    if (pristine) pristine[i] = v;
   }
 }
 
@@ -579,18 +699,21 @@ std::vector<Config> configs_for(Op op, int64_t n, const std::vector<Config>& wan
 // Where a call left the sorted keys and values (DoubleBuffer decides at run time).
 struct Output {
   const void* keys = nullptr;
-  const Value* values = nullptr;
+  const void* values = nullptr;
 };
 
-template <class T, class N>
+// Keys T, sort_pairs' values V (Value for the other ops), count N.
+template <class T, class V, class N>
 cudaError_t call_cub(Op op, bool use_double_buffer, void* temp, size_t& temp_bytes, const Buffers& b, N n,
                      cudaStream_t s, Output* where = nullptr) {
   T* in = static_cast<T*>(b.in);
   T* out = static_cast<T*>(b.out);
-  if (where) *where = {out, b.values_out};
+  V* values_in = static_cast<V*>(b.values_in);
+  V* values_out = static_cast<V*>(static_cast<void*>(b.values_out));
+  if (where) *where = {out, values_out};
   if (use_double_buffer) {
     cub::DoubleBuffer<T> keys(in, out);
-    cub::DoubleBuffer<Value> values(b.values_in, b.values_out);
+    cub::DoubleBuffer<V> values(values_in, values_out);
     const cudaError_t err =
         op == Op::sort_keys
             ? cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, n, 0, int(sizeof(T) * 8), s)
@@ -606,8 +729,9 @@ cudaError_t call_cub(Op op, bool use_double_buffer, void* temp, size_t& temp_byt
       return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, static_cast<const T*>(in), out, n, 0,
                                             int(sizeof(T) * 8), s);
     case Op::sort_pairs:
-      return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, static_cast<const T*>(in), out, b.values_in,
-                                             b.values_out, n, 0, int(sizeof(T) * 8), s);
+      return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, static_cast<const T*>(in), out,
+                                             static_cast<const V*>(values_in), values_out, n, 0,
+                                             int(sizeof(T) * 8), s);
     case Op::select_flagged:
       return cub::DeviceSelect::Flagged(temp, temp_bytes, in, b.flags, out, b.num_selected, n, s);
     case Op::partition_flagged:
@@ -639,8 +763,9 @@ cudaError_t call_cub_user(Op op, void* temp, size_t& temp_bytes, const Buffers& 
   }
 }
 
-cudaError_t call_cub(Type t, Op op, Config c, void* temp, size_t& temp_bytes, const Buffers& b, int64_t n,
-                     cudaStream_t s, Output* where = nullptr) {
+// value_bytes: sort_pairs' value size (--value-bytes); the other ops ignore it.
+cudaError_t call_cub(Type t, Op op, Config c, uint32_t value_bytes, void* temp, size_t& temp_bytes, const Buffers& b,
+                     int64_t n, cudaStream_t s, Output* where = nullptr) {
   const bool db = double_buffer(c);
   const bool wide = wide_count(c);
   if (t == Type::sum4)
@@ -652,25 +777,31 @@ cudaError_t call_cub(Type t, Op op, Config c, void* temp, size_t& temp_bytes, co
   if (is_keyed(op))
     return wide ? call_cub_keyed<int64_t>(op, temp, temp_bytes, b, n, s)
                 : call_cub_keyed<int>(op, temp, temp_bytes, b, static_cast<int>(n), s);
-  if (t == Type::u32)
-    return wide ? call_cub<uint32_t, int64_t>(op, db, temp, temp_bytes, b, n, s, where)
-                : call_cub<uint32_t, int>(op, db, temp, temp_bytes, b, static_cast<int>(n), s, where);
-  return wide ? call_cub<float, int64_t>(op, db, temp, temp_bytes, b, n, s, where)
-              : call_cub<float, int>(op, db, temp, temp_bytes, b, static_cast<int>(n), s, where);
+  auto with_key = [&](auto value) {
+    using V = typename decltype(value)::type;
+    if (t == Type::u32)
+      return wide ? call_cub<uint32_t, V, int64_t>(op, db, temp, temp_bytes, b, n, s, where)
+                  : call_cub<uint32_t, V, int>(op, db, temp, temp_bytes, b, static_cast<int>(n), s, where);
+    return wide ? call_cub<float, V, int64_t>(op, db, temp, temp_bytes, b, n, s, where)
+                : call_cub<float, V, int>(op, db, temp, temp_bytes, b, static_cast<int>(n), s, where);
+  };
+  return op == Op::sort_pairs ? with_value_type(value_bytes, with_key) : with_key(Tag<Value>{});
 }
 
-// A DoubleBuffer sort overwrites its input: the unsorted keys (and values) go back before every run.
-void restore_sort_input(Op op, const Buffers& b, int64_t n, cudaStream_t s) {
+// A DoubleBuffer sort overwrites its input: the unsorted keys (and values, value_bytes each) go back before
+// every run.
+void restore_sort_input(Op op, const Buffers& b, int64_t n, uint32_t value_bytes, cudaStream_t s) {
   CUDA_CHECK(cudaMemcpyAsync(b.in, b.keys_pristine, n * 4, cudaMemcpyDeviceToDevice, s));
   if (op == Op::sort_pairs)
-    CUDA_CHECK(cudaMemcpyAsync(b.values_in, b.values_pristine, n * sizeof(Value), cudaMemcpyDeviceToDevice, s));
+    CUDA_CHECK(cudaMemcpyAsync(b.values_in, b.values_pristine, n * value_bytes, cudaMemcpyDeviceToDevice, s));
 }
 
 // Before each configuration its outputs are set to 0xFF bytes (u32 0xFFFFFFFF, f32 NaN, count -1), so its
 // check cannot pass on what an earlier configuration wrote.
-void clear_outputs(Op op, Type t, const Buffers& b, int64_t n, cudaStream_t s) {
+void clear_outputs(Op op, Type t, const Buffers& b, int64_t n, uint32_t value_bytes, cudaStream_t s) {
   CUDA_CHECK(cudaMemsetAsync(b.out, 0xFF, n * elem_bytes(t), s));
-  if (writes_values_out(op)) CUDA_CHECK(cudaMemsetAsync(b.values_out, 0xFF, n * sizeof(Value), s));
+  if (writes_values_out(op))
+    CUDA_CHECK(cudaMemsetAsync(b.values_out, 0xFF, n * (op == Op::sort_pairs ? value_bytes : sizeof(uint32_t)), s));
   if (writes_count(op)) CUDA_CHECK(cudaMemsetAsync(b.num_selected, 0xFF, sizeof(int64_t), s));
 }
 
@@ -791,20 +922,23 @@ std::string check_sort_keys(const T* in, const T* out, int64_t n) {
   return sum_in == sum_out && xor_in == xor_out ? "" : "output keys are not a permutation of the input";
 }
 
-// Sorted pairs: the values were the input indices, so they must be a permutation of 0..n-1, each
-// output key must be the input key at its value's index, keys must be non-decreasing, and equal keys
-// must keep input order (CUB's radix sort is stable).
-template <class T>
-std::string check_sort_pairs(const T* in, const T* keys, const Value* values, int64_t n) {
+// Sorted pairs: the values held the input indices (word 0 of a wider value), so they must be a permutation
+// of 0..n-1, each output key must be the input key at its value's index, keys must be non-decreasing, and
+// equal keys must keep input order (CUB's radix sort is stable). Every other word of every wide value must
+// be the one made for its index (make_value): values moved whole.
+template <class T, class V>
+std::string check_sort_pairs(const T* in, const T* keys, const V* values, int64_t n) {
   std::vector<bool> seen(static_cast<size_t>(n), false);
   for (int64_t i = 0; i < n; ++i) {
-    const Value v = values[i];
+    const uint32_t v = value_index(values[i]);
     if (v >= static_cast<uint64_t>(n) || seen[v]) return at(i) + ": values are not a permutation";
     seen[v] = true;
+    if (const int k = bad_word(values[i]))
+      return at(i) + ": word " + std::to_string(k) + " of the value is not its input's";
     if (bits(in[v]) != bits(keys[i])) return at(i) + ": key does not match its value's input key";
     if (i > 0) {
       if (radix_less(keys[i], keys[i - 1])) return at(i) + ": keys out of order";
-      if (!radix_less(keys[i - 1], keys[i]) && values[i - 1] > v) return at(i) + ": equal keys not stable";
+      if (!radix_less(keys[i - 1], keys[i]) && value_index(values[i - 1]) > v) return at(i) + ": equal keys not stable";
     }
   }
   return "";
@@ -884,16 +1018,17 @@ struct Result {
   Config config;                                     // the configuration these times are of
   std::vector<std::pair<Config, double>> medians;    // every timed configuration's median_ms
   uint32_t run_length;                               // keyed ops: --run-length of the keys; else 0
+  uint32_t value_bytes;                              // sort_pairs: bytes per value (--value-bytes); else 0
 };
 
-double bytes_moved(Op op, Type t, int64_t n, int64_t selected) {
+double bytes_moved(Op op, Type t, int64_t n, int64_t selected, uint32_t value_bytes) {
   const double e = double(elem_bytes(t));  // keyed ops and sorts: u32 and f32 only
   switch (op) {
     case Op::reduce: return n * e;
     case Op::inclusive_scan:
     case Op::exclusive_scan: return 2.0 * n * e;
     case Op::sort_keys: return 2.0 * n * e;
-    case Op::sort_pairs: return 2.0 * n * (e + sizeof(Value));
+    case Op::sort_pairs: return 2.0 * n * (e + value_bytes);
     case Op::select_flagged: return n * e + n * double(sizeof(Flag)) + selected * e;
     case Op::partition_flagged: return n * e + n * double(sizeof(Flag)) + n * e;
     // Keyed: u32 keys and values; `selected` is the number of runs (non-trivial runs, unique keys) written.
@@ -914,13 +1049,13 @@ struct Timing {
 // All timed runs are enqueued back to back, each between its own pair of events, and waited for once
 // at the end: the host stays ahead of the GPU, so each interval is the GPU time of one run rather than
 // launch latency.
-Timing time_op(Type t, Op op, Config c, const Buffers& b, size_t temp_bytes, int64_t n, int iterations,
-               cudaStream_t s, Output& where) {
+Timing time_op(Type t, Op op, Config c, uint32_t value_bytes, const Buffers& b, size_t temp_bytes, int64_t n,
+               int iterations, cudaStream_t s, Output& where) {
   const bool restore = double_buffer(c);
   for (int i = 0; i < kWarmupRuns; ++i) {
     size_t bytes = temp_bytes;
-    if (restore) restore_sort_input(op, b, n, s);
-    CUDA_CHECK(call_cub(t, op, c, b.temp, bytes, b, n, s));
+    if (restore) restore_sort_input(op, b, n, value_bytes, s);
+    CUDA_CHECK(call_cub(t, op, c, value_bytes, b.temp, bytes, b, n, s));
   }
   std::vector<cudaEvent_t> start(static_cast<size_t>(iterations)), stop(static_cast<size_t>(iterations));
   for (int i = 0; i < iterations; ++i) {
@@ -930,9 +1065,9 @@ Timing time_op(Type t, Op op, Config c, const Buffers& b, size_t temp_bytes, int
   CUDA_CHECK(cudaStreamSynchronize(s));
   for (int i = 0; i < iterations; ++i) {
     size_t bytes = temp_bytes;
-    if (restore) restore_sort_input(op, b, n, s);  // before the start event: not timed
+    if (restore) restore_sort_input(op, b, n, value_bytes, s);  // before the start event: not timed
     CUDA_CHECK(cudaEventRecord(start[i], s));
-    CUDA_CHECK(call_cub(t, op, c, b.temp, bytes, b, n, s, &where));
+    CUDA_CHECK(call_cub(t, op, c, value_bytes, b.temp, bytes, b, n, s, &where));
     CUDA_CHECK(cudaEventRecord(stop[i], s));
   }
   CUDA_CHECK(cudaStreamSynchronize(s));
@@ -951,7 +1086,8 @@ Timing time_op(Type t, Op op, Config c, const Buffers& b, size_t temp_bytes, int
   return {median, ms.front()};
 }
 
-void write_json(const std::string& path, const std::vector<Result>& results) {
+// with_values (value_column): sort_pairs' rows carry value_bytes after n.
+void write_json(const std::string& path, const std::vector<Result>& results, bool with_values) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) die(3, "cannot open '" + path + "' for writing: " + std::strerror(errno));
   std::fprintf(f, "[\n");
@@ -960,7 +1096,10 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
     std::string configs;
     for (const auto& [c, ms] : r.medians)
       configs += std::string(configs.empty() ? "" : ", ") + "\"" + config_name(c) + "\": " + std::to_string(ms);
-    const std::string run_length = is_keyed(r.op) ? ", \"run_length\": " + std::to_string(r.run_length) : "";
+    const std::string run_length = is_keyed(r.op) ? ", \"run_length\": " + std::to_string(r.run_length)
+                                   : with_values && r.op == Op::sort_pairs
+                                       ? ", \"value_bytes\": " + std::to_string(r.value_bytes)
+                                       : "";
     std::fprintf(f,
                  "  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %lld%s, \"median_ms\": %.6f, \"min_ms\": %.6f, "
                  "\"gbps\": %.3f, \"gelems\": %.4f, \"config\": \"%s\", \"configs_median_ms\": {%s}}%s\n",
@@ -989,10 +1128,8 @@ struct HostInputs {
 };
 
 template <class T>
-void fill_inputs(const Buffers& b, int64_t max_n, bool with_values, bool with_flags, uint64_t seed,
-                 HostInputs<T>& host) {
-  fill_kernel<T><<<1024, 256>>>(static_cast<T*>(b.in), with_values ? b.values_in : nullptr,
-                                with_flags ? b.flags : nullptr, max_n, seed);
+void fill_inputs(const Buffers& b, int64_t max_n, bool with_flags, uint64_t seed, HostInputs<T>& host) {
+  fill_kernel<T><<<1024, 256>>>(static_cast<T*>(b.in), with_flags ? b.flags : nullptr, max_n, seed);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaDeviceSynchronize());
   host.in.resize(static_cast<size_t>(max_n));
@@ -1003,11 +1140,19 @@ void fill_inputs(const Buffers& b, int64_t max_n, bool with_values, bool with_fl
   }
 }
 
-// The unsorted inputs, for the DoubleBuffer sorts to start from (restore_sort_input).
+// The unsorted keys, for the DoubleBuffer sorts to start from (restore_sort_input).
 void keep_pristine(const Buffers& b, int64_t n) {
   if (b.keys_pristine) CUDA_CHECK(cudaMemcpy(b.keys_pristine, b.in, n * 4, cudaMemcpyDeviceToDevice));
-  if (b.values_pristine)
-    CUDA_CHECK(cudaMemcpy(b.values_pristine, b.values_in, n * sizeof(Value), cudaMemcpyDeviceToDevice));
+}
+
+// sort_pairs' values of value_bytes each (make_value of the index), into the input and the unsorted copy.
+void fill_values(const Buffers& b, int64_t n, uint32_t value_bytes) {
+  with_value_type(value_bytes, [&](auto tag) {
+    using V = typename decltype(tag)::type;
+    fill_values_kernel<V><<<1024, 256>>>(static_cast<V*>(b.values_in), static_cast<V*>(b.values_pristine), n);
+  });
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 // A keyed op's output (keys, values: the host copies of its input) against the CPU; "" when right.
@@ -1031,8 +1176,8 @@ std::string check_keyed(Op op, const Buffers& b, const uint32_t* keys, const uin
 
 // The output of the last run of one configuration against the CPU; "" when right.
 template <class T>
-std::string check_output(Op op, const Buffers& b, const HostInputs<T>& host, int64_t n, const Output& where,
-                         int64_t& selected) {
+std::string check_output(Op op, uint32_t value_bytes, const Buffers& b, const HostInputs<T>& host, int64_t n,
+                         const Output& where, int64_t& selected) {
   if constexpr (std::is_same_v<T, uint32_t>) {
     if (is_keyed(op)) return check_keyed(op, b, host.keys.data(), host.in.data(), n, selected);
   }
@@ -1049,11 +1194,13 @@ std::string check_output(Op op, const Buffers& b, const HostInputs<T>& host, int
     case Op::inclusive_scan: return check_scan(in, out.data(), n, true);
     case Op::exclusive_scan: return check_scan(in, out.data(), n, false);
     case Op::sort_keys: return check_sort_keys(in, out.data(), n);
-    case Op::sort_pairs: {
-      std::vector<Value> values(static_cast<size_t>(n));
-      CUDA_CHECK(cudaMemcpy(values.data(), where.values, n * sizeof(Value), cudaMemcpyDeviceToHost));
-      return check_sort_pairs(in, out.data(), values.data(), n);
-    }
+    case Op::sort_pairs:
+      return with_value_type(value_bytes, [&](auto tag) {
+        using V = typename decltype(tag)::type;
+        std::vector<V> values(static_cast<size_t>(n));
+        CUDA_CHECK(cudaMemcpy(values.data(), where.values, n * sizeof(V), cudaMemcpyDeviceToHost));
+        return check_sort_pairs(in, out.data(), values.data(), n);
+      });
     case Op::select_flagged:
       CUDA_CHECK(cudaMemcpy(&selected, b.num_selected, sizeof selected, cudaMemcpyDeviceToHost));
       return check_select(in, host.flags.data(), n, out.data(), selected);
@@ -1065,24 +1212,27 @@ std::string check_output(Op op, const Buffers& b, const HostInputs<T>& host, int
   }
 }
 
-// The keyed ops' rows end with the run length L (the last column).
-void print_row(const Result& r) {
+// The keyed ops' rows end with the run length L (the last column); with_values (value_column), sort_pairs'
+// rows with the value size V in bytes.
+void print_row(const Result& r, bool with_values) {
   std::printf("%-21s %-4s %11lld %11.4f %9.1f %9.2f %11.4f  %s", op_name(r.op), type_name(r.type),
               static_cast<long long>(r.n), r.median_ms, r.gbps, r.gelems, r.min_ms, config_name(r.config));
-  if (is_keyed(r.op)) std::printf("%*s %u", static_cast<int>(18 - std::strlen(config_name(r.config))), "", r.run_length);
+  const int pad = static_cast<int>(18 - std::strlen(config_name(r.config)));
+  if (is_keyed(r.op)) std::printf("%*s %u", pad, "", r.run_length);
+  if (with_values && r.op == Op::sort_pairs) std::printf("%*s %u", pad, "", r.value_bytes);
   std::printf("\n");
   std::fflush(stdout);
 }
 
-using TempSizes = std::map<std::tuple<Op, Type, int64_t, Config>, size_t>;
+// By op, type, n, configuration and value size (sort_pairs; 0 for the other ops).
+using TempSizes = std::map<std::tuple<Op, Type, int64_t, Config, uint32_t>, size_t>;
 
 // Runs one op over the sweep for element type T, in every configuration of --config at every size (each
 // checked); reports the fastest, or with --config all or a list each one. Returns false (after printing
-// FAIL) on a wrong result.
+// FAIL) on a wrong result. run_length: keyed ops' L, else 0; value_bytes: sort_pairs' value size, else 0.
 template <class T>
-bool run_op(Op op, Type type, uint32_t run_length, const Options& opt, const Buffers& b, const HostInputs<T>& host,
-            const TempSizes& temp_sizes, cudaStream_t s,
-            std::vector<Result>& results) {
+bool run_op(Op op, Type type, uint32_t run_length, uint32_t value_bytes, const Options& opt, const Buffers& b,
+            const HostInputs<T>& host, const TempSizes& temp_sizes, cudaStream_t s, std::vector<Result>& results) {
   for (int64_t n : opt.sizes) {
     const std::vector<Config> configs = configs_for(op, n, opt.configs);
     if (configs.empty()) {
@@ -1092,24 +1242,30 @@ bool run_op(Op op, Type type, uint32_t run_length, const Options& opt, const Buf
     }
     std::vector<Result> timed;
     for (Config c : configs) {
-      clear_outputs(op, type, b, n, s);
+      clear_outputs(op, type, b, n, value_bytes, s);
       Output where;
-      const Timing t = time_op(type, op, c, b, temp_sizes.at({op, type, n, c}), n, opt.iterations, s, where);
+      const Timing t = time_op(type, op, c, value_bytes, b, temp_sizes.at({op, type, n, c, value_bytes}), n,
+                               opt.iterations, s, where);
       int64_t selected = 0;
-      const std::string error = check_output(op, b, host, n, where, selected);
+      const std::string error = check_output(op, value_bytes, b, host, n, where, selected);
       if (double_buffer(c)) {  // the input buffer now holds a pass's keys: the unsorted ones go back
-        restore_sort_input(op, b, n, s);
+        restore_sort_input(op, b, n, value_bytes, s);
         CUDA_CHECK(cudaStreamSynchronize(s));
       }
       if (!error.empty()) {
+        const std::string where_in_sweep = is_keyed(op) ? " L=" + std::to_string(run_length)
+                                           : op == Op::sort_pairs && value_column(opt)
+                                               ? " V=" + std::to_string(value_bytes)
+                                               : "";
         std::printf("FAIL %s %s n=%lld%s (%s): %s\n", op_name(op), type_name(type), static_cast<long long>(n),
-                    is_keyed(op) ? (" L=" + std::to_string(run_length)).c_str() : "", config_name(c), error.c_str());
+                    where_in_sweep.c_str(), config_name(c), error.c_str());
         std::fflush(stdout);
         return false;
       }
       const double seconds = t.median_ms * 1e-3;
-      timed.push_back({op, type, n, t.median_ms, t.min_ms, bytes_moved(op, type, n, selected) / seconds / 1e9,
-                       n / seconds / 1e9, c, {}, run_length});
+      timed.push_back({op, type, n, t.median_ms, t.min_ms,
+                       bytes_moved(op, type, n, selected, value_bytes) / seconds / 1e9, n / seconds / 1e9, c, {},
+                       run_length, value_bytes});
     }
     std::vector<std::pair<Config, double>> medians;
     for (const Result& r : timed) medians.push_back({r.config, r.median_ms});
@@ -1122,22 +1278,32 @@ bool run_op(Op op, Type type, uint32_t run_length, const Options& opt, const Buf
     for (Result& r : timed) {
       r.medians = medians;
       results.push_back(r);
-      print_row(r);
+      print_row(r, value_column(opt));
     }
   }
   return true;
 }
 
-// Every op of --ops for element type t: its inputs made and copied back, the ops that are not keyed run,
-// then for each --run-length the keys made here, uploaded, and the keyed ops run on them. False on a FAIL.
+// Every op of --ops for element type t: its inputs made and copied back, the ops that are not keyed run
+// (sort_pairs once per --value-bytes, its values made for that size), then for each --run-length the keys
+// made here, uploaded, and the keyed ops run on them. False on a FAIL.
 template <class T>
-bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool need_values, bool need_flags,
+bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool need_flags,
               const TempSizes& temp_sizes, cudaStream_t s, std::vector<Result>& results) {
   HostInputs<T> host;
-  fill_inputs(b, max_n, need_values, need_flags, 0xC0B0 + static_cast<uint64_t>(t), host);
+  fill_inputs(b, max_n, need_flags, 0xC0B0 + static_cast<uint64_t>(t), host);
   keep_pristine(b, max_n);
-  for (Op op : opt.ops)
-    if (!is_keyed(op) && runs_on(op, t) && !run_op<T>(op, t, 0, opt, b, host, temp_sizes, s, results)) return false;
+  for (Op op : opt.ops) {
+    if (is_keyed(op) || !runs_on(op, t)) continue;
+    if (op != Op::sort_pairs) {
+      if (!run_op<T>(op, t, 0, 0, opt, b, host, temp_sizes, s, results)) return false;
+      continue;
+    }
+    for (uint32_t value_bytes : opt.value_bytes) {
+      fill_values(b, max_n, value_bytes);
+      if (!run_op<T>(op, t, 0, value_bytes, opt, b, host, temp_sizes, s, results)) return false;
+    }
+  }
   if (std::none_of(opt.ops.begin(), opt.ops.end(), [&](Op op) { return is_keyed(op) && runs_on(op, t); }))
     return true;
   host.keys.resize(static_cast<size_t>(max_n));
@@ -1145,7 +1311,7 @@ bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool 
     make_run_keys(run_length, host.keys);
     CUDA_CHECK(cudaMemcpy(b.keys, host.keys.data(), max_n * sizeof(uint32_t), cudaMemcpyHostToDevice));
     for (Op op : opt.ops)
-      if (is_keyed(op) && !run_op<T>(op, t, run_length, opt, b, host, temp_sizes, s, results)) return false;
+      if (is_keyed(op) && !run_op<T>(op, t, run_length, 0, opt, b, host, temp_sizes, s, results)) return false;
   }
   return true;
 }
@@ -1192,12 +1358,13 @@ int main(int argc, char** argv) {
     for (Type t : opt.types)
       for (Op op : opt.ops)
         for (int64_t n : runs_on(op, t) ? opt.sizes : std::vector<int64_t>{})
-          for (Config c : configs_for(op, n, opt.configs)) {
-            size_t bytes = 0;
-            CUDA_CHECK(call_cub(t, op, c, nullptr, bytes, dummy, n, nullptr));
-            temp_sizes[{op, t, n, c}] = bytes;
-            max_temp = std::max(max_temp, bytes);
-          }
+          for (Config c : configs_for(op, n, opt.configs))
+            for (uint32_t value_bytes : op == Op::sort_pairs ? opt.value_bytes : std::vector<uint32_t>{0}) {
+              size_t bytes = 0;
+              CUDA_CHECK(call_cub(t, op, c, value_bytes, nullptr, bytes, dummy, n, nullptr));
+              temp_sizes[{op, t, n, c, value_bytes}] = bytes;
+              max_temp = std::max(max_temp, bytes);
+            }
   }
   if (temp_sizes.empty())
     usage_error("no configuration of --config applies to these ops, types and sizes (keyed ops: u32 only)");
@@ -1211,18 +1378,20 @@ int main(int argc, char** argv) {
   size_t widest = 4;
   for (Type t : opt.types) widest = std::max(widest, elem_bytes(t));
   const size_t elems = static_cast<size_t>(max_n) * widest;
+  // sort_pairs' values: the widest of --value-bytes (values out also holds the keyed ops' u32 outputs).
+  const size_t value_bytes = *std::max_element(opt.value_bytes.begin(), opt.value_bytes.end());
+  const size_t values = static_cast<size_t>(max_n) * value_bytes;
+  const size_t values_out = static_cast<size_t>(max_n) * (need_values ? value_bytes : sizeof(uint32_t));
   std::vector<Allocation> allocations = {{&b.in, elems, "input"}, {&b.out, elems, "output"},
                                          {&b.temp, max_temp, "temp storage"},
                                          {reinterpret_cast<void**>(&b.num_selected), sizeof(int64_t), "count"}};
-  if (need_values) allocations.push_back({reinterpret_cast<void**>(&b.values_in), max_n * sizeof(Value), "values in"});
-  if (need_values_out)
-    allocations.push_back({reinterpret_cast<void**>(&b.values_out), max_n * sizeof(Value), "values out"});
+  if (need_values) allocations.push_back({&b.values_in, values, "values in"});
+  if (need_values_out) allocations.push_back({reinterpret_cast<void**>(&b.values_out), values_out, "values out"});
   if (need_keys) allocations.push_back({reinterpret_cast<void**>(&b.keys), elems, "run keys"});
   if (need_flags) allocations.push_back({reinterpret_cast<void**>(&b.flags), max_n * sizeof(Flag), "flags"});
   const bool need_pristine = uses(opt, Op::sort_keys) || uses(opt, Op::sort_pairs);
   if (need_pristine) allocations.push_back({&b.keys_pristine, elems, "unsorted keys"});
-  if (need_pristine && need_values)
-    allocations.push_back({reinterpret_cast<void**>(&b.values_pristine), max_n * sizeof(Value), "unsorted values"});
+  if (need_pristine && need_values) allocations.push_back({&b.values_pristine, values, "unsorted values"});
   std::stable_sort(allocations.begin(), allocations.end(),
                    [](const Allocation& x, const Allocation& y) { return x.bytes > y.bytes; });
   for (const Allocation& a : allocations) {
@@ -1242,6 +1411,9 @@ int main(int argc, char** argv) {
               "#   keys(+values) read+written once; select_flagged n*4 in + n*4 u32 flags + kept*4 out;\n"
               "#   partition_flagged n*4 in + n*4 flags + n*4 out (rejected in reverse order, CUB's contract).\n"
               "#   Gelem/s for sorts = G keys/s (G pairs/s).\n");
+  if (value_column(opt))
+    std::printf("# sort_pairs values: V bytes (last column); 4: a u32, wider: a struct of V/4 u32 words aligned to\n"
+                "#   the largest power of two up to %zu dividing V. GB/s bytes 2n*(4+V).\n", kValueAlign);
   if (need_keys)
     std::printf("# Keyed ops (u32 keys in runs of mean length L, uniform on [1, 2L-1]; u32 values): reduce_by_key\n"
                 "#   n*8 in + runs*8 out; scans by key n*8 in + n*4 out; rle_encode n*4 + runs*8; rle_non_trivial_runs\n"
@@ -1255,18 +1427,22 @@ int main(int argc, char** argv) {
               fixed.empty() ? "none of these ops" : fixed.c_str(),
               opt.report == Report::best ? "Each line is the fastest; config names it (JSON: every median)."
                                          : "A line per configuration (--config).");
+  const bool with_values = value_column(opt);
   std::printf("%-21s %-4s %11s %11s %9s %9s %11s  %s\n", "op", "type", "n", "median_ms", "GB/s", "Gelem/s", "min_ms",
-              need_keys ? "config             L" : "config");
+              need_keys && with_values ? "config             L/V"
+              : need_keys              ? "config             L"
+              : with_values            ? "config             V"
+                                       : "config");
   std::fflush(stdout);
 
   std::vector<Result> results;
   bool ok = true;
   for (Type t : opt.types) {
     switch (t) {
-      case Type::u32: ok = run_type<uint32_t>(t, opt, b, max_n, need_values, need_flags, temp_sizes, stream, results); break;
-      case Type::f32: ok = run_type<float>(t, opt, b, max_n, need_values, need_flags, temp_sizes, stream, results); break;
-      case Type::sum4: ok = run_type<Sum4>(t, opt, b, max_n, need_values, need_flags, temp_sizes, stream, results); break;
-      case Type::box: ok = run_type<Box>(t, opt, b, max_n, need_values, need_flags, temp_sizes, stream, results); break;
+      case Type::u32: ok = run_type<uint32_t>(t, opt, b, max_n, need_flags, temp_sizes, stream, results); break;
+      case Type::f32: ok = run_type<float>(t, opt, b, max_n, need_flags, temp_sizes, stream, results); break;
+      case Type::sum4: ok = run_type<Sum4>(t, opt, b, max_n, need_flags, temp_sizes, stream, results); break;
+      case Type::box: ok = run_type<Box>(t, opt, b, max_n, need_flags, temp_sizes, stream, results); break;
     }
     if (!ok) break;
   }
@@ -1275,6 +1451,6 @@ int main(int argc, char** argv) {
   for (const Allocation& a : allocations) CUDA_CHECK(cudaFree(*a.ptr));
 
   if (!ok) return 1;  // FAIL was printed; no JSON is written for a run with a wrong result
-  if (!opt.json_path.empty()) write_json(opt.json_path, results);
+  if (!opt.json_path.empty()) write_json(opt.json_path, results, with_values);
   return 0;
 }
