@@ -75,9 +75,9 @@ struct Tuning {
 Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* name, Mode mode, DataType key_type,
                                                DataType value_type, Op op, uint64_t max_count, Tuning tuning) {
   ContextImpl& c = context.impl();
-  if (int(key_type) < 0 || int(key_type) > int(DataType::f64))
+  if (!known_type(key_type))
     return make_error(Status::invalid_argument, name, ": unknown key type ", int(key_type));
-  if (int(value_type) < 0 || int(value_type) > int(DataType::f64))
+  if (!known_type(value_type))
     return make_error(Status::invalid_argument, name, ": unknown value type ", int(value_type));
   if (int(op) < 0 || int(op) > int(Op::bit_xor)) return make_error(Status::invalid_argument, name, ": unknown operator ", int(op));
   if (auto ok = check_type_op(c, key_type, Op::add, name); !ok) return ok.error();

@@ -111,6 +111,7 @@ struct EnabledFeatures {
   bool subgroup_size_control = false, full_subgroups = false, sync2 = false;
   bool pipeline_executable_info = false;
   bool pipeline_robustness = false;
+  bool storage_16bit = false, storage_8bit = false;
 };
 
 EnabledFeatures read_enabled(const VkPhysicalDeviceFeatures2* head) {
@@ -123,8 +124,13 @@ EnabledFeatures read_enabled(const VkPhysicalDeviceFeatures2* head) {
         e.float64 |= f->features.shaderFloat64 == VK_TRUE;
         break;
       }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES: {
+        e.storage_16bit |= reinterpret_cast<const VkPhysicalDeviceVulkan11Features*>(s)->storageBuffer16BitAccess == VK_TRUE;
+        break;
+      }
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: {
         auto* f = reinterpret_cast<const VkPhysicalDeviceVulkan12Features*>(s);
+        e.storage_8bit |= f->storageBuffer8BitAccess == VK_TRUE;
         e.subgroup_extended_types |= f->shaderSubgroupExtendedTypes == VK_TRUE;
         e.int64_atomics |= f->shaderBufferInt64Atomics == VK_TRUE;
         e.memory_model |= f->vulkanMemoryModel == VK_TRUE;
@@ -152,6 +158,14 @@ EnabledFeatures read_enabled(const VkPhysicalDeviceFeatures2* head) {
         auto* f = reinterpret_cast<const VkPhysicalDeviceVulkanMemoryModelFeatures*>(s);
         e.memory_model |= f->vulkanMemoryModel == VK_TRUE;
         e.memory_model_device_scope |= f->vulkanMemoryModelDeviceScope == VK_TRUE;
+        break;
+      }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES: {
+        e.storage_16bit |= reinterpret_cast<const VkPhysicalDevice16BitStorageFeatures*>(s)->storageBuffer16BitAccess == VK_TRUE;
+        break;
+      }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES: {
+        e.storage_8bit |= reinterpret_cast<const VkPhysicalDevice8BitStorageFeatures*>(s)->storageBuffer8BitAccess == VK_TRUE;
         break;
       }
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES: {
@@ -310,6 +324,10 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
     c.features |= feature_pipeline_statistics;
   if (enabled.pipeline_robustness && detail::has_name(ext, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME))
     c.features |= feature_pipeline_robustness;
+  // 16-bit storage is core in Vulkan 1.1, 8-bit storage in 1.2 (before that, VK_KHR_8bit_storage).
+  if (enabled.storage_16bit) c.features |= feature_storage_16bit;
+  if (enabled.storage_8bit && (version >= VK_API_VERSION_1_2 || detail::has_name(ext, VK_KHR_8BIT_STORAGE_EXTENSION_NAME)))
+    c.features |= feature_storage_8bit;
   c.features &= ~info.options.mask_features;
   if (!c.has(feature_push_descriptors) || !impl->vk.vkCmdPushDescriptorSetKHR) c.features &= ~feature_push_descriptors;
   if (c.has(feature_synchronization2) && !impl->vk.vkCmdPipelineBarrier2) {
@@ -332,11 +350,15 @@ VkPhysicalDeviceFeatures2* DeviceRequirements::features() {
 Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, std::vector<const char*>& engine_extensions) {
   using detail::make_error;
   // What the chain holds, found before anything is written so an error leaves it untouched.
+  VkPhysicalDeviceVulkan11Features* v11 = nullptr;
+  VkPhysicalDevice16BitStorageFeatures* storage16 = nullptr;
+  bool split11 = false;  // any struct that VkPhysicalDeviceVulkan11Features replaces (none may sit beside it)
   VkPhysicalDeviceVulkan12Features* v12 = nullptr;
   VkPhysicalDeviceVulkan13Features* v13 = nullptr;
   VkPhysicalDeviceVulkanMemoryModelFeatures* memory_model = nullptr;
   VkPhysicalDeviceShaderAtomicInt64Features* atomic_int64 = nullptr;
   VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures* extended_types = nullptr;
+  VkPhysicalDevice8BitStorageFeatures* storage8 = nullptr;
   VkPhysicalDeviceSubgroupSizeControlFeatures* size_control = nullptr;
   VkPhysicalDeviceSynchronization2Features* sync2 = nullptr;
   VkPhysicalDevicePipelineRobustnessFeaturesEXT* robustness = nullptr;
@@ -344,6 +366,20 @@ Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, st
   for (auto* s = reinterpret_cast<VkBaseOutStructure*>(&chain); s; s = s->pNext) {
     last = s;
     switch (s->sType) {
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES:
+        v11 = reinterpret_cast<VkPhysicalDeviceVulkan11Features*>(s);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES:
+        storage16 = reinterpret_cast<VkPhysicalDevice16BitStorageFeatures*>(s);
+        split11 = true;
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROTECTED_MEMORY_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES:
+        split11 = true;
+        break;
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES:
         v12 = reinterpret_cast<VkPhysicalDeviceVulkan12Features*>(s);
         break;
@@ -359,6 +395,9 @@ Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, st
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES:
         extended_types = reinterpret_cast<VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures*>(s);
         break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES:
+        storage8 = reinterpret_cast<VkPhysicalDevice8BitStorageFeatures*>(s);
+        break;
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES:
         size_control = reinterpret_cast<VkPhysicalDeviceSubgroupSizeControlFeatures*>(s);
         break;
@@ -371,21 +410,25 @@ Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, st
       default: break;
     }
   }
+  const bool want11 = vulkan11.storageBuffer16BitAccess;
   const bool want12 = vulkan12.vulkanMemoryModel || vulkan12.shaderBufferInt64Atomics ||
-                      vulkan12.shaderSubgroupExtendedTypes;
+                      vulkan12.shaderSubgroupExtendedTypes || vulkan12.storageBuffer8BitAccess;
   const bool want13 = vulkan13.subgroupSizeControl || vulkan13.synchronization2;
-  const bool split12 = memory_model || atomic_int64 || extended_types;
+  const bool split12 = memory_model || atomic_int64 || extended_types || storage8;
   const bool split13 = size_control || sync2;
   auto missing = [&](const char* name) {
     return make_error(Status::invalid_argument, "DeviceRequirements::merge_into: the chain enables features through ",
                       "per-extension structs but has no ", name, ", which vkprim needs; add it (a core feature ",
                       "struct may not sit beside per-extension ones)");
   };
+  if (!v11 && split11 && vulkan11.storageBuffer16BitAccess && !storage16)
+    return missing("VkPhysicalDevice16BitStorageFeatures");
   if (!v12 && split12) {
     if (vulkan12.vulkanMemoryModel && !memory_model) return missing("VkPhysicalDeviceVulkanMemoryModelFeatures");
     if (vulkan12.shaderBufferInt64Atomics && !atomic_int64) return missing("VkPhysicalDeviceShaderAtomicInt64Features");
     if (vulkan12.shaderSubgroupExtendedTypes && !extended_types)
       return missing("VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures");
+    if (vulkan12.storageBuffer8BitAccess && !storage8) return missing("VkPhysicalDevice8BitStorageFeatures");
   }
   if (!v13 && split13) {
     if (vulkan13.subgroupSizeControl && !size_control) return missing("VkPhysicalDeviceSubgroupSizeControlFeatures");
@@ -399,12 +442,16 @@ Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, st
     last->pNext = s;
     last = s;
   };
+  if (want11 && !v11 && !split11) append(reinterpret_cast<VkBaseOutStructure*>(&vulkan11));
+  else if (v11) v11->storageBuffer16BitAccess |= vulkan11.storageBuffer16BitAccess;
+  else if (storage16) storage16->storageBuffer16BitAccess |= vulkan11.storageBuffer16BitAccess;
   if (want12 && !v12 && !split12) append(reinterpret_cast<VkBaseOutStructure*>(&vulkan12));
   else if (v12) {
     v12->vulkanMemoryModel |= vulkan12.vulkanMemoryModel;
     v12->vulkanMemoryModelDeviceScope |= vulkan12.vulkanMemoryModelDeviceScope;
     v12->shaderBufferInt64Atomics |= vulkan12.shaderBufferInt64Atomics;
     v12->shaderSubgroupExtendedTypes |= vulkan12.shaderSubgroupExtendedTypes;
+    v12->storageBuffer8BitAccess |= vulkan12.storageBuffer8BitAccess;
   } else {
     if (memory_model) {
       memory_model->vulkanMemoryModel |= vulkan12.vulkanMemoryModel;
@@ -412,6 +459,7 @@ Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, st
     }
     if (atomic_int64) atomic_int64->shaderBufferInt64Atomics |= vulkan12.shaderBufferInt64Atomics;
     if (extended_types) extended_types->shaderSubgroupExtendedTypes |= vulkan12.shaderSubgroupExtendedTypes;
+    if (storage8) storage8->storageBuffer8BitAccess |= vulkan12.storageBuffer8BitAccess;
   }
   if (want13 && !v13 && !split13) append(reinterpret_cast<VkBaseOutStructure*>(&vulkan13));
   else if (v13) {
@@ -467,6 +515,10 @@ Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
   r.features2.features.shaderInt64 = p.features2.features.shaderInt64;
   r.features2.features.shaderFloat64 = p.features2.features.shaderFloat64;
   if (r.api_version >= VK_API_VERSION_1_2) {
+    // u16 and u8 sort keys (RadixSort). On a 1.1 device they would take per-extension structs, which
+    // DeviceRequirements does not carry: there they stay off, like every feature below.
+    r.vulkan11.storageBuffer16BitAccess = p.v11.storageBuffer16BitAccess;
+    r.vulkan12.storageBuffer8BitAccess = p.v12.storageBuffer8BitAccess;
     r.vulkan12.shaderSubgroupExtendedTypes = p.v12.shaderSubgroupExtendedTypes;
     r.vulkan12.shaderBufferInt64Atomics = p.v12.shaderBufferInt64Atomics;
     r.vulkan12.vulkanMemoryModel = p.v12.vulkanMemoryModel;

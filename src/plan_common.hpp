@@ -61,7 +61,14 @@ bool parse_enum(const char* name, Enum last, Enum& out) {
   return false;
 }
 
+// A DataType value the enum names (a cast integer may not).
+inline bool known_type(DataType type) { return int(type) >= 0 && int(type) <= int(DataType::u16); }
+
+// `type` and `op` for a plan over values (every plan but RadixSort, whose key checks are its own).
 inline Result<void> check_type_op(const ContextImpl& c, DataType type, Op op, const char* plan) {
+  if (type == DataType::u8 || type == DataType::u16)
+    return make_error(Status::invalid_argument, plan, ": ", to_string(type), " is a sort-key type only (RadixSort); ",
+                      plan, " takes u32, i32, f32, u64, i64 or f64");
   if (!is_integer(type) && (op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor))
     return make_error(Status::invalid_argument, plan, ": bitwise operator ", to_string(op),
                       " is defined for integer types only, not ", to_string(type));

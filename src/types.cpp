@@ -25,6 +25,8 @@ const char* to_string(DataType type) {
     case DataType::u64: return "u64";
     case DataType::i64: return "i64";
     case DataType::f64: return "f64";
+    case DataType::u8: return "u8";
+    case DataType::u16: return "u16";
   }
   return "unknown";
 }
@@ -41,7 +43,11 @@ const char* to_string(Op op) {
   return "unknown";
 }
 
-uint32_t size_of(DataType type) { return is_64bit(type) ? 8u : 4u; }
+uint32_t size_of(DataType type) {
+  if (type == DataType::u8) return 1;
+  if (type == DataType::u16) return 2;
+  return is_64bit(type) ? 8u : 4u;
+}
 bool is_integer(DataType type) { return type != DataType::f32 && type != DataType::f64; }
 bool is_64bit(DataType type) { return type == DataType::u64 || type == DataType::i64 || type == DataType::f64; }
 

@@ -360,6 +360,13 @@ TEST_CASE("a borrowed VkDevice created with device_requirements() runs reduces r
     return std::strcmp(e, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0;
   });
   CHECK(caps.has(feature_push_descriptors) == has_push);
+  // 8- and 16-bit storage (u8 and u16 sort keys): asked for on 1.2+ devices that have them; lavapipe has both.
+  if (caps.driver_id == VK_DRIVER_ID_MESA_LLVMPIPE) {
+    CHECK(req.vulkan12.storageBuffer8BitAccess == VK_TRUE);
+    CHECK(req.vulkan11.storageBuffer16BitAccess == VK_TRUE);
+  }
+  CHECK(caps.has(feature_storage_8bit) == (req.vulkan12.storageBuffer8BitAccess == VK_TRUE));
+  CHECK(caps.has(feature_storage_16bit) == (req.vulkan11.storageBuffer16BitAccess == VK_TRUE));
 
   VKPRIM_TEST_RNG(rng);
   Context& ctx = *context.value();
@@ -485,13 +492,17 @@ TEST_CASE("DeviceRequirements::merge_into adds vkprim's features to an engine's 
     CHECK(engine12.timelineSemaphore == VK_TRUE);
     CHECK(engine12.vulkanMemoryModel == req.vulkan12.vulkanMemoryModel);
     CHECK(engine12.shaderBufferInt64Atomics == req.vulkan12.shaderBufferInt64Atomics);
+    CHECK(engine12.storageBuffer8BitAccess == req.vulkan12.storageBuffer8BitAccess);
   }
-  // One struct of each type in the chain: vkprim's 1.3 struct appended, no second 1.2 struct.
-  int count12 = 0, count13 = 0;
+  // One struct of each type in the chain: vkprim's 1.1 struct (16-bit storage) and 1.3 struct appended, no
+  // second 1.2 struct.
+  int count11 = 0, count12 = 0, count13 = 0;
   for (auto* p = reinterpret_cast<const VkBaseInStructure*>(&chain); p; p = p->pNext) {
+    count11 += p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
     count12 += p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
     count13 += p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
   }
+  CHECK(count11 == (req.vulkan11.storageBuffer16BitAccess ? 1 : 0));
   CHECK(count12 == (v12 ? 1 : 0));
   CHECK(count13 <= 1);
   // The pipeline-robustness struct appended exactly where the device has VK_EXT_pipeline_robustness.
@@ -513,6 +524,8 @@ TEST_CASE("DeviceRequirements::merge_into adds vkprim's features to an engine's 
   const Capabilities& caps = context.value()->capabilities();
   CHECK(caps.has(feature_memory_model) == (v12 && req.vulkan12.vulkanMemoryModel && req.vulkan12.vulkanMemoryModelDeviceScope));
   CHECK(caps.has(feature_pipeline_robustness) == (req.pipeline_robustness.pipelineRobustness == VK_TRUE));
+  CHECK(caps.has(feature_storage_8bit) == (v12 && req.vulkan12.storageBuffer8BitAccess));
+  CHECK(caps.has(feature_storage_16bit) == (req.vulkan11.storageBuffer16BitAccess == VK_TRUE));
 
   VKPRIM_TEST_RNG(rng);
   constexpr uint32_t n = 30001;
@@ -591,6 +604,113 @@ TEST_CASE("DeviceRequirements puts the pipeline-robustness struct at the end of 
   }
 }
 
+// Host-only: merge_into with 8- and 16-bit storage requested by hand, against engine chains of core structs,
+// of per-extension structs, and of per-extension structs that lack the storage ones.
+TEST_CASE("DeviceRequirements::merge_into ORs 8- and 16-bit storage into the engine's core or per-extension "
+          "structs, appends the core ones once, and refuses per-extension chains without the storage structs",
+          "[borrowed][requirements]") {
+  DeviceRequirements req;
+  req.api_version = VK_API_VERSION_1_2;
+  req.vulkan11.storageBuffer16BitAccess = VK_TRUE;
+  req.vulkan12.storageBuffer8BitAccess = VK_TRUE;
+  auto count = [](const void* head, VkStructureType type) {
+    int n = 0;
+    for (auto* p = static_cast<const VkBaseInStructure*>(head); p; p = p->pNext) n += p->sType == type;
+    return n;
+  };
+  SECTION("an empty chain gets the 1.1 and 1.2 structs, once") {
+    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    std::vector<const char*> extensions;
+    REQUIRE(req.merge_into(chain, extensions).ok());
+    REQUIRE(req.merge_into(chain, extensions).ok());
+    CHECK(count(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES) == 1);
+    CHECK(count(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 1);
+    CHECK(req.vulkan11.storageBuffer16BitAccess == VK_TRUE);
+    CHECK(req.vulkan12.storageBuffer8BitAccess == VK_TRUE);
+  }
+  SECTION("the engine's own core structs are switched on, nothing appended") {
+    VkPhysicalDeviceVulkan12Features own12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan11Features own11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    own11.shaderDrawParameters = VK_TRUE;
+    own11.pNext = &own12;
+    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    chain.pNext = &own11;
+    std::vector<const char*> extensions;
+    REQUIRE(req.merge_into(chain, extensions).ok());
+    CHECK(own11.storageBuffer16BitAccess == VK_TRUE);
+    CHECK(own11.shaderDrawParameters == VK_TRUE);
+    CHECK(own12.storageBuffer8BitAccess == VK_TRUE);
+    CHECK(own12.pNext == nullptr);
+  }
+  SECTION("the engine's per-extension storage structs are switched on, no core struct appended") {
+    VkPhysicalDevice8BitStorageFeatures own8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+    VkPhysicalDevice16BitStorageFeatures own16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    own16.pNext = &own8;
+    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    chain.pNext = &own16;
+    std::vector<const char*> extensions;
+    REQUIRE(req.merge_into(chain, extensions).ok());
+    CHECK(own16.storageBuffer16BitAccess == VK_TRUE);
+    CHECK(own8.storageBuffer8BitAccess == VK_TRUE);
+    CHECK(own8.pNext == nullptr);
+    CHECK(count(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES) == 0);
+    CHECK(count(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 0);
+  }
+  SECTION("a 1.1 per-extension chain without VkPhysicalDevice16BitStorageFeatures is refused, untouched") {
+    VkPhysicalDeviceShaderDrawParametersFeatures draw{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES};
+    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    chain.pNext = &draw;
+    std::vector<const char*> extensions;
+    auto refused = req.merge_into(chain, extensions);
+    INFO(refused.message());
+    CHECK(refused == Status::invalid_argument);
+    CHECK(refused.message().find("VkPhysicalDevice16BitStorageFeatures") != std::string::npos);
+    CHECK(draw.pNext == nullptr);
+  }
+  SECTION("a 1.2 per-extension chain without VkPhysicalDevice8BitStorageFeatures is refused, untouched") {
+    VkPhysicalDeviceShaderAtomicInt64Features atomics{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
+    VkPhysicalDevice16BitStorageFeatures own16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    own16.pNext = &atomics;
+    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    chain.pNext = &own16;
+    std::vector<const char*> extensions;
+    auto refused = req.merge_into(chain, extensions);
+    INFO(refused.message());
+    CHECK(refused == Status::invalid_argument);
+    CHECK(refused.message().find("VkPhysicalDevice8BitStorageFeatures") != std::string::npos);
+    CHECK(own16.storageBuffer16BitAccess == VK_FALSE);
+    CHECK(atomics.pNext == nullptr);
+  }
+}
+
+TEST_CASE("a Context reads 8- and 16-bit storage from the per-extension structs of the engine's chain",
+          "[borrowed]") {
+  Engine engine;
+  engine.create_instance();
+  DeviceRequirements req = requirements_of(engine);
+  if (!req.vulkan12.storageBuffer8BitAccess || !req.vulkan11.storageBuffer16BitAccess) {
+    WARN("the device lacks storageBuffer8BitAccess or storageBuffer16BitAccess: nothing to check");
+    return;
+  }
+  VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+  storage8.storageBuffer8BitAccess = VK_TRUE;
+  VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  storage16.storageBuffer16BitAccess = VK_TRUE;
+  storage16.pNext = &storage8;
+  VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  chain.pNext = &storage16;
+  engine.create_device(&chain, {});
+  ContextCreateInfo info = engine_handles(engine);
+  info.enabled_features = &chain;
+  auto context = Context::create(info);
+  REQUIRE(context.ok());
+  CHECK(context.value()->capabilities().has(feature_storage_8bit));
+  CHECK(context.value()->capabilities().has(feature_storage_16bit));
+  context.value().reset();
+  INFO("validation messages:\n" << engine.describe_messages());
+  REQUIRE(engine.message_count() == 0);
+}
+
 TEST_CASE("a Context given no enabled features reports no 64-bit support and refuses 64-bit reduces with "
           "unsupported",
           "[borrowed]") {
@@ -609,6 +729,8 @@ TEST_CASE("a Context given no enabled features reports no 64-bit support and ref
   CHECK_FALSE(caps.has(feature_push_descriptors));
   CHECK_FALSE(caps.has(feature_subgroup_size_control));
   CHECK_FALSE(caps.has(feature_synchronization2));
+  CHECK_FALSE(caps.has(feature_storage_8bit));
+  CHECK_FALSE(caps.has(feature_storage_16bit));
 
   for (DataType type : {DataType::u64, DataType::i64, DataType::f64}) {
     auto plan = Reduce::create(ctx, ReduceDesc{type, Op::add, 1000});

@@ -618,6 +618,21 @@ TEST_CASE("keyed primitives refuse bad descriptions and bad buffers with a messa
   refused(Unique::create(c, UniqueDesc{DataType::u32, 100, SelectOutput::elements, 0, 6}), Status::invalid_argument,
           "items_per_thread");
   refused(Unique::create(c, UniqueDesc{DataType::u32, 100, SelectOutput(9)}), Status::invalid_argument, "output");
+  // The sort-key types, as keys or as values.
+  for (DataType type : {DataType::u8, DataType::u16}) {
+    const std::string words = std::string(to_string(type)) + " is a sort-key type only (RadixSort)";
+    refused(ReduceByKey::create(c, ReduceByKeyDesc{type, DataType::u32, Op::add, 100}), Status::invalid_argument,
+            words.c_str());
+    refused(ReduceByKey::create(c, ReduceByKeyDesc{DataType::u32, type, Op::add, 100}), Status::invalid_argument,
+            words.c_str());
+    refused(ScanByKey::create(c, ScanByKeyDesc{type, DataType::u32, Op::add, ScanKind::inclusive, 100}),
+            Status::invalid_argument, words.c_str());
+    refused(ScanByKey::create(c, ScanByKeyDesc{DataType::u32, type, Op::max, ScanKind::exclusive, 100}),
+            Status::invalid_argument, words.c_str());
+    refused(RunLengthEncode::create(c, RunLengthEncodeDesc{type, 100}), Status::invalid_argument, words.c_str());
+    refused(NonTrivialRuns::create(c, RunLengthEncodeDesc{type, 100}), Status::invalid_argument, words.c_str());
+    refused(Unique::create(c, UniqueDesc{type, 100}), Status::invalid_argument, words.c_str());
+  }
 
   const uint64_t n = 1000;
   auto plan = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, n});

@@ -230,6 +230,23 @@ TEST_CASE("Reduce::create rejects bitwise operators on f32 and f64 with invalid_
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("Reduce::create refuses the sort-key types u8 and u16 with invalid_argument naming the type",
+          "[reduce][errors]") {
+  Device& dev = test::device();
+  for (DataType type : {DataType::u8, DataType::u16}) {
+    for (int a = 0; a <= int(ReduceAlgorithm::grid_stride); ++a) {
+      auto plan = Reduce::create(dev.context(), ReduceDesc{type, Op::add, 1000, ReduceAlgorithm(a)});
+      INFO(to_string(type) << " " << to_string(ReduceAlgorithm(a)));
+      REQUIRE_FALSE(plan.ok());
+      INFO(plan.error().message);
+      CHECK(plan.status() == Status::invalid_argument);
+      CHECK(mentions(plan.error().message, std::string(to_string(type)) + " is a sort-key type only"));
+      CHECK(mentions(plan.error().message, "RadixSort"));
+    }
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("Reduce::create rejects max_count 0 and max_count above 2^40 with invalid_argument", "[reduce][errors]") {
   Device& dev = test::device();
   for (uint64_t max_count : {uint64_t(0), (uint64_t(1) << 40) + 1, ~uint64_t(0)}) {
@@ -278,4 +295,27 @@ TEST_CASE("Status names are stable", "[errors]") {
   CHECK(parse("grid_stride", parsed));
   CHECK(parsed == ReduceAlgorithm::grid_stride);
   CHECK_FALSE(parse("no_such_algorithm", parsed));
+}
+
+TEST_CASE("DataType names, sizes and kinds are stable, the sort-key types u8 and u16 included", "[types]") {
+  struct Expected {
+    DataType type;
+    const char* name;
+    uint32_t bytes;
+    bool integer, wide;
+  };
+  for (const Expected& e : {Expected{DataType::u32, "u32", 4, true, false}, Expected{DataType::i32, "i32", 4, true, false},
+                            Expected{DataType::f32, "f32", 4, false, false}, Expected{DataType::u64, "u64", 8, true, true},
+                            Expected{DataType::i64, "i64", 8, true, true}, Expected{DataType::f64, "f64", 8, false, true},
+                            Expected{DataType::u8, "u8", 1, true, false}, Expected{DataType::u16, "u16", 2, true, false}}) {
+    INFO(e.name);
+    CHECK(std::string(to_string(e.type)) == e.name);
+    CHECK(size_of(e.type) == e.bytes);
+    CHECK(is_integer(e.type) == e.integer);
+    CHECK(is_64bit(e.type) == e.wide);
+  }
+  // Appended: the types before them keep their values.
+  CHECK(int(DataType::f64) == 5);
+  CHECK(int(DataType::u8) == 6);
+  CHECK(int(DataType::u16) == 7);
 }

@@ -489,6 +489,13 @@ TEST_CASE("invalid scan descriptions fail create with a Status and a message", "
   }
   expect({DataType::u32, Op::add, ScanKind::inclusive, 0}, Status::invalid_argument);
   expect({DataType::u32, Op::add, ScanKind::inclusive, (uint64_t(1) << 40) + 1}, Status::invalid_argument);
+  // The sort-key types, whatever the algorithm.
+  for (DataType type : {DataType::u8, DataType::u16})
+    for (int a = 0; a <= int(ScanAlgorithm::chained_fallback); ++a) {
+      const std::string message =
+          expect({type, Op::add, ScanKind::inclusive, 100, ScanAlgorithm(a)}, Status::invalid_argument);
+      CHECK(message.find(std::string(to_string(type)) + " is a sort-key type only (RadixSort)") != std::string::npos);
+    }
   // Tuning overrides outside their ranges.
   {
     ScanDesc desc{DataType::u32, Op::add, ScanKind::inclusive, 100, ScanAlgorithm::chained_fallback};

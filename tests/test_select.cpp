@@ -584,6 +584,13 @@ TEST_CASE("select and partition create refuse bad descriptions with a status and
   SelectDesc bad_output{DataType::u32, 1000, SelectPredicate::flagged};
   bad_output.output = SelectOutput(9);
   expect(bad_output, Status::invalid_argument, "output");
+  for (SelectAlgorithm a : {SelectAlgorithm::automatic, SelectAlgorithm::chained, SelectAlgorithm::count_scan_scatter}) {
+    SelectDesc sort_key{DataType::u8, 1000, SelectPredicate::less};
+    sort_key.algorithm = a;
+    expect(sort_key, Status::invalid_argument, "u8 is a sort-key type only (RadixSort)");
+    sort_key.type = DataType::u16;
+    expect(sort_key, Status::invalid_argument, "u16 is a sort-key type only (RadixSort)");
+  }
   ContextOptions masked;
   masked.mask_features = feature_int64 | feature_float64;
   Device& no64 = test::device(masked);

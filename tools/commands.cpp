@@ -50,7 +50,8 @@ std::unique_ptr<Device> open_device(std::vector<std::string>& args, bool pipelin
 }
 
 bool parse_type(const std::string& s, DataType& t) {
-  for (DataType v : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64})
+  for (DataType v : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64,
+                     DataType::u8, DataType::u16})
     if (s == to_string(v)) {
       t = v;
       return true;

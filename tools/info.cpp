@@ -143,6 +143,8 @@ int run_info(std::vector<std::string> args) {
   std::printf("  int64 %s, float64 %s, subgroup int64 %s, int64 atomics %s, memory model %s\n", yes(feature_int64),
               yes(feature_float64), yes(feature_subgroup_extended_types), yes(feature_int64_atomics),
               yes(feature_memory_model));
+  std::printf("  8-bit storage %s, 16-bit storage %s (u8 and u16 sort keys)\n", yes(feature_storage_8bit),
+              yes(feature_storage_16bit));
   std::printf("  push descriptors %s, synchronization2 %s, debug labels %s, timestamps %s (%.3f ns/tick), "
               "pipeline robustness %s\n",
               yes(feature_push_descriptors), yes(feature_synchronization2), yes(feature_debug_utils),

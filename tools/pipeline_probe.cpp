@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
   vkGetPhysicalDeviceProperties(physical[0], &properties);
   std::printf("device %s, driver version %u\n", properties.deviceName, properties.driverVersion);
 
-  // The features the sort kernels declare (memory model, 64-bit integers, subgroup size control).
+  // The features the sort kernels declare (memory model, 64-bit integers, subgroup size control, 8- and
+  // 16-bit storage for u8 and u16 keys).
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   executable_info.pipelineExecutableInfo = VK_TRUE;
@@ -106,10 +107,14 @@ int main(int argc, char** argv) {
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   f12.vulkanMemoryModel = VK_TRUE;
   f12.vulkanMemoryModelDeviceScope = VK_TRUE;
+  f12.storageBuffer8BitAccess = VK_TRUE;
   f12.pNext = &f13;
+  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  f11.storageBuffer16BitAccess = VK_TRUE;
+  f11.pNext = &f12;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.features.shaderInt64 = VK_TRUE;
-  features.pNext = &f12;
+  features.pNext = &f11;
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue.queueCount = 1;

@@ -34,6 +34,8 @@ enum Feature : uint32_t {
   feature_pipeline_statistics = 1u << 12,  // VK_KHR_pipeline_executable_properties + pipelineExecutableInfo
   feature_pipeline_robustness = 1u << 13,  // VK_EXT_pipeline_robustness + pipelineRobustness: kernels whose
                                            // accesses are proven in bounds (onesweep) drop the driver's checks
+  feature_storage_16bit = 1u << 14,        // storageBuffer16BitAccess (Vulkan 1.1, VK_KHR_16bit_storage): u16 keys
+  feature_storage_8bit = 1u << 15,         // storageBuffer8BitAccess (Vulkan 1.2, VK_KHR_8bit_storage): u8 keys
 };
 
 // What the context found on the device after applying what the caller enabled and the masks.
@@ -150,7 +152,7 @@ struct DeviceRequirements {
   VkPhysicalDeviceFeatures2* features();
 
   // For an engine with its own feature chain: ORs the features vkprim wants into the matching structs of
-  // `chain` (VkPhysicalDeviceFeatures2, the Vulkan 1.2 / 1.3 structs, or the per-extension structs they
+  // `chain` (VkPhysicalDeviceFeatures2, the Vulkan 1.1 / 1.2 / 1.3 structs, or the per-extension structs they
   // replace, and the pipeline-robustness struct), appends vkprim's struct where the chain has no struct of
   // that kind, and adds the missing extensions to `engine_extensions`. Nothing the engine enabled is cleared.
   // Appended structs live in this object: keep it alive and unmoved until vkCreateDevice returns.

@@ -8,13 +8,16 @@
 namespace vkprim {
 
 // 64-bit types need shaderInt64 / shaderFloat64 on the device (Capabilities says which).
-enum class DataType { u32, i32, f32, u64, i64, f64 };
+// u8 and u16 are RadixSort key types only: every other plan refuses them with invalid_argument. Their
+// keys are read and written as bytes and halves, which needs storageBuffer8BitAccess /
+// storageBuffer16BitAccess (feature_storage_8bit / feature_storage_16bit).
+enum class DataType { u32, i32, f32, u64, i64, f64, u8, u16 };
 // Bitwise operators are defined for integer types only.
 enum class Op { add, min, max, bit_and, bit_or, bit_xor };
 
 const char* to_string(DataType type);
 const char* to_string(Op op);
-uint32_t size_of(DataType type);        // bytes per element: 4 or 8
+uint32_t size_of(DataType type);        // bytes per element: 1, 2, 4 or 8
 bool is_integer(DataType type);
 bool is_64bit(DataType type);
 

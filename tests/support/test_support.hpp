@@ -258,6 +258,8 @@ inline bool type_supported(const Context& context, DataType type) {
   const auto& caps = context.capabilities();
   if (type == DataType::u64 || type == DataType::i64) return caps.has(feature_int64);
   if (type == DataType::f64) return caps.has(feature_float64);
+  if (type == DataType::u8) return caps.has(feature_storage_8bit);
+  if (type == DataType::u16) return caps.has(feature_storage_16bit);
   return true;
 }
 

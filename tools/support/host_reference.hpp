@@ -26,6 +26,8 @@ decltype(auto) with_type(DataType type, F&& f) {
     case DataType::u64: return f(uint64_t{});
     case DataType::i64: return f(int64_t{});
     case DataType::f64: return f(double{});
+    case DataType::u8: return f(uint8_t{});
+    case DataType::u16: return f(uint16_t{});
   }
   return f(uint32_t{});
 }
