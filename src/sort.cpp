@@ -290,7 +290,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     return make_error(Status::invalid_argument, "RadixSort: unknown ranking ", int(desc.ranking));
   if (int(desc.scatter) < 0 || int(desc.scatter) > int(SortScatter::direct))
     return make_error(Status::invalid_argument, "RadixSort: unknown scatter ", int(desc.scatter));
-  if (int(desc.key_type) < 0 || int(desc.key_type) > int(DataType::f64))
+  if (!detail::known_type(desc.key_type))
     return make_error(Status::invalid_argument, "RadixSort: unknown key type ", int(desc.key_type));
   if (desc.value_size % 4 != 0 || desc.value_size > detail::kMaxValueBytes)
     return make_error(Status::invalid_argument, "RadixSort: value_size ", desc.value_size,
@@ -306,6 +306,18 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (is_64bit(desc.key_type) && !caps.has(feature_int64))
     return make_error(Status::unsupported, "RadixSort: ", to_string(desc.key_type), " keys need shaderInt64, which ",
                       "the device lacks or the caller did not enable");
+  if (desc.key_type == DataType::u8 && !caps.has(feature_storage_8bit))
+    return make_error(Status::unsupported, "RadixSort: u8 keys need storageBuffer8BitAccess (feature_storage_8bit), ",
+                      "which the device lacks or the caller did not enable");
+  if (desc.key_type == DataType::u16 && !caps.has(feature_storage_16bit))
+    return make_error(Status::unsupported, "RadixSort: u16 keys need storageBuffer16BitAccess ",
+                      "(feature_storage_16bit), which the device lacks or the caller did not enable");
+  // Partitioned ranking and direct scatter are built for 32- and 64-bit keys (shaders/kernels.cmake).
+  const bool narrow_keys = size_of(desc.key_type) < 4;
+  if (narrow_keys && (desc.ranking == SortRanking::partitioned || desc.scatter == SortScatter::direct))
+    return make_error(Status::unsupported, "RadixSort: ", to_string(desc.key_type), " keys sort with ballot ranking ",
+                      "and the staged scatter only (SortRanking::partitioned and SortScatter::direct take 32- and ",
+                      "64-bit keys)");
   const bool memory_model = caps.has(feature_memory_model);
   auto plan = std::make_unique<detail::SortPlan>();
   plan->context = &c;
@@ -362,9 +374,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (wg < 256 || wg > 1024 || wg % 128 != 0)
     return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a multiple of 128 from ",
                       "256 to 1024 (one invocation per digit, whole subgroups)");
-  uint32_t items = desc.items_per_thread ? desc.items_per_thread
-                   : wide_tile && wg == 384      ? (plan->value_units ? 12u : widest == 8 ? 14u : plan->value_bytes ? 22u : 18u)
-                                                 : 8u;
+  uint32_t items = 8;
+  if (desc.items_per_thread) items = desc.items_per_thread;
+  else if (wide_tile && wg == 384) items = plan->value_units ? 12u : widest == 8 ? 14u : plan->value_bytes ? 22u : 18u;
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
     return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",
                       "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");
@@ -385,7 +397,6 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
                       "and subgroups of 8..128 invocations, subgroups not disabled)");
   // Shared memory of the ranking kernels (common/radix.glsl and onesweep.comp), in words.
   // A tile staged in `rounds` rounds (STAGE_ROUNDS of common/radix.glsl) holds 1/rounds of it at a time.
-  const uint64_t key_words = plan->key_bytes == 8 ? 2 : 1;
   // Staged words per round: keys, or 4- and 8-byte values; wide values are gathered through one in-tile
   // source index per position (common/radix.glsl), so they need no more than the keys.
   const uint64_t stage_width =
@@ -444,7 +455,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
                       " bytes exceed one storage-buffer binding (maxStorageBufferRange ",
                       caps.max_storage_buffer_range, " bytes)");
 
-  const std::string kw = plan->key_bytes == 8 ? "_k64" : "_k32";
+  const std::string kw = "_k" + std::to_string(8 * plan->key_bytes);
   const std::string vw = plan->value_units   ? "_vw" + std::to_string(plan->value_unit)
                          : plan->value_bytes ? "_v" + std::to_string(8 * plan->value_bytes)
                                              : std::string();

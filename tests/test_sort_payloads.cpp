@@ -1,9 +1,9 @@
 // RadixSort payloads wider than 8 bytes (every multiple of 4 up to 64, moved as bits in units of 16 or 4
-// bytes) against std::stable_sort of the indices (sort_rig.hpp): every word of every value is checked, and
-// guards around keys and values must keep their values. Sizes around the tile, both algorithms, every
-// key width, descending float keys, bit ranges with an odd pass count (copy back), forced onesweep
-// fallback, the no-subgroup path, direct scatter, partitioned ranking where the device has it, element
-// offsets and record_indirect.
+// bytes) and u8 / u16 keys, against std::stable_sort of the indices (sort_rig.hpp): every word of every
+// value is checked, and guards around keys and values must keep their values. Sizes around the tile, both
+// algorithms, every key width, descending float keys, bit ranges with an odd pass count (copy back), forced
+// onesweep fallback, the no-subgroup path, direct scatter, partitioned ranking where the device has it,
+// element offsets, record_indirect, and the refusals of narrow keys.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -186,5 +186,104 @@ TEST_CASE("onesweep with wide values in tiles staged in two rounds (256 x 24) ma
   REQUIRE(rig.plan().keys_per_tile() == tile);
   CHECK(rig.plan().staging_rounds() == 2u);
   for (uint64_t n : {tile - 1, tile + 1, 2 * tile + 1}) CHECK(rig.check(random_keys(n, DataType::u32, rng)));
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+// u8 and u16 keys: held as u32 inside the kernels, narrow only in the buffers (8- and 16-bit storage).
+TEST_CASE("radix sort of u16 and u8 keys, keys only and with 4- and 16-byte values, in both orders, matches "
+          "std::stable_sort around the tile",
+          "[sort][narrow_keys]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  struct Case {
+    DataType key;
+    uint32_t value_size;
+    SortOrder order;
+  };
+  const SortOrder up = SortOrder::ascending, down = SortOrder::descending;
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
+    for (const Case& c : {Case{DataType::u16, 0, up}, Case{DataType::u16, 4, down}, Case{DataType::u16, 16, up},
+                          Case{DataType::u8, 0, down}, Case{DataType::u8, 4, up}}) {
+      if (!key_type_supported(dev.context(), c.key)) {
+        WARN(to_string(c.key) << " keys skipped: the device lacks " << (c.key == DataType::u8 ? "8" : "16")
+                              << "-bit storage");
+        continue;
+      }
+      const uint64_t tile = tile_of(dev, c.value_size, a);
+      SortRig rig(dev, desc_of(a, c.key, 3 * tile + 7, c.value_size, c.order));
+      CHECK(rig.plan().digit_passes() == (c.key == DataType::u8 ? 1u : 2u));
+      for (uint64_t n : {uint64_t(1), uint64_t(2), tile - 1, tile + 1, 3 * tile + 7})
+        CHECK(rig.check(random_keys(n, c.key, rng)));
+    }
+  });
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("radix sort of u16 keys on a bit range, at odd element offsets, with the count read on the GPU, and u16 "
+          "keys equal to the padding key match std::stable_sort",
+          "[sort][narrow_keys][offsets][indirect][padding]") {
+  Device& dev = test::device();
+  if (!key_type_supported(dev.context(), DataType::u16)) return;
+  VKPRIM_TEST_RNG(rng);
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
+    const uint64_t n = 2 * tile_of(dev, 4, a) + 33;
+    SortDesc d = desc_of(a, DataType::u16, n, 4);
+    d.begin_bit = 4;
+    d.end_bit = 12;  // one pass, copied back
+    SortRig ranged(dev, d);
+    REQUIRE(ranged.plan().digit_passes() == 1u);
+    CHECK(ranged.check(random_keys(n, DataType::u16, rng)));
+    SortRig rig(dev, desc_of(a, DataType::u16, n, 4));
+    for (uint64_t shift : {1u, 3u}) CHECK(rig.check(random_keys(n, DataType::u16, rng), shift));
+    CHECK(rig.check(random_keys(n - 5, DataType::u16, rng), 0, true));
+    Keys ones = random_keys(n, DataType::u16, rng);
+    for (uint64_t i = 0; i < n; i += 2) ones[i] = 0xFFFF;  // every bit set: the padding's digits
+    CHECK(rig.check(ones));
+  });
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("onesweep of u16 and u8 keys with tiles that never publish falls back, and the no-subgroup path sorts "
+          "them, like std::stable_sort",
+          "[sort][narrow_keys][fallback][no_subgroups][no_subgroup_ops]") {
+  ContextOptions o = test::forced_fallback(3);
+  o.force_no_subgroups = true;
+  Device& dev = test::device(o);
+  VKPRIM_TEST_RNG(rng);
+  for_each_algorithm(dev, [&](SortAlgorithm a) {
+    for (DataType t : {DataType::u16, DataType::u8}) {
+      if (!key_type_supported(dev.context(), t)) continue;
+      const uint64_t n = 7 * tile_of(dev, 4, a) + 5;
+      SortRig rig(dev, desc_of(a, t, n, 4, SortOrder::descending));
+      CHECK(rig.check(random_keys(n, t, rng)));
+    }
+  });
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("u8 and u16 keys are refused with unsupported where 8- or 16-bit storage is hidden, and with partitioned "
+          "ranking or the direct scatter",
+          "[sort][narrow_keys][errors]") {
+  Device& masked = test::device_without(feature_storage_8bit | feature_storage_16bit);
+  for (DataType t : {DataType::u8, DataType::u16}) {
+    SortDesc d = desc_of(SortAlgorithm::reduce_then_scan, t, 1000);
+    auto made = RadixSort::create(masked.context(), d);
+    REQUIRE_FALSE(made.ok());
+    CHECK(made.status() == Status::unsupported);
+    CHECK(made.error().message.find(t == DataType::u8 ? "8BitAccess" : "16BitAccess") != std::string::npos);
+  }
+  Device& dev = test::device();
+  for (DataType t : {DataType::u8, DataType::u16}) {
+    if (!key_type_supported(dev.context(), t)) continue;
+    for (int knob = 0; knob < 2; ++knob) {
+      SortDesc d = desc_of(SortAlgorithm::reduce_then_scan, t, 1000);
+      if (knob == 0) d.ranking = SortRanking::partitioned;
+      else d.scatter = SortScatter::direct;
+      auto made = RadixSort::create(dev.context(), d);
+      REQUIRE_FALSE(made.ok());
+      CHECK(made.status() == Status::unsupported);
+      CHECK(made.error().message.find("32- and 64-bit keys") != std::string::npos);
+    }
+  }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }

@@ -301,8 +301,13 @@ int verify_sort(const Device& device, std::mt19937_64& rng) {
   for (SortAlgorithm a : {SortAlgorithm::onesweep, SortAlgorithm::reduce_then_scan}) {
     if (a == SortAlgorithm::onesweep && !caps.has(feature_memory_model)) continue;
     if (r == SortRanking::partitioned && (!caps.has(feature_subgroup_partitioned) || sc == SortScatter::direct)) continue;
-    for (DataType t : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
+    for (DataType t : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64,
+                       DataType::u16, DataType::u8}) {
       if (is_64bit(t) && !caps.has(feature_int64)) continue;
+      if (t == DataType::u8 && !caps.has(feature_storage_8bit)) continue;
+      if (t == DataType::u16 && !caps.has(feature_storage_16bit)) continue;
+      // Narrow keys rank with ballots and scatter staged only.
+      if (size_of(t) < 4 && (r != SortRanking::ballots || sc != SortScatter::staged)) continue;
       for (uint32_t vb : {0u, 4u, 8u, 16u, 36u})  // 16 and 36: wide values in units of 16 and 4 bytes
         for (SortOrder o : {SortOrder::ascending, SortOrder::descending}) {
           SortDesc d;

@@ -22,7 +22,7 @@ void usage() {
                "  bench select [--partition] [--type T] [--predicate flagged|less|...] [--density PERCENT] [--output indices]\n"
                "             [--algorithm automatic|chained|count_scan_scatter|all|NAME@WGxV] [--sizes LIST] [--repeat N]\n"
                "             [--json FILE]\n"
-               "  bench sort [--key-type u32|i32|f32|u64|i64|f64] [--pairs [--value-size 4..64]] [--order ascending|descending]\n"
+               "  bench sort [--key-type u32|i32|f32|u64|i64|f64|u16|u8] [--pairs [--value-size 4..64]] [--order ascending|descending]\n"
                "             [--bits BEGIN..END] [--algorithm automatic|onesweep|reduce_then_scan|all|NAME@WGxITEMS]\n"
                "             [--ranking ballots|partitioned] [--scatter staged|direct]\n"
                "             [--sizes LIST] [--repeat N] [--json FILE]\n"

@@ -56,7 +56,9 @@ const char* to_string(SortScatter scatter);
 bool parse(const char* name, SortScatter& out);
 
 struct SortDesc {
-  DataType key_type = DataType::u32;  // u32 i32 f32; u64 i64 f64 where the device has shaderInt64
+  // u32 i32 f32; u64 i64 f64 where the device has shaderInt64; u8 and u16 (one and two digit passes) where it
+  // has 8- and 16-bit storage (feature_storage_8bit, feature_storage_16bit).
+  DataType key_type = DataType::u32;
   // 0 = keys only; else a payload of that many bytes moved as bits: any multiple of 4 up to 64. Payloads
   // over 8 bytes move through shared memory in rounds, in 16-byte units where the size is a multiple of 16
   // (so 16, 32, 48 and 64 move fastest) and 4-byte units otherwise.
@@ -87,9 +89,10 @@ namespace detail { struct SortPlan; }
 class RadixSort {
  public:
   // invalid_argument: max_count 0 or >= 2^30, begin_bit/end_bit outside the key or begin >= end,
-  // value_size not a multiple of 4 up to 64, unknown enums, bad tuning overrides. unsupported: 64-bit keys without
-  // shaderInt64; onesweep without the Vulkan memory model; keys or values past one binding's range; a tile
-  // that needs more shared memory than the device has.
+  // value_size not a multiple of 4 up to 64, unknown enums, bad tuning overrides. unsupported: 64-bit keys
+  // without shaderInt64; u8 / u16 keys without 8- / 16-bit storage, or with partitioned ranking or the direct
+  // scatter; onesweep without the Vulkan memory model; keys or values past one binding's range; a tile that
+  // needs more shared memory than the device has.
   static Result<RadixSort> create(Context& context, const SortDesc& desc);
   RadixSort(RadixSort&&) noexcept;
   RadixSort& operator=(RadixSort&&) noexcept;
