@@ -113,23 +113,6 @@ TEST_CASE("onesweep with wide values and tiles that never publish falls back and
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("radix sort with wide values on the no-subgroup path matches std::stable_sort (both algorithms, forced "
-          "onesweep fallback)",
-          "[sort][payloads][no_subgroups][no_subgroup_ops]") {
-  ContextOptions o = test::forced_fallback(4);
-  o.force_no_subgroups = true;
-  Device& dev = test::device(o);
-  VKPRIM_TEST_RNG(rng);
-  for_each_algorithm(dev, [&](SortAlgorithm a) {
-    for (uint32_t vb : {20u, 32u}) {
-      const uint64_t n = 4 * tile_of(dev, vb, a) + 13;
-      SortRig rig(dev, desc_of(a, DataType::u32, n, vb));
-      CHECK(rig.check(random_keys(n, DataType::u32, rng)));
-    }
-  });
-  REQUIRE_NO_VALIDATION_MESSAGES(dev);
-}
-
 TEST_CASE("direct scatter and partitioned ranking (where the device has it) move wide values like the staged "
           "scatter",
           "[sort][payloads][scatter][partitioned]") {
@@ -243,19 +226,24 @@ TEST_CASE("radix sort of u16 keys on a bit range, at odd element offsets, with t
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("onesweep of u16 and u8 keys with tiles that never publish falls back, and the no-subgroup path sorts "
-          "them, like std::stable_sort",
-          "[sort][narrow_keys][fallback][no_subgroups][no_subgroup_ops]") {
+TEST_CASE("on the no-subgroup path with forced onesweep fallback, wide values and u16 / u8 keys sort like "
+          "std::stable_sort",
+          "[sort][payloads][narrow_keys][fallback][no_subgroups][no_subgroup_ops]") {
   ContextOptions o = test::forced_fallback(3);
   o.force_no_subgroups = true;
   Device& dev = test::device(o);
   VKPRIM_TEST_RNG(rng);
+  struct Case {
+    DataType key;
+    uint32_t value_size;
+  };
   for_each_algorithm(dev, [&](SortAlgorithm a) {
-    for (DataType t : {DataType::u16, DataType::u8}) {
-      if (!key_type_supported(dev.context(), t)) continue;
-      const uint64_t n = 7 * tile_of(dev, 4, a) + 5;
-      SortRig rig(dev, desc_of(a, t, n, 4, SortOrder::descending));
-      CHECK(rig.check(random_keys(n, t, rng)));
+    for (const Case& c : {Case{DataType::u32, 20}, Case{DataType::u32, 32}, Case{DataType::u16, 4},
+                          Case{DataType::u8, 4}}) {
+      if (!key_type_supported(dev.context(), c.key)) continue;
+      const uint64_t n = 5 * tile_of(dev, c.value_size, a) + 13;
+      SortRig rig(dev, desc_of(a, c.key, n, c.value_size, SortOrder::descending));
+      CHECK(rig.check(random_keys(n, c.key, rng)));
     }
   });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
