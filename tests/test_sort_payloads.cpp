@@ -25,7 +25,7 @@ constexpr uint32_t kWideSizes[] = {12, 16, 36, 64};
 }  // namespace
 
 TEST_CASE("radix sort with values of 12 to 64 bytes matches std::stable_sort around one and two tiles",
-          "[sort][payloads]") {
+          "[sort][payloads][subgroup_sizes]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   for_each_algorithm(dev, [&](SortAlgorithm a) {
@@ -175,7 +175,7 @@ TEST_CASE("onesweep with wide values in tiles staged in two rounds (256 x 24) ma
 // u8 and u16 keys: held as u32 inside the kernels, narrow only in the buffers (8- and 16-bit storage).
 TEST_CASE("radix sort of u16 and u8 keys, keys only and with 4- and 16-byte values, in both orders, matches "
           "std::stable_sort around the tile",
-          "[sort][narrow_keys]") {
+          "[sort][narrow_keys][subgroup_sizes]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   struct Case {
