@@ -44,14 +44,10 @@ void for_each_algorithm(Device& dev, Body&& body) {
     if (available(dev, a)) body(a);
 }
 
-// Sort keys need shaderInt64 for 64-bit types (f64 keys too: they are sorted as bits) and 8- or 16-bit storage
-// for u8 and u16.
+// As type_supported (test_support.hpp: 8- or 16-bit storage for u8 and u16), except that f64 keys, sorted as
+// bits, need shaderInt64 rather than shaderFloat64.
 bool key_type_supported(const Context& context, DataType t) {
-  const auto& caps = context.capabilities();
-  if (is_64bit(t)) return caps.has(feature_int64);
-  if (t == DataType::u8) return caps.has(feature_storage_8bit);
-  if (t == DataType::u16) return caps.has(feature_storage_16bit);
-  return true;
+  return is_64bit(t) ? context.capabilities().has(feature_int64) : type_supported(context, t);
 }
 
 // Keys as raw bits (the low 32 bits for 32-bit key types).
