@@ -66,6 +66,9 @@ inline bool known_type(DataType type) { return int(type) >= 0 && int(type) <= in
 
 // `type` and `op` for a plan over values (every plan but RadixSort, whose key checks are its own).
 inline Result<void> check_type_op(const ContextImpl& c, DataType type, Op op, const char* plan) {
+  if (!known_type(type)) return make_error(Status::invalid_argument, plan, ": unknown DataType ", int(type));
+  if (int(op) < 0 || int(op) > int(Op::bit_xor))
+    return make_error(Status::invalid_argument, plan, ": unknown operator ", int(op));
   if (type == DataType::u8 || type == DataType::u16)
     return make_error(Status::invalid_argument, plan, ": ", to_string(type), " is a sort-key type only (RadixSort); ",
                       plan, " takes u32, i32, f32, u64, i64 or f64");

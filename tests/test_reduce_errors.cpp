@@ -247,6 +247,23 @@ TEST_CASE("Reduce::create refuses the sort-key types u8 and u16 with invalid_arg
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("Reduce::create refuses a DataType or Op value no enumerator names with invalid_argument naming it",
+          "[reduce][errors]") {
+  Device& dev = test::device();
+  for (int a = 0; a <= int(ReduceAlgorithm::grid_stride); ++a) {
+    INFO(to_string(ReduceAlgorithm(a)));
+    auto bad_type = Reduce::create(dev.context(), ReduceDesc{DataType(42), Op::add, 1000, ReduceAlgorithm(a)});
+    REQUIRE_FALSE(bad_type.ok());
+    CHECK(bad_type.status() == Status::invalid_argument);
+    CHECK(mentions(bad_type.error().message, "unknown DataType 42"));
+    auto bad_op = Reduce::create(dev.context(), ReduceDesc{DataType::u32, Op(-3), 1000, ReduceAlgorithm(a)});
+    REQUIRE_FALSE(bad_op.ok());
+    CHECK(bad_op.status() == Status::invalid_argument);
+    CHECK(mentions(bad_op.error().message, "unknown operator -3"));
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("Reduce::create rejects max_count 0 and max_count above 2^40 with invalid_argument", "[reduce][errors]") {
   Device& dev = test::device();
   for (uint64_t max_count : {uint64_t(0), (uint64_t(1) << 40) + 1, ~uint64_t(0)}) {

@@ -496,6 +496,13 @@ TEST_CASE("invalid scan descriptions fail create with a Status and a message", "
           expect({type, Op::add, ScanKind::inclusive, 100, ScanAlgorithm(a)}, Status::invalid_argument);
       CHECK(message.find(std::string(to_string(type)) + " is a sort-key type only (RadixSort)") != std::string::npos);
     }
+  // Enum values no enumerator names (a cast integer).
+  for (int a = 0; a <= int(ScanAlgorithm::chained_fallback); ++a) {
+    CHECK(expect({DataType(42), Op::add, ScanKind::inclusive, 100, ScanAlgorithm(a)}, Status::invalid_argument)
+              .find("unknown DataType 42") != std::string::npos);
+    CHECK(expect({DataType::u32, Op(17), ScanKind::inclusive, 100, ScanAlgorithm(a)}, Status::invalid_argument)
+              .find("unknown operator 17") != std::string::npos);
+  }
   // Tuning overrides outside their ranges.
   {
     ScanDesc desc{DataType::u32, Op::add, ScanKind::inclusive, 100, ScanAlgorithm::chained_fallback};

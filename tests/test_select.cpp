@@ -584,6 +584,7 @@ TEST_CASE("select and partition create refuse bad descriptions with a status and
   SelectDesc bad_output{DataType::u32, 1000, SelectPredicate::flagged};
   bad_output.output = SelectOutput(9);
   expect(bad_output, Status::invalid_argument, "output");
+  expect(SelectDesc{DataType(42), 1000, SelectPredicate::flagged}, Status::invalid_argument, "unknown DataType 42");
   for (SelectAlgorithm a : {SelectAlgorithm::automatic, SelectAlgorithm::chained, SelectAlgorithm::count_scan_scatter}) {
     SelectDesc sort_key{DataType::u8, 1000, SelectPredicate::less};
     sort_key.algorithm = a;

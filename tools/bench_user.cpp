@@ -39,8 +39,11 @@ bool accept(const Affine& a, const Affine& b) {
          std::memcmp(a.t, b.t, sizeof(a.t)) == 0;
 }
 bool accept(const Mat4& a, const Mat4& b) { return std::memcmp(a.c, b.c, sizeof(a.c)) == 0; }
+// Welford counts are floats: exact up to 2^24; past it each combine rounds, and the algorithms combine in
+// different orders (reduce_then_scan at 2^25 gave 16777224 where the double reference gives 16777226).
 bool accept(const Welford& a, const Welford& b) {
-  return a.n == b.n && near(a.mean, b.mean, 1e-3) && near(a.m2, b.m2, 1e-2);
+  const bool count = b.n <= 16777216.0f ? a.n == b.n : near(a.n, b.n, 1e-5);
+  return count && near(a.mean, b.mean, 1e-3) && near(a.m2, b.m2, 1e-2);
 }
 bool accept(const Sum4& a, const Sum4& b) {
   for (int k = 0; k < 4; ++k)
