@@ -362,6 +362,7 @@ Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, st
   VkPhysicalDeviceSubgroupSizeControlFeatures* size_control = nullptr;
   VkPhysicalDeviceSynchronization2Features* sync2 = nullptr;
   VkPhysicalDevicePipelineRobustnessFeaturesEXT* robustness = nullptr;
+  bool other12 = false, other13 = false;  // per-extension structs of 1.2 / 1.3 that vkprim does not use
   VkBaseOutStructure* last = reinterpret_cast<VkBaseOutStructure*>(&chain);
   for (auto* s = reinterpret_cast<VkBaseOutStructure*>(&chain); s; s = s->pNext) {
     last = s;
@@ -379,6 +380,32 @@ Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, st
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES:
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES:
         split11 = true;
+        break;
+      // The other structs VkPhysicalDeviceVulkan12Features / 13Features replace (VUID-VkDeviceCreateInfo-pNext-02830,
+      // -06532): where one is in the chain, no core struct of that version may be appended.
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES:
+        other12 = true;
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRIVATE_DATA_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES:
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES:
+        other13 = true;
         break;
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES:
         v12 = reinterpret_cast<VkPhysicalDeviceVulkan12Features*>(s);
@@ -414,8 +441,8 @@ Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, st
   const bool want12 = vulkan12.vulkanMemoryModel || vulkan12.shaderBufferInt64Atomics ||
                       vulkan12.shaderSubgroupExtendedTypes || vulkan12.storageBuffer8BitAccess;
   const bool want13 = vulkan13.subgroupSizeControl || vulkan13.synchronization2;
-  const bool split12 = memory_model || atomic_int64 || extended_types || storage8;
-  const bool split13 = size_control || sync2;
+  const bool split12 = memory_model || atomic_int64 || extended_types || storage8 || other12;
+  const bool split13 = size_control || sync2 || other13;
   auto missing = [&](const char* name) {
     return make_error(Status::invalid_argument, "DeviceRequirements::merge_into: the chain enables features through ",
                       "per-extension structs but has no ", name, ", which vkprim needs; add it (a core feature ",

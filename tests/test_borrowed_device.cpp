@@ -683,6 +683,69 @@ TEST_CASE("DeviceRequirements::merge_into ORs 8- and 16-bit storage into the eng
   }
 }
 
+// Host-only: per-extension structs that vkprim does not use still forbid the core struct of their version
+// (VUID-VkDeviceCreateInfo-pNext-02830, -06532).
+TEST_CASE("DeviceRequirements::merge_into appends no Vulkan 1.2 or 1.3 core struct beside any per-extension "
+          "struct of that version, and refuses such a chain that lacks vkprim's structs, untouched",
+          "[borrowed][requirements]") {
+  DeviceRequirements req;
+  req.api_version = VK_API_VERSION_1_3;
+  req.vulkan12.vulkanMemoryModel = VK_TRUE;
+  req.vulkan12.vulkanMemoryModelDeviceScope = VK_TRUE;
+  req.vulkan13.synchronization2 = VK_TRUE;
+  auto count = [](const void* head, VkStructureType type) {
+    int n = 0;
+    for (auto* p = static_cast<const VkBaseInStructure*>(head); p; p = p->pNext) n += p->sType == type;
+    return n;
+  };
+  SECTION("timeline semaphores without the memory-model struct: refused, naming it") {
+    VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
+    timeline.timelineSemaphore = VK_TRUE;
+    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    chain.pNext = &timeline;
+    std::vector<const char*> extensions;
+    auto refused = req.merge_into(chain, extensions);
+    INFO(refused.message());
+    CHECK(refused == Status::invalid_argument);
+    CHECK(refused.message().find("VkPhysicalDeviceVulkanMemoryModelFeatures") != std::string::npos);
+    CHECK(timeline.pNext == nullptr);
+    CHECK(extensions.empty());
+  }
+  SECTION("dynamic rendering without the synchronization2 struct: refused, naming it") {
+    VkPhysicalDeviceDynamicRenderingFeatures rendering{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES};
+    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    chain.pNext = &rendering;
+    std::vector<const char*> extensions;
+    auto refused = req.merge_into(chain, extensions);
+    INFO(refused.message());
+    CHECK(refused == Status::invalid_argument);
+    CHECK(refused.message().find("VkPhysicalDeviceSynchronization2Features") != std::string::npos);
+    CHECK(rendering.pNext == nullptr);
+  }
+  SECTION("with vkprim's per-extension structs beside them, they are switched on and no core struct is added") {
+    VkPhysicalDeviceSynchronization2Features sync2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
+    VkPhysicalDeviceDynamicRenderingFeatures rendering{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES};
+    rendering.pNext = &sync2;
+    VkPhysicalDeviceVulkanMemoryModelFeatures memory_model{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+    memory_model.pNext = &rendering;
+    VkPhysicalDeviceBufferDeviceAddressFeatures address{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
+    address.bufferDeviceAddress = VK_TRUE;
+    address.pNext = &memory_model;
+    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    chain.pNext = &address;
+    std::vector<const char*> extensions;
+    auto merged = req.merge_into(chain, extensions);
+    INFO(merged.message());
+    REQUIRE(merged.ok());
+    CHECK(count(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 0);
+    CHECK(count(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES) == 0);
+    CHECK(memory_model.vulkanMemoryModel == VK_TRUE);
+    CHECK(memory_model.vulkanMemoryModelDeviceScope == VK_TRUE);
+    CHECK(sync2.synchronization2 == VK_TRUE);
+    CHECK(address.bufferDeviceAddress == VK_TRUE);
+  }
+}
+
 TEST_CASE("a Context reads 8- and 16-bit storage from the per-extension structs of the engine's chain",
           "[borrowed]") {
   Engine engine;
