@@ -10,7 +10,8 @@
 // inside an [[unroll]] loop in convergence checks (MATCH.ANY and an out-of-line call: 2.7x slower there).
 // Requires common/config.glsl, common/scan_tile.glsl and common/workgroup_scan.glsl.
 // Provides: vk_blocked_first(tile), vk_blocked_scan(tile, scanned, prefix, aggregate) (every invocation
-// calls it: barriers), vk_blocked_store(first, k, value), and with VKPRIM_BLOCKED_STAGED_STORE
+// calls it: barriers), vk_blocked_store(first, k, value), with subgroups vk_blocked_rows_fit() and
+// vk_blocked_store_rows(tile, values) (every invocation calls it), and with VKPRIM_BLOCKED_STAGED_STORE
 // vk_blocked_store_tile(tile, values) (every invocation calls it).
 #ifndef VKPRIM_BLOCKED_TILE_GLSL
 #define VKPRIM_BLOCKED_TILE_GLSL
@@ -36,6 +37,41 @@ void vk_blocked_store(uint first, uint k, VALUE_T value) {
   v[0] = value;
   vk_tile_store(first + k, v);
 }
+
+#if !defined(VKPRIM_NO_SUBGROUPS)
+// Stores the tile's values from blocked registers (values[k] of invocation tid is value tid * ITEMS + k of
+// the tile) so that each store instruction of a subgroup writes consecutive values: where ITEMS divides the
+// subgroup size S, ITEMS rounds of one shuffle per word transpose the subgroup's run of S x ITEMS values
+// to rows (lane c ends with values r * S + c of the run). In round i lane c takes row (i + c) mod ITEMS from
+// lane row * S / ITEMS + c / ITEMS, which sends, of its own values, the one that lane wants; so each lane sends
+// one value per round and no shared memory is used. Otherwise the values are stored as they are.
+// Every invocation of a subgroup calls it. Subgroups are full and hold consecutive invocations (as
+// common/workgroup_scan.glsl assumes).
+bool vk_blocked_rows_fit() { return ITEMS > 1u && gl_SubgroupSize % ITEMS == 0u; }
+void vk_blocked_store_rows(uint tile, VALUE_T values[ITEMS]) {
+  const uint lanes = gl_SubgroupSize;
+  const uint lane = gl_SubgroupInvocationID;
+  if (vk_blocked_rows_fit()) {
+    const uint per_row = lanes / ITEMS;  // lanes whose values make up one row
+    VALUE_T rows[ITEMS];
+    [[unroll]] for (uint j = 0u; j < ITEMS; ++j) rows[j] = values[j];
+    // Not [[unroll]]: NVIDIA's compiler (580) guards shuffles inside unrolled loops with convergence checks.
+    for (uint i = 0u; i < ITEMS; ++i) {
+      const uint sent = (lane / per_row + ITEMS - i) % ITEMS;
+      VALUE_T send = values[0];
+      [[unroll]] for (uint j = 1u; j < ITEMS; ++j) send = vk_pick(sent == j, values[j], send);
+      const uint row = (i + lane) % ITEMS;
+      const VALUE_T got = vk_shuffle_index(send, row * per_row + lane / ITEMS);
+      [[unroll]] for (uint j = 0u; j < ITEMS; ++j) rows[j] = vk_pick(row == j, got, rows[j]);
+    }
+    const uint run = tile * (WG_SIZE * ITEMS) + (gl_LocalInvocationIndex - lane) * ITEMS;
+    [[unroll]] for (uint r = 0u; r < ITEMS; ++r) vk_blocked_store(run + r * lanes + lane, 0u, rows[r]);
+  } else {
+    const uint first = vk_blocked_first(tile);
+    [[unroll]] for (uint k = 0u; k < ITEMS; ++k) vk_blocked_store(first, k, values[k]);
+  }
+}
+#endif
 
 #if defined(VKPRIM_BLOCKED_STAGED_STORE)
 // Or the whole tile through shared memory, so that consecutive invocations store consecutive values. Stored

@@ -35,6 +35,19 @@ VALUE_T vk_shuffle_down(VALUE_T x, uint d) {
   for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffleDown(b[k], d);
   return vk_bits_value(b);
 }
+VALUE_T vk_shuffle_index(VALUE_T x, uint lane) {
+  VALUE_BITS_T b = vk_value_bits(x);
+  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffle(b[k], lane);
+  return vk_bits_value(b);
+}
+// c ? if_true : if_false as selects of words (a branch there would put later shuffles behind NVIDIA's
+// convergence checks).
+VALUE_T vk_pick(bool c, VALUE_T if_true, VALUE_T if_false) {
+  const VALUE_BITS_T t = vk_value_bits(if_true);
+  VALUE_BITS_T f = vk_value_bits(if_false);
+  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) f[k] = mix(f[k], t[k], c);
+  return vk_bits_value(f);
+}
 VALUE_T vk_shuffle_first(VALUE_T x) {
   VALUE_BITS_T b = vk_value_bits(x);
   for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffle(b[k], 0u);

@@ -377,7 +377,10 @@ void main() {
   // Output: the tile prefix op the tile-local scan (tile 0 without a carry-in stays bit-exact, e.g. -0.0).
   const VALUE_T tile_prefix = sh_get_prefix();
   const bool prefixed = tile != 0u || has_carry;
-#if defined(VKPRIM_ORDERED)
+#if defined(VKPRIM_ORDERED) && !defined(VKPRIM_NO_SUBGROUPS)
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_pick(prefixed, vk_op(tile_prefix, scanned[k]), scanned[k]);
+  vk_blocked_store_rows(tile, scanned);
+#elif defined(VKPRIM_ORDERED)
   const uint first = vk_blocked_first(tile);
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) vk_blocked_store(first, k, prefixed ? vk_op(tile_prefix, scanned[k]) : scanned[k]);
 #else

@@ -33,6 +33,18 @@ void main() {
   vk_blocked_scan(tile, scanned, prefix, total);
   const bool has_carry = vk_scan_has_carry_in();
   const VALUE_T carry = vk_scan_carry_in(tile);
+#if !defined(VKPRIM_NO_SUBGROUPS)
+  // Selects, not branches, ahead of the shuffles of the store (common/subgroup.glsl, vk_pick).
+  const VALUE_T p = vk_pick(has_carry, vk_op(carry, prefix), prefix);
+  const bool exclusive = vk_scan_flag(SCAN_EXCLUSIVE);
+  [[unroll]] for (uint k = ITEMS - 1u; k >= 1u; --k)
+    scanned[k] = vk_op(p, vk_pick(exclusive, scanned[k - 1u], scanned[k]));
+  scanned[0] = vk_pick(exclusive, p, vk_op(p, scanned[0]));
+  // Transposed through shuffles where the rows fit the subgroup, else staged in shared memory (both store
+  // consecutive values per instruction).
+  if (vk_blocked_rows_fit()) vk_blocked_store_rows(tile, scanned);
+  else vk_blocked_store_tile(tile, scanned);
+#else
   const VALUE_T p = has_carry ? vk_op(carry, prefix) : prefix;
   if (vk_scan_flag(SCAN_EXCLUSIVE)) {
     [[unroll]] for (uint k = ITEMS - 1u; k >= 1u; --k) scanned[k] = vk_op(p, scanned[k - 1u]);
@@ -41,6 +53,7 @@ void main() {
     [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_op(p, scanned[k]);
   }
   vk_blocked_store_tile(tile, scanned);
+#endif
   if (gl_LocalInvocationIndex == 0u && vk_scan_flag(SCAN_CARRY_OUT_SLOT))
     vk_scan_write_carry_out(has_carry ? vk_op(carry, total) : total);
 #else
