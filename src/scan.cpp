@@ -604,7 +604,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
                               plan->algorithm == ScanAlgorithm::chained_fallback && !desc.vectors_per_thread &&
                               desc.max_count >= row.wide_from;
       uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread : (wide_tiles ? row.wide_vectors : row.vectors);
-      if (user && !desc.vectors_per_thread) items = detail::user_items(plan->elem);
+      if (user && !desc.vectors_per_thread) items = detail::user_chained_items(plan->elem);
       const uint32_t max_items = user ? 16 : 8;
       if (items > max_items)
         return make_error(Status::invalid_argument, "Scan: vectors_per_thread ", items, " exceeds ", max_items);
