@@ -80,7 +80,8 @@ struct ScanDesc {
   // (a power of two, 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes. Tuned default: 256 x 4,
   // and 256 x 8 for chained_fallback on integer types on NVIDIA's driver for windows of 2^25 elements or
   // more (a plan whose max_count reaches 2^25 keeps both and picks per window; record_indirect takes
-  // max_count's). A vectors_per_thread override fixes one shape for every count.
+  // max_count's). A vectors_per_thread override fixes one shape for every count. User operators: values
+  // per invocation instead of vectors (1..16), by default the power of two nearest below 64 bytes of them.
   uint32_t workgroup_size = 0;
   uint32_t vectors_per_thread = 0;
   // Chained scans: subgroup-wide windows of predecessor states one look-back step loads at once (1..8;
