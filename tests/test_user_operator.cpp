@@ -104,11 +104,15 @@ bool tail_poisoned(const Device& dev, const Buffer& buffer, uint64_t count, uint
 
 template <class T>
 void check_scan(Device& dev, ScanAlgorithm algorithm, ScanKind kind, uint64_t n, std::mt19937_64& rng,
-                VkDeviceSize in_offset = 0, VkDeviceSize out_offset = 0) {
+                VkDeviceSize in_offset = 0, VkDeviceSize out_offset = 0, uint32_t workgroup_size = 0,
+                uint32_t per_invocation = 0) {
   const UserOperator& op = user_op<T>();
   INFO(op.name << " " << to_string(algorithm) << " " << to_string(kind) << " n=" << n << " offsets " << in_offset
-                << "/" << out_offset);
-  const Scan plan = test::make_scan(dev.context(), scan_desc(op, algorithm, kind, std::max<uint64_t>(n, 1)));
+                << "/" << out_offset << " shape " << workgroup_size << "x" << per_invocation);
+  ScanDesc desc = scan_desc(op, algorithm, kind, std::max<uint64_t>(n, 1));
+  desc.workgroup_size = workgroup_size;
+  desc.vectors_per_thread = per_invocation;
+  const Scan plan = test::make_scan(dev.context(), desc);
   REQUIRE(plan.algorithm() == algorithm);
   const std::vector<T> x = random_elements<T>(rng, size_t(n));
   const uint64_t slack = 3;
@@ -158,7 +162,8 @@ void check_reduce(Device& dev, uint64_t n, std::mt19937_64& rng) {
 }
 
 // Sizes around the tiles of every plan: a user tile holds 64 / size values per invocation (one for 64-byte
-// values, five for 12-byte ones) of 64 to 256 invocations, whatever the device's shared memory allows.
+// values, five for 12-byte ones; the chained scan a power of two of them, four for 12-byte ones) of 64 to 256
+// invocations, whatever the device's shared memory allows.
 const std::array<uint64_t, 23> kSizes = {0,   1,    2,    63,   64,   65,   127,  128,           129,   255, 256, 257,
                                          511, 512,  513,  1023, 1024, 1025, 1279, 2 * 1280 + 17, 1280, 1281, 100003};
 
@@ -186,6 +191,25 @@ TEST_CASE("a user scan keeps order with every algorithm and kind", "[user][scan]
         check_scan<Aabb>(dev, a, kind, n, rng);
         check_scan<Welford>(dev, a, kind, n, rng);
       }
+}
+
+TEST_CASE("user chained scans store every tile shape through the subgroup transposition or directly",
+          "[user][scan]") {
+  Device& dev = test::device();
+  if (!dev.context().capabilities().has(feature_memory_model)) {
+    WARN("no Vulkan memory model: no chained scan to check");
+    return;
+  }
+  std::mt19937_64 rng(test::fresh_seed());
+  // Values per invocation that divide the subgroup size (transposed stores: common/blocked_tile.glsl) and
+  // that do not (1, 3, and 8 or 16 at lavapipe's subgroup sizes 4 and 8: direct stores).
+  for (uint32_t per_invocation : {1u, 2u, 3u, 4u, 8u, 16u})
+    for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
+      const uint64_t tile = 64 * per_invocation;
+      for (uint64_t n : {tile - 1, tile, tile + 1, 3 * tile + 5}) {
+        check_scan<Aabb>(dev, ScanAlgorithm::chained_fallback, kind, n, rng, 0, 0, 64, per_invocation);
+      }
+    }
 }
 
 TEST_CASE("user scans through the subgroup emulation", "[user][scan][no_subgroup_ops]") {
