@@ -64,6 +64,16 @@ const char* to_string(SelectOutput o) {
 
 bool parse(const char* name, SelectOutput& out) { return detail::parse_enum(name, SelectOutput::indices, out); }
 
+const char* to_string(RejectedOrder o) {
+  switch (o) {
+    case RejectedOrder::input: return "input";
+    case RejectedOrder::reversed: return "reversed";
+  }
+  return "unknown";
+}
+
+bool parse(const char* name, RejectedOrder& out) { return detail::parse_enum(name, RejectedOrder::reversed, out); }
+
 namespace detail {
 
 namespace {
@@ -85,6 +95,7 @@ enum : uint32_t {
   kModeFlagVectors = 32u,
   kModeIndirect = 64u,
   kModeIndices = 128u,
+  kModeReversed = 256u,
 };
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -100,6 +111,7 @@ struct SelectPlan {
   ContextImpl* context = nullptr;
   SelectDesc desc;
   bool partition = false;
+  bool reversed = false;        // Partition with RejectedOrder::reversed: no spill, no copy pass
   const char* name = "Select";
   SelectAlgorithm algorithm = SelectAlgorithm::chained;
   uint32_t elem = 4;
@@ -115,7 +127,8 @@ struct SelectPlan {
   const Kernel* scan_counts = nullptr;
   const Kernel* scatter = nullptr;
   const Kernel* args = nullptr;
-  // Scratch: chained = [tile state for max_tiles][Partition: spill of max_count elements][indirect args];
+  // Scratch: chained = [tile state for max_tiles][Partition in input order: spill of max_count elements]
+  // [indirect args];
   // count_scan_scatter = [tile counts][indirect args].
   VkDeviceSize state_bytes = 0, spill_offset = 0, spill_bytes = 0, counts_bytes = 0, indirect_offset = 0;
   VkDeviceSize scratch_bytes = 0, scratch_align = 16;
@@ -123,9 +136,11 @@ struct SelectPlan {
 
   uint64_t tiles_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, tile_elements)); }
   bool chained_path() const { return algorithm == SelectAlgorithm::chained; }
+  // The chained Partition that parks its rejected elements in scratch until the total is known.
+  bool spills() const { return chained_path() && partition && !reversed; }
   uint32_t dispatches(uint64_t count) const {
     if (!chained_path()) return 3;
-    return partition && count > 0 ? 2 : 1;
+    return spills() && count > 0 ? 2 : 1;
   }
 };
 
@@ -209,7 +224,7 @@ class PassBuilder {
                std::min<uint32_t>(c_.options.debug_skip_publication_period, 0x3FFF) << 16 |
                detail::launch_order_bit(c_) | detail::statistics_bit(c_.options);
     push_[4] = uint32_t(p.desc.predicate) | (p.partition ? kModePartition : 0u) |
-               (p.desc.output == SelectOutput::indices ? kModeIndices : 0u) |
+               (p.desc.output == SelectOutput::indices ? kModeIndices : 0u) | (p.reversed ? kModeReversed : 0u) |
                (in.shift % vec == 0 ? kModeInVectors : 0u) | (fl.shift % vec == 0 ? kModeFlagVectors : 0u);
     push_[2] = uint32_t(p.spill_offset / 4);
     push_[5] = uint32_t(comparand.bits);
@@ -220,7 +235,7 @@ class PassBuilder {
   void build(uint64_t count, bool indirect, const BufferRange* count_buffer, std::vector<Pass>& passes) {
     if (indirect) {
       std::vector<IndirectEntry> entries = {{uint32_t(p_.tile_elements), 1, 0, 0}};
-      if (p_.chained_path() && p_.partition) entries.push_back({uint32_t(kCopyPerGroup), 0, 0, 0});
+      if (p_.spills()) entries.push_back({uint32_t(kCopyPerGroup), 0, 0, 0});
       if (!p_.chained_path()) entries.push_back({0, 1, 1, 1});
       passes.push_back(make_indirect_args_pass(c_, p_.args, *count_buffer, region_, p_.desc.max_count, entries));
     }
@@ -231,7 +246,7 @@ class PassBuilder {
                           tiles, indirect, kEntryTiles, passes);
       // Indirect: count is max_count here, so every tile the GPU count may need is cleared.
       clear_state(chained, state_clear_bytes(tiles, kStatePerTileBytes, p_.state_bytes));
-      if (p_.partition && (indirect || count > 0))
+      if (p_.spills() && (indirect || count > 0))
         add(p_.copy_rejected, "partition/copy_rejected", scratch_binding, count, ceil_div(count, kCopyPerGroup),
             indirect, kEntrySecond, passes);
       return;
@@ -289,6 +304,11 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
     return make_error(Status::invalid_argument, name, ": unknown algorithm ", int(desc.algorithm));
   if (desc.output != SelectOutput::elements && desc.output != SelectOutput::indices)
     return make_error(Status::invalid_argument, name, ": unknown output ", int(desc.output));
+  if (desc.rejected_order != RejectedOrder::input && desc.rejected_order != RejectedOrder::reversed)
+    return make_error(Status::invalid_argument, name, ": unknown rejected_order ", int(desc.rejected_order));
+  if (!partition && desc.rejected_order != RejectedOrder::input)
+    return make_error(Status::invalid_argument, name,
+                      ": rejected_order reversed applies to Partition only (Select writes no rejected elements)");
   if (auto ok = check_type_op(c, desc.type, Op::add, name); !ok) return ok.error();
   if (desc.max_count == 0 || desc.max_count > 0xFFFFFFFFull)
     return make_error(Status::invalid_argument, name, ": max_count ", desc.max_count,
@@ -297,6 +317,7 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   plan->context = &c;
   plan->desc = desc;
   plan->partition = partition;
+  plan->reversed = partition && desc.rejected_order == RejectedOrder::reversed;
   plan->name = name;
   const bool memory_model = c.caps.has(feature_memory_model);
   plan->algorithm = desc.algorithm;
@@ -334,8 +355,8 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   const std::string type = to_string(desc.type);
   const bool subgroups = c.use_subgroups(plan->wg);
   const std::string variant = type + (subgroups ? "" : ".nosg");
-  auto kernel = [&](const char* kernel_name, const std::string& v, uint32_t wg, uint32_t items,
-                    bool uses_subgroups) -> Result<const Kernel*> {
+  auto kernel = [&](const char* kernel_name, const std::string& v, uint32_t wg, uint32_t items, bool uses_subgroups,
+                    uint32_t mode = 0) -> Result<const Kernel*> {
     KernelDesc kd;
     kd.group = &kShaderGroup_select;
     kd.kernel = kernel_name;
@@ -345,6 +366,7 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
     kd.bindings = kBindings;
     kd.push_bytes = kPushBytes;
     kd.uses_subgroups = uses_subgroups;
+    kd.mode = mode;
     return get_kernel(c, kd);
   };
   Result<void> built;
@@ -359,19 +381,20 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
     const bool state64 = c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64);
     const char* chained_kernel = partition ? (state64 ? "select/partition_chained64" : "select/partition_chained")
                                            : (state64 ? "select/chained64" : "select/chained");
-    need(plan->chained, kernel(chained_kernel, variant, plan->wg, plan->items, true));
-    if (partition)
+    // Specialization constant 3 of the Partition kernel: 1 writes the rejected elements reversed, in place.
+    need(plan->chained, kernel(chained_kernel, variant, plan->wg, plan->items, true, plan->reversed ? 1u : 0u));
+    if (plan->spills())
       need(plan->copy_rejected, kernel("select/copy_rejected", plan->out_elem == 8 ? "u64" : "u32", kCopyWorkgroup,
                                        kCopyItems, false));
     plan->state_bytes = align_up(kStateHeaderBytes + plan->max_tiles * kStatePerTileBytes);
     plan->spill_offset = plan->state_bytes;
-    plan->spill_bytes = partition ? align_up(desc.max_count * plan->out_elem) : 0;
+    plan->spill_bytes = plan->spills() ? align_up(desc.max_count * plan->out_elem) : 0;
     plan->indirect_offset = plan->spill_offset + plan->spill_bytes;
     if (plan->state_bytes + plan->spill_bytes > c.caps.max_storage_buffer_range)
       return make_error(Status::unsupported, name, ": the tile state and the spill of ", desc.max_count,
                         " rejected elements need a ", plan->state_bytes + plan->spill_bytes,
                         "-byte scratch binding; maxStorageBufferRange is ", c.caps.max_storage_buffer_range,
-                        " (use count_scan_scatter or a smaller max_count)");
+                        " (use RejectedOrder::reversed, count_scan_scatter or a smaller max_count)");
   } else {
     need(plan->tile_count, kernel("select/tile_count", variant, plan->wg, plan->items, true));
     auto counts_variant = variant_name(c, DataType::u32, std::nullopt, true, kScanCountsWorkgroup);

@@ -88,12 +88,14 @@ T pick_comparand(const std::vector<T>& data, std::mt19937_64& rng) {
 // Every predicate x edge sizes (empty, one, around a subgroup and a workgroup, tile +- 1, several tiles)
 // for one type, with Select or Partition.
 template <class T, class Plan>
-void check_type(Device& dev, DataType type, std::mt19937_64& rng, bool all_sizes = true) {
+void check_type(Device& dev, DataType type, std::mt19937_64& rng, bool all_sizes, RejectedOrder order) {
   const uint64_t tile = tile_of<Plan>(dev.context(), type);
   std::vector<uint64_t> sizes = {0, 1, 7, 9, 257, tile - 1, tile, tile + 1, 3 * tile + 5};
   if (!all_sizes) sizes = {0, 1, tile + 1, 3 * tile + 5};
   for (SelectPredicate p : kPredicates) {
-    CompactionRig<T, Plan> rig(dev, SelectDesc{type, 3 * tile + 5, p});
+    SelectDesc desc{type, 3 * tile + 5, p};
+    desc.rejected_order = order;
+    CompactionRig<T, Plan> rig(dev, desc);
     for (uint64_t n : sizes) {
       const auto data = test_values<T>(n, rng, n % 2 == 1);
       const auto flags = host::random_flags(n, n % 3 == 0 ? 50 : 10, rng);
@@ -103,7 +105,7 @@ void check_type(Device& dev, DataType type, std::mt19937_64& rng, bool all_sizes
 }
 
 template <class Plan>
-void check_all_types(const ContextOptions& options, bool all_sizes = true) {
+void check_all_types(const ContextOptions& options, bool all_sizes = true, RejectedOrder order = RejectedOrder::input) {
   Device& dev = test::device(options);
   VKPRIM_TEST_RNG(rng);
   for (DataType type : kTypes) {
@@ -111,7 +113,7 @@ void check_all_types(const ContextOptions& options, bool all_sizes = true) {
       WARN(to_string(type) << " is not supported by this device: skipped");
       continue;
     }
-    host::with_type(type, [&](auto t) { check_type<decltype(t), Plan>(dev, type, rng, all_sizes); });
+    host::with_type(type, [&](auto t) { check_type<decltype(t), Plan>(dev, type, rng, all_sizes, order); });
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
@@ -119,13 +121,15 @@ void check_all_types(const ContextOptions& options, bool all_sizes = true) {
 // Every size from tile - 64 to tile + 64 (u32, flagged, ~50%), batched: up to 129 records in one command
 // buffer, each into its own output slot and count word, with the caller's barrier between records.
 template <class Plan>
-void check_every_size_across_a_tile(const ContextOptions& options) {
+void check_every_size_across_a_tile(const ContextOptions& options, RejectedOrder order = RejectedOrder::input) {
   Device& dev = test::device(options);
   VKPRIM_TEST_RNG(rng);
   constexpr bool partition = std::is_same_v<Plan, Partition>;
   const uint64_t tile = tile_of<Plan>(dev.context(), DataType::u32);
   const uint64_t first = tile - 64, last = tile + 64, max_n = last;
-  const Plan plan = test::make_compaction<Plan>(dev.context(), SelectDesc{DataType::u32, max_n, SelectPredicate::flagged});
+  SelectDesc desc{DataType::u32, max_n, SelectPredicate::flagged};
+  desc.rejected_order = order;
+  const Plan plan = test::make_compaction<Plan>(dev.context(), desc);
   const auto data = test::random_values<uint32_t>(max_n, rng);
   const auto flags = host::random_flags(max_n, 50, rng);
   const uint64_t sizes = last - first + 1;
@@ -159,7 +163,8 @@ void check_every_size_across_a_tile(const ContextOptions& options) {
     const std::vector<uint32_t> d(data.begin(), data.begin() + std::ptrdiff_t(n));
     const std::vector<uint32_t> f(flags.begin(), flags.begin() + std::ptrdiff_t(n));
     uint64_t k = 0;
-    const auto expected = host::compact(SelectPredicate::flagged, d, f, 0u, partition, k);
+    auto expected = host::compact(SelectPredicate::flagged, d, f, 0u, partition, k);
+    if (order == RejectedOrder::reversed) expected = host::reverse_rejected(expected, k);
     bool ok = got_counts[s] == k;
     for (uint64_t i = 0; i < max_n && ok; ++i)
       ok = got[s * max_n + i] == (i < expected.size() ? expected[i] : test::kPoison);
@@ -459,6 +464,54 @@ TEST_CASE("partition with forced fallback, without the memory model, without sub
   }
 }
 
+TEST_CASE("partition with rejected_order reversed writes the rejected elements in reverse input order at every size "
+          "from tile-64 to tile+64, in one dispatch with no spill",
+          "[partition][reversed][sizes]") {
+  check_every_size_across_a_tile<Partition>({}, RejectedOrder::reversed);
+  Device& dev = test::device();
+  SelectDesc desc{DataType::u32, 1 << 20, SelectPredicate::flagged};
+  const Partition in_order = test::make_compaction<Partition>(dev.context(), desc);
+  desc.rejected_order = RejectedOrder::reversed;
+  const Partition reversed = test::make_compaction<Partition>(dev.context(), desc);
+  CHECK(reversed.dispatch_count(desc.max_count) == 1);
+  // No spill: the scratch is the tile state's, 4 MiB less than the input-order plan's.
+  CHECK(reversed.scratch_requirements().size + desc.max_count * 4 <= in_order.scratch_requirements().size);
+}
+
+TEST_CASE("partition with rejected_order reversed of every type with every predicate matches std::stable_partition "
+          "with the rejected side reversed",
+          "[partition][reversed][types]") {
+  check_all_types<Partition>({}, false, RejectedOrder::reversed);
+}
+
+TEST_CASE("partition with rejected_order reversed matches with forced fallback, without the memory model, without "
+          "subgroups and with indirect counts",
+          "[partition][reversed][fallback][portable][no_subgroups][indirect]") {
+  VKPRIM_TEST_RNG(rng);
+  for (const ContextOptions& o : {forced_fallback(2), forced_fallback(3, false), no_memory_model(), no_subgroups(),
+                                  no_subgroups(false)}) {
+    Device& dev = test::device(o);
+    const uint64_t n = 9 * tile_of<Partition>(dev.context(), DataType::u32) + 7;
+    SelectDesc desc{DataType::u32, n, SelectPredicate::flagged};
+    desc.rejected_order = RejectedOrder::reversed;
+    CompactionRig<uint32_t, Partition> rig(dev, desc);
+    INFO(to_string(rig.plan().algorithm()));
+    CHECK(rig.plan().dispatch_count(n) == (rig.plan().algorithm() == SelectAlgorithm::chained ? 1u : 3u));
+    const auto data = test::random_values<uint32_t>(n, rng);
+    for (double density : {0.0, 30.0, 100.0})
+      CHECK(rig.check(data, host::random_flags(n, density, rng), 0u, Shifts{1, 2, 3, 1}));
+    const uint32_t gpu = uint32_t(n - 1000);
+    CHECK(rig.check(data, host::random_flags(n, 70, rng), 0u, Shifts{}, &gpu));
+    if (test::type_supported(dev.context(), DataType::f64)) {
+      SelectDesc d64{DataType::f64, n / 2, SelectPredicate::not_equal};
+      d64.rejected_order = RejectedOrder::reversed;
+      CompactionRig<double, Partition> d(dev, d64);
+      CHECK(d.check(test_values<double>(n / 2, rng, true), {}, 0.5));
+    }
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+}
+
 // ---- Errors ----
 
 // ---- Indices ----
@@ -509,6 +562,7 @@ void check_indices(Device& dev, SelectDesc desc, const std::vector<T>& data, con
     (keep ? kept : rejected).push_back(i);
   }
   std::vector<uint32_t> expect = kept;
+  if (partition && desc.rejected_order == RejectedOrder::reversed) std::reverse(rejected.begin(), rejected.end());
   if (partition) expect.insert(expect.end(), rejected.begin(), rejected.end());
   const auto got = test::download<uint32_t>(dev, output, n + 8);
   const auto got_count = test::download<uint32_t>(dev, count, 2);
@@ -520,24 +574,29 @@ void check_indices(Device& dev, SelectDesc desc, const std::vector<T>& data, con
 }
 
 template <class Plan>
-void check_indices_matrix(Device& dev, SelectAlgorithm algorithm, std::mt19937_64& rng) {
+void check_indices_matrix(Device& dev, SelectAlgorithm algorithm, std::mt19937_64& rng,
+                          RejectedOrder order = RejectedOrder::input) {
+  auto desc = [&](DataType type, uint64_t n, SelectPredicate p) {
+    SelectDesc d{type, n, p, algorithm};
+    d.rejected_order = order;
+    return d;
+  };
   const uint64_t tile = 256 * 4 * 4;  // default tile of 32-bit elements
   for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, tile, tile + 1, (uint64_t(1) << 18) + 7}) {
     const auto data = test::random_values<uint32_t>(n, rng);
-    check_indices<uint32_t, Plan>(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged, algorithm}, data,
+    check_indices<uint32_t, Plan>(dev, desc(DataType::u32, n, SelectPredicate::flagged), data,
                                   host::random_flags(n, 50, rng), 0u);
-    check_indices<uint32_t, Plan>(dev, SelectDesc{DataType::u32, n, SelectPredicate::greater, algorithm}, data, {},
-                                  0x80000000u);
+    check_indices<uint32_t, Plan>(dev, desc(DataType::u32, n, SelectPredicate::greater), data, {}, 0x80000000u);
   }
   if (test::type_supported(dev.context(), DataType::f64)) {
     const uint64_t n = 3 * 2048 + 5;
     std::vector<double> values(n);
     for (auto& v : values) v = std::uniform_real_distribution<double>(-1, 1)(rng);
-    check_indices<double, Plan>(dev, SelectDesc{DataType::f64, n, SelectPredicate::less, algorithm}, values, {}, 0.25);
+    check_indices<double, Plan>(dev, desc(DataType::f64, n, SelectPredicate::less), values, {}, 0.25);
   }
   const uint64_t n = 50000;
   const uint32_t gpu_count = 31337;
-  check_indices<uint32_t, Plan>(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged, algorithm},
+  check_indices<uint32_t, Plan>(dev, desc(DataType::u32, n, SelectPredicate::flagged),
                                 test::random_values<uint32_t>(n, rng), host::random_flags(n, 30, rng), 0u,
                                 &gpu_count);
 }
@@ -553,6 +612,7 @@ TEST_CASE("select and partition of indices write the input positions std::copy_i
     if (a == SelectAlgorithm::chained && !dev.context().capabilities().has(feature_memory_model)) continue;
     check_indices_matrix<Select>(dev, a, rng);
     check_indices_matrix<Partition>(dev, a, rng);
+    check_indices_matrix<Partition>(dev, a, rng, RejectedOrder::reversed);
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
@@ -585,6 +645,15 @@ TEST_CASE("select and partition create refuse bad descriptions with a status and
   bad_output.output = SelectOutput(9);
   expect(bad_output, Status::invalid_argument, "output");
   expect(SelectDesc{DataType(42), 1000, SelectPredicate::flagged}, Status::invalid_argument, "unknown DataType 42");
+  SelectDesc bad_order{DataType::u32, 1000, SelectPredicate::flagged};
+  bad_order.rejected_order = RejectedOrder(7);
+  expect(bad_order, Status::invalid_argument, "unknown rejected_order 7");
+  bad_order.rejected_order = RejectedOrder::reversed;
+  const Result<void> select_reversed = created<Select>(dev.context(), bad_order);
+  INFO(select_reversed.message());
+  CHECK(select_reversed.status() == Status::invalid_argument);
+  CHECK(select_reversed.message().find("rejected_order reversed applies to Partition only") != std::string::npos);
+  CHECK(created<Partition>(dev.context(), bad_order).ok());
   for (SelectAlgorithm a : {SelectAlgorithm::automatic, SelectAlgorithm::chained, SelectAlgorithm::count_scan_scatter}) {
     SelectDesc sort_key{DataType::u8, 1000, SelectPredicate::less};
     sort_key.algorithm = a;

@@ -110,8 +110,8 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
     return 1;
   }
   int failures = 0;
-  std::vector<T> got(max_n), expected;
-  std::vector<uint32_t> got_indices(max_n), expected_indices;
+  std::vector<T> got(max_n), expected, expected_reversed;
+  std::vector<uint32_t> got_indices(max_n), expected_indices, expected_indices_reversed;
   for (uint64_t n : sizes) {
     // The comparand: the quantile of the first n values that keeps about `density` percent.
     T rhs = host[0];
@@ -133,6 +133,9 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
         for (uint32_t i = 0; i < n; ++i)
           if (host::select_keep(base.predicate, host[i], host_flags[i], rhs) == (side == 0)) expected_indices.push_back(i);
     }
+    // RejectedOrder::reversed: the same with the rejected side reversed.
+    expected_reversed = host::reverse_rejected(expected, kept);
+    expected_indices_reversed = host::reverse_rejected(expected_indices, kept);
     const double moved = (reads_input ? double(n) * elem : 0) + (flagged ? double(n) * 4 : 0) +
                          double(partition ? n : kept) * out_elem;
     progress("bench %s %s %s n=%s (kept %llu) ...\n", prim, to_string(base.type), to_string(base.predicate),
@@ -166,8 +169,10 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
       uint32_t got_count = 0;
       const uint64_t check_n = partition ? n : kept;
       void* got_data = indices ? static_cast<void*>(got_indices.data()) : static_cast<void*>(got.data());
+      const bool reversed = plans[k].desc().rejected_order == RejectedOrder::reversed;
       const void* expected_data =
-          indices ? static_cast<const void*>(expected_indices.data()) : static_cast<const void*>(expected.data());
+          indices ? static_cast<const void*>((reversed ? expected_indices_reversed : expected_indices).data())
+                  : static_cast<const void*>((reversed ? expected_reversed : expected).data());
       bool ok = bool(device.download(count.value(), &got_count, 4)) &&
                 (check_n == 0 || bool(device.download(output.value(), got_data, check_n * out_elem)));
       ok = ok && got_count == kept && std::memcmp(got_data, expected_data, check_n * out_elem) == 0;
@@ -197,8 +202,9 @@ std::optional<Summary> demo_select(const Device& device, uint64_t n, int repeats
 }
 
 int run_bench_select(std::vector<std::string> args) {
-  std::string type_s = "u32", pred_s = "flagged", density_s = "50", output_s = "elements";
+  std::string type_s = "u32", pred_s = "flagged", density_s = "50", output_s = "elements", order_s = "input";
   const bool partition = take_flag(args, "--partition");
+  take_option(args, "--rejected-order", order_s);
   take_option(args, "--output", output_s);
   take_option(args, "--type", type_s);
   take_option(args, "--predicate", pred_s);
@@ -215,21 +221,32 @@ int run_bench_select(std::vector<std::string> args) {
     return 2;
   }
   const double density = std::clamp(std::atof(density_s.c_str()), 0.0, 100.0);
+  // --rejected-order input, reversed or both (Partition): both benches each plan in either order.
+  std::vector<RejectedOrder> orders;
+  RejectedOrder order = RejectedOrder::input;
+  if (order_s == "both") orders = {RejectedOrder::input, RejectedOrder::reversed};
+  else if (parse(order_s.c_str(), order)) orders = {order};
+  if (orders.empty() || (!partition && orders != std::vector<RejectedOrder>{RejectedOrder::input})) {
+    std::fprintf(stderr, "vkprim bench select: --rejected-order takes input, reversed or both, with --partition\n");
+    return 2;
+  }
   // One name, "all", or a comma-separated list; NAME@WGxV overrides the tile shape (0 keeps the default).
   std::vector<Variant> variants;
   const std::string list = common.algorithm == "all" ? "chained,count_scan_scatter" : common.algorithm;
-  for (const AlgorithmChoice& choice : split_algorithms(list)) {
-    Variant v;
-    v.desc.workgroup_size = choice.workgroup_size;
-    v.desc.vectors_per_thread = choice.per_thread;
-    v.label = choice.shape;
-    if (!parse(choice.name.c_str(), v.desc.algorithm)) {
-      std::fprintf(stderr, "vkprim bench select: unknown algorithm '%s' (automatic, chained, count_scan_scatter)\n",
-                   choice.name.c_str());
-      return 2;
+  for (const AlgorithmChoice& choice : split_algorithms(list))
+    for (RejectedOrder o : orders) {
+      Variant v;
+      v.desc.workgroup_size = choice.workgroup_size;
+      v.desc.vectors_per_thread = choice.per_thread;
+      v.desc.rejected_order = o;
+      v.label = choice.shape + (o == RejectedOrder::reversed ? "/reversed" : "");
+      if (!parse(choice.name.c_str(), v.desc.algorithm)) {
+        std::fprintf(stderr, "vkprim bench select: unknown algorithm '%s' (automatic, chained, count_scan_scatter)\n",
+                     choice.name.c_str());
+        return 2;
+      }
+      variants.push_back(v);
     }
-    variants.push_back(v);
-  }
   char counting[224];
   std::snprintf(counting, sizeof(counting),
                 "; GB/s count input (unless flagged indices) + flags read + kept (partition: all) written as %s; "

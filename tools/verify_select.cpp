@@ -1,5 +1,6 @@
-// The select part of `vkprim verify`: Select and Partition, every algorithm the device accepts, every type
-// and predicate, at a few sizes (one of several tiles), against std::copy_if / std::stable_partition.
+// The select part of `vkprim verify`: Select and Partition (both rejected orders), every algorithm the device
+// accepts, every type and predicate, at a few sizes (one of several tiles), against std::copy_if /
+// std::stable_partition.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -65,8 +66,8 @@ bool verify_one(const Device& device, const SelectDesc& desc, std::mt19937_64& r
       return false;
     }
     uint64_t kept = 0;
-    const std::vector<T> expected =
-        host::compact(desc.predicate, host.data(), host_flags.data(), n, rhs, partition, kept);
+    std::vector<T> expected = host::compact(desc.predicate, host.data(), host_flags.data(), n, rhs, partition, kept);
+    if (desc.rejected_order == RejectedOrder::reversed) expected = host::reverse_rejected(expected, kept);
     if (k != kept) {
       why = "n=" + std::to_string(n) + ": selected_count " + std::to_string(k) + ", expected " + std::to_string(kept);
       return false;
@@ -97,8 +98,10 @@ int verify_select(const Device& device, std::mt19937_64& rng) {
     if (type == DataType::f64 && !caps.has(feature_float64)) { ++skipped; continue; }
     for (int p = 0; p <= int(SelectPredicate::not_equal); ++p)
       for (int a = int(SelectAlgorithm::chained); a <= int(SelectAlgorithm::count_scan_scatter); ++a)
-        for (bool partition : {false, true}) {
-          const SelectDesc desc{type, 65537, SelectPredicate(p), SelectAlgorithm(a)};
+        for (int plan = 0; plan < 3; ++plan) {  // Select, Partition, Partition with the rejected side reversed
+          const bool partition = plan > 0;
+          SelectDesc desc{type, 65537, SelectPredicate(p), SelectAlgorithm(a)};
+          if (plan == 2) desc.rejected_order = RejectedOrder::reversed;
           if (Select::create(const_cast<Device&>(device).context(), desc).status() == Status::unsupported) {
             ++refused;
             continue;
@@ -112,8 +115,8 @@ int verify_select(const Device& device, std::mt19937_64& rng) {
             ++passed;
           } else {
             ++failed;
-            std::printf("FAIL %s %s %s %s: %s\n", partition ? "partition" : "select", to_string(SelectAlgorithm(a)),
-                        to_string(type), to_string(SelectPredicate(p)), why.c_str());
+            std::printf("FAIL %s %s %s %s: %s\n", plan == 2 ? "partition (reversed)" : partition ? "partition" : "select",
+                        to_string(SelectAlgorithm(a)), to_string(type), to_string(SelectPredicate(p)), why.c_str());
           }
         }
   }

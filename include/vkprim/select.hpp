@@ -1,5 +1,5 @@
 // vkprim/select.hpp — stream compaction: Select (keep the elements a predicate holds for, in order) and
-// Partition (the kept ones in order, then the rejected ones in order).
+// Partition (the kept ones in order, then the rejected ones in input order or, as in CUB, reversed).
 #pragma once
 
 #include <cstdint>
@@ -59,12 +59,24 @@ enum class SelectAlgorithm { automatic, chained, count_scan_scatter };
 const char* to_string(SelectAlgorithm algorithm);
 bool parse(const char* name, SelectAlgorithm& out);
 
+// Where Partition puts the rejected elements behind the kept ones:
+// input:    in input order (std::stable_partition). The chained pass cannot know where they start until
+//           the last tile has counted, so it parks them in scratch and a second pass moves them.
+// reversed: in reverse input order, the last rejected element at output[k] and the first at
+//           output[count - 1] (CUB's DevicePartition::Flagged / If). Every element is written once, where
+//           it belongs, in the single chained pass: the fastest Partition, with no spill in scratch.
+// Select has no rejected elements and refuses `reversed`.
+enum class RejectedOrder { input, reversed };
+const char* to_string(RejectedOrder order);
+bool parse(const char* name, RejectedOrder& out);
+
 struct SelectDesc {
   DataType type = DataType::u32;
   uint64_t max_count = 0;    // 1..2^32-1, and the elements must fit one storage-buffer binding (below)
   SelectPredicate predicate = SelectPredicate::flagged;
   SelectAlgorithm algorithm = SelectAlgorithm::automatic;
   SelectOutput output = SelectOutput::elements;  // indices: output holds u32 input positions
+  RejectedOrder rejected_order = RejectedOrder::input;  // Partition only
   // Tuning overrides for benchmarking (0 = the tuned default). A tile is workgroup_size (a power of two,
   // 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes. The tile stays in registers; its elements
   // are written one row per subgroup at a time through shared memory (16 bytes per invocation).
@@ -78,10 +90,12 @@ namespace detail { struct SelectPlan; }
 // from several threads. Elements are copied as raw bits (NaN payloads and -0.0 survive).
 // Limits: max_count <= 2^32-1 (the count is a u32 on the GPU), and max_count elements of the type must fit
 // one storage-buffer binding (maxStorageBufferRange; lavapipe 128 MiB = 2^25 u32): larger plans are
-// unsupported at create (no windows). Partition's scratch also holds max_count elements under `chained`.
+// unsupported at create (no windows). Partition's scratch also holds max_count elements under `chained`
+// with RejectedOrder::input.
 class Select {
  public:
-  // invalid_argument: max_count 0 or > 2^32-1, bad tuning override. unsupported: 64-bit type without
+  // invalid_argument: max_count 0 or > 2^32-1, bad tuning override, rejected_order reversed (Partition
+  // only). unsupported: 64-bit type without
   // shaderInt64/shaderFloat64, an explicit `chained` without the memory model, max_count past one binding,
   // a tile that needs more shared memory than the device has.
   static Result<Select> create(Context& context, const SelectDesc& desc);
@@ -135,12 +149,16 @@ class Select {
 };
 
 // std::stable_partition on the GPU: output[0..k) = the kept elements in input order, output[k..count) the
-// rejected ones in input order; k written to selected_count. Same create/record contract as Select,
-// except that output holds exactly `count` elements and all of them are written.
-// chained: the single pass writes the kept elements to output and the rejected ones, in order, to a spill
-// in scratch; a second pass copies the spill to output[k..] once k is known (memory traffic: read n
-// elements (+ flags), write n, then read and write n - k again).
-// count_scan_scatter: the scatter writes both sides directly (reads the input twice, writes it once).
+// rejected ones in input order (RejectedOrder::input) or reversed (RejectedOrder::reversed, as CUB); k
+// written to selected_count. Same create/record contract as Select, except that output holds exactly
+// `count` elements and all of them are written.
+// chained, reversed: one pass writes every element to its place (read n elements (+ flags), write n):
+//   the speed of Select's pass; choose it wherever the rejected side's order does not matter.
+// chained, input order: the single pass writes the kept elements to output and the rejected ones, in
+//   order, to a spill in scratch; a second pass copies the spill to output[k..] once k is known (memory
+//   traffic: read n elements (+ flags), write n, then read and write n - k again).
+// count_scan_scatter: the scatter writes both sides directly, in either order (reads the input twice,
+//   writes it once).
 class Partition {
  public:
   static Result<Partition> create(Context& context, const SelectDesc& desc);
@@ -151,7 +169,7 @@ class Partition {
   const SelectDesc& desc() const;
   SelectAlgorithm algorithm() const;
   ScratchRequirements scratch_requirements() const;
-  // 2 for chained (1 for count 0), 3 for count_scan_scatter.
+  // chained: 1 with RejectedOrder::reversed, else 2 (1 for count 0); 3 for count_scan_scatter.
   uint32_t dispatch_count(uint64_t count) const;
   uint64_t elements_per_tile() const;  // as Select::elements_per_tile()
   Result<void> record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,

@@ -33,6 +33,7 @@ layout(push_constant) uniform SelectConstants {
 #define SELECT_FLAG_VECTORS 32u    // flags shift is a multiple of VEC_N: 8/16-byte flag loads allowed
 #define SELECT_INDIRECT 64u        // the element count is vk_indirect_count(pc.entry)
 #define SELECT_INDICES 128u        // output (and Partition's spill) holds the elements' u32 input positions
+#define SELECT_REVERSED 256u       // Partition (count_scan_scatter): the rejected elements in reverse order
 
 #define PRED_FLAGGED 0u
 #define PRED_LESS 1u

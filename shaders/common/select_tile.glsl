@@ -157,14 +157,18 @@ void vk_subgroup_sync_stage() {
 }
 
 // Where vk_select_write_tile puts the rejected elements (Partition): nowhere (Select), to the spill in
-// scratch (chained Partition), or to the output (count_scan_scatter Partition).
+// scratch (chained Partition in input order), to the output in input order (count_scan_scatter Partition)
+// or to the output in reverse order (RejectedOrder::reversed: each element's place is known in one pass;
+// compiled in where the kernel defines VKPRIM_SELECT_REVERSIBLE, so Select's chained kernel carries none of it).
 #define REJECTED_DROPPED 0u
 #define REJECTED_TO_SPILL 1u
 #define REJECTED_TO_OUTPUT 2u
+#define REJECTED_TO_OUTPUT_REVERSED 3u
 
 // Writes kept element i of the tile to output[selected_base + i] and, unless rejected_to is
 // REJECTED_DROPPED, the tile's rejected element r (r-th among its first `valid` elements that are not kept)
-// to rejected_base + r of the spill or the output. Row by row: a subgroup's kept elements of one row are
+// to rejected_base + r of the spill or the output (rejected_base - r for REJECTED_TO_OUTPUT_REVERSED: the
+// stores of a run then fall on descending addresses, still consecutive). Row by row: a subgroup's kept elements of one row are
 // one contiguous run of the output and its rejected ones another, so the subgroup stages both runs in its
 // own slice of s_stage (subgroup barriers only, no workgroup barrier) and writes them with consecutive
 // lanes on consecutive elements. Stores straight from registers (each lane its own elements) leave every
@@ -215,13 +219,22 @@ void vk_select_write_tile(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uv
     const uint row_start = (k * WG_SIZE + subgroup_first) * VEC_N;
     const uint span = rejected ? min(lanes * VEC_N, valid - min(valid, row_start)) : kept_run;
     const uint kept_base = selected_base + row_base + first;
+#if defined(VKPRIM_SELECT_REVERSIBLE)
+    const uint rejected_before = row_start - (row_base + first);
+    const uint rejected_first = rejected_to == REJECTED_TO_OUTPUT_REVERSED ? rejected_base - rejected_before
+                                                                           : rejected_base + rejected_before;
+#else
     const uint rejected_first = rejected_base + row_start - (row_base + first);
+#endif
     for (uint i = 0u; i < VEC_N; ++i) {  // span <= lanes * VEC_N
       const uint j = lane + i * lanes;
       if (j >= span) break;
       const BITS_T bits = vk_staged(region + j);
       if (j < kept_run) vk_select_store_output(kept_base + j, bits);
       else if (rejected_to == REJECTED_TO_SPILL) vk_select_store_spill(rejected_first + j - kept_run, bits);
+#if defined(VKPRIM_SELECT_REVERSIBLE)
+      else if (rejected_to == REJECTED_TO_OUTPUT_REVERSED) vk_select_store_output(rejected_first - (j - kept_run), bits);
+#endif
       else vk_select_store_output(rejected_first + j - kept_run, bits);
     }
     vk_subgroup_sync_stage();  // the next row reuses the slice

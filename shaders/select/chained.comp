@@ -14,7 +14,8 @@
 //  5. the tile publishes its inclusive prefix and writes its elements row by row through per-subgroup
 //     slices of shared memory (vk_select_write_tile, coalesced): kept ones to output[prefix ..], rejected
 //     ones (Partition) to the spill in scratch at [tile start - prefix ..], which
-//     shaders/select/copy_rejected.comp moves behind the kept ones once the total is known.
+//     shaders/select/copy_rejected.comp moves behind the kept ones once the total is known, or with
+//     REJECTED_ORDER 1 straight to output[n - 1 - (tile start - prefix) ..] downwards.
 //  The last tile writes the total to selected_count and to header word 4 of the tile state.
 // pc.knobs bit 31: no look-back statistics; bit 30: launch order. Test knob: (pc.knobs >> 16) & 0x3FFF = k > 0
 // makes every k-th tile (never tile 0) publish nothing, so every successor that reaches it must count it
@@ -23,10 +24,14 @@
 // non-private, so barrier() and the staging's subgroup barriers (common/select_tile.glsl) order them.
 // Defines: VKPRIM_TYPE_* (the predicate's type), VKPRIM_NO_SUBGROUPS, VKPRIM_STATE64
 // (one u64 state word per tile, else 16-bit parts: common/tile_state.glsl), VKPRIM_PARTITION (Partition's
-// kernel: writes the rejected elements to the spill). Specialization: WG_SIZE (power
-// of two), ITEMS (1..8 vectors of 16 bytes per invocation). Bindings and push: common/select_io.glsl.
+// kernel: writes the rejected elements to the spill, or reversed to the output). Specialization: WG_SIZE
+// (power of two), ITEMS (1..8 vectors of 16 bytes per invocation), REJECTED_ORDER (Partition).
+// Bindings and push: common/select_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #define VKPRIM_STATE_U32 1
+#if defined(VKPRIM_PARTITION)
+#define VKPRIM_SELECT_REVERSIBLE 1
+#endif
 #include "common/config.glsl"
 #include "common/select_io.glsl"
 #include "common/workgroup_count_scan.glsl"
@@ -37,6 +42,10 @@
 #endif
 
 #define STATE_TOTAL_WORD 4u   // header word: the total kept count (read by copy_rejected.comp)
+#if defined(VKPRIM_PARTITION)
+// 0: the rejected elements in input order, through the spill; 1: reversed, straight to the output.
+layout(constant_id = 3) const uint REJECTED_ORDER = 0u;
+#endif
 
 shared uint s_words[4];
 #define W_TILE 0
@@ -186,12 +195,16 @@ void main() {
 
   const uint prefix = sh_get(W_PREFIX);
 #if defined(VKPRIM_PARTITION)
-  const uint rejected_to = REJECTED_TO_SPILL;
+  // Reversed order puts the r-th rejected element at n - 1 - r: known now, so no spill.
+  const uint rejected_to = REJECTED_ORDER == 1u ? REJECTED_TO_OUTPUT_REVERSED : REJECTED_TO_SPILL;
+  const uint rejected_base = REJECTED_ORDER == 1u ? n - 1u - (tile_start - prefix) : tile_start - prefix;
+  vk_select_write_tile(vectors, keep, rank_in_row, row_total, tile_start, valid, prefix, rejected_base,
+                       rejected_to);
 #else
   const uint rejected_to = REJECTED_DROPPED;  // a constant: Select's kernel carries no code for rejected ones
-#endif
   vk_select_write_tile(vectors, keep, rank_in_row, row_total, tile_start, valid, prefix, tile_start - prefix,
                        rejected_to);
+#endif
   if (tid == 0u && tile == tiles - 1u) {
     vk_select_write_count(prefix + kept);
     state_words[STATE_TOTAL_WORD] = prefix + kept;

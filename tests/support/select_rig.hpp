@@ -28,7 +28,7 @@ Plan make_compaction(Context& context, const SelectDesc& desc) {
   auto plan = Plan::create(context, desc);
   INFO((std::is_same_v<Plan, Select> ? "Select" : "Partition")
        << "::create(" << to_string(desc.type) << ", max_count " << desc.max_count << ", " << to_string(desc.predicate)
-       << ", " << to_string(desc.algorithm) << "): " << (plan ? std::string("ok") : plan.error().message));
+       << ", " << to_string(desc.algorithm) << ", rejected " << to_string(desc.rejected_order) << "): " << (plan ? std::string("ok") : plan.error().message));
   REQUIRE(plan.ok());
   return std::move(plan).value();
 }
@@ -69,7 +69,8 @@ class CompactionRig {
     const SelectDesc& d = plan_.desc();
     const uint64_t n = data.size();
     const uint64_t effective = gpu_count ? std::min<uint64_t>(*gpu_count, std::min<uint64_t>(n, d.max_count)) : n;
-    INFO((kPartition ? "partition " : "select ") << to_string(plan_.algorithm()) << " " << to_string(d.type) << " "
+    INFO((kPartition ? "partition " : "select ") << to_string(plan_.algorithm()) << " rejected "
+                                                 << to_string(d.rejected_order) << " " << to_string(d.type) << " "
                                                  << to_string(d.predicate) << " n=" << n << " comparand " << show(rhs)
                                                  << " shifts in/flags/out/count " << s.input << "/" << s.flags << "/"
                                                  << s.output << "/" << s.count_word
@@ -82,7 +83,8 @@ class CompactionRig {
     std::vector<uint32_t> used_flags;
     if (!flags.empty()) used_flags.assign(flags.begin(), flags.begin() + std::ptrdiff_t(effective));
     uint64_t k = 0;
-    const std::vector<T> expected = host::compact(d.predicate, used, used_flags, rhs, kPartition, k);
+    std::vector<T> expected = host::compact(d.predicate, used, used_flags, rhs, kPartition, k);
+    if (kPartition && d.rejected_order == RejectedOrder::reversed) expected = host::reverse_rejected(expected, k);
     // Input and flags: values past the data that the plan must not read as elements.
     std::vector<T> staged(s.input + n + kGuard, T(1));
     std::copy(data.begin(), data.end(), staged.begin() + std::ptrdiff_t(s.input));

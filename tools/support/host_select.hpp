@@ -59,6 +59,13 @@ std::vector<T> compact(SelectPredicate p, const std::vector<T>& data, const std:
   return compact(p, data.data(), flags.empty() ? nullptr : flags.data(), data.size(), rhs, partition, kept);
 }
 
+// A partition's elements with the rejected side (from `kept` on) reversed: RejectedOrder::reversed.
+template <class T>
+std::vector<T> reverse_rejected(std::vector<T> partitioned, uint64_t kept) {
+  if (kept < partitioned.size()) std::reverse(partitioned.begin() + std::ptrdiff_t(kept), partitioned.end());
+  return partitioned;
+}
+
 // Flags with about `percent` % set (0 and 100 exact), set flags holding arbitrary non-zero values.
 inline std::vector<uint32_t> random_flags(uint64_t n, double percent, std::mt19937_64& rng) {
   std::vector<uint32_t> f(n);
