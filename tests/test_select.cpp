@@ -442,26 +442,43 @@ TEST_CASE("partition of every type with every predicate matches std::stable_part
   check_all_types<Partition>({});
 }
 
-TEST_CASE("partition with forced fallback, without the memory model, without subgroups and indirect matches",
-          "[partition][fallback][portable][no_subgroups][indirect]") {
+namespace {
+
+// Partition in `order` through forced fallback, the portable path (memory model masked), the no-subgroup
+// path with and without the memory model, unaligned offsets and record_indirect; at densities 0%, 30% and
+// 100% (every element rejected, a mix, every element kept).
+void check_partition_paths(RejectedOrder order) {
   VKPRIM_TEST_RNG(rng);
   for (const ContextOptions& o : {forced_fallback(2), forced_fallback(3, false), no_memory_model(), no_subgroups(),
                                   no_subgroups(false)}) {
     Device& dev = test::device(o);
     const uint64_t n = 9 * tile_of<Partition>(dev.context(), DataType::u32) + 7;
-    CompactionRig<uint32_t, Partition> rig(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged});
+    SelectDesc desc{DataType::u32, n, SelectPredicate::flagged};
+    desc.rejected_order = order;
+    CompactionRig<uint32_t, Partition> rig(dev, desc);
     INFO(to_string(rig.plan().algorithm()));
-    CHECK(rig.plan().dispatch_count(n) == (rig.plan().algorithm() == SelectAlgorithm::chained ? 2u : 3u));
+    const uint32_t chained_dispatches = order == RejectedOrder::reversed ? 1u : 2u;
+    CHECK(rig.plan().dispatch_count(n) == (rig.plan().algorithm() == SelectAlgorithm::chained ? chained_dispatches : 3u));
     const auto data = test::random_values<uint32_t>(n, rng);
-    CHECK(rig.check(data, host::random_flags(n, 30, rng), 0u, Shifts{1, 2, 3, 1}));
+    for (double density : {0.0, 30.0, 100.0})
+      CHECK(rig.check(data, host::random_flags(n, density, rng), 0u, Shifts{1, 2, 3, 1}));
     const uint32_t gpu = uint32_t(n - 1000);
     CHECK(rig.check(data, host::random_flags(n, 70, rng), 0u, Shifts{}, &gpu));
     if (test::type_supported(dev.context(), DataType::f64)) {
-      CompactionRig<double, Partition> d(dev, SelectDesc{DataType::f64, n / 2, SelectPredicate::not_equal});
+      desc = SelectDesc{DataType::f64, n / 2, SelectPredicate::not_equal};
+      desc.rejected_order = order;
+      CompactionRig<double, Partition> d(dev, desc);
       CHECK(d.check(test_values<double>(n / 2, rng, true), {}, 0.5));
     }
     REQUIRE_NO_VALIDATION_MESSAGES(dev);
   }
+}
+
+}  // namespace
+
+TEST_CASE("partition with forced fallback, without the memory model, without subgroups and indirect matches",
+          "[partition][fallback][portable][no_subgroups][indirect]") {
+  check_partition_paths(RejectedOrder::input);
 }
 
 TEST_CASE("partition with rejected_order reversed writes the rejected elements in reverse input order at every size "
@@ -487,29 +504,7 @@ TEST_CASE("partition with rejected_order reversed of every type with every predi
 TEST_CASE("partition with rejected_order reversed matches with forced fallback, without the memory model, without "
           "subgroups and with indirect counts",
           "[partition][reversed][fallback][portable][no_subgroups][indirect]") {
-  VKPRIM_TEST_RNG(rng);
-  for (const ContextOptions& o : {forced_fallback(2), forced_fallback(3, false), no_memory_model(), no_subgroups(),
-                                  no_subgroups(false)}) {
-    Device& dev = test::device(o);
-    const uint64_t n = 9 * tile_of<Partition>(dev.context(), DataType::u32) + 7;
-    SelectDesc desc{DataType::u32, n, SelectPredicate::flagged};
-    desc.rejected_order = RejectedOrder::reversed;
-    CompactionRig<uint32_t, Partition> rig(dev, desc);
-    INFO(to_string(rig.plan().algorithm()));
-    CHECK(rig.plan().dispatch_count(n) == (rig.plan().algorithm() == SelectAlgorithm::chained ? 1u : 3u));
-    const auto data = test::random_values<uint32_t>(n, rng);
-    for (double density : {0.0, 30.0, 100.0})
-      CHECK(rig.check(data, host::random_flags(n, density, rng), 0u, Shifts{1, 2, 3, 1}));
-    const uint32_t gpu = uint32_t(n - 1000);
-    CHECK(rig.check(data, host::random_flags(n, 70, rng), 0u, Shifts{}, &gpu));
-    if (test::type_supported(dev.context(), DataType::f64)) {
-      SelectDesc d64{DataType::f64, n / 2, SelectPredicate::not_equal};
-      d64.rejected_order = RejectedOrder::reversed;
-      CompactionRig<double, Partition> d(dev, d64);
-      CHECK(d.check(test_values<double>(n / 2, rng, true), {}, 0.5));
-    }
-    REQUIRE_NO_VALIDATION_MESSAGES(dev);
-  }
+  check_partition_paths(RejectedOrder::reversed);
 }
 
 // ---- Errors ----
