@@ -115,8 +115,9 @@ int verify_select(const Device& device, std::mt19937_64& rng) {
             ++passed;
           } else {
             ++failed;
-            std::printf("FAIL %s %s %s %s: %s\n", plan == 2 ? "partition (reversed)" : partition ? "partition" : "select",
-                        to_string(SelectAlgorithm(a)), to_string(type), to_string(SelectPredicate(p)), why.c_str());
+            const char* what = plan == 2 ? "partition (reversed)" : partition ? "partition" : "select";
+            std::printf("FAIL %s %s %s %s: %s\n", what, to_string(SelectAlgorithm(a)), to_string(type),
+                        to_string(SelectPredicate(p)), why.c_str());
           }
         }
   }

@@ -159,7 +159,7 @@ void vk_subgroup_sync_stage() {
 // Where vk_select_write_tile puts the rejected elements (Partition): nowhere (Select), to the spill in
 // scratch (chained Partition in input order), to the output in input order (count_scan_scatter Partition)
 // or to the output in reverse order (RejectedOrder::reversed: each element's place is known in one pass;
-// compiled in where the kernel defines VKPRIM_SELECT_REVERSIBLE, so Select's chained kernel carries none of it).
+// compiled in where the kernel defines VKPRIM_SELECT_REVERSIBLE, so Select's chained kernel has none of it).
 #define REJECTED_DROPPED 0u
 #define REJECTED_TO_SPILL 1u
 #define REJECTED_TO_OUTPUT 2u
@@ -168,8 +168,8 @@ void vk_subgroup_sync_stage() {
 // Writes kept element i of the tile to output[selected_base + i] and, unless rejected_to is
 // REJECTED_DROPPED, the tile's rejected element r (r-th among its first `valid` elements that are not kept)
 // to rejected_base + r of the spill or the output (rejected_base - r for REJECTED_TO_OUTPUT_REVERSED: the
-// stores of a run then fall on descending addresses, still consecutive). Row by row: a subgroup's kept elements of one row are
-// one contiguous run of the output and its rejected ones another, so the subgroup stages both runs in its
+// stores of a run then fall on descending addresses, still consecutive). Row by row: a subgroup's kept
+// elements of one row are one contiguous run of the output and its rejected ones another, so the subgroup stages both runs in its
 // own slice of s_stage (subgroup barriers only, no workgroup barrier) and writes them with consecutive
 // lanes on consecutive elements. Stores straight from registers (each lane its own elements) leave every
 // store instruction scattered over a run, so each 32-byte sector is written piecemeal by up to VEC_N
@@ -233,7 +233,8 @@ void vk_select_write_tile(uvec4 vectors[ITEMS], uint keep, uvec4 rank_in_row, uv
       if (j < kept_run) vk_select_store_output(kept_base + j, bits);
       else if (rejected_to == REJECTED_TO_SPILL) vk_select_store_spill(rejected_first + j - kept_run, bits);
 #if defined(VKPRIM_SELECT_REVERSIBLE)
-      else if (rejected_to == REJECTED_TO_OUTPUT_REVERSED) vk_select_store_output(rejected_first - (j - kept_run), bits);
+      else if (rejected_to == REJECTED_TO_OUTPUT_REVERSED)
+        vk_select_store_output(rejected_first - (j - kept_run), bits);
 #endif
       else vk_select_store_output(rejected_first + j - kept_run, bits);
     }

@@ -2,7 +2,8 @@
 // Portable stream compaction, pass 3 of 3: each workgroup re-reads its tile, ranks the kept elements and
 // writes them (common/select_tile.glsl) at its exclusive prefix (binding 2[tile - 1] after
 // shaders/select/scan_counts.comp); Partition writes the rejected ones at total + tile start - prefix,
-// the total being binding 2[tiles - 1], or with SELECT_REVERSED downwards from n - 1 - (tile start - prefix). The last tile writes selected_count.
+// the total being binding 2[tiles - 1], or with SELECT_REVERSED downwards from n - 1 - (tile start -
+// prefix). The last tile writes selected_count.
 // Defines: VKPRIM_TYPE_* (the predicate's type), VKPRIM_NO_SUBGROUPS.
 // Specialization: WG_SIZE (power of two), ITEMS (1..8 vectors of 16 bytes per invocation).
 // Bindings and push: common/select_io.glsl (binding 2: the inclusive prefixes of the tile counts).

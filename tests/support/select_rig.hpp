@@ -28,7 +28,8 @@ Plan make_compaction(Context& context, const SelectDesc& desc) {
   auto plan = Plan::create(context, desc);
   INFO((std::is_same_v<Plan, Select> ? "Select" : "Partition")
        << "::create(" << to_string(desc.type) << ", max_count " << desc.max_count << ", " << to_string(desc.predicate)
-       << ", " << to_string(desc.algorithm) << ", rejected " << to_string(desc.rejected_order) << "): " << (plan ? std::string("ok") : plan.error().message));
+       << ", " << to_string(desc.algorithm) << ", rejected " << to_string(desc.rejected_order)
+       << "): " << (plan ? std::string("ok") : plan.error().message));
   REQUIRE(plan.ok());
   return std::move(plan).value();
 }
