@@ -111,7 +111,6 @@ struct SelectPlan {
   ContextImpl* context = nullptr;
   SelectDesc desc;
   bool partition = false;
-  bool reversed = false;        // Partition with RejectedOrder::reversed: no spill, no copy pass
   const char* name = "Select";
   SelectAlgorithm algorithm = SelectAlgorithm::chained;
   uint32_t elem = 4;
@@ -136,8 +135,10 @@ struct SelectPlan {
 
   uint64_t tiles_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, tile_elements)); }
   bool chained_path() const { return algorithm == SelectAlgorithm::chained; }
+  // Partition with RejectedOrder::reversed: every element goes where it belongs in one pass.
+  bool reversed() const { return partition && desc.rejected_order == RejectedOrder::reversed; }
   // The chained Partition that parks its rejected elements in scratch until the total is known.
-  bool spills() const { return chained_path() && partition && !reversed; }
+  bool spills() const { return chained_path() && partition && !reversed(); }
   uint32_t dispatches(uint64_t count) const {
     if (!chained_path()) return 3;
     return spills() && count > 0 ? 2 : 1;
@@ -224,7 +225,7 @@ class PassBuilder {
                std::min<uint32_t>(c_.options.debug_skip_publication_period, 0x3FFF) << 16 |
                detail::launch_order_bit(c_) | detail::statistics_bit(c_.options);
     push_[4] = uint32_t(p.desc.predicate) | (p.partition ? kModePartition : 0u) |
-               (p.desc.output == SelectOutput::indices ? kModeIndices : 0u) | (p.reversed ? kModeReversed : 0u) |
+               (p.desc.output == SelectOutput::indices ? kModeIndices : 0u) | (p.reversed() ? kModeReversed : 0u) |
                (in.shift % vec == 0 ? kModeInVectors : 0u) | (fl.shift % vec == 0 ? kModeFlagVectors : 0u);
     push_[2] = uint32_t(p.spill_offset / 4);
     push_[5] = uint32_t(comparand.bits);
@@ -317,7 +318,6 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   plan->context = &c;
   plan->desc = desc;
   plan->partition = partition;
-  plan->reversed = partition && desc.rejected_order == RejectedOrder::reversed;
   plan->name = name;
   const bool memory_model = c.caps.has(feature_memory_model);
   plan->algorithm = desc.algorithm;
@@ -382,7 +382,7 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
     const char* chained_kernel = partition ? (state64 ? "select/partition_chained64" : "select/partition_chained")
                                            : (state64 ? "select/chained64" : "select/chained");
     // Specialization constant 3 of the Partition kernel: 1 writes the rejected elements reversed, in place.
-    need(plan->chained, kernel(chained_kernel, variant, plan->wg, plan->items, true, plan->reversed ? 1u : 0u));
+    need(plan->chained, kernel(chained_kernel, variant, plan->wg, plan->items, true, plan->reversed() ? 1u : 0u));
     if (plan->spills())
       need(plan->copy_rejected, kernel("select/copy_rejected", plan->out_elem == 8 ? "u64" : "u32", kCopyWorkgroup,
                                        kCopyItems, false));
