@@ -61,7 +61,7 @@ vkprim_add_kernel(select/copy_rejected select/copy_rejected.comp TYPES u32 u64 W
 # words, their count specialization constant 6); the key transform is a specialization constant.
 # Onesweep digit passes run under the Vulkan memory model (vulkan1.2). SortRanking::partitioned (suffix _p)
 # and SortScatter::direct (suffix _d) are built for 32- and 64-bit keys; every default kernel also gets the
-# no-subgroup variant.
+# no-subgroup variant. The one-workgroup sort (sort/single) takes keys with no payload or 4- and 8-byte ones.
 foreach(kw 8 16 32 64)
   set(key_defines "")
   if(kw EQUAL 64)
@@ -110,6 +110,9 @@ foreach(kw 8 16 32 64)
       endforeach()
     endforeach()
     vkprim_add_kernel(sort/copy_${suffix} sort/copy.comp DEFINES ${defines})
+    if(NOT vw MATCHES "^w")
+      vkprim_add_kernel(sort/single_${suffix} sort/single.comp NO_SUBGROUP_VARIANT DEFINES ${defines})
+    endif()
   endforeach()
 endforeach()
 vkprim_add_kernel(sort/scan sort/scan.comp NO_SUBGROUP_VARIANT)

@@ -124,6 +124,10 @@ struct SortPlan {
   const Kernel* downsweep = nullptr;
   const Kernel* copy = nullptr;
   const Kernel* args = nullptr;
+  // The one-workgroup sort (sort/single.comp) of counts up to single_keys (0: none): automatic plans of keys
+  // with no payload or a 4- or 8-byte one, tile shape and ranking not overridden.
+  const Kernel* single = nullptr;
+  uint64_t single_keys = 0;
   VkDeviceSize align = 16;
   VkDeviceSize meta_offset = 0, meta_bytes = 0;
   VkDeviceSize keys_offset = 0, keys_bytes = 0;
@@ -140,6 +144,7 @@ struct SortPlan {
     return f;
   }
   uint64_t tiles_for(uint64_t n) const { return ceil_div(n, tile); }
+  bool one_workgroup(uint64_t n) const { return n <= single_keys; }
   uint64_t histogram_groups(uint64_t n) const { return std::min<uint64_t>(tiles_for(n), histogram_groups_cap); }
   uint64_t groups_for(uint64_t n) const { return std::min<uint64_t>(tiles_for(n), groups_cap); }
   uint64_t copy_groups(uint64_t n) const { return std::min<uint64_t>(ceil_div(n, wg), kCopyGroupsCap); }
@@ -155,6 +160,12 @@ class SortPassBuilder {
                   std::vector<Pass>& passes, bool indirect)
       : p_(p), c_(*p.context), keys_(keys), values_(p.value_bytes ? values : keys), scratch_(scratch),
         passes_(passes), indirect_(indirect) {}
+
+  // The one-workgroup sort: in place, every digit pass in one dispatch (count from the args region when
+  // indirect: pass() reads entry kEntryGroups for passes dispatched directly).
+  void single(uint64_t count) {
+    pass(p_.single, "one workgroup", -1, 1, count, keys_, keys_, values_, values_, p_.begin_bit, p_.passes << 16);
+  }
 
   void sort(uint64_t count) {
     const BufferRange alt_keys{scratch_.buffer, scratch_.offset + p_.keys_offset, p_.keys_bytes};
@@ -259,6 +270,7 @@ SortRanking RadixSort::ranking() const { return plan_->ranking; }
 SortScatter RadixSort::scatter() const { return plan_->scatter; }
 uint32_t RadixSort::digit_passes() const { return plan_->passes; }
 uint64_t RadixSort::keys_per_tile() const { return plan_->tile; }
+uint64_t RadixSort::one_workgroup_keys() const { return plan_->single_keys; }
 uint32_t RadixSort::staging_rounds() const { return plan_->stage_rounds; }
 
 ScratchRequirements RadixSort::scratch_requirements() const {
@@ -269,6 +281,7 @@ ScratchRequirements RadixSort::scratch_requirements() const {
 
 uint32_t RadixSort::dispatch_count(uint64_t count) const {
   if (count <= 1) return 0;
+  if (plan_->one_workgroup(count)) return 1;
   std::vector<detail::Pass> passes;
   const BufferRange none{};
   detail::SortPassBuilder(*plan_, none, none, none, passes, false).sort(std::min(count, plan_->desc.max_count));
@@ -401,14 +414,17 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // source index per position (common/radix.glsl), so they need no more than the keys.
   const uint64_t stage_width =
       std::max<uint64_t>(plan->key_bytes == 8 ? 2 : 1, plan->value_units ? 0 : plan->value_bytes / 4);
-  auto stage_words = [&](uint32_t it, uint32_t rounds) { return uint64_t(wg) * (it / rounds) * stage_width; };
+  // Of a wg x it tile in `rounds` rounds; min_sg: the smallest subgroup, 0 for the emulation; running:
+  // reduce_then_scan's downsweep (its s_running).
+  auto ranking_shared_bytes = [&](uint64_t group, uint32_t it, uint32_t rounds, uint64_t min_sg, bool running) {
+    const uint64_t sg = min_sg ? min_sg : 16;
+    const uint64_t counters = group / sg * (detail::kDigits / 2);
+    const uint64_t stage = group * (it / rounds) * stage_width;
+    const uint64_t scan = min_sg ? group / sg : 3 * group;
+    return 4 * (std::max(counters, stage) + 2 * detail::kDigits + scan + (running ? detail::kDigits : 0) + 3);
+  };
   auto shared_bytes = [&](uint32_t it, uint32_t rounds) {
-    const uint64_t min_sg = plan->subgroups ? smallest_subgroup : 16;
-    const uint64_t counters = uint64_t(wg) / min_sg * (detail::kDigits / 2);
-    const uint64_t stage = stage_words(it, rounds);
-    const uint64_t scan = plan->subgroups ? wg / min_sg : 3 * uint64_t(wg);
-    const uint64_t running = onesweep ? 0 : detail::kDigits;  // the downsweep's s_running
-    return 4 * (std::max(counters, stage) + 2 * detail::kDigits + scan + running + 3);
+    return ranking_shared_bytes(wg, it, rounds, plan->subgroups ? smallest_subgroup : 0, !onesweep);
   };
   // Onesweep stages a tile that exceeds kTwoPerSmShared in two rounds where that brings it within; the
   // default wide tile shrinks until it fits one way or the other.
@@ -444,6 +460,28 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->histogram_groups_cap = uint32_t(std::max<uint64_t>(plan->histogram_groups_cap, min_groups));
   plan->groups_cap = uint32_t(std::max<uint64_t>(plan->groups_cap, min_groups));
 
+  // The one-workgroup sort (sort/single.comp): automatic plans whose keys carry no payload or a 4- or 8-byte
+  // one, with no tile, ranking or scatter override. 512 invocations, else 256 (fewer allowed, or the subgroups'
+  // digit counters too large), and the most keys per invocation, 16 at most, whose staged tile fits shared
+  // memory: on NVIDIA 8192 u32 keys in 34 KiB, 4096 where keys or values take 8 bytes (the whole tile is
+  // staged at once).
+  uint32_t single_wg = 0, single_items = 0, single_min_sg = 0;
+  if (desc.algorithm == SortAlgorithm::automatic && !desc.workgroup_size && !desc.items_per_thread &&
+      desc.ranking == SortRanking::automatic && desc.scatter == SortScatter::automatic && !plan->value_units) {
+    for (uint32_t group : {512u, 256u}) {
+      if (single_items || group > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) continue;
+      const uint32_t min_sg = c.full_subgroup_size(group);
+      const bool sg = c.use_subgroups(group) && (caps.subgroup_operations & needed) == needed && min_sg >= 8 &&
+                      min_sg <= 128;
+      for (uint32_t it = 16; it >= 1 && !single_items; it /= 2) {
+        if (ranking_shared_bytes(group, it, 1, sg ? min_sg : 0, false) > caps.max_shared_memory) continue;
+        single_wg = group;
+        single_items = it;
+        single_min_sg = sg ? min_sg : 0;
+      }
+    }
+  }
+
   // One binding covers all keys (and all values): refuse what would need storage-range windows.
   const uint64_t key_window = detail::window_elements(c, plan->key_bytes, 1);
   if (desc.max_count > key_window)
@@ -459,18 +497,20 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   const std::string vw = plan->value_units   ? "_vw" + std::to_string(plan->value_unit)
                          : plan->value_bytes ? "_v" + std::to_string(8 * plan->value_bytes)
                                              : std::string();
-  // onesweep_ranking: the onesweep digit-pass kernel (plan->onesweep).
-  auto kernel = [&](const std::string& name, bool ranking, bool onesweep_ranking) -> Result<const detail::Kernel*> {
+  // onesweep_ranking: the onesweep digit-pass kernel (plan->onesweep). The tile: kwg x kitems, ranked with
+  // subgroups of at least min_sg (0: the emulation).
+  auto kernel = [&](const std::string& name, bool ranking, bool onesweep_ranking, uint32_t kwg, uint32_t kitems,
+                    uint32_t min_sg) -> Result<const detail::Kernel*> {
     detail::KernelDesc kd;
     kd.group = &detail::kShaderGroup_sort;
     kd.kernel = name;
-    kd.variant = ranking && !plan->subgroups ? "nosg" : "default";
-    kd.workgroup_size = wg;
-    kd.items = items;
+    kd.variant = ranking && !min_sg ? "nosg" : "default";
+    kd.workgroup_size = kwg;
+    kd.items = kitems;
     kd.bindings = detail::kSortBindings;
     kd.push_bytes = detail::kSortPushBytes;
-    kd.uses_subgroups = ranking && plan->subgroups;
-    if (ranking && plan->subgroups) kd.tuning = smallest_subgroup;  // SUBGROUP_MIN of common/radix.glsl
+    kd.uses_subgroups = ranking && min_sg;
+    if (ranking && min_sg) kd.tuning = min_sg;  // SUBGROUP_MIN of common/radix.glsl
     // The key transform is a specialization constant, not a push constant: the driver folds it (u32
     // ascending: no transform at all; onesweep lost ~30 instructions per key on NVIDIA).
     kd.mode = plan->key_flags();
@@ -486,21 +526,30 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   Result<void> built;
   auto need = [&](const detail::Kernel*& slot, const std::string& name, bool ranking) {
     if (!built) return;
-    auto k = kernel(name, ranking, &slot == &plan->onesweep);
+    auto k = kernel(name, ranking, &slot == &plan->onesweep, wg, items, plan->subgroups ? smallest_subgroup : 0);
     if (!k) built = std::move(k).error();
     else slot = k.value();
   };
   const std::string rank = std::string(plan->ranking == SortRanking::partitioned ? "_p" : "") +
                            (plan->scatter == SortScatter::direct ? "_d" : "");
-  if (onesweep) {
+  // The one-workgroup sort, for automatic plans that take it (see single_shape above): a plan whose max_count
+  // it covers needs no other kernel.
+  if (single_items) {
+    auto k = kernel("sort/single" + kw + vw, true, false, single_wg, single_items, single_min_sg);
+    if (!k) return std::move(k).error();
+    plan->single = k.value();
+    plan->single_keys = uint64_t(single_wg) * single_items;
+  }
+  const bool multi_pass = desc.max_count > plan->single_keys;
+  if (multi_pass && onesweep) {
     need(plan->histogram, "sort/histogram" + kw, false);
     need(plan->onesweep, "sort/onesweep" + kw + vw + rank, true);
-  } else {
+  } else if (multi_pass) {
     need(plan->upsweep, "sort/upsweep" + kw, false);
     need(plan->scan, "sort/scan", true);
     need(plan->downsweep, "sort/downsweep" + kw + vw + rank, true);
   }
-  if (plan->passes % 2 == 1) need(plan->copy, "sort/copy" + kw + vw, false);
+  if (multi_pass && plan->passes % 2 == 1) need(plan->copy, "sort/copy" + kw + vw, false);
   if (!built) return built.error();
   auto args = detail::indirect_args_kernel(c);
   if (!args) return std::move(args).error();
@@ -566,7 +615,9 @@ Result<void> RadixSort::record(VkCommandBuffer cmd, const BufferRange& keys, con
   if (auto ok = check_buffers(p, keys, values, count, scratch, scratch_requirements(), "RadixSort::record"); !ok)
     return ok;
   std::vector<detail::Pass> passes;
-  if (count > 1) detail::SortPassBuilder(p, keys, values, scratch, passes, false).sort(count);
+  detail::SortPassBuilder builder(p, keys, values, scratch, passes, false);
+  if (count > 1 && p.one_workgroup(count)) builder.single(count);
+  else if (count > 1) builder.sort(count);
   return detail::record_passes(*p.context, *p.descriptors, cmd, passes);
 }
 
@@ -596,7 +647,9 @@ Result<void> RadixSort::record_indirect(VkCommandBuffer cmd, const BufferRange& 
   const detail::BoundBuffer region{scratch.buffer, scratch.offset + p.indirect_offset, detail::kIndirectRegionBytes};
   std::vector<detail::Pass> passes;
   passes.push_back(detail::make_indirect_args_pass(c, p.args, count_buffer, region, max_count, entries));
-  detail::SortPassBuilder(p, keys, values, scratch, passes, true).sort(max_count);
+  detail::SortPassBuilder builder(p, keys, values, scratch, passes, true);
+  if (p.one_workgroup(max_count)) builder.single(max_count);
+  else builder.sort(max_count);
   return detail::record_passes(c, *p.descriptors, cmd, passes);
 }
 

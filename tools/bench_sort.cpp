@@ -218,13 +218,18 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
         ++failures;
         std::fprintf(stderr, "MISMATCH sort %s n=%llu: %s\n", labels[k].c_str(), (unsigned long long)n, why.c_str());
       }
-      std::string note = "tile=" + std::to_string(plan.keys_per_tile()) + " passes=" + std::to_string(plan.digit_passes());
-      if (plan.algorithm() == SortAlgorithm::onesweep)
+      const bool one_workgroup = n <= plan.one_workgroup_keys();
+      std::string note = one_workgroup
+                             ? "one workgroup (up to " + std::to_string(plan.one_workgroup_keys()) + " keys)"
+                             : "tile=" + std::to_string(plan.keys_per_tile());
+      note += " passes=" + std::to_string(plan.digit_passes());
+      if (plan.algorithm() == SortAlgorithm::onesweep && !one_workgroup)
         if (const std::string lookback = lookback_note(device, scratch.value(), plan.statistics_offset(), false);
             !lookback.empty())
           note += " " + lookback;
       const double gbps = moved / t.value();
-      rows.push_back({primitive, labels[k], to_string(base.key_type), value_s, to_string(base.order), n,
+      rows.push_back({primitive, one_workgroup ? "one_workgroup" : labels[k], to_string(base.key_type), value_s,
+                      to_string(base.order), n,
                       t.value() / 1e3, double(n) / t.value(), gbps, ceilings->of_read(gbps), ceilings->of_copy(gbps),
                       why.empty(), note});
     }

@@ -32,7 +32,9 @@ bool parse(const char* name, SortOrder& out);
 //   reduce_then_scan  portable: per digit an upsweep (digit counts per workgroup), a scan of the digit x
 //                     workgroup table and a downsweep (stable rank + scatter). Three dispatches per digit.
 // automatic = onesweep where the memory model is enabled, else reduce_then_scan (onesweep measured faster for
-// keys and pairs on the H100: docs/PERFORMANCE.md).
+// keys and pairs on the H100: docs/PERFORMANCE.md); and counts that fit one workgroup's tile are sorted
+// by that one workgroup in a single dispatch (RadixSort::one_workgroup_keys()). An explicit algorithm takes
+// its own passes at every count.
 enum class SortAlgorithm { automatic, onesweep, reduce_then_scan };
 const char* to_string(SortAlgorithm algorithm);
 bool parse(const char* name, SortAlgorithm& out);
@@ -109,13 +111,18 @@ class RadixSort {
   ScratchRequirements scratch_requirements() const;
   // Keys per tile (workgroup_size x items_per_thread as resolved for the device).
   uint64_t keys_per_tile() const;
+  // Counts up to this many are sorted by one workgroup in one dispatch, every digit pass in shared memory
+  // (no scratch traffic, no odd-pass copy): automatic plans of keys with no payload or a 4- or 8-byte one,
+  // with no tile, ranking or scatter override (4096 or 8192 keys on most GPUs, by shared memory). 0: every
+  // count takes `algorithm()`'s passes.
+  uint64_t one_workgroup_keys() const;
   // Rounds in which onesweep stages a ranked tile in shared memory before scattering it: 1, or 2 where a
   // whole tile would need more than 24 KiB (above that NVIDIA runs one workgroup per SM instead of two).
   uint32_t staging_rounds() const;
   // Number of digit passes (ceil((end_bit - begin_bit) / 8)). When it is odd the sort ends with a copy
   // from scratch back to the caller's buffers (an even count ends in place by itself).
   uint32_t digit_passes() const;
-  // Dispatches record() issues for `count`: 0 for count <= 1 (already sorted).
+  // Dispatches record() issues for `count`: 0 for count <= 1 (already sorted), 1 up to one_workgroup_keys().
   uint32_t dispatch_count(uint64_t count) const;
   // Onesweep: byte offset within scratch of four u32 counters the last record left, summed over its digit
   // passes: {tiles, fallbacks taken, look-back steps of digit 0 (a step reads four predecessor tiles),
@@ -137,7 +144,8 @@ class RadixSort {
 
   // As record, with the count read on the GPU from a u32 at count_buffer (usage STORAGE_BUFFER, offset a
   // multiple of 4, written before record_indirect like the keys), clamped to max_count. Every pass is
-  // recorded (dispatched indirectly), so the dispatch count does not depend on the count.
+  // recorded (dispatched indirectly), so the dispatch count does not depend on the count; a plan whose
+  // max_count is at most one_workgroup_keys() records the one-workgroup sort alone.
   Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
                                const BufferRange& count_buffer, const BufferRange& scratch) const;
 

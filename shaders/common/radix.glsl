@@ -216,6 +216,13 @@ KEY_T sort_unordered(KEY_T o) {
 // The mask of the digit at `bit`: up to 8 bits, fewer for the last pass before end_bit.
 uint sort_digit_mask(uint bit) { return (1u << min(8u, pc.end_bit - bit)) - 1u; }
 
+// The digit pass that ranking and scatter work on: this dispatch's (pc.bit, pc.digit_mask), or the current
+// pass of a kernel that runs every pass itself (sort/single.comp defines both).
+#if !defined(SORT_PASS_BIT)
+#define SORT_PASS_BIT pc.bit
+#define SORT_PASS_MASK pc.digit_mask
+#endif
+
 // The digit of an ordered key at `bit` under `mask`. This pass's mask is a push constant (pc.digit_mask):
 // computed in the shader, NVIDIA's code rebuilds it from pc.end_bit at every key of the scatter (4
 // instructions each); as an operand, onesweep's digit passes measured 465-469 us against 476-480 at 2^26
@@ -231,7 +238,7 @@ uint sort_digit(KEY_T ordered, uint bit, uint mask) {
 }
 
 // This pass's digit of an ordered key.
-uint sort_pass_digit(KEY_T ordered) { return sort_digit(ordered, pc.bit, pc.digit_mask); }
+uint sort_pass_digit(KEY_T ordered) { return sort_digit(ordered, SORT_PASS_BIT, SORT_PASS_MASK); }
 
 // The padding key: every bit set once ordered, so its digit is the largest of every pass.
 #if defined(VKPRIM_KEY64)
@@ -382,10 +389,10 @@ void pos_add(uint i, uint v) { t_pos[i] += v; }
 // loads (else each item's index and bounds flag stays live from the key loads) and the value scatter (else
 // each position and bounds flag from the key scatter): pairs onesweep at 384 x 13 needs 55 registers
 // instead of 72 (H100). Valid after sort_count_tile's first barrier.
-uint sort_opaque_zero() { return s_rank_bit - pc.bit; }
+uint sort_opaque_zero() { return s_rank_bit - SORT_PASS_BIT; }
 
 // The digit of item i of this invocation at `bit` (padding slots: the largest digit).
-uint t_digit(uint i, uint bit) { return sort_digit(t_key[i], bit, pc.digit_mask); }
+uint t_digit(uint i, uint bit) { return sort_digit(t_key[i], bit, SORT_PASS_MASK); }
 
 // Digit d's counter in a subgroup's row: its word and the shift of its half in packed rows.
 uint counter_word(uint d) { return WIDE_COUNTERS ? d : d >> 1u; }
@@ -430,7 +437,7 @@ uint sort_rank_bit() {
 #if defined(SORT_RANK_FEW_REGISTERS)
   return s_rank_bit;
 #else
-  return pc.bit;
+  return SORT_PASS_BIT;
 #endif
 }
 
@@ -439,12 +446,17 @@ void sort_count_tile() {
   // Only the rows of the subgroups that exist (COUNTER_WORDS is sized for the smallest subgroup).
   const uint used_counter_words = (WG_SIZE / RADIX_SG_SIZE) * COUNTER_ROW_WORDS;
   for (uint w = tid; w < used_counter_words; w += WG_SIZE) s_mem[w] = 0u;
-  if (tid == 0u) s_rank_bit = pc.bit;
+  if (tid == 0u) s_rank_bit = SORT_PASS_BIT;
   barrier();
   const uint row = RADIX_SG_ID * COUNTER_ROW_WORDS;
   const uint bit = sort_rank_bit();
   uint order = 0u;
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+#if defined(SORT_RANK_ROWS_BELOW) && !defined(VKPRIM_NO_SUBGROUPS)
+    // A subgroup row wholly at or past SORT_RANK_ROWS_BELOW holds only padding keys, which rank after every
+    // real key whatever their counts: skipped (subgroup-uniform; the emulation's loop has barriers).
+    if (sort_striped_index(i) - RADIX_SG_LANE >= SORT_RANK_ROWS_BELOW) continue;
+#endif
     const uint d = t_digit(i, bit) | order;
     const uint word = row + counter_word(d);
     const uint shift = counter_shift(d);
@@ -598,7 +610,7 @@ void sort_scatter_tile(uint tile, uint n) {
 #if defined(VKPRIM_DIRECT_SCATTER)
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
     if (first + sort_striped_index(i) < n) {
-      const uint to = s_base[t_digit(i, pc.bit)] + pos_get(i);
+      const uint to = s_base[t_digit(i, SORT_PASS_BIT)] + pos_get(i);
       SORT_KEY_OUT(out_shift + to, sort_unordered(t_key[i]));
 #if defined(SORT_WIDE_VALUES)
       const uint from = (in_shift + first + sort_striped_index(i)) * VALUE_UNITS;

@@ -221,6 +221,19 @@ uint64_t tile_of(Device& dev, uint32_t value_size, SortAlgorithm algorithm = Sor
   return make_sort(dev.context(), d).keys_per_tile();
 }
 
+// The raw key whose ordered form (host::ordered_bits) has every bit set: the kernels pad a partial last
+// tile with that ordered key, so real keys equal to it must still rank before the padding and stay stable.
+// It is one of the extremes of the raw bits: all ones, all but the sign, the sign alone, zero.
+uint64_t padding_twin(DataType t, SortOrder o) {
+  const bool wide = size_of(t) == 8;
+  const uint64_t ones = wide ? ~uint64_t(0) : 0xFFFFFFFFull;
+  const uint64_t sign = wide ? uint64_t(1) << 63 : uint64_t(1) << 31;
+  for (uint64_t raw : {ones, ones & ~sign, sign, uint64_t(0)})
+    if (host::ordered_bits(raw, t, o) == ones) return raw;
+  FAIL("no raw key orders as all ones for " << to_string(t) << " " << to_string(o));
+  return 0;
+}
+
 SortDesc desc_of(SortAlgorithm a, DataType key, uint64_t max_count, uint32_t value_size = 0,
                  SortOrder order = SortOrder::ascending) {
   SortDesc d;
