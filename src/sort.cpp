@@ -125,9 +125,11 @@ struct SortPlan {
   const Kernel* copy = nullptr;
   const Kernel* args = nullptr;
   // The one-workgroup sort (sort/single.comp) of counts up to single_keys (0: none): automatic plans of keys
-  // with no payload or a 4- or 8-byte one, tile shape and ranking not overridden.
+  // with no payload or a 4- or 8-byte one, tile shape and ranking not overridden. Counts up to
+  // single_small_keys take a 256-invocation workgroup where `single` is a larger one.
   const Kernel* single = nullptr;
-  uint64_t single_keys = 0;
+  const Kernel* single_small = nullptr;
+  uint64_t single_keys = 0, single_small_keys = 0;
   VkDeviceSize align = 16;
   VkDeviceSize meta_offset = 0, meta_bytes = 0;
   VkDeviceSize keys_offset = 0, keys_bytes = 0;
@@ -164,7 +166,8 @@ class SortPassBuilder {
   // The one-workgroup sort: in place, every digit pass in one dispatch (count from the args region when
   // indirect: pass() reads entry kEntryGroups for passes dispatched directly).
   void single(uint64_t count) {
-    pass(p_.single, "one workgroup", -1, 1, count, keys_, keys_, values_, values_, p_.begin_bit, p_.passes << 16);
+    const Kernel* k = count <= p_.single_small_keys ? p_.single_small : p_.single;
+    pass(k, "one workgroup", -1, 1, count, keys_, keys_, values_, values_, p_.begin_bit, p_.passes << 16);
   }
 
   void sort(uint64_t count) {
@@ -461,25 +464,30 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->groups_cap = uint32_t(std::max<uint64_t>(plan->groups_cap, min_groups));
 
   // The one-workgroup sort (sort/single.comp): automatic plans whose keys carry no payload or a 4- or 8-byte
-  // one, with no tile, ranking or scatter override. 512 invocations, else 256 (fewer allowed, or the subgroups'
-  // digit counters too large), and the most keys per invocation, 16 at most, whose staged tile fits shared
-  // memory: on NVIDIA 8192 u32 keys in 34 KiB, 4096 where keys or values take 8 bytes (the whole tile is
-  // staged at once).
-  uint32_t single_wg = 0, single_items = 0, single_min_sg = 0;
+  // one, with no tile, ranking or scatter override. Per workgroup size (512 and 256 invocations, as the device
+  // allows) the most keys per invocation, 16 at most, whose staged tile fits shared memory (the whole tile is
+  // staged at once): on NVIDIA 8192 u32 keys in 34 KiB at 512, 4096 at 256; half that where keys or values
+  // take 8 bytes. Counts that the 256 tile holds take it: at 2^10 u32 keys one dispatch took 21.3 us at
+  // 256 x 16 and 26.4 at 512 x 16, whose every pass waits on more invocations (H100); 2^13 took 33.9 us at
+  // 512 x 16 against 45.0 in five onesweep dispatches.
+  struct SingleShape {
+    uint32_t wg = 0, items = 0, min_sg = 0;
+    uint64_t keys() const { return uint64_t(wg) * items; }
+  };
+  SingleShape single_large, single_256;
   if (desc.algorithm == SortAlgorithm::automatic && !desc.workgroup_size && !desc.items_per_thread &&
       desc.ranking == SortRanking::automatic && desc.scatter == SortScatter::automatic && !plan->value_units) {
     for (uint32_t group : {512u, 256u}) {
-      if (single_items || group > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) continue;
+      if (group > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) continue;
+      SingleShape& shape = group == 512 ? single_large : single_256;
       const uint32_t min_sg = c.full_subgroup_size(group);
       const bool sg = c.use_subgroups(group) && (caps.subgroup_operations & needed) == needed && min_sg >= 8 &&
                       min_sg <= 128;
-      for (uint32_t it = 16; it >= 1 && !single_items; it /= 2) {
-        if (ranking_shared_bytes(group, it, 1, sg ? min_sg : 0, false) > caps.max_shared_memory) continue;
-        single_wg = group;
-        single_items = it;
-        single_min_sg = sg ? min_sg : 0;
-      }
+      for (uint32_t it = 16; it >= 1 && !shape.items; it /= 2)
+        if (ranking_shared_bytes(group, it, 1, sg ? min_sg : 0, false) <= caps.max_shared_memory)
+          shape = {group, it, sg ? min_sg : 0u};
     }
+    if (single_large.keys() <= single_256.keys()) single_large = {};
   }
 
   // One binding covers all keys (and all values): refuse what would need storage-range windows.
@@ -532,13 +540,15 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   };
   const std::string rank = std::string(plan->ranking == SortRanking::partitioned ? "_p" : "") +
                            (plan->scatter == SortScatter::direct ? "_d" : "");
-  // The one-workgroup sort, for automatic plans that take it (see single_shape above): a plan whose max_count
-  // it covers needs no other kernel.
-  if (single_items) {
-    auto k = kernel("sort/single" + kw + vw, true, false, single_wg, single_items, single_min_sg);
+  // The one-workgroup sorts, for automatic plans that take them (SingleShape above); the larger is built only
+  // where max_count passes the smaller, and a plan whose max_count they cover needs no other kernel.
+  plan->single_keys = std::max(single_256.keys(), single_large.keys());
+  plan->single_small_keys = single_256.keys();
+  for (const SingleShape* shape : {&single_256, &single_large}) {
+    if (!shape->items || (shape == &single_large && desc.max_count <= single_256.keys())) continue;
+    auto k = kernel("sort/single" + kw + vw, true, false, shape->wg, shape->items, shape->min_sg);
     if (!k) return std::move(k).error();
-    plan->single = k.value();
-    plan->single_keys = uint64_t(single_wg) * single_items;
+    (shape == &single_256 ? plan->single_small : plan->single) = k.value();
   }
   const bool multi_pass = desc.max_count > plan->single_keys;
   if (multi_pass && onesweep) {

@@ -47,7 +47,8 @@ TEST_CASE("automatic sorts up to one_workgroup_keys() take one dispatch, leave s
     CHECK(rig.plan().dispatch_count(2) == 1);
     CHECK(rig.plan().dispatch_count(w) == 1);
     CHECK(rig.plan().dispatch_count(w + 1) > 1);
-    std::vector<uint64_t> sizes = {0, 1, 2, 3, 31, 255, w / 2 + 17, w - 1, w};
+    // w / 2: where a GPU's 512-invocation tile takes over from the 256-invocation one.
+    std::vector<uint64_t> sizes = {0, 1, 2, 3, 31, 255, w / 2 - 1, w / 2, w / 2 + 1, w - 1, w};
     sizes.push_back(2 + rng() % (w - 2));
     for (uint64_t n : sizes) {
       CHECK(rig.check(random_keys(n, DataType::u32, rng)));

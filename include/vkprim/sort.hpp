@@ -113,8 +113,9 @@ class RadixSort {
   uint64_t keys_per_tile() const;
   // Counts up to this many are sorted by one workgroup in one dispatch, every digit pass in shared memory
   // (no scratch traffic, no odd-pass copy): automatic plans of keys with no payload or a 4- or 8-byte one,
-  // with no tile, ranking or scatter override (4096 or 8192 keys on most GPUs, by shared memory). 0: every
-  // count takes `algorithm()`'s passes.
+  // with no tile, ranking or scatter override. The tile is set by shared memory: on NVIDIA 8192 u32 keys
+  // (512 invocations; counts up to 4096 take 256), half that with 8-byte keys or values. Independent of
+  // max_count. 0: every count takes `algorithm()`'s passes.
   uint64_t one_workgroup_keys() const;
   // Rounds in which onesweep stages a ranked tile in shared memory before scattering it: 1, or 2 where a
   // whole tile would need more than 24 KiB (above that NVIDIA runs one workgroup per SM instead of two).
