@@ -15,7 +15,9 @@
 // (constant 4, ranking kernels: the tile is staged for its scatter in 1 or 2 rounds), VALUE_UNITS (constant
 // 6, wide values: units per value). Set by the including kernel: SORT_RANKING (the rank and scatter below),
 // SORT_RANK_FEW_REGISTERS (the ranking loops recompute digits and rank items one after another: see
-// sort_rank_bit), SORT_MEMORY_MODEL (scoped shared atomics).
+// sort_rank_bit), SORT_MEMORY_MODEL (scoped shared atomics), SORT_PASS_BIT / SORT_PASS_MASK (the pass
+// being ranked, default pc.bit / pc.digit_mask) and SORT_RANK_ROWS_BELOW (rows from there on hold only
+// padding and are not ranked) for a kernel that runs every pass itself (sort/single.comp).
 // Bindings (set 0): 0 keys in, 1 keys out, 2 values in, 3 values out, 4 meta (histograms, digit table,
 // tile state: see src/sort.cpp), 5 the record_indirect region (common/indirect.glsl).
 // Passes that only count digits read raw keys and transform them; the ranking kernels hold and stage the
