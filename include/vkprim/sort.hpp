@@ -74,7 +74,7 @@ struct SortDesc {
   // Tuning overrides for benchmarking (0 = the tuned default on GPUs: onesweep 384 x 18 for 32-bit keys,
   // 384 x 22 with 4-byte values, 384 x 14 with 8-byte keys or values, 384 x 12 with wider values;
   // reduce_then_scan 512 x 8; 256 x 8 on CPU drivers): a tile is workgroup_size (a multiple of 128, 256..1024) x items_per_thread (1..32) keys,
-  // at most 32768.
+  // at most 32768. An override, like an explicit ranking or scatter, also turns off the one-workgroup sort.
   uint32_t workgroup_size = 0, items_per_thread = 0;
   SortRanking ranking = SortRanking::automatic;   // unsupported: partitioned without the extension
   SortScatter scatter = SortScatter::automatic;
