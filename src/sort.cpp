@@ -398,11 +398,18 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
                       "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");
   // The subgroup multisplit needs ballot and shuffle and full subgroups of 8..128 invocations (shared arrays
   // are sized for that), of the size kernel.cpp pins (ContextImpl::full_subgroup_size).
-  const uint32_t smallest_subgroup = c.full_subgroup_size(wg);
+  // ranking_subgroup: that size for a workgroup of `group` where the multisplit can use subgroups, else 0
+  // (the emulation).
   const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
                                         VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
-  plan->subgroups = c.use_subgroups(wg) && (caps.subgroup_operations & needed) == needed && smallest_subgroup >= 8 &&
-                    smallest_subgroup <= 128;
+  auto ranking_subgroup = [&](uint32_t group) -> uint32_t {
+    const uint32_t smallest = c.full_subgroup_size(group);
+    const bool usable = c.use_subgroups(group) && (caps.subgroup_operations & needed) == needed && smallest >= 8 &&
+                        smallest <= 128;
+    return usable ? smallest : 0u;
+  };
+  const uint32_t plan_subgroup = ranking_subgroup(wg);
+  plan->subgroups = plan_subgroup != 0;
   plan->ranking = desc.ranking == SortRanking::automatic ? SortRanking::ballots : desc.ranking;
   plan->scatter = desc.scatter == SortScatter::automatic ? SortScatter::staged : desc.scatter;
   if (plan->ranking == SortRanking::partitioned && !caps.has(feature_subgroup_partitioned))
@@ -427,7 +434,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     return 4 * (std::max(counters, stage) + 2 * detail::kDigits + scan + (running ? detail::kDigits : 0) + 3);
   };
   auto shared_bytes = [&](uint32_t it, uint32_t rounds) {
-    return ranking_shared_bytes(wg, it, rounds, plan->subgroups ? smallest_subgroup : 0, !onesweep);
+    return ranking_shared_bytes(wg, it, rounds, plan_subgroup, !onesweep);
   };
   // Onesweep stages a tile that exceeds kTwoPerSmShared in two rounds where that brings it within; the
   // default wide tile shrinks until it fits one way or the other.
@@ -480,12 +487,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     for (uint32_t group : {512u, 256u}) {
       if (group > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) continue;
       SingleShape& shape = group == 512 ? single_large : single_256;
-      const uint32_t min_sg = c.full_subgroup_size(group);
-      const bool sg = c.use_subgroups(group) && (caps.subgroup_operations & needed) == needed && min_sg >= 8 &&
-                      min_sg <= 128;
+      const uint32_t min_sg = ranking_subgroup(group);
       for (uint32_t it = 16; it >= 1 && !shape.items; it /= 2)
-        if (ranking_shared_bytes(group, it, 1, sg ? min_sg : 0, false) <= caps.max_shared_memory)
-          shape = {group, it, sg ? min_sg : 0u};
+        if (ranking_shared_bytes(group, it, 1, min_sg, false) <= caps.max_shared_memory) shape = {group, it, min_sg};
     }
     if (single_large.keys() <= single_256.keys()) single_large = {};
   }
@@ -534,7 +538,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   Result<void> built;
   auto need = [&](const detail::Kernel*& slot, const std::string& name, bool ranking) {
     if (!built) return;
-    auto k = kernel(name, ranking, &slot == &plan->onesweep, wg, items, plan->subgroups ? smallest_subgroup : 0);
+    auto k = kernel(name, ranking, &slot == &plan->onesweep, wg, items, plan_subgroup);
     if (!k) built = std::move(k).error();
     else slot = k.value();
   };
