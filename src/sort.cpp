@@ -124,12 +124,15 @@ struct SortPlan {
   const Kernel* downsweep = nullptr;
   const Kernel* copy = nullptr;
   const Kernel* args = nullptr;
-  // The one-workgroup sort (sort/single.comp) of counts up to single_keys (0: none): automatic plans of keys
-  // with no payload or a 4- or 8-byte one, tile shape and ranking not overridden. Counts up to
-  // single_small_keys take a 256-invocation workgroup where `single` is a larger one.
-  const Kernel* single = nullptr;
-  const Kernel* single_small = nullptr;
-  uint64_t single_keys = 0, single_small_keys = 0;
+  // The one-workgroup sorts (sort/single.comp) of counts up to single_keys (0: none): automatic plans of keys
+  // with no payload or a 4- or 8-byte one, tile shape and ranking not overridden. A ladder of tiles, smallest
+  // first: a count takes the first that holds it (kernels are built only up to the one max_count takes).
+  struct Single {
+    uint64_t keys = 0;
+    const Kernel* kernel = nullptr;
+  };
+  std::vector<Single> singles;
+  uint64_t single_keys = 0;
   VkDeviceSize align = 16;
   VkDeviceSize meta_offset = 0, meta_bytes = 0;
   VkDeviceSize keys_offset = 0, keys_bytes = 0;
@@ -166,7 +169,9 @@ class SortPassBuilder {
   // The one-workgroup sort: in place, every digit pass in one dispatch (count from the args region when
   // indirect: pass() reads entry kEntryGroups for passes dispatched directly).
   void single(uint64_t count) {
-    const Kernel* k = count <= p_.single_small_keys ? p_.single_small : p_.single;
+    const Kernel* k = nullptr;
+    for (const SortPlan::Single& s : p_.singles)
+      if (!k && count <= s.keys) k = s.kernel;
     pass(k, "one workgroup", -1, 1, count, keys_, keys_, values_, values_, p_.begin_bit, p_.passes << 16);
   }
 
@@ -471,27 +476,30 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->groups_cap = uint32_t(std::max<uint64_t>(plan->groups_cap, min_groups));
 
   // The one-workgroup sort (sort/single.comp): automatic plans whose keys carry no payload or a 4- or 8-byte
-  // one, with no tile, ranking or scatter override. Per workgroup size (512 and 256 invocations, as the device
-  // allows) the most keys per invocation, 16 at most, whose staged tile fits shared memory (the whole tile is
-  // staged at once): on NVIDIA 8192 u32 keys in 34 KiB at 512, 4096 at 256; half that where keys or values
-  // take 8 bytes. Counts that the 256 tile holds take it: at 2^10 u32 keys one dispatch took 21.3 us at
-  // 256 x 16 and 26.4 at 512 x 16, whose every pass waits on more invocations (H100); 2^13 took 33.9 us at
-  // 512 x 16 against 45.0 in five onesweep dispatches.
+  // one, with no tile, ranking or scatter override. Every digit pass ranks ITEMS rows per subgroup one after
+  // another, and that serial work, not the count, sets the time: on the H100 1024 u32 keys took 11.3 us at
+  // 256 x 4, 12.7 at 512 x 4, 13.8 at 256 x 8 and 21.7 at 256 x 16; 4096 keys 20.8 at 512 x 8, 22.8 at
+  // 1024 x 4 (more invocations wait at every barrier of a pass) and 23.5 at 256 x 16. So a count takes the
+  // fewest keys per invocation that hold it, in a workgroup of 256 or else 512: the ladder 256 x 4, 512 x 4,
+  // 256 x 8, 512 x 8, 256 x 16, 512 x 16, each rung kept where the device allows its workgroup size, its
+  // staged tile fits shared memory (the whole tile is staged at once) and its tile is larger than the rung
+  // before (on NVIDIA: 1024, 2048, 4096 and 8192 u32 keys; 8-byte keys or values stop at 4096). 8192 keys
+  // took 33.9 us at 512 x 16 against 45.0 in five onesweep dispatches.
   struct SingleShape {
     uint32_t wg = 0, items = 0, min_sg = 0;
     uint64_t keys() const { return uint64_t(wg) * items; }
   };
-  SingleShape single_large, single_256;
+  std::vector<SingleShape> single_shapes;
   if (desc.algorithm == SortAlgorithm::automatic && !desc.workgroup_size && !desc.items_per_thread &&
       desc.ranking == SortRanking::automatic && desc.scatter == SortScatter::automatic && !plan->value_units) {
-    for (uint32_t group : {512u, 256u}) {
-      if (group > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) continue;
-      SingleShape& shape = group == 512 ? single_large : single_256;
-      const uint32_t min_sg = ranking_subgroup(group);
-      for (uint32_t it = 16; it >= 1 && !shape.items; it /= 2)
-        if (ranking_shared_bytes(group, it, 1, min_sg, false) <= caps.max_shared_memory) shape = {group, it, min_sg};
-    }
-    if (single_large.keys() <= single_256.keys()) single_large = {};
+    for (uint32_t it : {4u, 8u, 16u})
+      for (uint32_t group : {256u, 512u}) {
+        if (group > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) continue;
+        if (!single_shapes.empty() && uint64_t(group) * it <= single_shapes.back().keys()) continue;
+        const uint32_t min_sg = ranking_subgroup(group);
+        if (ranking_shared_bytes(group, it, 1, min_sg, false) <= caps.max_shared_memory)
+          single_shapes.push_back({group, it, min_sg});
+      }
   }
 
   // One binding covers all keys (and all values): refuse what would need storage-range windows.
@@ -544,15 +552,14 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   };
   const std::string rank = std::string(plan->ranking == SortRanking::partitioned ? "_p" : "") +
                            (plan->scatter == SortScatter::direct ? "_d" : "");
-  // The one-workgroup sorts, for automatic plans that take them (SingleShape above); the larger is built only
-  // where max_count passes the smaller, and a plan whose max_count they cover needs no other kernel.
-  plan->single_keys = std::max(single_256.keys(), single_large.keys());
-  plan->single_small_keys = single_256.keys();
-  for (const SingleShape* shape : {&single_256, &single_large}) {
-    if (!shape->items || (shape == &single_large && desc.max_count <= single_256.keys())) continue;
-    auto k = kernel("sort/single" + kw + vw, true, false, shape->wg, shape->items, shape->min_sg);
+  // The one-workgroup sorts, for automatic plans that take them (SingleShape above): the rungs up to the first
+  // that holds max_count; a plan whose max_count they cover needs no other kernel.
+  plan->single_keys = single_shapes.empty() ? 0 : single_shapes.back().keys();
+  for (const SingleShape& shape : single_shapes) {
+    if (!plan->singles.empty() && plan->singles.back().keys >= desc.max_count) break;
+    auto k = kernel("sort/single" + kw + vw, true, false, shape.wg, shape.items, shape.min_sg);
     if (!k) return std::move(k).error();
-    (shape == &single_256 ? plan->single_small : plan->single) = k.value();
+    plan->singles.push_back({shape.keys(), k.value()});
   }
   const bool multi_pass = desc.max_count > plan->single_keys;
   if (multi_pass && onesweep) {

@@ -1,9 +1,10 @@
 // RadixSort's one-workgroup path (shaders/sort/single.comp): automatic plans sort counts up to
 // one_workgroup_keys() in one dispatch, every digit pass in shared memory. Results against std::stable_sort
 // of the transformed key bits (sort_rig.hpp: keys, values = original index, guards around both, poisoned
-// scratch), at sizes 0, 1, 2, 3, random, W - 1 and W (W = one_workgroup_keys()), and W + 1, which takes the
-// digit passes; every key type with no payload and 4- and 8-byte ones, both orders, bit ranges with odd pass
-// counts, padding-twin keys, element offsets, record_indirect and the no-subgroup path. The plain record
+// scratch), at sizes 0, 1, 2, 3, random, every power of two below W and one either side (where the next tile
+// of the ladder takes over), W - 1 and W (W = one_workgroup_keys()), and W + 1, which takes the digit passes;
+// every key type with no payload and 4- and 8-byte ones, both orders, bit ranges with odd pass counts,
+// padding-twin keys, element offsets, record_indirect and the no-subgroup path. The plain record
 // leaves scratch untouched: the path reads and writes the caller's buffers only.
 #include <cstdint>
 #include <vector>
@@ -47,8 +48,9 @@ TEST_CASE("automatic sorts up to one_workgroup_keys() take one dispatch, leave s
     CHECK(rig.plan().dispatch_count(2) == 1);
     CHECK(rig.plan().dispatch_count(w) == 1);
     CHECK(rig.plan().dispatch_count(w + 1) > 1);
-    // w / 2: where a GPU's 512-invocation tile takes over from the 256-invocation one.
-    std::vector<uint64_t> sizes = {0, 1, 2, 3, 31, 255, w / 2 - 1, w / 2, w / 2 + 1, w - 1, w};
+    // Every power of two below w, and one key either side: where a larger tile of the ladder takes over.
+    std::vector<uint64_t> sizes = {0, 1, 2, 3, 31, w - 1, w};
+    for (uint64_t p = 256; p < w; p *= 2) sizes.insert(sizes.end(), {p - 1, p, p + 1});
     sizes.push_back(2 + rng() % (w - 2));
     for (uint64_t n : sizes) {
       CHECK(rig.check(random_keys(n, DataType::u32, rng)));
@@ -77,7 +79,7 @@ TEST_CASE("the one-workgroup sort of every key type, keys only and with 4- and 8
         INFO(to_string(t) << " value_size " << vs << " " << to_string(o) << ", one workgroup up to " << w);
         REQUIRE(w >= 256);
         SortRig rig(dev, desc_of(SortAlgorithm::automatic, t, w, vs, o));
-        for (uint64_t n : {uint64_t(37), w - 3, w}) {
+        for (uint64_t n : {uint64_t(37), w / 2 + 1, w - 3, w}) {
           const Keys keys = keys_for(t, n, rng);
           CHECK(rig.check(keys));
           CHECK(rig.check(with_padding_twins(keys, t, o)));
