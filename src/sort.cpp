@@ -133,6 +133,13 @@ struct SortPlan {
   };
   std::vector<Single> singles;
   uint64_t single_keys = 0;
+  // Onesweep's smaller tiles for small counts (automatic plans, as the one-workgroup sort): a count takes the
+  // first whose up_to holds it, else `onesweep` at `tile`. record_indirect chooses by max_count.
+  struct SmallTile {
+    uint64_t up_to = 0, tile = 0;
+    const Kernel* kernel = nullptr;
+  };
+  std::vector<SmallTile> small_tiles;
   VkDeviceSize align = 16;
   VkDeviceSize meta_offset = 0, meta_bytes = 0;
   VkDeviceSize keys_offset = 0, keys_bytes = 0;
@@ -149,6 +156,12 @@ struct SortPlan {
     return f;
   }
   uint64_t tiles_for(uint64_t n) const { return ceil_div(n, tile); }
+  // The onesweep digit-pass kernel and tile for a count of n (small_tiles above).
+  SmallTile onesweep_for(uint64_t n) const {
+    for (const SmallTile& s : small_tiles)
+      if (n <= s.up_to) return s;
+    return {n, tile, onesweep};
+  }
   bool one_workgroup(uint64_t n) const { return n <= single_keys; }
   uint64_t histogram_groups(uint64_t n) const { return std::min<uint64_t>(tiles_for(n), histogram_groups_cap); }
   uint64_t groups_for(uint64_t n) const { return std::min<uint64_t>(tiles_for(n), groups_cap); }
@@ -182,6 +195,7 @@ class SortPassBuilder {
     if (p_.algorithm == SortAlgorithm::onesweep) {
       Pass& h = pass(p_.histogram, "onesweep histogram", kEntryHistogram, p_.histogram_groups(count), count, keys_,
                      alt_keys, values_, alt_values, p_.begin_bit, p_.passes << 16);
+      h.push[6] = uint32_t(p_.onesweep_for(count).tile);  // the tile states it fills are the digit passes'
       h.fill_before = true;
       h.fill = {scratch_.buffer, scratch_.offset + p_.meta_offset, VkDeviceSize(kRegionWord) * 4};
       h.fill_word = 0;
@@ -195,7 +209,8 @@ class SortPassBuilder {
       const uint32_t bit = p_.begin_bit + 8 * d;
       const std::string digit = " digit " + std::to_string(d);
       if (p_.algorithm == SortAlgorithm::onesweep) {
-        Pass& o = pass(p_.onesweep, ("onesweep" + digit).c_str(), kEntryTiles, p_.tiles_for(count), count, kin, kout,
+        const SortPlan::SmallTile t = p_.onesweep_for(count);
+        Pass& o = pass(t.kernel, ("onesweep" + digit).c_str(), kEntryTiles, ceil_div(count, t.tile), count, kin, kout,
                        vin, vout, bit, d << 8);
         o.push[6] = c_.spin_limit();
         o.push[7] = detail::chained_knobs(c_, true);
@@ -278,6 +293,9 @@ SortRanking RadixSort::ranking() const { return plan_->ranking; }
 SortScatter RadixSort::scatter() const { return plan_->scatter; }
 uint32_t RadixSort::digit_passes() const { return plan_->passes; }
 uint64_t RadixSort::keys_per_tile() const { return plan_->tile; }
+uint64_t RadixSort::keys_per_tile(uint64_t count) const {
+  return plan_->algorithm == SortAlgorithm::onesweep ? plan_->onesweep_for(count).tile : plan_->tile;
+}
 uint64_t RadixSort::one_workgroup_keys() const { return plan_->single_keys; }
 uint32_t RadixSort::staging_rounds() const { return plan_->stage_rounds; }
 
@@ -502,6 +520,30 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
       }
   }
 
+  // Onesweep's tile is sized for large counts: a tile's serial work (ITEMS rows ranked, scattered, looked
+  // back) sets the time while there are too few tiles to fill the GPU. So the same automatic plans take
+  // smaller tiles for small counts: 4 keys per invocation up to 64 tiles, 8 up to 256, in workgroups of 512
+  // (CPU drivers: 256, the main tile's), each where its tile is smaller than the main one and fits shared
+  // memory. On the H100 (u32 keys, us): 2^14 32.0 at 512 x 4 against 45.2 at 384 x 18; 2^16 35.6 against
+  // 44.7; 2^17 38.3 against 46.6; 2^18 43.5 at 512 x 8 against 50.0; 2^20 63.5 against 64.9. Pairs (4-byte
+  // values): 2^16 38.7 against 56.0; 2^20 74.6 against 83.9.
+  struct SmallShape {
+    uint32_t wg = 0, items = 0, min_sg = 0;
+    uint64_t up_to = 0;
+  };
+  std::vector<SmallShape> small_shapes;
+  if (onesweep && !single_shapes.empty()) {
+    const uint32_t group = cpu ? 256u : 512u;
+    const uint32_t min_sg = ranking_subgroup(group);
+    for (uint32_t it : {4u, 8u}) {
+      const uint64_t small_tile = uint64_t(group) * it;
+      if (group > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0]) || small_tile >= plan->tile ||
+          ranking_shared_bytes(group, it, 1, min_sg, false) > caps.max_shared_memory)
+        continue;
+      small_shapes.push_back({group, it, min_sg, small_tile * (it == 4 ? 64u : 256u)});
+    }
+  }
+
   // One binding covers all keys (and all values): refuse what would need storage-range windows.
   const uint64_t key_window = detail::window_elements(c, plan->key_bytes, 1);
   if (desc.max_count > key_window)
@@ -520,7 +562,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // onesweep_ranking: the onesweep digit-pass kernel (plan->onesweep). The tile: kwg x kitems, ranked with
   // subgroups of at least min_sg (0: the emulation).
   auto kernel = [&](const std::string& name, bool ranking, bool onesweep_ranking, uint32_t kwg, uint32_t kitems,
-                    uint32_t min_sg) -> Result<const detail::Kernel*> {
+                    uint32_t min_sg, uint32_t krounds) -> Result<const detail::Kernel*> {
     detail::KernelDesc kd;
     kd.group = &detail::kShaderGroup_sort;
     kd.kernel = name;
@@ -540,13 +582,13 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     // onesweep's ranking kernel opts out.
     kd.unchecked_storage = onesweep_ranking;
     if (name.find("_vw") != std::string::npos) kd.width = plan->value_units;  // VALUE_UNITS of common/radix.glsl
-    if (onesweep_ranking && plan->stage_rounds > 1) kd.rounds = plan->stage_rounds;
+    if (onesweep_ranking && krounds > 1) kd.rounds = krounds;
     return detail::get_kernel(c, kd);
   };
   Result<void> built;
   auto need = [&](const detail::Kernel*& slot, const std::string& name, bool ranking) {
     if (!built) return;
-    auto k = kernel(name, ranking, &slot == &plan->onesweep, wg, items, plan_subgroup);
+    auto k = kernel(name, ranking, &slot == &plan->onesweep, wg, items, plan_subgroup, plan->stage_rounds);
     if (!k) built = std::move(k).error();
     else slot = k.value();
   };
@@ -557,7 +599,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->single_keys = single_shapes.empty() ? 0 : single_shapes.back().keys();
   for (const SingleShape& shape : single_shapes) {
     if (!plan->singles.empty() && plan->singles.back().keys >= desc.max_count) break;
-    auto k = kernel("sort/single" + kw + vw, true, false, shape.wg, shape.items, shape.min_sg);
+    auto k = kernel("sort/single" + kw + vw, true, false, shape.wg, shape.items, shape.min_sg, 1);
     if (!k) return std::move(k).error();
     plan->singles.push_back({shape.keys(), k.value()});
   }
@@ -565,6 +607,15 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (multi_pass && onesweep) {
     need(plan->histogram, "sort/histogram" + kw, false);
     need(plan->onesweep, "sort/onesweep" + kw + vw + rank, true);
+    // The smaller tiles (SmallShape above), those that take counts above the one-workgroup sort's, up to the
+    // first that holds max_count.
+    for (const SmallShape& shape : small_shapes) {
+      if (!built || shape.up_to <= plan->single_keys) continue;
+      if (!plan->small_tiles.empty() && plan->small_tiles.back().up_to >= desc.max_count) break;
+      auto k = kernel("sort/onesweep" + kw + vw + rank, true, true, shape.wg, shape.items, shape.min_sg, 1);
+      if (!k) return std::move(k).error();
+      plan->small_tiles.push_back({shape.up_to, uint64_t(shape.wg) * shape.items, k.value()});
+    }
   } else if (multi_pass) {
     need(plan->upsweep, "sort/upsweep" + kw, false);
     need(plan->scan, "sort/scan", true);
@@ -578,7 +629,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
 
   plan->align = detail::binding_alignment(c);
   auto align_up = [&](VkDeviceSize v) { return (v + plan->align - 1) / plan->align * plan->align; };
-  const uint64_t max_tiles = plan->tiles_for(desc.max_count);
+  uint64_t max_tiles = plan->tiles_for(desc.max_count);
+  for (const detail::SortPlan::SmallTile& t : plan->small_tiles)
+    max_tiles = std::max(max_tiles, (std::min(desc.max_count, t.up_to) + t.tile - 1) / t.tile);
   uint64_t meta_words = detail::kRegionWord;
   if (onesweep) {
     meta_words += max_tiles * detail::kDigits;
@@ -647,7 +700,10 @@ Result<void> RadixSort::record_indirect(VkCommandBuffer cmd, const BufferRange& 
   const detail::SortPlan& p = *plan_;
   detail::ContextImpl& c = *p.context;
   const uint64_t max_count = p.desc.max_count;
-  const uint64_t max_groups = std::max<uint64_t>(p.tiles_for(max_count), p.copy_groups(max_count));
+  // The onesweep tile is chosen by max_count (SortPlan::small_tiles).
+  const detail::SortPlan::SmallTile onesweep_tile = p.onesweep_for(max_count);
+  const uint64_t onesweep_tiles = (max_count + onesweep_tile.tile - 1) / onesweep_tile.tile;
+  const uint64_t max_groups = std::max({p.tiles_for(max_count), onesweep_tiles, p.copy_groups(max_count)});
   if (auto ok = detail::check_indirect_limits(c, max_count, detail::window_elements(c, p.key_bytes, 1), max_groups,
                                               "RadixSort");
       !ok)
@@ -661,7 +717,7 @@ Result<void> RadixSort::record_indirect(VkCommandBuffer cmd, const BufferRange& 
                       "scratch");
   const uint32_t tile = uint32_t(p.tile);
   std::vector<detail::IndirectEntry> entries(4);
-  entries[detail::kEntryTiles] = {tile, 0, 0, 0};
+  entries[detail::kEntryTiles] = {uint32_t(onesweep_tile.tile), 0, 0, 0};
   entries[detail::kEntryHistogram] = {tile, 0, p.histogram_groups_cap, 0};
   entries[detail::kEntryGroups] = {tile, 0, p.groups_cap, 0};
   entries[detail::kEntryCopy] = {p.wg, 0, detail::kCopyGroupsCap, 0};

@@ -3,8 +3,8 @@
 // index, so stability is checked too). Scratch is poisoned before every run and guard elements around
 // the keys/values must keep their values. Sizes around the tile, every size across one tile boundary,
 // 2^20+17, every key type and order, data patterns, keys equal to the partial tile's padding key, bit
-// ranges (odd pass counts end with a copy back), forced onesweep fallback with its statistics, the
-// no-subgroup path, push descriptors off, y-spilled grids, element offsets, record_indirect and reuse.
+// ranges (odd pass counts end with a copy back), the smaller tiles of small counts, forced onesweep fallback
+// with its statistics, the no-subgroup path, push descriptors off, y-spilled grids, element offsets, record_indirect and reuse.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -93,6 +93,55 @@ TEST_CASE("onesweep tiles staged in two rounds (256 x 24 u32, 256 x 16 u64: over
     CHECK(rig.plan().staging_rounds() == 2u);
     for (uint64_t n : {tile - 1, tile, tile + 1, 2 * tile + tile / 2, 3 * tile + 1})
       CHECK(rig.check(random_keys(n, s.key, rng)));
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("automatic onesweep plans sort small counts in smaller tiles: keys_per_tile(count) steps up to the "
+          "plan's tile, and counts at and next to each step match std::stable_sort, keys and pairs, direct and "
+          "record_indirect, with max_count at the step and one past it",
+          "[sort][small_tiles]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t limit = uint64_t(1) << 22;
+  for (uint32_t vs : {0u, 4u}) {
+    const RadixSort probe = make_sort(dev.context(), desc_of(SortAlgorithm::automatic, DataType::u32, limit, vs));
+    if (probe.algorithm() != SortAlgorithm::onesweep || probe.one_workgroup_keys() == 0) continue;
+    // The largest count of each smaller tile (keys_per_tile never falls as the count grows).
+    std::vector<uint64_t> steps;
+    for (uint64_t lo = probe.one_workgroup_keys() + 1; probe.keys_per_tile(lo) < probe.keys_per_tile();) {
+      uint64_t a = lo, b = limit;  // keys_per_tile(a) is lo's tile, keys_per_tile(b) is larger
+      while (b - a > 1) {
+        const uint64_t m = a + (b - a) / 2;
+        (probe.keys_per_tile(m) == probe.keys_per_tile(lo) ? a : b) = m;
+      }
+      CHECK(probe.keys_per_tile(b) > probe.keys_per_tile(a));
+      steps.push_back(a);
+      lo = b;
+    }
+    INFO("value_size " << vs << ", plan tile " << probe.keys_per_tile());
+    REQUIRE_FALSE(steps.empty());
+    for (uint64_t step : steps) {
+      INFO("smaller tile " << probe.keys_per_tile(step) << " up to " << step << " keys");
+      SortRig at(dev, desc_of(SortAlgorithm::automatic, DataType::u32, step, vs));
+      CHECK(at.check(random_keys(step, DataType::u32, rng)));
+      CHECK(at.check(random_keys(step - 1, DataType::u32, rng)));
+      CHECK(at.check(few_distinct_keys(step, rng), 0, true));
+      // Scratch words that read as written or inclusive tile states: the upfront pass must clear the state of
+      // every smaller tile, not only of the plan's tiles.
+      for (uint32_t word : {0u, 0x7FFFFFFFu, 0x80000000u, 0xC0000001u, 0x3FFFFFFFu}) {
+        INFO("scratch word 0x" << std::hex << word);
+        at.set_scratch_word(word);
+        CHECK(at.check(random_keys(step, DataType::u32, rng)));
+      }
+      at.set_scratch_word(test::kPoison);
+      SortRig past(dev, desc_of(SortAlgorithm::automatic, DataType::u32, step + 1, vs));
+      CHECK(past.plan().keys_per_tile(step + 1) > past.plan().keys_per_tile(step));
+      CHECK(past.check(random_keys(step + 1, DataType::u32, rng)));
+      CHECK(past.check(random_keys(step, DataType::u32, rng)));
+      CHECK(past.check(random_keys(step + 1, DataType::u32, rng), 0, true));
+      CHECK(past.check(random_keys(step, DataType::u32, rng), 0, true));
+    }
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }

@@ -221,7 +221,7 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
       const bool one_workgroup = n <= plan.one_workgroup_keys();
       std::string note = one_workgroup
                              ? "one workgroup (up to " + std::to_string(plan.one_workgroup_keys()) + " keys)"
-                             : "tile=" + std::to_string(plan.keys_per_tile());
+                             : "tile=" + std::to_string(plan.keys_per_tile(n));
       note += " passes=" + std::to_string(plan.digit_passes());
       if (plan.algorithm() == SortAlgorithm::onesweep && !one_workgroup)
         if (const std::string lookback = lookback_note(device, scratch.value(), plan.statistics_offset(), false);

@@ -111,11 +111,17 @@ class RadixSort {
   ScratchRequirements scratch_requirements() const;
   // Keys per tile (workgroup_size x items_per_thread as resolved for the device).
   uint64_t keys_per_tile() const;
+  // Keys per tile of the digit passes that record() takes for `count`, and record_indirect() for max_count:
+  // automatic onesweep plans (the one-workgroup sort's conditions below) take smaller tiles while a count
+  // fills few of them (on GPUs 512 x 4 keys up to 64 tiles, then 512 x 8 up to 256; CPU drivers 256 x 4),
+  // else keys_per_tile(). Scratch covers every count up to max_count either way.
+  uint64_t keys_per_tile(uint64_t count) const;
   // Counts up to this many are sorted by one workgroup in one dispatch, every digit pass in shared memory
   // (no scratch traffic, no odd-pass copy): automatic plans of keys with no payload or a 4- or 8-byte one,
-  // with no tile, ranking or scatter override. The tile is set by shared memory: on NVIDIA 8192 u32 keys
-  // (512 invocations; counts up to 4096 take 256), half that with 8-byte keys or values. Independent of
-  // max_count. 0: every count takes `algorithm()`'s passes.
+  // with no tile, ranking or scatter override. A count takes the smallest of the tiles 256 x 4, 512 x 4,
+  // 512 x 8 and 512 x 16 (workgroup size x keys per invocation) that holds it, among those the device's
+  // workgroup and shared-memory limits allow: on NVIDIA up to 8192 u32 keys, 4096 with 8-byte keys or
+  // values. Independent of max_count. 0: every count takes `algorithm()`'s passes.
   uint64_t one_workgroup_keys() const;
   // Rounds in which onesweep stages a ranked tile in shared memory before scattering it: 1, or 2 where a
   // whole tile would need more than 24 KiB (above that NVIDIA runs one workgroup per SM instead of two).

@@ -3,11 +3,13 @@
 // histogram of EVERY digit pass (shared-memory atomics, then one global atomicAdd per non-zero bin into
 // meta[META_HIST + pass * 256 + digit], which the runtime cleared). It also fills the digit passes' tile
 // state (one word per tile and digit) with SORT_STATE_UNWRITTEN, which the first pass reads as not yet
-// written, so no fill of it is needed.
+// written, so no fill of it is needed. The digit passes' tile is pc.param keys, which may be smaller than
+// this kernel's TILE (src/sort.cpp: smaller tiles for small counts), so the states to fill are counted in it.
 // Workgroups stride over tiles of TILE keys, reading them coalesced.
 // Defines: VKPRIM_KEY64, VKPRIM_KEY8, VKPRIM_KEY16. Specialization: WG_SIZE, ITEMS (keys per invocation per
 // tile), KEY_FLAGS.
-// Bindings/push: common/radix.glsl (bit = begin_bit, flags carry the digit-pass count).
+// Bindings/push: common/radix.glsl (bit = begin_bit, flags carry the digit-pass count, param = the digit
+// passes' keys per tile).
 #extension GL_GOOGLE_include_directive : require
 #include "common/radix.glsl"
 
@@ -22,7 +24,8 @@ void main() {
   if (group >= groups) return;
   const uint passes = sort_passes();
   for (uint w = tid; w < passes * RADIX_DIGITS; w += WG_SIZE) s_hist[w] = 0u;
-  for (uint w = group * WG_SIZE + tid; w < tiles * RADIX_DIGITS; w += groups * WG_SIZE)
+  const uint state_tiles = (n + pc.param - 1u) / pc.param;
+  for (uint w = group * WG_SIZE + tid; w < state_tiles * RADIX_DIGITS; w += groups * WG_SIZE)
     meta[META_REGION + w] = SORT_STATE_UNWRITTEN;
   barrier();
   // A tile's loads all issue before its atomics (sort_load_ordered), then the atomics go pass by pass (a
