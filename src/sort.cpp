@@ -525,8 +525,8 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // smaller tiles for small counts: 4 keys per invocation up to 64 tiles, 8 up to 256, in workgroups of 512
   // (CPU drivers: 256, the main tile's), each where its tile is smaller than the main one and fits shared
   // memory. On the H100 (u32 keys, us): 2^14 32.0 at 512 x 4 against 45.2 at 384 x 18; 2^16 35.6 against
-  // 44.7; 2^17 38.3 against 46.6; 2^18 43.5 at 512 x 8 against 50.0; 2^20 63.5 against 64.9. Pairs (4-byte
-  // values): 2^16 38.7 against 56.0; 2^20 74.6 against 83.9.
+  // 44.7; 2^17 38.3 against 46.6; 2^18 43.5 at 512 x 8 against 50.0; 2^20 63.5 against 64.9; 2^21 99.4
+  // against 86.0. Pairs (4-byte values): 2^16 38.7 against 56.0 at 384 x 18; 2^20 74.6 against 83.9.
   struct SmallShape {
     uint32_t wg = 0, items = 0, min_sg = 0;
     uint64_t up_to = 0;
