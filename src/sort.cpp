@@ -632,10 +632,12 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   uint64_t max_tiles = plan->tiles_for(desc.max_count);
   for (const detail::SortPlan::SmallTile& t : plan->small_tiles)
     max_tiles = std::max(max_tiles, (std::min(desc.max_count, t.up_to) + t.tile - 1) / t.tile);
-  uint64_t meta_words = detail::kRegionWord;
-  if (onesweep) {
+  // A plan whose every count the one-workgroup sort takes keeps only the header (statistics_offset() stays
+  // inside scratch) and the record_indirect region: no histograms, tile state or ping-pong buffers.
+  uint64_t meta_words = multi_pass ? detail::kRegionWord : detail::kHeaderWords;
+  if (multi_pass && onesweep) {
     meta_words += max_tiles * detail::kDigits;
-  } else {
+  } else if (multi_pass) {
     meta_words += detail::kDigits + detail::kDigits * plan->groups_for(desc.max_count);
   }
   plan->meta_bytes = align_up(meta_words * 4);
@@ -644,10 +646,10 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
                       " bytes) exceeds one storage-buffer binding; use larger tiles or a smaller max_count");
   VkDeviceSize offset = plan->meta_bytes;
   plan->keys_offset = offset;
-  plan->keys_bytes = align_up(desc.max_count * plan->key_bytes);
+  plan->keys_bytes = multi_pass ? align_up(desc.max_count * plan->key_bytes) : 0;
   offset += plan->keys_bytes;
   plan->values_offset = offset;
-  plan->values_bytes = align_up(desc.max_count * plan->value_bytes);
+  plan->values_bytes = multi_pass ? align_up(desc.max_count * plan->value_bytes) : 0;
   offset += plan->values_bytes;
   plan->indirect_offset = offset;
   offset += align_up(detail::kIndirectRegionBytes);

@@ -5,7 +5,8 @@
 // of the ladder takes over), W - 1 and W (W = one_workgroup_keys()), and W + 1, which takes the digit passes;
 // every key type with no payload and 4- and 8-byte ones, both orders, bit ranges with odd pass counts,
 // padding-twin keys, element offsets, record_indirect and the no-subgroup path. The plain record
-// leaves scratch untouched: the path reads and writes the caller's buffers only.
+// leaves scratch untouched: the path reads and writes the caller's buffers only, and a plan it covers
+// entirely asks for no more scratch than record_indirect's region.
 #include <cstdint>
 #include <vector>
 
@@ -61,6 +62,13 @@ TEST_CASE("automatic sorts up to one_workgroup_keys() take one dispatch, leave s
     CHECK(rig.check(random_keys(w + 1, DataType::u32, rng)));
     INFO("w + 1 keys take the digit passes, which use scratch");
     CHECK_FALSE(test::still_poisoned(dev, rig.scratch()));
+    // A plan that one workgroup covers asks only for the record_indirect region: no copy of the keys.
+    const VkDeviceSize covered =
+        make_sort(dev.context(), desc_of(SortAlgorithm::automatic, DataType::u32, w, vs)).scratch_requirements().size;
+    CHECK(covered ==
+          make_sort(dev.context(), desc_of(SortAlgorithm::automatic, DataType::u32, 2, vs)).scratch_requirements().size);
+    CHECK(covered < w * 4);
+    CHECK(covered < rig.plan().scratch_requirements().size);
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }

@@ -107,7 +107,8 @@ class RadixSort {
   // Scratch for any count <= max_count, for record and record_indirect: usage STORAGE_BUFFER |
   // TRANSFER_DST (cleared with vkCmdFillBuffer) | INDIRECT_BUFFER, alignment max(16, minStorageBufferOffsetAlignment).
   // It holds the ping-pong copy of the keys (and values), the digit histograms or table and onesweep's
-  // tile state (256 words per tile).
+  // tile state (256 words per tile); a plan whose max_count is at most one_workgroup_keys() needs none of
+  // them and asks only for a small header and record_indirect's region (a few hundred bytes).
   ScratchRequirements scratch_requirements() const;
   // Keys per tile (workgroup_size x items_per_thread as resolved for the device).
   uint64_t keys_per_tile() const;
