@@ -507,9 +507,12 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     uint32_t wg = 0, items = 0, min_sg = 0;
     uint64_t keys() const { return uint64_t(wg) * items; }
   };
+  // by_count: the plans whose shapes follow the count (the one-workgroup sort, onesweep's smaller tiles).
+  const bool by_count = desc.algorithm == SortAlgorithm::automatic && !desc.workgroup_size &&
+                        !desc.items_per_thread && desc.ranking == SortRanking::automatic &&
+                        desc.scatter == SortScatter::automatic && !plan->value_units;
   std::vector<SingleShape> single_shapes;
-  if (desc.algorithm == SortAlgorithm::automatic && !desc.workgroup_size && !desc.items_per_thread &&
-      desc.ranking == SortRanking::automatic && desc.scatter == SortScatter::automatic && !plan->value_units) {
+  if (by_count) {
     for (uint32_t it : {4u, 8u, 16u})
       for (uint32_t group : {256u, 512u}) {
         if (group > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) continue;
@@ -532,7 +535,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     uint64_t up_to = 0;
   };
   std::vector<SmallShape> small_shapes;
-  if (onesweep && !single_shapes.empty()) {
+  if (by_count && onesweep) {
     const uint32_t group = cpu ? 256u : 512u;
     const uint32_t min_sg = ranking_subgroup(group);
     for (uint32_t it : {4u, 8u}) {

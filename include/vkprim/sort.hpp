@@ -115,7 +115,8 @@ class RadixSort {
   // Keys per tile of the digit passes that record() takes for `count`, and record_indirect() for max_count:
   // automatic onesweep plans (the one-workgroup sort's conditions below) take smaller tiles while a count
   // fills few of them (on GPUs 512 x 4 keys up to 64 tiles, then 512 x 8 up to 256; CPU drivers 256 x 4),
-  // else keys_per_tile(). Scratch covers every count up to max_count either way.
+  // else keys_per_tile(). Scratch covers every count up to max_count either way. (Counts up to
+  // one_workgroup_keys() take no digit passes.)
   uint64_t keys_per_tile(uint64_t count) const;
   // Counts up to this many are sorted by one workgroup in one dispatch, every digit pass in shared memory
   // (no scratch traffic, no odd-pass copy): automatic plans of keys with no payload or a 4- or 8-byte one,
