@@ -135,9 +135,12 @@ struct SortPlan {
   uint64_t single_keys = 0;
   // Onesweep's smaller tiles for small counts (automatic plans, as the one-workgroup sort): a count takes the
   // first whose up_to holds it, else `onesweep` at `tile`. record_indirect chooses by max_count.
+  // Each has its own upfront histogram kernel of the same shape, so that the histogram spreads over as many
+  // workgroups as the digit passes have tiles.
   struct SmallTile {
     uint64_t up_to = 0, tile = 0;
     const Kernel* kernel = nullptr;
+    const Kernel* histogram = nullptr;
   };
   std::vector<SmallTile> small_tiles;
   VkDeviceSize align = 16;
@@ -160,10 +163,13 @@ struct SortPlan {
   SmallTile onesweep_for(uint64_t n) const {
     for (const SmallTile& s : small_tiles)
       if (n <= s.up_to) return s;
-    return {n, tile, onesweep};
+    return {n, tile, onesweep, histogram};
   }
   bool one_workgroup(uint64_t n) const { return n <= single_keys; }
-  uint64_t histogram_groups(uint64_t n) const { return std::min<uint64_t>(tiles_for(n), histogram_groups_cap); }
+  // Upfront histogram workgroups for n keys in tiles of `keys` (onesweep_for(n).tile).
+  uint64_t histogram_groups(uint64_t n, uint64_t keys) const {
+    return std::min<uint64_t>(ceil_div(n, keys), histogram_groups_cap);
+  }
   uint64_t groups_for(uint64_t n) const { return std::min<uint64_t>(tiles_for(n), groups_cap); }
   uint64_t copy_groups(uint64_t n) const { return std::min<uint64_t>(ceil_div(n, wg), kCopyGroupsCap); }
 };
@@ -193,9 +199,10 @@ class SortPassBuilder {
     const BufferRange alt_values =
         p_.value_bytes ? BufferRange{scratch_.buffer, scratch_.offset + p_.values_offset, p_.values_bytes} : alt_keys;
     if (p_.algorithm == SortAlgorithm::onesweep) {
-      Pass& h = pass(p_.histogram, "onesweep histogram", kEntryHistogram, p_.histogram_groups(count), count, keys_,
-                     alt_keys, values_, alt_values, p_.begin_bit, p_.passes << 16);
-      h.push[6] = uint32_t(p_.onesweep_for(count).tile);  // the tile states it fills are the digit passes'
+      const SortPlan::SmallTile t = p_.onesweep_for(count);
+      Pass& h = pass(t.histogram, "onesweep histogram", kEntryHistogram, p_.histogram_groups(count, t.tile), count,
+                     keys_, alt_keys, values_, alt_values, p_.begin_bit, p_.passes << 16);
+      h.push[6] = uint32_t(t.tile);  // the tile states it fills are the digit passes'
       h.fill_before = true;
       h.fill = {scratch_.buffer, scratch_.offset + p_.meta_offset, VkDeviceSize(kRegionWord) * 4};
       h.fill_word = 0;
@@ -493,35 +500,10 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->histogram_groups_cap = uint32_t(std::max<uint64_t>(plan->histogram_groups_cap, min_groups));
   plan->groups_cap = uint32_t(std::max<uint64_t>(plan->groups_cap, min_groups));
 
-  // The one-workgroup sort (sort/single.comp): automatic plans whose keys carry no payload or a 4- or 8-byte
-  // one, with no tile, ranking or scatter override. Every digit pass ranks ITEMS rows per subgroup one after
-  // another, and that serial work, not the count, sets the time: on the H100 1024 u32 keys took 11.3 us at
-  // 256 x 4, 12.7 at 512 x 4, 13.8 at 256 x 8 and 21.7 at 256 x 16; 4096 keys 20.8 at 512 x 8, 22.8 at
-  // 1024 x 4 (more invocations wait at every barrier of a pass) and 23.5 at 256 x 16. So a count takes the
-  // fewest keys per invocation that hold it, in a workgroup of 256 or else 512: the ladder 256 x 4, 512 x 4,
-  // 256 x 8, 512 x 8, 256 x 16, 512 x 16, each rung kept where the device allows its workgroup size, its
-  // staged tile fits shared memory (the whole tile is staged at once) and its tile is larger than the rung
-  // before (on NVIDIA: 1024, 2048, 4096 and 8192 u32 keys; 8-byte keys or values stop at 4096). 8192 keys
-  // took 33.9 us at 512 x 16 against 45.0 in five onesweep dispatches.
-  struct SingleShape {
-    uint32_t wg = 0, items = 0, min_sg = 0;
-    uint64_t keys() const { return uint64_t(wg) * items; }
-  };
   // by_count: the plans whose shapes follow the count (the one-workgroup sort, onesweep's smaller tiles).
   const bool by_count = desc.algorithm == SortAlgorithm::automatic && !desc.workgroup_size &&
                         !desc.items_per_thread && desc.ranking == SortRanking::automatic &&
                         desc.scatter == SortScatter::automatic && !plan->value_units;
-  std::vector<SingleShape> single_shapes;
-  if (by_count) {
-    for (uint32_t it : {4u, 8u, 16u})
-      for (uint32_t group : {256u, 512u}) {
-        if (group > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) continue;
-        if (!single_shapes.empty() && uint64_t(group) * it <= single_shapes.back().keys()) continue;
-        const uint32_t min_sg = ranking_subgroup(group);
-        if (ranking_shared_bytes(group, it, 1, min_sg, false) <= caps.max_shared_memory)
-          single_shapes.push_back({group, it, min_sg});
-      }
-  }
 
   // Onesweep's tile is sized for large counts: a tile's serial work (ITEMS rows ranked, scattered, looked
   // back) sets the time while there are too few tiles to fill the GPU. So the same automatic plans take
@@ -545,6 +527,35 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
         continue;
       small_shapes.push_back({group, it, min_sg, small_tile * (it == 4 ? 64u : 256u)});
     }
+  }
+
+  // The one-workgroup sort (sort/single.comp): automatic plans whose keys carry no payload or a 4- or 8-byte
+  // one, with no tile, ranking or scatter override. Every digit pass ranks ITEMS rows per subgroup one after
+  // another, and that serial work, not the count, sets the time: on the H100 1024 u32 keys took 11.3 us at
+  // 256 x 4, 12.7 at 512 x 4, 13.8 at 256 x 8 and 21.7 at 256 x 16; 4096 keys 20.8 at 512 x 8, 22.8 at
+  // 1024 x 4 (more invocations wait at every barrier of a pass) and 23.5 at 256 x 16. So a count takes the
+  // fewest keys per invocation that hold it, in a workgroup of 256 or else 512: the ladder 256 x 4, 512 x 4,
+  // 256 x 8, 512 x 8, 256 x 16, 512 x 16, each rung kept where the device allows its workgroup size, its
+  // staged tile fits shared memory (the whole tile is staged at once) and its tile is larger than the rung
+  // before. 16 keys per invocation only where onesweep has no smaller tiles (above): 8192 keys took 34.1 us
+  // at 512 x 16 against 31.1 in onesweep's passes at 512 x 4 (pairs 38.7 against 33.3; 6000 keys 31.0
+  // against 31.1; 4097 28.6 against 31.1), and 45.0 at its default 384 x 18. On NVIDIA the rungs are 1024,
+  // 2048 and 4096 u32 keys.
+  struct SingleShape {
+    uint32_t wg = 0, items = 0, min_sg = 0;
+    uint64_t keys() const { return uint64_t(wg) * items; }
+  };
+  std::vector<SingleShape> single_shapes;
+  if (by_count) {
+    for (uint32_t it : {4u, 8u, 16u})
+      for (uint32_t group : {256u, 512u}) {
+        if (group > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) continue;
+        if (it == 16 && !small_shapes.empty()) continue;
+        if (!single_shapes.empty() && uint64_t(group) * it <= single_shapes.back().keys()) continue;
+        const uint32_t min_sg = ranking_subgroup(group);
+        if (ranking_shared_bytes(group, it, 1, min_sg, false) <= caps.max_shared_memory)
+          single_shapes.push_back({group, it, min_sg});
+      }
   }
 
   // One binding covers all keys (and all values): refuse what would need storage-range windows.
@@ -617,7 +628,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
       if (!plan->small_tiles.empty() && plan->small_tiles.back().up_to >= desc.max_count) break;
       auto k = kernel("sort/onesweep" + kw + vw + rank, true, true, shape.wg, shape.items, shape.min_sg, 1);
       if (!k) return std::move(k).error();
-      plan->small_tiles.push_back({shape.up_to, uint64_t(shape.wg) * shape.items, k.value()});
+      auto h = kernel("sort/histogram" + kw, false, false, shape.wg, shape.items, shape.min_sg, 1);
+      if (!h) return std::move(h).error();
+      plan->small_tiles.push_back({shape.up_to, uint64_t(shape.wg) * shape.items, k.value(), h.value()});
     }
   } else if (multi_pass) {
     need(plan->upsweep, "sort/upsweep" + kw, false);
@@ -723,7 +736,7 @@ Result<void> RadixSort::record_indirect(VkCommandBuffer cmd, const BufferRange& 
   const uint32_t tile = uint32_t(p.tile);
   std::vector<detail::IndirectEntry> entries(4);
   entries[detail::kEntryTiles] = {uint32_t(onesweep_tile.tile), 0, 0, 0};
-  entries[detail::kEntryHistogram] = {tile, 0, p.histogram_groups_cap, 0};
+  entries[detail::kEntryHistogram] = {uint32_t(onesweep_tile.tile), 0, p.histogram_groups_cap, 0};
   entries[detail::kEntryGroups] = {tile, 0, p.groups_cap, 0};
   entries[detail::kEntryCopy] = {p.wg, 0, detail::kCopyGroupsCap, 0};
   const detail::BoundBuffer region{scratch.buffer, scratch.offset + p.indirect_offset, detail::kIndirectRegionBytes};

@@ -121,9 +121,9 @@ class RadixSort {
   // Counts up to this many are sorted by one workgroup in one dispatch, every digit pass in shared memory
   // (no scratch traffic, no odd-pass copy): automatic plans of keys with no payload or a 4- or 8-byte one,
   // with no tile, ranking or scatter override. A count takes the smallest of the tiles 256 x 4, 512 x 4,
-  // 512 x 8 and 512 x 16 (workgroup size x keys per invocation) that holds it, among those the device's
-  // workgroup and shared-memory limits allow: on NVIDIA up to 8192 u32 keys, 4096 with 8-byte keys or
-  // values. Independent of max_count. 0: every count takes `algorithm()`'s passes.
+  // 512 x 8 (and 256 x 16, 512 x 16 where onesweep has no smaller tiles: keys_per_tile(count)) that holds
+  // it, among those the device's workgroup and shared-memory limits allow: on NVIDIA up to 4096 keys.
+  // Independent of max_count. 0: every count takes `algorithm()`'s passes.
   uint64_t one_workgroup_keys() const;
   // Rounds in which onesweep stages a ranked tile in shared memory before scattering it: 1, or 2 where a
   // whole tile would need more than 24 KiB (above that NVIDIA runs one workgroup per SM instead of two).
