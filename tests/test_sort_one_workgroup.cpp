@@ -139,7 +139,7 @@ TEST_CASE("the one-workgroup sort of keys at element offsets leaves the neighbou
 }
 
 TEST_CASE("explicit algorithms, tile overrides, explicit ranking and wide values take the digit passes at every "
-          "count, and the no-subgroup path sorts one workgroup too",
+          "count (at the plan's own tile), and the no-subgroup path sorts one workgroup too",
           "[sort_one_workgroup][no_subgroups]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
@@ -149,10 +149,16 @@ TEST_CASE("explicit algorithms, tile overrides, explicit ranking and wide values
     SortRig rig(dev, desc_of(a, DataType::u32, 1000));
     CHECK(rig.plan().one_workgroup_keys() == 0);
     CHECK(rig.plan().dispatch_count(1000) > 1);
+    // Nor does an explicit algorithm take onesweep's smaller tiles of small counts.
+    const RadixSort big = make_sort(dev.context(), desc_of(a, DataType::u32, uint64_t(1) << 20));
+    for (uint64_t n : {uint64_t(1000), uint64_t(1) << 14, uint64_t(1) << 20})
+      CHECK(big.keys_per_tile(n) == big.keys_per_tile());
   }
-  SortDesc tiled = desc_of(SortAlgorithm::automatic, DataType::u32, 1000);
+  SortDesc tiled = desc_of(SortAlgorithm::automatic, DataType::u32, uint64_t(1) << 20);
   tiled.workgroup_size = 256;
-  CHECK(make_sort(dev.context(), tiled).one_workgroup_keys() == 0);
+  const RadixSort tiled_plan = make_sort(dev.context(), tiled);
+  CHECK(tiled_plan.one_workgroup_keys() == 0);
+  CHECK(tiled_plan.keys_per_tile(1000) == tiled_plan.keys_per_tile());
   SortDesc ballots = desc_of(SortAlgorithm::automatic, DataType::u32, 1000);
   ballots.ranking = SortRanking::ballots;
   CHECK(make_sort(dev.context(), ballots).one_workgroup_keys() == 0);
