@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -44,7 +45,8 @@ std::string dispatches(uint32_t count) {
   return ", " + std::to_string(count) + (count == 1 ? " dispatch" : " dispatches");
 }
 
-// ", 2048 keys per tile, 4 digit passes, ballots ranking, staged scatter (1 staging round), 5 dispatches".
+// ", 2048 keys per tile, 4 digit passes, ballots ranking, staged scatter (1 staging round), 5 dispatches;
+// one workgroup up to 2048 keys, 1024-key tiles up to 65536" (the last part for automatic plans).
 std::string sort_report(const RadixSort& p, uint64_t n) {
   std::string out = ", " + std::to_string(p.keys_per_tile()) + " keys per tile, " + std::to_string(p.digit_passes()) +
                     " digit passes, " + to_string(p.ranking()) + " ranking, " + to_string(p.scatter()) + " scatter";
@@ -52,7 +54,19 @@ std::string sort_report(const RadixSort& p, uint64_t n) {
     const uint32_t rounds = p.staging_rounds();
     out += " (" + std::to_string(rounds) + (rounds == 1 ? " staging round)" : " staging rounds)");
   }
-  return out + dispatches(p.dispatch_count(n));
+  out += dispatches(p.dispatch_count(n));
+  // Small counts: the one-workgroup sort, then smaller tiles (keys_per_tile(count)), at powers of two.
+  if (p.one_workgroup_keys()) out += "; one workgroup up to " + std::to_string(p.one_workgroup_keys()) + " keys";
+  uint64_t last = 0, last_count = 0;
+  for (uint64_t c = 2 * std::max<uint64_t>(p.one_workgroup_keys(), 1); c <= n; c *= 2) {
+    const uint64_t tile = p.keys_per_tile(c);
+    if (tile == p.keys_per_tile()) break;
+    if (last && tile != last) out += ", " + std::to_string(last) + "-key tiles up to " + std::to_string(last_count);
+    last = tile;
+    last_count = c;
+  }
+  if (last) out += ", " + std::to_string(last) + "-key tiles up to " + std::to_string(last_count);
+  return out;
 }
 
 // What `automatic` resolves to for each primitive on this device, from plans created here (the choice is
