@@ -194,6 +194,12 @@ class SortPassBuilder {
     pass(k, "one workgroup", -1, 1, count, keys_, keys_, values_, values_, p_.begin_bit, p_.passes << 16);
   }
 
+  // The passes for `count`: the one-workgroup sort where it takes the count, else the digit passes.
+  void build(uint64_t count) {
+    if (p_.one_workgroup(count)) single(count);
+    else sort(count);
+  }
+
   void sort(uint64_t count) {
     const BufferRange alt_keys{scratch_.buffer, scratch_.offset + p_.keys_offset, p_.keys_bytes};
     const BufferRange alt_values =
@@ -415,7 +421,8 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
   const bool wide_tile = !cpu && onesweep && !desc.workgroup_size && !desc.items_per_thread;
   uint32_t wg = desc.workgroup_size ? desc.workgroup_size : (cpu ? 256u : wide_tile ? 384u : 512u);
-  if (!desc.workgroup_size && wg > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) wg = 256;
+  const uint32_t max_group = std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0]);
+  if (!desc.workgroup_size && wg > max_group) wg = 256;
   // A multiple of 128, so that every subgroup size up to 128 divides it (CUB's tuned onesweep uses 384).
   if (wg < 256 || wg > 1024 || wg % 128 != 0)
     return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a multiple of 128 from ",
@@ -522,7 +529,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     const uint32_t min_sg = ranking_subgroup(group);
     for (uint32_t it : {4u, 8u}) {
       const uint64_t small_tile = uint64_t(group) * it;
-      if (group > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0]) || small_tile >= plan->tile ||
+      if (group > max_group || small_tile >= plan->tile ||
           ranking_shared_bytes(group, it, 1, min_sg, false) > caps.max_shared_memory)
         continue;
       small_shapes.push_back({group, it, min_sg, small_tile * (it == 4 ? 64u : 256u)});
@@ -549,7 +556,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (by_count) {
     for (uint32_t it : {4u, 8u, 16u})
       for (uint32_t group : {256u, 512u}) {
-        if (group > std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0])) continue;
+        if (group > max_group) continue;
         if (it == 16 && !small_shapes.empty()) continue;
         if (!single_shapes.empty() && uint64_t(group) * it <= single_shapes.back().keys()) continue;
         const uint32_t min_sg = ranking_subgroup(group);
@@ -647,7 +654,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   auto align_up = [&](VkDeviceSize v) { return (v + plan->align - 1) / plan->align * plan->align; };
   uint64_t max_tiles = plan->tiles_for(desc.max_count);
   for (const detail::SortPlan::SmallTile& t : plan->small_tiles)
-    max_tiles = std::max(max_tiles, (std::min(desc.max_count, t.up_to) + t.tile - 1) / t.tile);
+    max_tiles = std::max(max_tiles, detail::ceil_div(std::min(desc.max_count, t.up_to), t.tile));
   // A plan whose every count the one-workgroup sort takes keeps only the header (statistics_offset() stays
   // inside scratch) and the record_indirect region: no histograms, tile state or ping-pong buffers.
   uint64_t meta_words = multi_pass ? detail::kRegionWord : detail::kHeaderWords;
@@ -707,9 +714,7 @@ Result<void> RadixSort::record(VkCommandBuffer cmd, const BufferRange& keys, con
   if (auto ok = check_buffers(p, keys, values, count, scratch, scratch_requirements(), "RadixSort::record"); !ok)
     return ok;
   std::vector<detail::Pass> passes;
-  detail::SortPassBuilder builder(p, keys, values, scratch, passes, false);
-  if (count > 1 && p.one_workgroup(count)) builder.single(count);
-  else if (count > 1) builder.sort(count);
+  if (count > 1) detail::SortPassBuilder(p, keys, values, scratch, passes, false).build(count);
   return detail::record_passes(*p.context, *p.descriptors, cmd, passes);
 }
 
@@ -720,8 +725,8 @@ Result<void> RadixSort::record_indirect(VkCommandBuffer cmd, const BufferRange& 
   const uint64_t max_count = p.desc.max_count;
   // The onesweep tile is chosen by max_count (SortPlan::small_tiles).
   const detail::SortPlan::SmallTile onesweep_tile = p.onesweep_for(max_count);
-  const uint64_t onesweep_tiles = (max_count + onesweep_tile.tile - 1) / onesweep_tile.tile;
-  const uint64_t max_groups = std::max({p.tiles_for(max_count), onesweep_tiles, p.copy_groups(max_count)});
+  const uint64_t max_groups = std::max(
+      {p.tiles_for(max_count), detail::ceil_div(max_count, onesweep_tile.tile), p.copy_groups(max_count)});
   if (auto ok = detail::check_indirect_limits(c, max_count, detail::window_elements(c, p.key_bytes, 1), max_groups,
                                               "RadixSort");
       !ok)
@@ -742,9 +747,7 @@ Result<void> RadixSort::record_indirect(VkCommandBuffer cmd, const BufferRange& 
   const detail::BoundBuffer region{scratch.buffer, scratch.offset + p.indirect_offset, detail::kIndirectRegionBytes};
   std::vector<detail::Pass> passes;
   passes.push_back(detail::make_indirect_args_pass(c, p.args, count_buffer, region, max_count, entries));
-  detail::SortPassBuilder builder(p, keys, values, scratch, passes, true);
-  if (p.one_workgroup(max_count)) builder.single(max_count);
-  else builder.sort(max_count);
+  detail::SortPassBuilder(p, keys, values, scratch, passes, true).build(max_count);
   return detail::record_passes(c, *p.descriptors, cmd, passes);
 }
 
