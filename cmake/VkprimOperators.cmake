@@ -47,7 +47,8 @@ endfunction()
 
 function(vkprim_add_operator)
   cmake_parse_arguments(PARSE_ARGV 0 OP "" "TARGET;NAME;TYPE_GLSL;IDENTITY;COMBINE;FUNCTION" "")
-  # The kernels a user operator's plans use (src/reduce.cpp, src/scan.cpp, src/by_key.cpp): name|source|target env|define.
+  # The kernels a user operator's plans use (src/reduce.cpp, src/scan.cpp, src/by_key.cpp):
+  # name|source|target env|defines (space-separated).
   # Each is built with subgroups and as the emulation (".nosg").
   set(kernels
     "reduce/ordered|reduce/ordered.comp|vulkan1.1|"
@@ -58,7 +59,9 @@ function(vkprim_add_operator)
     "scan/chained_lookback|scan/chained.comp|vulkan1.2|"
     "scan/chained_fallback|scan/chained.comp|vulkan1.2|VKPRIM_FALLBACK=1"
     "by_key/chained_k32|by_key/chained.comp|vulkan1.2|"
-    "by_key/chained_k64|by_key/chained.comp|vulkan1.2|VKPRIM_KEY64=1")
+    "by_key/chained_k64|by_key/chained.comp|vulkan1.2|VKPRIM_KEY64=1"
+    "by_key/portable_k32|by_key/chained.comp|vulkan1.1|VKPRIM_BY_KEY_PORTABLE=1"
+    "by_key/portable_k64|by_key/chained.comp|vulkan1.1|VKPRIM_KEY64=1 VKPRIM_BY_KEY_PORTABLE=1")
   set(max_bytes 64)  # UserOperator::size (src/plan_common.hpp check_user_operator)
   set(shader_dir "${VKPRIM_OPERATOR_SHADER_DIR_INTERNAL}")
   set(embed "${VKPRIM_OPERATOR_EMBED_SPIRV_INTERNAL}")
@@ -259,12 +262,13 @@ ${struct} vk_user_combine(${struct} a, ${struct} b) { return ${OP_FUNCTION}(a, b
     list(GET parts 1 source)
     list(GET parts 2 env)
     list(GET parts 3 define)
+    string(REPLACE " " ";" define "${define}")
     string(MAKE_C_IDENTIFIER "${kernel}" kid)
     foreach(variant "${OP_NAME}" "${OP_NAME}.nosg")
       set(defines -DVKPRIM_TYPE_USER=1)
-      if(NOT define STREQUAL "")
-        list(APPEND defines -D${define})
-      endif()
+      foreach(d IN LISTS define)
+        list(APPEND defines -D${d})
+      endforeach()
       if(variant MATCHES "\\.nosg$")
         list(APPEND defines -DVKPRIM_NO_SUBGROUPS=1)
       endif()

@@ -129,3 +129,8 @@ vkprim_add_kernel(by_key/chained_k32 by_key/chained.comp TYPES ${VKPRIM_ALL_TYPE
                   TARGET_ENV vulkan1.2)
 vkprim_add_kernel(by_key/chained_k64 by_key/chained.comp TYPES ${VKPRIM_ALL_TYPES} NO_SUBGROUP_VARIANT
                   TARGET_ENV vulkan1.2 DEFINES VKPRIM_KEY64=1)
+# The portable reduce_then_scan (no memory model): the same kernel without tile state, in three phases.
+vkprim_add_kernel(by_key/portable_k32 by_key/chained.comp TYPES ${VKPRIM_ALL_TYPES} NO_SUBGROUP_VARIANT
+                  DEFINES VKPRIM_BY_KEY_PORTABLE=1)
+vkprim_add_kernel(by_key/portable_k64 by_key/chained.comp TYPES ${VKPRIM_ALL_TYPES} NO_SUBGROUP_VARIANT
+                  DEFINES VKPRIM_KEY64=1 VKPRIM_BY_KEY_PORTABLE=1)

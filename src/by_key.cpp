@@ -1,7 +1,9 @@
 // The keyed primitives: ReduceByKey, ScanByKey, RunLengthEncode, NonTrivialRuns and Unique. One plan type and
-// one single-pass kernel (shaders/by_key/chained.comp) serve them all; the primitive is the kernel's
-// specialization constant 3. The tiles chain run summaries (shaders/common/run_state.glsl) with Merrill &
+// one kernel (shaders/by_key/chained.comp) serve them all; the primitive is the kernel's specialization
+// constant 3. chained: the tiles chain run summaries (shaders/common/run_state.glsl) in one pass with Merrill &
 // Garland's decoupled look-back (2016) and Smith, Levien & Owens' decoupled fallback (SPAA 2025).
+// reduce_then_scan: the kernel's portable build (no memory model) in three phases (specialization constant 2):
+// store the tiles' summaries, scan them in one workgroup, replay each tile from its prefix.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -31,6 +33,8 @@ constexpr uint32_t kBindings = 7;  // shaders/by_key/chained.comp
 // The kernel's MODE (specialization constant 3) and push-constant flag bits.
 enum class Mode : uint32_t { reduce = 0, scan_inclusive = 1, scan_exclusive = 2, encode = 3, non_trivial = 4, unique = 5 };
 enum : uint32_t { kKeyVectors = 1u, kValueVectors = 2u, kOutVectors = 4u, kIndirect = 8u, kIndices = 16u };
+// The portable kernel's phases (specialization constant 2), in recording order.
+enum Phase : uint32_t { kSummarize = 0, kScan = 1, kReplay = 2, kPhases = 3 };
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -46,11 +50,13 @@ struct ByKeyPlan {
   const UserOperator* user = nullptr;   // ReduceByKey / ScanByKey with an engine's operator: value_type unused
   bool indices = false;                 // Unique with SelectOutput::indices
   uint64_t max_count = 0;
+  KeyedAlgorithm algorithm = KeyedAlgorithm::chained;  // resolved
   uint32_t key_bytes = 4, value_bytes = 4;
   uint32_t wg = 256, items = 12;
   uint64_t tile_elements = 0, max_tiles = 1;
   VkDeviceSize state_per_tile = 8, state_bytes = 0, indirect_offset = 0, scratch_bytes = 0, scratch_align = 16;
-  const Kernel* kernel = nullptr;
+  const Kernel* kernel = nullptr;                          // chained
+  std::array<const Kernel*, kPhases> phases{};             // reduce_then_scan
   const Kernel* args = nullptr;
   std::unique_ptr<DescriptorCache> descriptors;
   // The public desc of the owning class (one of them is used).
@@ -61,6 +67,7 @@ struct ByKeyPlan {
 
   bool reads_values() const { return mode == Mode::reduce || mode == Mode::scan_inclusive || mode == Mode::scan_exclusive; }
   bool scan() const { return mode == Mode::scan_inclusive || mode == Mode::scan_exclusive; }
+  bool chained() const { return algorithm == KeyedAlgorithm::chained; }
   uint64_t tiles_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, tile_elements)); }
 };
 
@@ -70,6 +77,7 @@ struct Tuning {
   uint32_t workgroup_size = 0;
   uint32_t items_per_thread = 0;
   const UserOperator* user = nullptr;  // the values' operator (ReduceByKey, ScanByKey), or nullptr
+  KeyedAlgorithm algorithm = KeyedAlgorithm::automatic;
 };
 
 Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* name, Mode mode, DataType key_type,
@@ -90,10 +98,13 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   if (max_count == 0 || max_count > 0xFFFFFFFFull)
     return make_error(Status::invalid_argument, name, ": max_count ", max_count,
                       " must be in 1..2^32-1 (counts are u32 on the GPU)");
-  if (!c.caps.has(feature_memory_model))
-    return make_error(Status::unsupported, name, ": the single-pass kernel needs the vulkanMemoryModel and ",
+  if (int(tuning.algorithm) < 0 || int(tuning.algorithm) > int(KeyedAlgorithm::reduce_then_scan))
+    return make_error(Status::invalid_argument, name, ": unknown algorithm ", int(tuning.algorithm));
+  const bool memory_model = c.caps.has(feature_memory_model);
+  if (tuning.algorithm == KeyedAlgorithm::chained && !memory_model)
+    return make_error(Status::unsupported, name, ": chained needs the vulkanMemoryModel and ",
                       "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
-                      "(device_requirements() lists them)");
+                      "(device_requirements() lists them); reduce_then_scan (or automatic) runs without them");
   auto plan = std::make_unique<ByKeyPlan>();
   plan->context = &c;
   plan->name = name;
@@ -102,6 +113,9 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   plan->value_type = value_type;
   plan->op = op;
   plan->max_count = max_count;
+  plan->algorithm = tuning.algorithm != KeyedAlgorithm::automatic ? tuning.algorithm
+                    : memory_model                               ? KeyedAlgorithm::chained
+                                                                 : KeyedAlgorithm::reduce_then_scan;
   plan->key_bytes = size_of(key_type);
   plan->user = user;
   plan->value_bytes = user ? user->size : size_of(value_type);
@@ -145,10 +159,10 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
                       " bytes exceed one storage-buffer binding (", window,
                       " elements, from maxStorageBufferRange); the keyed primitives do not split into windows");
   plan->max_tiles = plan->tiles_for(max_count);
-  // Tile state: two 16-bit-part words for the count, two or four for the value (two per word of a user
-  // value; none for Unique).
-  const uint32_t value_parts = mode == Mode::unique ? 0 : (user ? 2 * user->words : plan->value_bytes / 2);
-  plan->state_per_tile = VkDeviceSize(2 + value_parts) * 4;
+  // chained tile state: two 16-bit-part words for the count, two or four for the value (two per word of a
+  // user value; none for Unique). reduce_then_scan summaries: the count word and the value's words.
+  const uint32_t value_words = mode == Mode::unique ? 0 : (user ? user->words : plan->value_bytes / 4);
+  plan->state_per_tile = VkDeviceSize(plan->chained() ? 2 + 2 * value_words : 1 + value_words) * 4;
   plan->scratch_align = binding_alignment(c);
   auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
   plan->state_bytes = align_up(kStateHeaderBytes + plan->max_tiles * plan->state_per_tile);
@@ -161,12 +175,14 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   auto variant = value_variant(c, value_type, std::nullopt, user, true, plan->wg);
   if (!variant) return variant.error();
   std::string v = variant.value();
-  // The look-back's ballots and the shuffles of neighbouring keys (user_variant already asks for both).
-  constexpr VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
+  // The look-back's ballots (chained) and the shuffles of neighbouring keys (user_variant already asks for both).
+  const VkSubgroupFeatureFlags needed =
+      VkSubgroupFeatureFlags(VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT) |
+      (plan->chained() ? VkSubgroupFeatureFlags(VK_SUBGROUP_FEATURE_BALLOT_BIT) : 0u);
   if (v.find(".nosg") == std::string::npos && (c.caps.subgroup_operations & needed) != needed) v += ".nosg";
   KernelDesc kd;
   kd.group = user ? user->kernels : &kShaderGroup_by_key;
-  kd.kernel = plan->key_bytes == 8 ? "by_key/chained_k64" : "by_key/chained_k32";
+  kd.kernel = std::string(plan->chained() ? "by_key/chained" : "by_key/portable") + (plan->key_bytes == 8 ? "_k64" : "_k32");
   kd.variant = v;
   if (!user) kd.op = op;
   kd.workgroup_size = plan->wg;
@@ -175,9 +191,18 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   kd.bindings = kBindings;
   kd.push_bytes = kPushBytes;
   kd.uses_subgroups = v.find(".nosg") == std::string::npos;
-  auto kernel = get_kernel(c, kd);
-  if (!kernel) return make_error(kernel.status(), name, ": ", kernel.error().message);
-  plan->kernel = kernel.value();
+  if (plan->chained()) {
+    auto kernel = get_kernel(c, kd);
+    if (!kernel) return make_error(kernel.status(), name, ": ", kernel.error().message);
+    plan->kernel = kernel.value();
+  } else {
+    for (uint32_t phase = 0; phase < kPhases; ++phase) {
+      kd.tuning = phase;
+      auto kernel = get_kernel(c, kd);
+      if (!kernel) return make_error(kernel.status(), name, ": ", kernel.error().message);
+      plan->phases[phase] = kernel.value();
+    }
+  }
   auto args = indirect_args_kernel(c);
   if (!args) return args.error();
   plan->args = args.value();
@@ -258,7 +283,6 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
     passes.push_back(make_indirect_args_pass(c, p.args, *count_buffer, region, p.max_count,
                                              {{uint32_t(p.tile_elements), 1, 0, 0}}));
   Pass pass;
-  pass.kernel = p.kernel;
   pass.buffers = {keys.bound, values.bound, BoundBuffer{scratch.buffer, scratch.offset, p.state_bytes}, a.bound, b.bound,
                   cnt.bound, region};
   pass.push[0] = uint32_t(count);
@@ -280,9 +304,32 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
     pass.indirect_region = region;
   }
   pass.fill_before = true;
-  pass.fill = {scratch.buffer, scratch.offset, state_clear_bytes(tiles, p.state_per_tile, p.state_bytes)};
-  pass.label = std::string("vkprim ") + p.name + (indirect ? " (indirect)" : "");
-  passes.push_back(std::move(pass));
+  const std::string label = std::string("vkprim ") + p.name + (indirect ? " (indirect)" : "");
+  if (p.chained()) {
+    pass.kernel = p.kernel;
+    pass.fill = {scratch.buffer, scratch.offset, state_clear_bytes(tiles, p.state_per_tile, p.state_bytes)};
+    pass.label = label;
+    passes.push_back(std::move(pass));
+    return record_passes(c, *p.descriptors, cmd, passes);
+  }
+  // reduce_then_scan: every summary the scan reads is stored first, so only the statistics header is cleared.
+  static constexpr const char* kPhaseNames[kPhases] = {" summarize", " scan", " replay"};
+  for (uint32_t phase = 0; phase < kPhases; ++phase) {
+    Pass step = pass;
+    step.kernel = p.phases[phase];
+    step.label = label + kPhaseNames[phase];
+    step.fill_before = phase == kSummarize;
+    step.fill = {scratch.buffer, scratch.offset, kStateHeaderBytes};
+    // Unused bindings alias the args region as writable descriptors, so the barriers up to the replay's
+    // indirect dispatch must cover indirect-command reads, as the one after the args pass does.
+    step.writes_indirect_args = indirect && phase != kReplay;
+    if (phase == kScan) {
+      step.groups = 1;
+      step.indirect_entry = -1;
+      step.indirect_region = {};
+    }
+    passes.push_back(std::move(step));
+  }
   return record_passes(c, *p.descriptors, cmd, passes);
 }
 
@@ -300,6 +347,19 @@ Operand count_out(const char* what, const BufferRange& r) { return {what, r, 4, 
 
 }  // namespace detail
 
+const char* to_string(KeyedAlgorithm a) {
+  switch (a) {
+    case KeyedAlgorithm::automatic: return "automatic";
+    case KeyedAlgorithm::chained: return "chained";
+    case KeyedAlgorithm::reduce_then_scan: return "reduce_then_scan";
+  }
+  return "unknown";
+}
+
+bool parse(const char* name, KeyedAlgorithm& out) {
+  return detail::parse_enum(name, KeyedAlgorithm::reduce_then_scan, out);
+}
+
 using detail::ByKeyPlan;
 using detail::make_error;
 using detail::Operands;
@@ -313,6 +373,7 @@ using detail::Operands;
   const Desc& Class::desc() const { return plan_->desc_member; }                                             \
   ScratchRequirements Class::scratch_requirements() const { return detail::scratch_of(*plan_); }             \
   uint64_t Class::elements_per_tile() const { return plan_->tile_elements; }                                 \
+  KeyedAlgorithm Class::algorithm() const { return plan_->algorithm; }                                       \
   VkDeviceSize Class::statistics_offset() const { return 0; }                                                \
   void Class::release_descriptor_sets() const { plan_->descriptors->release(); }
 
@@ -327,7 +388,7 @@ VKPRIM_BY_KEY_SHELL(Unique, UniqueDesc, unique_desc)
 
 Result<ReduceByKey> ReduceByKey::create(Context& context, const ReduceByKeyDesc& desc) {
   auto plan = detail::create_plan(context, "ReduceByKey", detail::Mode::reduce, desc.key_type, desc.value_type, desc.op,
-                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread, desc.user_operator});
+                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread, desc.user_operator, desc.algorithm});
   if (!plan) return std::move(plan).error();
   plan.value()->reduce_desc = desc;
   return ReduceByKey(std::move(plan).value());
@@ -366,7 +427,7 @@ Result<ScanByKey> ScanByKey::create(Context& context, const ScanByKeyDesc& desc)
     return make_error(Status::invalid_argument, "ScanByKey: unknown kind ", int(desc.kind));
   const auto mode = desc.kind == ScanKind::inclusive ? detail::Mode::scan_inclusive : detail::Mode::scan_exclusive;
   auto plan = detail::create_plan(context, "ScanByKey", mode, desc.key_type, desc.value_type, desc.op, desc.max_count,
-                                  detail::Tuning{desc.workgroup_size, desc.items_per_thread, desc.user_operator});
+                                  detail::Tuning{desc.workgroup_size, desc.items_per_thread, desc.user_operator, desc.algorithm});
   if (!plan) return std::move(plan).error();
   plan.value()->scan_desc = desc;
   return ScanByKey(std::move(plan).value());
@@ -396,7 +457,7 @@ Result<void> ScanByKey::record_indirect(VkCommandBuffer cmd, const BufferRange& 
 
 Result<RunLengthEncode> RunLengthEncode::create(Context& context, const RunLengthEncodeDesc& desc) {
   auto plan = detail::create_plan(context, "RunLengthEncode", detail::Mode::encode, desc.key_type, DataType::u32, Op::add,
-                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread});
+                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread, nullptr, desc.algorithm});
   if (!plan) return std::move(plan).error();
   plan.value()->rle_desc = desc;
   return RunLengthEncode(std::move(plan).value());
@@ -432,7 +493,7 @@ Result<void> RunLengthEncode::record_indirect(VkCommandBuffer cmd, const BufferR
 
 Result<NonTrivialRuns> NonTrivialRuns::create(Context& context, const RunLengthEncodeDesc& desc) {
   auto plan = detail::create_plan(context, "NonTrivialRuns", detail::Mode::non_trivial, desc.key_type, DataType::u32,
-                                  Op::add, desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread});
+                                  Op::add, desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread, nullptr, desc.algorithm});
   if (!plan) return std::move(plan).error();
   plan.value()->rle_desc = desc;
   return NonTrivialRuns(std::move(plan).value());
@@ -457,7 +518,7 @@ Result<Unique> Unique::create(Context& context, const UniqueDesc& desc) {
   if (desc.output != SelectOutput::elements && desc.output != SelectOutput::indices)
     return make_error(Status::invalid_argument, "Unique: unknown output ", int(desc.output));
   auto plan = detail::create_plan(context, "Unique", detail::Mode::unique, desc.key_type, DataType::u32, Op::add,
-                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread});
+                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread, nullptr, desc.algorithm});
   if (!plan) return std::move(plan).error();
   plan.value()->unique_desc = desc;
   plan.value()->indices = desc.output == SelectOutput::indices;

@@ -120,11 +120,13 @@ void submit(Device& dev, const std::function<Result<void>(VkCommandBuffer)>& rec
   REQUIRE(submitted.ok());
 }
 
+// A plan of `desc`; an explicit algorithm must be the one the plan runs.
 template <class Plan, class Desc>
 Plan make_plan(Device& dev, const Desc& desc) {
   auto plan = Plan::create(dev.context(), desc);
   INFO("create: " << (plan ? std::string("ok") : plan.error().message));
   REQUIRE(plan.ok());
+  if (desc.algorithm != KeyedAlgorithm::automatic) CHECK(plan->algorithm() == desc.algorithm);
   return std::move(plan).value();
 }
 
@@ -204,9 +206,11 @@ bool check_reduce_by_key(Device& dev, const ReduceByKey& plan, Buffers& bufs, co
 
 template <class K, class V>
 void reduce_by_key_cases(Device& dev, DataType kt, DataType vt, Op op, const std::vector<uint64_t>& sizes,
-                         const std::vector<Runs>& shapes, std::mt19937_64& rng, uint32_t wg = 0, uint32_t items = 0) {
+                         const std::vector<Runs>& shapes, std::mt19937_64& rng, uint32_t wg = 0, uint32_t items = 0,
+                         KeyedAlgorithm algorithm = KeyedAlgorithm::automatic) {
   const uint64_t max_count = *std::max_element(sizes.begin(), sizes.end());
-  auto plan = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{kt, vt, op, std::max<uint64_t>(1, max_count), wg, items});
+  auto plan = make_plan<ReduceByKey>(
+      dev, ReduceByKeyDesc{kt, vt, op, std::max<uint64_t>(1, max_count), wg, items, nullptr, algorithm});
   Buffers bufs(dev, max_count, sizeof(K), sizeof(V), plan.scratch_requirements().size);
   for (uint64_t n : sizes)
     for (const Runs& shape : shapes) {
@@ -355,17 +359,22 @@ bool check_unique(Device& dev, const Unique& plan, Buffers& bufs, const std::vec
   return ok;
 }
 
-// Every keyed primitive on u32 keys (and u32 values) over `sizes` and `shapes`, on `dev`.
+// Every keyed primitive on u32 keys (and u32 values) over `sizes` and `shapes`, on `dev`, with `algorithm` and
+// the tile shape wg x items (0: the defaults).
 void all_primitives_u32(Device& dev, const std::vector<uint64_t>& sizes, const std::vector<Runs>& shapes,
-                        std::mt19937_64& rng) {
+                        std::mt19937_64& rng, KeyedAlgorithm algorithm = KeyedAlgorithm::automatic, uint32_t wg = 0,
+                        uint32_t items = 0) {
   const uint64_t max_count = std::max<uint64_t>(1, *std::max_element(sizes.begin(), sizes.end()));
-  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, max_count});
-  auto incl = make_plan<ScanByKey>(dev, ScanByKeyDesc{DataType::u32, DataType::u32, Op::add, ScanKind::inclusive, max_count});
-  auto excl = make_plan<ScanByKey>(dev, ScanByKeyDesc{DataType::u32, DataType::u32, Op::max, ScanKind::exclusive, max_count});
-  auto rle = make_plan<RunLengthEncode>(dev, RunLengthEncodeDesc{DataType::u32, max_count});
-  auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{DataType::u32, max_count});
-  auto uniq = make_plan<Unique>(dev, UniqueDesc{DataType::u32, max_count});
-  auto uniq_idx = make_plan<Unique>(dev, UniqueDesc{DataType::u32, max_count, SelectOutput::indices});
+  const DataType u32 = DataType::u32;
+  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{u32, u32, Op::add, max_count, wg, items, nullptr, algorithm});
+  auto incl = make_plan<ScanByKey>(
+      dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, max_count, wg, items, nullptr, algorithm});
+  auto excl = make_plan<ScanByKey>(
+      dev, ScanByKeyDesc{u32, u32, Op::max, ScanKind::exclusive, max_count, wg, items, nullptr, algorithm});
+  auto rle = make_plan<RunLengthEncode>(dev, RunLengthEncodeDesc{u32, max_count, wg, items, algorithm});
+  auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{u32, max_count, wg, items, algorithm});
+  auto uniq = make_plan<Unique>(dev, UniqueDesc{u32, max_count, SelectOutput::elements, wg, items, algorithm});
+  auto uniq_idx = make_plan<Unique>(dev, UniqueDesc{u32, max_count, SelectOutput::indices, wg, items, algorithm});
   VkDeviceSize scratch = 0;
   for (VkDeviceSize s : {rbk.scratch_requirements().size, incl.scratch_requirements().size,
                          rle.scratch_requirements().size, ntr.scratch_requirements().size,
@@ -392,6 +401,57 @@ ContextOptions fallback_options(uint32_t period, bool subgroups) {
   o.force_no_subgroups = !subgroups;
   return o;
 }
+
+// record_indirect of four primitives with `algorithm`: GPU counts 0, 1, tile + 1, n, past n and 2^32-1.
+void indirect_counts(Device& dev, KeyedAlgorithm algorithm, std::mt19937_64& rng) {
+  const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
+  const uint64_t n = 4 * tile + 11;
+  const DataType u32 = DataType::u32;
+  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{u32, u32, Op::add, n, 0, 0, nullptr, algorithm});
+  auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::exclusive, n, 0, 0, nullptr, algorithm});
+  auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{u32, n, 0, 0, algorithm});
+  auto uniq = make_plan<Unique>(dev, UniqueDesc{u32, n, SelectOutput::elements, 0, 0, algorithm});
+  Buffers bufs(dev, n, 4, 4, std::max({rbk.scratch_requirements().size, scan.scratch_requirements().size,
+                                      ntr.scratch_requirements().size, uniq.scratch_requirements().size}));
+  const auto keys = make_keys<uint32_t>(n, kRandom4, rng);
+  const auto values = make_values<uint32_t>(n, Op::add, rng);
+  for (uint32_t gpu_count : {0u, 1u, uint32_t(tile + 1), uint32_t(n), uint32_t(n + 1000), 0xFFFFFFFFu}) {
+    check_reduce_by_key(dev, rbk, bufs, keys, values, {}, gpu_count);
+    check_scan_by_key(dev, scan, bufs, keys, values, {}, gpu_count);
+    check_runs(dev, ntr, bufs, keys, {}, gpu_count);
+    check_unique(dev, uniq, bufs, keys, {}, gpu_count);
+  }
+}
+
+// Three primitives with `algorithm` at unaligned element offsets (the scalar load and store paths).
+void unaligned_offsets(Device& dev, KeyedAlgorithm algorithm, std::mt19937_64& rng) {
+  const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
+  const uint64_t n = 2 * tile + 5;
+  const DataType u32 = DataType::u32;
+  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{u32, u32, Op::add, n, 0, 0, nullptr, algorithm});
+  auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, n, 0, 0, nullptr, algorithm});
+  auto rle = make_plan<RunLengthEncode>(dev, RunLengthEncodeDesc{u32, n, 0, 0, algorithm});
+
+  Buffers bufs(dev, n, 4, 4, std::max({rbk.scratch_requirements().size, scan.scratch_requirements().size,
+                                      rle.scratch_requirements().size}));
+  for (const Offsets& o : {Offsets{1, 3, 5, 7, 2}, Offsets{4, 1, 0, 3, 9}, Offsets{3, 0, 2, 0, 0}}) {
+    INFO("offsets keys " << o.keys << ", values " << o.values << ", a " << o.a << ", b " << o.b << ", count " << o.count);
+    const auto keys = make_keys<uint32_t>(n, kRandom4, rng);
+    const auto values = make_values<uint32_t>(n, Op::add, rng);
+    check_reduce_by_key(dev, rbk, bufs, keys, values, o);
+    check_scan_by_key(dev, scan, bufs, keys, values, o);
+    check_runs(dev, rle, bufs, keys, o);
+  }
+}
+
+// The portable path: a device without the memory model (masked), optionally without subgroups.
+Device& portable_device(bool subgroups = true) {
+  ContextOptions o;
+  o.mask_features = feature_memory_model;
+  o.force_no_subgroups = !subgroups;
+  return test::device(o);
+}
+
 
 }  // namespace
 
@@ -539,22 +599,7 @@ TEST_CASE("keyed primitives record_indirect read the count on the GPU, clamp it 
   Device& dev = test::device();
   if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
   VKPRIM_TEST_RNG(rng);
-  const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
-  const uint64_t n = 4 * tile + 11;
-  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, n});
-  auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{DataType::u32, DataType::u32, Op::add, ScanKind::exclusive, n});
-  auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{DataType::u32, n});
-  auto uniq = make_plan<Unique>(dev, UniqueDesc{DataType::u32, n});
-  Buffers bufs(dev, n, 4, 4, std::max({rbk.scratch_requirements().size, scan.scratch_requirements().size,
-                                      ntr.scratch_requirements().size, uniq.scratch_requirements().size}));
-  const auto keys = make_keys<uint32_t>(n, kRandom4, rng);
-  const auto values = make_values<uint32_t>(n, Op::add, rng);
-  for (uint32_t gpu_count : {0u, 1u, uint32_t(tile + 1), uint32_t(n), uint32_t(n + 1000), 0xFFFFFFFFu}) {
-    check_reduce_by_key(dev, rbk, bufs, keys, values, {}, gpu_count);
-    check_scan_by_key(dev, scan, bufs, keys, values, {}, gpu_count);
-    check_runs(dev, ntr, bufs, keys, {}, gpu_count);
-    check_unique(dev, uniq, bufs, keys, {}, gpu_count);
-  }
+  indirect_counts(dev, KeyedAlgorithm::chained, rng);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -563,21 +608,7 @@ TEST_CASE("keyed primitives read and write at unaligned element offsets (scalar 
   Device& dev = test::device();
   if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
   VKPRIM_TEST_RNG(rng);
-  const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
-  const uint64_t n = 2 * tile + 5;
-  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, n});
-  auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{DataType::u32, DataType::u32, Op::add, ScanKind::inclusive, n});
-  auto rle = make_plan<RunLengthEncode>(dev, RunLengthEncodeDesc{DataType::u32, n});
-  Buffers bufs(dev, n, 4, 4, std::max({rbk.scratch_requirements().size, scan.scratch_requirements().size,
-                                      rle.scratch_requirements().size}));
-  for (const Offsets& o : {Offsets{1, 3, 5, 7, 2}, Offsets{4, 1, 0, 3, 9}, Offsets{3, 0, 2, 0, 0}}) {
-    INFO("offsets keys " << o.keys << ", values " << o.values << ", a " << o.a << ", b " << o.b << ", count " << o.count);
-    const auto keys = make_keys<uint32_t>(n, kRandom4, rng);
-    const auto values = make_values<uint32_t>(n, Op::add, rng);
-    check_reduce_by_key(dev, rbk, bufs, keys, values, o);
-    check_scan_by_key(dev, scan, bufs, keys, values, o);
-    check_runs(dev, rle, bufs, keys, o);
-  }
+  unaligned_offsets(dev, KeyedAlgorithm::chained, rng);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -665,5 +696,110 @@ TEST_CASE("keyed primitives refuse bad descriptions and bad buffers with a messa
   CHECK(test::still_poisoned(dev, bufs.a));
   CHECK(test::still_poisoned(dev, bufs.b));
   CHECK(test::still_poisoned(dev, bufs.count));
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+// ---- reduce_then_scan: the portable path (no memory model) ----
+
+TEST_CASE("keyed primitives without the Vulkan memory model run reduce_then_scan and match the CPU at sizes 0, 1, 2, "
+          "tile-1, tile, tile+1 and 2 tiles+17",
+          "[by_key][reduce_then_scan][sizes]") {
+  Device& dev = portable_device();
+  CHECK_FALSE(dev.context().capabilities().has(feature_memory_model));
+  VKPRIM_TEST_RNG(rng);
+  auto probe = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, 100});
+  CHECK(probe.algorithm() == KeyedAlgorithm::reduce_then_scan);
+  all_primitives_u32(dev, edge_sizes(dev), {kDistinct, kPairs, kRandom4, kAllEqual}, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("reduce_then_scan carries run summaries across the steps of its one-workgroup scan (runs spanning many tiles)",
+          "[by_key][reduce_then_scan][large]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  // 64 x 4 tiles: the scan takes 64 x 4 = 256 tiles per step, so 2 x 256 + 3 tiles need three steps.
+  const uint64_t tile = 64 * 4;
+  const uint64_t n = (2 * 256 + 3) * tile + 7;
+  all_primitives_u32(dev, {n}, {kRandom64, kAllEqual, kRandom4}, rng, KeyedAlgorithm::reduce_then_scan, 64, 4);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("reduce_then_scan applies every value type's operators in input order and compares 64-bit keys by their bits",
+          "[by_key][reduce_then_scan][types]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const KeyedAlgorithm rts = KeyedAlgorithm::reduce_then_scan;
+  for (DataType vt : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
+    if (!test::type_supported(dev.context(), vt)) continue;
+    host::with_type(vt, [&](auto v) {
+      using V = decltype(v);
+      const uint64_t n = 3 * tile_of(dev, DataType::u32, vt) + 5;
+      for (Op op : {Op::add, Op::min, Op::max, Op::bit_xor}) {
+        if (std::is_floating_point_v<V> && op == Op::bit_xor) continue;
+        INFO("value type " << to_string(vt) << ", " << to_string(op));
+        reduce_by_key_cases<uint32_t, V>(dev, DataType::u32, vt, op, {n}, {kRandom4}, rng, 0, 0, rts);
+        for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
+          auto plan = make_plan<ScanByKey>(dev, ScanByKeyDesc{DataType::u32, vt, op, kind, n, 0, 0, nullptr, rts});
+          Buffers bufs(dev, n, 4, sizeof(V), plan.scratch_requirements().size);
+          check_scan_by_key(dev, plan, bufs, make_keys<uint32_t>(n, kRandom4, rng), make_values<V>(n, op, rng));
+        }
+      }
+    });
+  }
+  if (test::type_supported(dev.context(), DataType::u64)) {
+    const uint64_t n = 3 * tile_of(dev, DataType::u64, DataType::u32) + 7;
+    // 64-bit keys that differ only in their high word: a plan comparing one word would merge runs.
+    auto keys = make_keys<uint64_t>(n, kRandom4, rng);
+    for (auto& k : keys) k = (k << 32) | 5u;
+    auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u64, DataType::u32, Op::add, n, 0, 0, nullptr, rts});
+    auto uniq = make_plan<Unique>(dev, UniqueDesc{DataType::u64, n, SelectOutput::elements, 0, 0, rts});
+    auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{DataType::u64, n, 0, 0, rts});
+    Buffers bufs(dev, n, 8, 8,
+                 std::max({rbk.scratch_requirements().size, uniq.scratch_requirements().size,
+                           ntr.scratch_requirements().size}));
+    check_reduce_by_key(dev, rbk, bufs, keys, make_values<uint32_t>(n, Op::add, rng));
+    check_unique(dev, uniq, bufs, keys);
+    check_runs(dev, ntr, bufs, keys);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("reduce_then_scan on the no-subgroup path matches the CPU",
+          "[by_key][reduce_then_scan][no_subgroups][no_subgroup_ops]") {
+  Device& dev = portable_device(false);
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
+  all_primitives_u32(dev, {1, tile + 1, 5 * tile + 9}, {kRandom4, kDistinct, kAllEqual}, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("reduce_then_scan record_indirect reads the count on the GPU, and its scalar paths serve unaligned offsets",
+          "[by_key][reduce_then_scan][indirect][offsets]") {
+  Device& dev = portable_device();
+  VKPRIM_TEST_RNG(rng);
+  indirect_counts(dev, KeyedAlgorithm::reduce_then_scan, rng);
+  unaligned_offsets(dev, KeyedAlgorithm::reduce_then_scan, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("keyed primitives refuse chained without the memory model and an unknown algorithm, naming them",
+          "[by_key][reduce_then_scan][errors][host]") {
+  Device& dev = portable_device();
+  Context& c = dev.context();
+  auto chained = ReduceByKey::create(c, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, 100, 0, 0, nullptr,
+                                                        KeyedAlgorithm::chained});
+  REQUIRE_FALSE(chained.ok());
+  CHECK(chained.error().status == Status::unsupported);
+  CHECK(chained.error().message.find("chained needs the vulkanMemoryModel") != std::string::npos);
+  auto unknown = Unique::create(c, UniqueDesc{DataType::u32, 100, SelectOutput::elements, 0, 0, KeyedAlgorithm(7)});
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().status == Status::invalid_argument);
+  CHECK(unknown.error().message.find("unknown algorithm 7") != std::string::npos);
+  KeyedAlgorithm parsed = KeyedAlgorithm::automatic;
+  for (KeyedAlgorithm a : {KeyedAlgorithm::automatic, KeyedAlgorithm::chained, KeyedAlgorithm::reduce_then_scan}) {
+    REQUIRE(parse(to_string(a), parsed));
+    CHECK(parsed == a);
+  }
+  CHECK_FALSE(parse("lookback", parsed));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }

@@ -397,9 +397,11 @@ TEST_CASE("user operator errors name the problem and record nothing", "[user][er
 
 namespace {
 
-// Keyed user reductions and scans against the host: runs of mean length `mean` over u32 keys.
+// Keyed user reductions and scans against the host: runs of mean length `mean` over u32 keys, with `algorithm`
+// (the resolved one when automatic).
 template <class T>
-void check_by_key(Device& dev, uint64_t n, uint32_t mean, std::mt19937_64& rng) {
+void check_by_key(Device& dev, uint64_t n, uint32_t mean, std::mt19937_64& rng,
+                  KeyedAlgorithm algorithm = KeyedAlgorithm::automatic) {
   const UserOperator& op = user_op<T>();
   INFO(op.name << " by key n=" << n << " mean run " << mean);
   const std::vector<uint32_t> keys = host::keys_with_runs<uint32_t>(size_t(n), mean, 0, false, rng);
@@ -417,8 +419,10 @@ void check_by_key(Device& dev, uint64_t n, uint32_t mean, std::mt19937_64& rng) 
   ReduceByKeyDesc rd;
   rd.user_operator = &op;
   rd.max_count = std::max<uint64_t>(n, 1);
+  rd.algorithm = algorithm;
   auto reduce = ReduceByKey::create(dev.context(), rd);
   if (!reduce) FAIL(reduce.error().message);
+  if (algorithm != KeyedAlgorithm::automatic) CHECK(reduce.value().algorithm() == algorithm);
   Buffer scratch = test::make_buffer(dev, std::max<VkDeviceSize>(16, reduce.value().scratch_requirements().size));
   test::poison(dev, out_keys);
   test::poison(dev, out_values);
@@ -445,8 +449,10 @@ void check_by_key(Device& dev, uint64_t n, uint32_t mean, std::mt19937_64& rng) 
     sd.user_operator = &op;
     sd.kind = kind;
     sd.max_count = std::max<uint64_t>(n, 1);
+    sd.algorithm = algorithm;
     auto scan_plan = ScanByKey::create(dev.context(), sd);
     if (!scan_plan) FAIL(scan_plan.error().message);
+    if (algorithm != KeyedAlgorithm::automatic) CHECK(scan_plan.value().algorithm() == algorithm);
     Buffer scan_scratch = test::make_buffer(dev, std::max<VkDeviceSize>(16, scan_plan.value().scratch_requirements().size));
     test::poison(dev, out_values);
     REQUIRE(test::submit_compute(dev, [&](VkCommandBuffer cmd) {
@@ -489,4 +495,20 @@ TEST_CASE("keyed user reductions fall back in the owner's order", "[user][by_key
   std::mt19937_64 rng(test::fresh_seed());
   check_by_key<Affine>(dev, 30011, 64, rng);
   check_by_key<Mat4>(dev, 20011, 300, rng);
+}
+
+TEST_CASE("user operators by key without the memory model take reduce_then_scan and keep input order",
+          "[user][by_key][reduce_then_scan]") {
+  ContextOptions o;
+  o.mask_features = feature_memory_model;
+  Device& dev = test::device(o);
+  std::mt19937_64 rng(test::fresh_seed());
+  const KeyedAlgorithm rts = KeyedAlgorithm::reduce_then_scan;
+  for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(1025), uint64_t(30011)})
+    for (uint32_t mean : {1u, 64u}) {
+      check_by_key<Affine>(dev, n, mean, rng, rts);
+      check_by_key<Aabb>(dev, n, mean, rng, rts);
+    }
+  check_by_key<Mat4>(dev, 30011, 16, rng, rts);
+  check_by_key<Welford>(dev, 30011, 300, rng, rts);
 }

@@ -63,6 +63,7 @@ struct AnyPlan {
       record;
   VkDeviceSize scratch = 16;
   VkDeviceSize statistics = 0;
+  KeyedAlgorithm algorithm = KeyedAlgorithm::chained;  // resolved
 };
 
 template <class Plan>
@@ -72,6 +73,7 @@ Result<AnyPlan> wrap(Result<Plan> made) {
   AnyPlan any;
   any.scratch = std::max<VkDeviceSize>(16, plan->scratch_requirements().size);
   any.statistics = plan->statistics_offset();
+  any.algorithm = plan->algorithm();
   any.record = [plan](VkCommandBuffer cmd, const BufferRange& k, const BufferRange& v, const BufferRange& a,
                       const BufferRange& b, const BufferRange& c, uint64_t n, const BufferRange& s) -> Result<void> {
     if constexpr (std::is_same_v<Plan, ReduceByKey>) return plan->record(cmd, k, v, a, b, c, n, s);
@@ -82,21 +84,24 @@ Result<AnyPlan> wrap(Result<Plan> made) {
   return any;
 }
 
-Result<AnyPlan> make_plan(Context& c, Prim p, uint64_t max_count, uint32_t wg, uint32_t items) {
+Result<AnyPlan> make_plan(Context& c, Prim p, uint64_t max_count, uint32_t wg, uint32_t items,
+                          KeyedAlgorithm algorithm = KeyedAlgorithm::automatic) {
   switch (p) {
     case Prim::reduce_by_key:
-      return wrap(ReduceByKey::create(c, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, max_count, wg, items}));
+      return wrap(ReduceByKey::create(
+          c, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, max_count, wg, items, nullptr, algorithm}));
     case Prim::inclusive_scan_by_key:
     case Prim::exclusive_scan_by_key:
       return wrap(ScanByKey::create(c, ScanByKeyDesc{DataType::u32, DataType::u32, Op::add,
                                                       p == Prim::inclusive_scan_by_key ? ScanKind::inclusive
                                                                                        : ScanKind::exclusive,
-                                                      max_count, wg, items}));
-    case Prim::rle_encode: return wrap(RunLengthEncode::create(c, RunLengthEncodeDesc{DataType::u32, max_count, wg, items}));
+                                                      max_count, wg, items, nullptr, algorithm}));
+    case Prim::rle_encode:
+      return wrap(RunLengthEncode::create(c, RunLengthEncodeDesc{DataType::u32, max_count, wg, items, algorithm}));
     case Prim::rle_non_trivial_runs:
-      return wrap(NonTrivialRuns::create(c, RunLengthEncodeDesc{DataType::u32, max_count, wg, items}));
+      return wrap(NonTrivialRuns::create(c, RunLengthEncodeDesc{DataType::u32, max_count, wg, items, algorithm}));
     case Prim::unique:
-      return wrap(Unique::create(c, UniqueDesc{DataType::u32, max_count, SelectOutput::elements, wg, items}));
+      return wrap(Unique::create(c, UniqueDesc{DataType::u32, max_count, SelectOutput::elements, wg, items, algorithm}));
   }
   return Error{Status::invalid_argument, VK_SUCCESS, "unknown primitive"};
 }
@@ -148,20 +153,31 @@ int bench(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& c
   std::vector<AnyPlan> plans;
   std::vector<std::string> labels;
   VkDeviceSize scratch_bytes = 16;
+  const bool memory_model = device.context().capabilities().has(feature_memory_model);
   for (const AlgorithmChoice& ch : choices) {
-    if (ch.name != "automatic" && ch.name != "chained" && ch.name != "all") {
-      std::fprintf(stderr, "vkprim bench %s: unknown algorithm '%s' (automatic, chained, all)\n", prim_name(prim),
-                   ch.name.c_str());
+    std::vector<KeyedAlgorithm> algorithms;
+    KeyedAlgorithm one = KeyedAlgorithm::automatic;
+    if (ch.name == "all") {
+      if (memory_model) algorithms.push_back(KeyedAlgorithm::chained);  // else unsupported: left out
+      algorithms.push_back(KeyedAlgorithm::reduce_then_scan);
+    } else if (parse(ch.name.c_str(), one)) {
+      algorithms.push_back(one);
+    } else {
+      std::fprintf(stderr, "vkprim bench %s: unknown algorithm '%s' (automatic, chained, reduce_then_scan, all)\n",
+                   prim_name(prim), ch.name.c_str());
       return 2;
     }
-    auto made = make_plan(const_cast<Device&>(device).context(), prim, max_n, ch.workgroup_size, ch.per_thread);
-    if (!made) {
-      std::fprintf(stderr, "%s failed: %s\n", prim_name(prim), made.error().message.c_str());
-      return 1;
+    for (KeyedAlgorithm algorithm : algorithms) {
+      auto made =
+          make_plan(const_cast<Device&>(device).context(), prim, max_n, ch.workgroup_size, ch.per_thread, algorithm);
+      if (!made) {
+        std::fprintf(stderr, "%s failed: %s\n", prim_name(prim), made.error().message.c_str());
+        return 1;
+      }
+      scratch_bytes = std::max(scratch_bytes, made->scratch);
+      labels.push_back(to_string(made->algorithm) + ch.shape);
+      plans.push_back(std::move(made).value());
     }
-    scratch_bytes = std::max(scratch_bytes, made->scratch);
-    plans.push_back(std::move(made).value());
-    labels.push_back("chained" + ch.shape);
   }
   // Largest buffers first (DESIGN.md); the ceilings run on the keys and output B.
   const VkDeviceSize bytes = vector_bytes(max_n * 4);
@@ -223,7 +239,10 @@ int bench(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& c
       }
       const double gbps = e.bytes / t.value();
       rows.push_back({prim_name(prim), labels[i], n, e.runs, t.value() / 1e3, gbps, ceilings->of_read(gbps),
-                      ceilings->of_copy(gbps), ok, lookback_note(device, scratch.value(), plans[i].statistics, true)});
+                      ceilings->of_copy(gbps), ok,
+                      plans[i].algorithm == KeyedAlgorithm::chained
+                          ? lookback_note(device, scratch.value(), plans[i].statistics, true)
+                          : std::string()});
     }
   }
   return failures ? 1 : 0;
@@ -232,10 +251,8 @@ int bench(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& c
 }  // namespace
 
 int verify_by_key(const Device& device, std::mt19937_64& rng) {
-  if (!device.context().capabilities().has(feature_memory_model)) {
-    std::printf("keyed primitives: skipped (no Vulkan memory model)\n");
-    return 0;
-  }
+  std::vector<KeyedAlgorithm> algorithms = {KeyedAlgorithm::reduce_then_scan};
+  if (device.context().capabilities().has(feature_memory_model)) algorithms.insert(algorithms.begin(), KeyedAlgorithm::chained);
   int passed = 0, failed = 0;
   constexpr uint64_t kMax = 100003;
   auto keys = device.create_buffer(kMax * 4), values = device.create_buffer(kMax * 4);
@@ -244,13 +261,15 @@ int verify_by_key(const Device& device, std::mt19937_64& rng) {
     std::printf("FAIL keyed primitives: buffer allocation\n");
     return 1;
   }
+  for (KeyedAlgorithm algorithm : algorithms)
   for (Prim prim : {Prim::reduce_by_key, Prim::inclusive_scan_by_key, Prim::exclusive_scan_by_key, Prim::rle_encode,
                     Prim::rle_non_trivial_runs, Prim::unique}) {
-    auto plan = make_plan(const_cast<Device&>(device).context(), prim, kMax, 0, 0);
+    auto plan = make_plan(const_cast<Device&>(device).context(), prim, kMax, 0, 0, algorithm);
     auto scratch = plan ? device.create_buffer(plan->scratch) : Result<Buffer>(plan.error());
     if (!plan || !scratch) {
       ++failed;
-      std::printf("FAIL %s: %s\n", prim_name(prim), (plan ? scratch.error() : plan.error()).message.c_str());
+      std::printf("FAIL %s %s: %s\n", prim_name(prim), to_string(algorithm),
+                  (plan ? scratch.error() : plan.error()).message.c_str());
       continue;
     }
     for (uint64_t n : {uint64_t(1), uint64_t(1000), kMax})
@@ -275,7 +294,8 @@ int verify_by_key(const Device& device, std::mt19937_64& rng) {
           ++passed;
         } else {
           ++failed;
-          std::printf("FAIL %s n=%llu runs of mean %u: %s\n", prim_name(prim), (unsigned long long)n, run_length,
+          std::printf("FAIL %s %s n=%llu runs of mean %u: %s\n", prim_name(prim), to_string(algorithm),
+                      (unsigned long long)n, run_length,
                       recorded ? "outputs or count differ from the CPU" : recorded.message().c_str());
         }
       }

@@ -20,11 +20,15 @@ namespace detail { struct ByKeyPlan; }
 // Shared by the keyed primitives.
 //  Runs: maximal stretches of adjacent elements whose keys are equal, as in CUB. Keys are compared by their
 //   bits, whatever key_type says: for f32/f64 keys -0.0 and +0.0 differ and a NaN equals the same NaN.
-//  Algorithm: one pass (plus a clear of the tile state). Each tile of workgroup_size x items_per_thread
-//   elements summarizes itself (run count, and the value of the run it leaves open) and chains the
-//   summaries with decoupled look-back (Merrill & Garland 2016) and decoupled fallback (Smith, Levien &
-//   Owens, SPAA 2025): it terminates without forward progress between workgroups. Needs vulkanMemoryModel +
-//   vulkanMemoryModelDeviceScope (device_requirements() lists them): without them create() is unsupported.
+//  Algorithm (KeyedAlgorithm, below): each tile of workgroup_size x items_per_thread elements summarizes
+//   itself (run count, and the value of the run it leaves open).
+//   - chained: one pass (plus a clear of the tile state) chains the summaries with decoupled look-back
+//     (Merrill & Garland 2016) and decoupled fallback (Smith, Levien & Owens, SPAA 2025): it terminates
+//     without forward progress between workgroups. Needs vulkanMemoryModel + vulkanMemoryModelDeviceScope
+//     (device_requirements() lists them): without them an explicit chained is unsupported at create.
+//   - reduce_then_scan: three dispatches, portable to any device: the tiles store their summaries, one
+//     workgroup scans them, the tiles read their prefixes and write. It reads the inputs twice.
+//   - automatic: chained where the memory model is enabled, else reduce_then_scan.
 //  Counts: max_count <= 2^32-1, and max_count keys (and values) must fit one storage-buffer binding
 //   (maxStorageBufferRange): larger plans are unsupported at create. The run count is written by the GPU as
 //   a u32; outputs sized for `count` elements are written only below the run count.
@@ -41,6 +45,10 @@ namespace detail { struct ByKeyPlan; }
 //  Tuning (0 = the tuned default): workgroup_size a power of two 64..1024, items_per_thread a multiple of 4
 //   from 4 to 32.
 
+enum class KeyedAlgorithm { automatic, chained, reduce_then_scan };
+const char* to_string(KeyedAlgorithm algorithm);
+bool parse(const char* name, KeyedAlgorithm& out);
+
 struct ReduceByKeyDesc {
   DataType key_type = DataType::u32;    // compared as bits (u32/i32/f32: one word; u64/i64/f64: two)
   DataType value_type = DataType::u32;  // any type the device supports
@@ -52,13 +60,14 @@ struct ReduceByKeyDesc {
   // op are ignored and values are user_operator->size bytes; runs combine left to right, so the operator
   // need not commute.
   const UserOperator* user_operator = nullptr;
+  KeyedAlgorithm algorithm = KeyedAlgorithm::automatic;
 };
 
 class ReduceByKey {
  public:
-  // invalid_argument: max_count 0 or > 2^32-1, a bitwise operator on float values, bad tuning. unsupported:
-  // 64-bit types without shaderInt64/shaderFloat64, no memory model, max_count past one binding, a value type
-  // the build left out (VKPRIM_TYPES).
+  // invalid_argument: max_count 0 or > 2^32-1, a bitwise operator on float values, bad tuning, an unknown
+  // algorithm. unsupported: 64-bit types without shaderInt64/shaderFloat64, chained without the memory model,
+  // max_count past one binding, a value type the build left out (VKPRIM_TYPES).
   static Result<ReduceByKey> create(Context& context, const ReduceByKeyDesc& desc);
   ReduceByKey(ReduceByKey&&) noexcept;
   ReduceByKey& operator=(ReduceByKey&&) noexcept;
@@ -68,6 +77,7 @@ class ReduceByKey {
   // Scratch for any count <= max_count: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment >= 16.
   ScratchRequirements scratch_requirements() const;
   uint64_t elements_per_tile() const;
+  KeyedAlgorithm algorithm() const;  // the resolved algorithm (never automatic)
 
   // For the k runs of keys[0..count): unique_keys[r] = the key of run r, aggregates[r] = op over run r's
   // values in input order; k is written as a u32 to run_count (0 for count 0). unique_keys and aggregates
@@ -82,6 +92,7 @@ class ReduceByKey {
 
   // Byte offset within scratch of four u32 counters the last record left: {tiles started, fallbacks taken,
   // look-back steps, deepest look-back}; steps and depth stay 0 unless ContextOptions::collect_statistics.
+  // reduce_then_scan leaves all four 0.
   VkDeviceSize statistics_offset() const;
   // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only when
   // no pending command buffer uses sets recorded by this plan.

@@ -20,6 +20,7 @@ struct RunLengthEncodeDesc {
   uint64_t max_count = 0;
   uint32_t workgroup_size = 0;
   uint32_t items_per_thread = 0;
+  KeyedAlgorithm algorithm = KeyedAlgorithm::automatic;
 };
 
 class RunLengthEncode {
@@ -32,6 +33,7 @@ class RunLengthEncode {
   const RunLengthEncodeDesc& desc() const;
   ScratchRequirements scratch_requirements() const;
   uint64_t elements_per_tile() const;
+  KeyedAlgorithm algorithm() const;
 
   // For the k runs of keys[0..count): unique_keys[r] = run r's key, lengths[r] = its length (u32); k to
   // run_count. unique_keys and lengths must hold `count` elements; nothing at or past k is written.
@@ -60,6 +62,7 @@ class NonTrivialRuns {
   const RunLengthEncodeDesc& desc() const;
   ScratchRequirements scratch_requirements() const;
   uint64_t elements_per_tile() const;
+  KeyedAlgorithm algorithm() const;
 
   // For the k runs of keys[0..count) longer than one element, in input order: offsets[r] = the index of
   // run r's first element, lengths[r] = its length (both u32); k to run_count. offsets and lengths must hold

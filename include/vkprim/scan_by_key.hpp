@@ -25,6 +25,7 @@ struct ScanByKeyDesc {
   uint32_t workgroup_size = 0;
   uint32_t items_per_thread = 0;
   const UserOperator* user_operator = nullptr;  // as in ReduceByKeyDesc (vkprim/reduce_by_key.hpp)
+  KeyedAlgorithm algorithm = KeyedAlgorithm::automatic;
 };
 
 class ScanByKey {
@@ -37,6 +38,7 @@ class ScanByKey {
   const ScanByKeyDesc& desc() const;
   ScratchRequirements scratch_requirements() const;
   uint64_t elements_per_tile() const;
+  KeyedAlgorithm algorithm() const;
 
   // output[i] = op over the values of i's run up to i (inclusive) or before i (exclusive; the identity at
   // a run's first element), for i < count. Not in place: output must not overlap values (a look-back that

@@ -22,6 +22,7 @@ struct UniqueDesc {
   SelectOutput output = SelectOutput::elements;  // indices: u32 positions of the runs' first elements
   uint32_t workgroup_size = 0;
   uint32_t items_per_thread = 0;
+  KeyedAlgorithm algorithm = KeyedAlgorithm::automatic;
 };
 
 class Unique {
@@ -34,6 +35,7 @@ class Unique {
   const UniqueDesc& desc() const;
   ScratchRequirements scratch_requirements() const;
   uint64_t elements_per_tile() const;
+  KeyedAlgorithm algorithm() const;
 
   // output[r] = the first key of run r (or its index), for the k runs of keys[0..count); k to unique_count.
   // output must hold `count` elements; nothing at or past k is written.

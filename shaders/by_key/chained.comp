@@ -1,5 +1,7 @@
 #version 460
+#if !defined(VKPRIM_BY_KEY_PORTABLE)
 #pragma use_vulkan_memory_model
+#endif
 // The keyed primitives in one pass: ReduceByKey, ScanByKey (inclusive, exclusive), RunLengthEncode,
 // NonTrivialRuns and Unique (specialization constant MODE). Runs are maximal stretches of adjacent
 // elements with equal keys (bit equality). Each tile summarizes its elements as a run summary
@@ -26,10 +28,16 @@
 // pc.knobs: fallback spin limit | forced-skip period << 16 (test knob: every k-th tile, never tile 0,
 // publishes nothing, so successors must summarize it themselves) | bit 30 launch order | bit 31 no
 // look-back statistics.
-// Defines: VKPRIM_TYPE_* (values), VKPRIM_KEY64 (keys of two words), VKPRIM_NO_SUBGROUPS. Specialization:
-// WG_SIZE (power of two), ITEMS (elements per invocation, a multiple of 4, at most 32), MODE (constant 3),
-// VK_OP (constant 5).
-// Bindings: 0 keys (u32 words), 1 values, 2 tile state, 3 output A (unique keys, indices or run offsets,
+// Portable variant (VKPRIM_BY_KEY_PORTABLE: no memory model, no tile state, no look-back; src/by_key.cpp's
+// reduce_then_scan): three dispatches of this kernel, the phase in specialization constant 2. SUMMARIZE: each
+// tile's steps 2-3, then its summary stored in binding 2 (after 16 header words). SCAN: one workgroup replaces
+// the summaries by their exclusive prefixes, WG_SIZE x 4 tiles at a time, carrying the running combination.
+// REPLAY: each tile's steps 2-3 again, its prefix read from binding 2, then step 5. The pipeline barriers
+// between the dispatches order them; no workgroup waits for another.
+// Defines: VKPRIM_TYPE_* (values), VKPRIM_KEY64 (keys of two words), VKPRIM_NO_SUBGROUPS,
+// VKPRIM_BY_KEY_PORTABLE. Specialization: WG_SIZE (power of two), ITEMS (elements per invocation, a multiple of
+// 4, at most 32), PHASE (constant 2, portable variant), MODE (constant 3), VK_OP (constant 5).
+// Bindings: 0 keys (u32 words), 1 values, 2 tile state (portable: tile summaries), 3 output A (unique keys, indices or run offsets,
 // u32 words), 4 output B (aggregates, lengths or scan values), 5 the event count (u32), 6 record_indirect's
 // region (common/indirect.glsl).
 #extension GL_GOOGLE_include_directive : require
@@ -38,7 +46,9 @@
 #include "common/config.glsl"
 #include "common/types.glsl"
 #include "common/subgroup.glsl"
+#if !defined(VKPRIM_BY_KEY_PORTABLE)
 #include "common/tile_state.glsl"
+#endif
 #include "common/indirect.glsl"
 #if !defined(VKPRIM_NO_SUBGROUPS)
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -57,6 +67,12 @@ const bool IS_SCAN = MODE == MODE_SCAN_INCLUSIVE || MODE == MODE_SCAN_EXCLUSIVE;
 const bool RUN_HAS_VALUE = MODE != MODE_UNIQUE;
 const bool NEEDS_ENDS = MODE == MODE_REDUCE || MODE == MODE_ENCODE || MODE == MODE_NON_TRIVIAL;
 #include "common/run_state.glsl"
+#if defined(VKPRIM_BY_KEY_PORTABLE)
+layout(constant_id = 2) const uint PHASE = 0u;
+#define PHASE_SUMMARIZE 0u
+#define PHASE_SCAN 1u
+#define PHASE_REPLAY 2u
+#endif
 
 layout(push_constant) uniform ByKeyConstants {
   uint count;        // elements (direct dispatch); record_indirect reads entry 0 instead
@@ -83,6 +99,9 @@ layout(set = 0, binding = 3, std430) writeonly buffer OutA { uint a_words[]; };
 layout(set = 0, binding = 4, std430) writeonly buffer OutB { VALUE_T b_values[]; };
 layout(set = 0, binding = 4, std430) writeonly buffer OutBVectors { VEC_T b_vectors[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer EventCount { uint count_words[]; };
+#if defined(VKPRIM_BY_KEY_PORTABLE)
+layout(set = 0, binding = 2, std430) buffer Summaries { uint summary_words[]; };
+#endif
 
 #if defined(VKPRIM_KEY64)
 #define KEY_T uvec2
@@ -347,8 +366,14 @@ shared uint s_words[8];
 #define LOOK_DONE 1u
 #define LOOK_FALLBACK 2u
 
+#if defined(VKPRIM_BY_KEY_PORTABLE)
+// Written by one invocation and read by all only across barrier(), so plain accesses suffice.
+void sh_set(uint i, uint x) { s_words[i] = x; }
+uint sh_get(uint i) { return s_words[i]; }
+#else
 void sh_set(uint i, uint x) { atomicStore(s_words[i], x, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
 uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+#endif
 #if defined(VKPRIM_TYPE_USER)
 void sh_set_prefix(uint c, VALUE_T v) {
   sh_set(W_PREFIX, c);
@@ -382,6 +407,7 @@ void sh_get_prefix(out uint c, out VALUE_T v) {
 }
 #endif
 
+#if !defined(VKPRIM_BY_KEY_PORTABLE)
 // Run by subgroup 0 alone (invocation 0 without subgroups): combines the predecessors' summaries in front
 // of (pc_, pv), the combination of the nearer ones, up to the first inclusive one. Returns LOOK_DONE or
 // LOOK_FALLBACK + the predecessor that stayed not ready past the spin limit (or LOOK_TRIP_LIMIT trips).
@@ -447,6 +473,102 @@ uint look_back(uint spin_limit, inout uint look, inout uint pc_, inout VALUE_T p
   }
   return LOOK_FALLBACK + look;  // only where the driver cuts long loops short: never claim a prefix
 }
+#endif  // !VKPRIM_BY_KEY_PORTABLE
+
+#if defined(VKPRIM_BY_KEY_PORTABLE)
+// ---- The portable variant's tile summaries (binding 2): the count word, then the value's bits ----
+
+#if defined(VKPRIM_TYPE_USER)
+#define SUMMARY_VALUE_WORDS VKPRIM_USER_WORDS
+#elif VEC_N == 4
+#define SUMMARY_VALUE_WORDS 1u
+#else
+#define SUMMARY_VALUE_WORDS 2u
+#endif
+const uint SUMMARY_WORDS = RUN_HAS_VALUE ? 1u + SUMMARY_VALUE_WORDS : 1u;
+#define SUMMARY_HEADER_WORDS 16u  // the statistics words of the chained variant's header, left as cleared
+
+void summary_store(uint tile, uint c, VALUE_T v) {
+  const uint base = SUMMARY_HEADER_WORDS + tile * SUMMARY_WORDS;
+  summary_words[base] = c;
+  if (!RUN_HAS_VALUE) return;
+  const VALUE_BITS_T b = vk_value_bits(v);
+#if defined(VKPRIM_TYPE_USER)
+  for (uint k = 0u; k < SUMMARY_VALUE_WORDS; ++k) summary_words[base + 1u + k] = b[k];
+#elif VEC_N == 4
+  summary_words[base + 1u] = b;
+#else
+  summary_words[base + 1u] = b.x;
+  summary_words[base + 2u] = b.y;
+#endif
+}
+
+void summary_load(uint tile, out uint c, out VALUE_T v) {
+  const uint base = SUMMARY_HEADER_WORDS + tile * SUMMARY_WORDS;
+  c = summary_words[base];
+  v = vk_identity();
+  if (!RUN_HAS_VALUE) return;
+#if defined(VKPRIM_TYPE_USER)
+  VALUE_BITS_T b;
+  for (uint k = 0u; k < SUMMARY_VALUE_WORDS; ++k) b[k] = summary_words[base + 1u + k];
+  v = vk_bits_value(b);
+#elif VEC_N == 4
+  v = vk_bits_value(summary_words[base + 1u]);
+#else
+  v = vk_bits_value(uvec2(summary_words[base + 1u], summary_words[base + 2u]));
+#endif
+}
+
+// PHASE_SCAN, one workgroup: each tile's summary becomes the combination of the summaries before it. Invocation
+// tid takes 4 consecutive tiles of each step of WG_SIZE x 4 (a few hundred bytes: coalescing is moot), folds
+// them in order, and the workgroup scan of those folds places them. Absent tiles are skipped, not combined as
+// the identity (a float's op(x, identity) need not keep x's bits).
+void scan_summaries(uint tiles) {
+  const uint tid = gl_LocalInvocationIndex;
+  uint carry_c = 0u;
+  VALUE_T carry_v = vk_identity();
+  for (uint first = 0u; first < tiles; first += WG_SIZE * 4u) {
+    const uint mine = first + tid * 4u;
+    uint sc[4];
+    VALUE_T sv[4];
+    uint c = 0u;
+    VALUE_T v = vk_identity();
+    [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+      sc[k] = 0u;
+      sv[k] = vk_identity();
+      if (mine + k >= tiles) continue;
+      summary_load(mine + k, sc[k], sv[k]);
+      if (k == 0u) {
+        c = sc[k];
+        v = sv[k];
+      } else {
+        vk_run_combine(c, v, sc[k], sv[k], c, v);
+      }
+    }
+    uint tc;
+    VALUE_T tv;
+    workgroup_exclusive(c, v, tc, tv);
+    // The prefix of tile `mine`: the carry, then the folds of the invocations before this one.
+    if (tid == 0u) {
+      c = carry_c;
+      v = carry_v;
+    } else if (first > 0u) {
+      vk_run_combine(carry_c, carry_v, c, v, c, v);
+    }
+    [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+      if (mine + k >= tiles) continue;
+      summary_store(mine + k, c, v);
+      vk_run_combine(c, v, sc[k], sv[k], c, v);
+    }
+    if (first == 0u) {
+      carry_c = tc;
+      carry_v = tv;
+    } else {
+      vk_run_combine(carry_c, carry_v, tc, tv, carry_c, carry_v);
+    }
+  }
+}
+#endif  // VKPRIM_BY_KEY_PORTABLE
 
 uint element_count() { return flag_set(BK_INDIRECT) ? vk_indirect_count(0u) : pc.count; }
 
@@ -454,10 +576,19 @@ void main() {
   const uint tid = gl_LocalInvocationIndex;
   const uint n = element_count();
   const uint tiles = max(1u, (n + TILE_ELEMENTS - 1u) / TILE_ELEMENTS);
+#if defined(VKPRIM_BY_KEY_PORTABLE)
+  if (PHASE == PHASE_SCAN) {
+    if (vk_workgroup_index() == 0u) scan_summaries(tiles);
+    return;
+  }
+  if (vk_workgroup_index() >= tiles) return;
+  const uint tile = vk_workgroup_index();
+#else
   if (vk_workgroup_index() >= tiles) return;
   if (tid == 0u) sh_set(W_TILE, vk_tile_index(pc.knobs));
   barrier();
   const uint tile = sh_get(W_TILE);
+#endif
   const uint base = tile * TILE_ELEMENTS + tid * ITEMS;
 
   KEY_T keys[ITEMS];
@@ -474,6 +605,21 @@ void main() {
   VALUE_T tv;
   workgroup_exclusive(c, v, tc, tv);
 
+#if defined(VKPRIM_BY_KEY_PORTABLE)
+  if (PHASE == PHASE_SUMMARIZE) {
+    if (tid == 0u) summary_store(tile, tc, tv);
+    return;
+  }
+  if (tid == 0u) {
+    uint pc_;
+    VALUE_T pv;
+    summary_load(tile, pc_, pv);
+    sh_set_prefix(pc_, pv);
+    sh_set(W_CONTINUES, base > 0u && base < n && (heads & 1u) == 0u ? 1u : 0u);
+  }
+  if (tid == WG_SIZE - 1u) sh_set(W_OPEN, base + ITEMS - 1u < n && (ends >> (ITEMS - 1u) & 1u) == 0u ? 1u : 0u);
+  barrier();
+#else
   const uint spin_limit = pc.knobs & 0xFFFFu;
   const uint skip_period = (pc.knobs >> 16u) & 0x3FFFu;
   const bool skip = tile != 0u && skip_period != 0u && tile % skip_period == skip_period - 1u;
@@ -555,6 +701,7 @@ void main() {
     }
     barrier();
   }
+#endif
 
   // The invocation's full prefix, then its elements replayed from it.
   uint tile_c;

@@ -12,7 +12,8 @@
 // words, each (flag << 16 | a 16-bit part), c in two parts, then v's bits in two (32-bit values) or four
 // parts (64-bit values; two per word of a user type's value) unless RUN_HAS_VALUE is false; a reader takes a state only when every part carries
 // the same flag (common/tile_state.glsl explains why that is sound: each flag comes with one value).
-// Requires common/types.glsl and common/tile_state.glsl, and the constant RUN_HAS_VALUE (bool).
+// Requires common/types.glsl and the constant RUN_HAS_VALUE (bool); the tile-state functions (vk_run_publish,
+// vk_run_read) also common/tile_state.glsl, and are left out under VKPRIM_BY_KEY_PORTABLE.
 #ifndef VKPRIM_RUN_STATE_GLSL
 #define VKPRIM_RUN_STATE_GLSL
 
@@ -47,6 +48,7 @@ void vk_run_step(bool head, bool event, VALUE_T x, inout uint c, inout VALUE_T v
   if (event) c += 1u;
 }
 
+#if !defined(VKPRIM_BY_KEY_PORTABLE)
 void vk_run_publish(uint tile, uint flag, uint c, VALUE_T v) {
   const uint base = STATE_HEADER_WORDS + tile * RUN_STATE_WORDS;
   const uint f = flag << 16u;
@@ -96,5 +98,7 @@ uint vk_run_read(uint tile, out uint c, out VALUE_T v) {
   }
   return agree ? flag : STATE_NOT_READY;
 }
+
+#endif  // !VKPRIM_BY_KEY_PORTABLE
 
 #endif  // VKPRIM_RUN_STATE_GLSL
