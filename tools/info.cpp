@@ -107,10 +107,12 @@ void print_automatic_picks(Context& context) {
     print_pick("sort", workload, RadixSort::create(context, desc),
                [&](const RadixSort& p) { return sort_report(p, n); });
   }
-  // The keyed primitives have one algorithm, the single pass.
+  // The keyed primitives: the single pass (chained), or three dispatches without the memory model.
   auto keyed = [&](const char* primitive, const char* workload, const auto& plan) {
-    const std::string what = plan ? "chained, " + std::to_string(plan->elements_per_tile()) + " elements per tile" +
-                                        dispatches(1)
+    const bool chained = plan && plan->algorithm() == KeyedAlgorithm::chained;
+    const std::string what = plan ? std::string(to_string(plan->algorithm())) + ", " +
+                                        std::to_string(plan->elements_per_tile()) + " elements per tile" +
+                                        dispatches(chained ? 1 : 3)
                                   : std::string("refused: ") + plan.error().message;
     std::printf("  %-17s %-32s %s\n", primitive, workload, what.c_str());
   };
@@ -120,8 +122,8 @@ void print_automatic_picks(Context& context) {
   keyed("run_length_encode", "u32 keys", RunLengthEncode::create(context, RunLengthEncodeDesc{DataType::u32, n}));
   keyed("non_trivial_runs", "u32 keys", NonTrivialRuns::create(context, RunLengthEncodeDesc{DataType::u32, n}));
   keyed("unique", "u32 keys", Unique::create(context, UniqueDesc{DataType::u32, n}));
-  std::printf("  (the chained scan, chained select, onesweep and the keyed primitives need the Vulkan memory model: "
-              "%s here)\n",
+  std::printf("  (the chained scan, chained select, onesweep and the chained keyed primitives need the Vulkan memory "
+              "model: %s here)\n",
               context.capabilities().has(feature_memory_model) ? "enabled" : "not enabled");
 }
 
