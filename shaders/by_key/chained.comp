@@ -37,9 +37,9 @@
 // Defines: VKPRIM_TYPE_* (values), VKPRIM_KEY64 (keys of two words), VKPRIM_NO_SUBGROUPS,
 // VKPRIM_BY_KEY_PORTABLE. Specialization: WG_SIZE (power of two), ITEMS (elements per invocation, a multiple of
 // 4, at most 32), PHASE (constant 2, portable variant), MODE (constant 3), VK_OP (constant 5).
-// Bindings: 0 keys (u32 words), 1 values, 2 tile state (portable: tile summaries), 3 output A (unique keys, indices or run offsets,
-// u32 words), 4 output B (aggregates, lengths or scan values), 5 the event count (u32), 6 record_indirect's
-// region (common/indirect.glsl).
+// Bindings: 0 keys (u32 words), 1 values, 2 tile state (portable: tile summaries), 3 output A (unique keys,
+// indices or run offsets, u32 words), 4 output B (aggregates, lengths or scan values), 5 the event count (u32),
+// 6 record_indirect's region (common/indirect.glsl).
 #extension GL_GOOGLE_include_directive : require
 #define VKPRIM_STATE_U32 1
 #define VKPRIM_INDIRECT_BINDING 6
@@ -520,9 +520,9 @@ void summary_load(uint tile, out uint c, out VALUE_T v) {
 }
 
 // PHASE_SCAN, one workgroup: each tile's summary becomes the combination of the summaries before it. Invocation
-// tid takes 4 consecutive tiles of each step of WG_SIZE x 4 (a few hundred bytes: coalescing is moot), folds
-// them in order, and the workgroup scan of those folds places them. Absent tiles are skipped, not combined as
-// the identity (a float's op(x, identity) need not keep x's bits).
+// tid takes 4 consecutive tiles of each step of WG_SIZE x 4 (a few words per tile of thousands of elements, so
+// their access pattern hardly matters), folds them in order, and the workgroup scan of those folds places them.
+// Absent tiles are skipped, not combined as the identity (a float's op(x, identity) need not keep x's bits).
 void scan_summaries(uint tiles) {
   const uint tid = gl_LocalInvocationIndex;
   uint carry_c = 0u;
