@@ -374,6 +374,7 @@ using detail::Operands;
   ScratchRequirements Class::scratch_requirements() const { return detail::scratch_of(*plan_); }             \
   uint64_t Class::elements_per_tile() const { return plan_->tile_elements; }                                 \
   KeyedAlgorithm Class::algorithm() const { return plan_->algorithm; }                                       \
+  uint32_t Class::dispatch_count(uint64_t) const { return plan_->chained() ? 1u : uint32_t(detail::kPhases); } \
   VkDeviceSize Class::statistics_offset() const { return 0; }                                                \
   void Class::release_descriptor_sets() const { plan_->descriptors->release(); }
 

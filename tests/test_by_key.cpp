@@ -600,6 +600,9 @@ TEST_CASE("keyed primitives record_indirect read the count on the GPU, clamp it 
   if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
   VKPRIM_TEST_RNG(rng);
   indirect_counts(dev, KeyedAlgorithm::chained, rng);
+  auto plan = make_plan<Unique>(dev, UniqueDesc{DataType::u32, 100});
+  CHECK(plan.dispatch_count(0) == 1);
+  CHECK(plan.dispatch_count(100) == 1);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -709,6 +712,8 @@ TEST_CASE("keyed primitives without the Vulkan memory model run reduce_then_scan
   VKPRIM_TEST_RNG(rng);
   auto probe = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, 100});
   CHECK(probe.algorithm() == KeyedAlgorithm::reduce_then_scan);
+  CHECK(probe.dispatch_count(0) == 3);
+  CHECK(probe.dispatch_count(100) == 3);
   all_primitives_u32(dev, edge_sizes(dev), {kDistinct, kPairs, kRandom4, kAllEqual}, rng);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
@@ -770,6 +775,24 @@ TEST_CASE("reduce_then_scan on the no-subgroup path matches the CPU",
   VKPRIM_TEST_RNG(rng);
   const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
   all_primitives_u32(dev, {1, tile + 1, 5 * tile + 9}, {kRandom4, kDistinct, kAllEqual}, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("reduce_then_scan with push descriptors off records from the plan's descriptor-set cache and matches",
+          "[by_key][reduce_then_scan][descriptors]") {
+  ContextOptions o;
+  o.mask_features = feature_memory_model;
+  o.disable_push_descriptors = true;
+  o.descriptor_cache_size = 8;  // per plan; a record takes three
+  Device& dev = test::device(o);
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
+  for (int round = 0; round < 2; ++round) {
+    all_primitives_u32(dev, {tile + 1}, {kRandom4}, rng);
+    auto plan = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, 5 * tile});
+    CHECK(plan.dispatch_count(5 * tile) == 3);
+    reduce_by_key_cases<uint32_t, uint32_t>(dev, DataType::u32, DataType::u32, Op::add, {5 * tile - 1}, {kRandom64}, rng);
+  }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 

@@ -78,6 +78,9 @@ class ReduceByKey {
   ScratchRequirements scratch_requirements() const;
   uint64_t elements_per_tile() const;
   KeyedAlgorithm algorithm() const;  // the resolved algorithm (never automatic)
+  // Dispatches record() issues for `count`, count 0 included: 1 (chained) or 3 (reduce_then_scan);
+  // record_indirect issues one more, which turns the GPU count into dispatch arguments.
+  uint32_t dispatch_count(uint64_t count) const;
 
   // For the k runs of keys[0..count): unique_keys[r] = the key of run r, aggregates[r] = op over run r's
   // values in input order; k is written as a u32 to run_count (0 for count 0). unique_keys and aggregates

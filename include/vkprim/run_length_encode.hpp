@@ -34,6 +34,7 @@ class RunLengthEncode {
   ScratchRequirements scratch_requirements() const;
   uint64_t elements_per_tile() const;
   KeyedAlgorithm algorithm() const;
+  uint32_t dispatch_count(uint64_t count) const;
 
   // For the k runs of keys[0..count): unique_keys[r] = run r's key, lengths[r] = its length (u32); k to
   // run_count. unique_keys and lengths must hold `count` elements; nothing at or past k is written.
@@ -63,6 +64,7 @@ class NonTrivialRuns {
   ScratchRequirements scratch_requirements() const;
   uint64_t elements_per_tile() const;
   KeyedAlgorithm algorithm() const;
+  uint32_t dispatch_count(uint64_t count) const;
 
   // For the k runs of keys[0..count) longer than one element, in input order: offsets[r] = the index of
   // run r's first element, lengths[r] = its length (both u32); k to run_count. offsets and lengths must hold

@@ -39,6 +39,7 @@ class ScanByKey {
   ScratchRequirements scratch_requirements() const;
   uint64_t elements_per_tile() const;
   KeyedAlgorithm algorithm() const;
+  uint32_t dispatch_count(uint64_t count) const;
 
   // output[i] = op over the values of i's run up to i (inclusive) or before i (exclusive; the identity at
   // a run's first element), for i < count. Not in place: output must not overlap values (a look-back that

@@ -36,6 +36,7 @@ class Unique {
   ScratchRequirements scratch_requirements() const;
   uint64_t elements_per_tile() const;
   KeyedAlgorithm algorithm() const;
+  uint32_t dispatch_count(uint64_t count) const;
 
   // output[r] = the first key of run r (or its index), for the k runs of keys[0..count); k to unique_count.
   // output must hold `count` elements; nothing at or past k is written.
