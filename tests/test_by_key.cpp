@@ -759,12 +759,15 @@ TEST_CASE("reduce_then_scan applies every value type's operators in input order 
     auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u64, DataType::u32, Op::add, n, 0, 0, nullptr, rts});
     auto uniq = make_plan<Unique>(dev, UniqueDesc{DataType::u64, n, SelectOutput::elements, 0, 0, rts});
     auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{DataType::u64, n, 0, 0, rts});
+    auto scan = make_plan<ScanByKey>(
+        dev, ScanByKeyDesc{DataType::u64, DataType::u64, Op::add, ScanKind::exclusive, n, 0, 0, nullptr, rts});
     Buffers bufs(dev, n, 8, 8,
                  std::max({rbk.scratch_requirements().size, uniq.scratch_requirements().size,
-                           ntr.scratch_requirements().size}));
+                           ntr.scratch_requirements().size, scan.scratch_requirements().size}));
     check_reduce_by_key(dev, rbk, bufs, keys, make_values<uint32_t>(n, Op::add, rng));
     check_unique(dev, uniq, bufs, keys);
     check_runs(dev, ntr, bufs, keys);
+    check_scan_by_key(dev, scan, bufs, keys, make_values<uint64_t>(n, Op::add, rng));
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
