@@ -13,8 +13,7 @@
 //                                                                             -> each tile's begin and end
 // Nothing is read back between stages: each one takes its count from the GPU buffer the previous wrote.
 // One submit, one wait; then every stage is checked against the CPU (std::sort and a walk over the tiles).
-// Exit status 0 only if everything matches and validation said nothing; 77 (a skip) where the device
-// lacks the Vulkan memory model the keyed primitives need.
+// Exit status 0 only if everything matches and validation said nothing.
 #include <vkprim/vkprim.hpp>
 
 #include "example_support.hpp"
@@ -219,12 +218,6 @@ int run(const Options& opt) {
   const std::unique_ptr<Device> device = open_device(validation);
   const Device& dev = *device;
   Context& ctx = device->context();
-  if (!ctx.capabilities().has(feature_memory_model)) {
-    std::printf("tile_ranges: skipped: %s lacks vulkanMemoryModel + vulkanMemoryModelDeviceScope, which "
-                "RunLengthEncode needs\n", ctx.capabilities().device_name.c_str());
-    return 77;
-  }
-
   // Plans: created once (they build their pipelines now), recorded every frame.
   SelectDesc select_desc;  // u32, flagged
   select_desc.max_count = n;
