@@ -204,8 +204,8 @@ class SortPassBuilder {
     const BufferRange alt_keys{scratch_.buffer, scratch_.offset + p_.keys_offset, p_.keys_bytes};
     const BufferRange alt_values =
         p_.value_bytes ? BufferRange{scratch_.buffer, scratch_.offset + p_.values_offset, p_.values_bytes} : alt_keys;
+    const SortPlan::SmallTile t = p_.onesweep_for(count);  // onesweep: the histogram's and every digit pass's
     if (p_.algorithm == SortAlgorithm::onesweep) {
-      const SortPlan::SmallTile t = p_.onesweep_for(count);
       Pass& h = pass(t.histogram, "onesweep histogram", kEntryHistogram, p_.histogram_groups(count, t.tile), count,
                      keys_, alt_keys, values_, alt_values, p_.begin_bit, p_.passes << 16);
       h.push[6] = uint32_t(t.tile);  // the tile states it fills are the digit passes'
@@ -222,7 +222,6 @@ class SortPassBuilder {
       const uint32_t bit = p_.begin_bit + 8 * d;
       const std::string digit = " digit " + std::to_string(d);
       if (p_.algorithm == SortAlgorithm::onesweep) {
-        const SortPlan::SmallTile t = p_.onesweep_for(count);
         Pass& o = pass(t.kernel, ("onesweep" + digit).c_str(), kEntryTiles, ceil_div(count, t.tile), count, kin, kout,
                        vin, vout, bit, d << 8);
         o.push[6] = c_.spin_limit();
