@@ -13,7 +13,7 @@
 // parts (64-bit values; two per word of a user type's value) unless RUN_HAS_VALUE is false; a reader takes a state only when every part carries
 // the same flag (common/tile_state.glsl explains why that is sound: each flag comes with one value).
 // Requires common/types.glsl and the constant RUN_HAS_VALUE (bool); the tile-state functions (vk_run_publish,
-// vk_run_read) also common/tile_state.glsl, and are left out under VKPRIM_BY_KEY_PORTABLE.
+// vk_run_read) also common/tile_state.glsl, included before this file; without it they are left out.
 #ifndef VKPRIM_RUN_STATE_GLSL
 #define VKPRIM_RUN_STATE_GLSL
 
@@ -48,7 +48,7 @@ void vk_run_step(bool head, bool event, VALUE_T x, inout uint c, inout VALUE_T v
   if (event) c += 1u;
 }
 
-#if !defined(VKPRIM_BY_KEY_PORTABLE)
+#if defined(VKPRIM_TILE_STATE_GLSL)
 void vk_run_publish(uint tile, uint flag, uint c, VALUE_T v) {
   const uint base = STATE_HEADER_WORDS + tile * RUN_STATE_WORDS;
   const uint f = flag << 16u;
@@ -99,6 +99,6 @@ uint vk_run_read(uint tile, out uint c, out VALUE_T v) {
   return agree ? flag : STATE_NOT_READY;
 }
 
-#endif  // !VKPRIM_BY_KEY_PORTABLE
+#endif  // VKPRIM_TILE_STATE_GLSL
 
 #endif  // VKPRIM_RUN_STATE_GLSL
