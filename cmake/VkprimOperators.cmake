@@ -58,6 +58,8 @@ function(vkprim_add_operator)
     "scan/add_carry|scan/add_carry.comp|vulkan1.1|"
     "scan/chained_lookback|scan/chained.comp|vulkan1.2|"
     "scan/chained_fallback|scan/chained.comp|vulkan1.2|VKPRIM_FALLBACK=1"
+    "scan/chained_lookback64|scan/chained.comp|vulkan1.2|VKPRIM_STATE64=1"
+    "scan/chained_fallback64|scan/chained.comp|vulkan1.2|VKPRIM_STATE64=1 VKPRIM_FALLBACK=1"
     "by_key/chained_k32|by_key/chained.comp|vulkan1.2|"
     "by_key/chained_k64|by_key/chained.comp|vulkan1.2|VKPRIM_KEY64=1"
     "by_key/portable_k32|by_key/chained.comp|vulkan1.1|VKPRIM_BY_KEY_PORTABLE=1"

@@ -129,6 +129,12 @@ vkprim_add_kernel(by_key/chained_k32 by_key/chained.comp TYPES ${VKPRIM_ALL_TYPE
                   TARGET_ENV vulkan1.2)
 vkprim_add_kernel(by_key/chained_k64 by_key/chained.comp TYPES ${VKPRIM_ALL_TYPES} NO_SUBGROUP_VARIANT
                   TARGET_ENV vulkan1.2 DEFINES VKPRIM_KEY64=1)
+# The tile state in 64-bit words where shaderBufferInt64Atomics is enabled (half the atomics of 16-bit
+# parts; common/run_state.glsl), for plans that use subgroups.
+vkprim_add_kernel(by_key/chained64_k32 by_key/chained.comp TYPES ${VKPRIM_ALL_TYPES} TARGET_ENV vulkan1.2
+                  DEFINES VKPRIM_STATE64=1)
+vkprim_add_kernel(by_key/chained64_k64 by_key/chained.comp TYPES ${VKPRIM_ALL_TYPES} TARGET_ENV vulkan1.2
+                  DEFINES VKPRIM_KEY64=1 VKPRIM_STATE64=1)
 # The portable reduce_then_scan (no memory model): the same kernel without tile state, in three phases.
 vkprim_add_kernel(by_key/portable_k32 by_key/chained.comp TYPES ${VKPRIM_ALL_TYPES} NO_SUBGROUP_VARIANT
                   DEFINES VKPRIM_BY_KEY_PORTABLE=1)

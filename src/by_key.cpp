@@ -160,7 +160,8 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
                       " elements, from maxStorageBufferRange); the keyed primitives do not split into windows");
   plan->max_tiles = plan->tiles_for(max_count);
   // chained tile state: two 16-bit-part words for the count, two or four for the value (two per word of a
-  // user value; none for Unique). reduce_then_scan summaries: the count word and the value's words.
+  // user value; none for Unique), or in the same bytes one 64-bit word per 32 bits (state64 below).
+  // reduce_then_scan summaries: the count word and the value's words.
   const uint32_t value_words = mode == Mode::unique ? 0 : (user ? user->words : plan->value_bytes / 4);
   plan->state_per_tile = VkDeviceSize(plan->chained() ? 2 + 2 * value_words : 1 + value_words) * 4;
   plan->scratch_align = binding_alignment(c);
@@ -182,7 +183,12 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   if (v.find(".nosg") == std::string::npos && (c.caps.subgroup_operations & needed) != needed) v += ".nosg";
   KernelDesc kd;
   kd.group = user ? user->kernels : &kShaderGroup_by_key;
-  kd.kernel = std::string(plan->chained() ? "by_key/chained" : "by_key/portable") + (plan->key_bytes == 8 ? "_k64" : "_k32");
+  // The chained tile state in 64-bit words (half the atomics per publish and per look-back read) where
+  // 64-bit atomics are enabled; built for the built-in types with subgroups (shaders/kernels.cmake).
+  const bool state64 = plan->chained() && !user && v.find(".nosg") == std::string::npos &&
+                       c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64);
+  kd.kernel = std::string(plan->chained() ? (state64 ? "by_key/chained64" : "by_key/chained") : "by_key/portable") +
+              (plan->key_bytes == 8 ? "_k64" : "_k32");
   kd.variant = v;
   if (!user) kd.op = op;
   kd.workgroup_size = plan->wg;

@@ -596,9 +596,10 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       break;
     case ScanAlgorithm::chained_lookback:
     case ScanAlgorithm::chained_fallback: {
-      // One 64-bit {flag, value} word per tile where 64-bit atomics are enabled and the value is 32 bits;
-      // otherwise the value in 16-bit parts across u32 words (common/tile_state.glsl).
-      const bool state64 = !user && c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64) && !is_64bit(desc.type);
+      // Where 64-bit atomics are enabled: one 64-bit {flag, value} word per tile for 32-bit values, one per
+      // word of a user operator's value; otherwise the value in 16-bit parts across u32 words
+      // (common/tile_state.glsl). The bytes per tile are the same.
+      const bool state64 = c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64) && (user || !is_64bit(desc.type));
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
       const bool wide_tiles = row.wide_vectors && !user && is_integer(desc.type) &&
                               plan->algorithm == ScanAlgorithm::chained_fallback && !desc.vectors_per_thread &&
@@ -687,7 +688,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   }
   if (chained) {
     const uint64_t tiles = plan->chained_max_tiles(n);
-    // 4 or 2 u32 parts, or one u64 word; a user operator's value takes 2 parts per word.
+    // 4 or 2 u32 parts, or one u64 word; a user operator's value takes 2 parts (or one u64 word) per word.
     plan->state_tile_bytes = user ? 8 * user->words : (is_64bit(desc.type) ? 16 : 8);
     plan->state_offset = offset;
     plan->state_bytes = align_up(detail::kStateHeaderBytes + tiles * plan->state_tile_bytes);

@@ -583,6 +583,26 @@ TEST_CASE("keyed primitives with forced fallback (spin limit 0, every 3rd tile p
   }
 }
 
+TEST_CASE("keyed primitives without 64-bit atomics keep their tile state in 16-bit parts and match the CPU, "
+          "forced fallback included",
+          "[by_key][state_parts]") {
+  for (uint32_t period : {0u, 3u}) {
+    ContextOptions o = period ? test::forced_fallback(period) : ContextOptions{};
+    o.mask_features = feature_int64_atomics;
+    Device& dev = test::device(o);
+    if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+    REQUIRE_FALSE(dev.context().capabilities().has(feature_int64_atomics));
+    VKPRIM_TEST_RNG(rng);
+    INFO("fallback period " << period);
+    const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
+    all_primitives_u32(dev, {1, tile + 1, 12 * tile - 3}, {kRandom4, kRandom64, kAllEqual}, rng);
+    // Two-word values: four 16-bit parts (eight bytes of the 64-bit-word state).
+    if (test::type_supported(dev.context(), DataType::u64))
+      reduce_by_key_cases<uint32_t, uint64_t>(dev, DataType::u32, DataType::u64, Op::add, {12 * tile - 3}, {kRandom4}, rng);
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+}
+
 TEST_CASE("keyed primitives on the no-subgroup path match the CPU", "[by_key][no_subgroups][no_subgroup_ops]") {
   ContextOptions o;
   o.force_no_subgroups = true;

@@ -10,8 +10,10 @@
 // Computing", 2007, turn a segmented scan into an unsegmented one over such pairs).
 // Tile state (binding 2, after common/tile_state.glsl's 16 header words): per tile RUN_STATE_WORDS u32
 // words, each (flag << 16 | a 16-bit part), c in two parts, then v's bits in two (32-bit values) or four
-// parts (64-bit values; two per word of a user type's value) unless RUN_HAS_VALUE is false; a reader takes a state only when every part carries
-// the same flag (common/tile_state.glsl explains why that is sound: each flag comes with one value).
+// parts (64-bit values; two per word of a user type's value) unless RUN_HAS_VALUE is false; with
+// VKPRIM_STATE64 the same bytes as 64-bit words (flag << 32 | 32 bits), c then v's words. A reader takes a
+// state only when every part carries the same flag (common/tile_state.glsl explains why that is sound: each
+// flag comes with one value).
 // Requires common/types.glsl and the constant RUN_HAS_VALUE (bool); the tile-state functions (vk_run_publish,
 // vk_run_read) also common/tile_state.glsl, included before this file; without it they are left out.
 #ifndef VKPRIM_RUN_STATE_GLSL
@@ -20,12 +22,13 @@
 #define RUN_COUNT_MASK 0x7FFFFFFFu
 #define RUN_HEAD_BIT 0x80000000u
 #if defined(VKPRIM_TYPE_USER)
-#define RUN_VALUE_PARTS (2u * VKPRIM_USER_WORDS)
+#define RUN_VALUE_WORDS VKPRIM_USER_WORDS
 #elif VEC_N == 4
-#define RUN_VALUE_PARTS 2u
+#define RUN_VALUE_WORDS 1u
 #else
-#define RUN_VALUE_PARTS 4u
+#define RUN_VALUE_WORDS 2u
 #endif
+#define RUN_VALUE_PARTS (2u * RUN_VALUE_WORDS)
 const uint RUN_STATE_WORDS = RUN_HAS_VALUE ? 2u + RUN_VALUE_PARTS : 2u;
 
 uint vk_run_count_add(uint a, uint b) { return ((a & RUN_COUNT_MASK) + (b & RUN_COUNT_MASK)) | ((a | b) & RUN_HEAD_BIT); }
@@ -48,7 +51,52 @@ void vk_run_step(bool head, bool event, VALUE_T x, inout uint c, inout VALUE_T v
   if (event) c += 1u;
 }
 
-#if defined(VKPRIM_TILE_STATE_GLSL)
+// The summary's value as 32-bit words.
+#if defined(VKPRIM_TYPE_USER)
+#define RUN_BITS_T VALUE_BITS_T
+RUN_BITS_T vk_run_bits(VALUE_T v) { return vk_value_bits(v); }
+#elif VEC_N == 4
+#define RUN_BITS_T uvec2
+RUN_BITS_T vk_run_bits(VALUE_T v) { return uvec2(vk_value_bits(v), 0u); }
+#else
+#define RUN_BITS_T uvec2
+RUN_BITS_T vk_run_bits(VALUE_T v) { return vk_value_bits(v); }
+#endif
+
+#if defined(VKPRIM_TILE_STATE_GLSL) && defined(VKPRIM_STATE64)
+// VKPRIM_STATE64: one 64-bit word per 32 bits (common/tile_state.glsl), c then v's words, in the bytes of
+// the 16-bit parts below.
+void vk_run_publish(uint tile, uint flag, uint c, VALUE_T v) {
+  const uint base = STATE_HEADER_WORDS / 2u + tile * (RUN_STATE_WORDS / 2u);
+  vk_state_word64_publish(base, flag, c);
+  if (RUN_HAS_VALUE) {
+    const RUN_BITS_T w = vk_run_bits(v);
+    [[unroll]] for (uint k = 0u; k < RUN_VALUE_WORDS; ++k) vk_state_word64_publish(base + 1u + k, flag, w[k]);
+  }
+}
+
+uint vk_run_read(uint tile, out uint c, out VALUE_T v) {
+  const uint base = STATE_HEADER_WORDS / 2u + tile * (RUN_STATE_WORDS / 2u);
+  const uint flag = vk_state_word64_read(base, c);
+  bool agree = true;
+  v = vk_identity();
+  if (RUN_HAS_VALUE) {
+    RUN_BITS_T w;
+    [[unroll]] for (uint k = 0u; k < RUN_VALUE_WORDS; ++k) {
+      uint b;
+      agree = vk_state_word64_read(base + 1u + k, b) == flag && agree;
+      w[k] = b;
+    }
+#if defined(VKPRIM_TYPE_USER) || VEC_N != 4
+    v = vk_bits_value(w);
+#else
+    v = vk_bits_value(w.x);
+#endif
+  }
+  return agree ? flag : STATE_NOT_READY;
+}
+
+#elif defined(VKPRIM_TILE_STATE_GLSL)
 void vk_run_publish(uint tile, uint flag, uint c, VALUE_T v) {
   const uint base = STATE_HEADER_WORDS + tile * RUN_STATE_WORDS;
   const uint f = flag << 16u;

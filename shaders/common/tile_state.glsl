@@ -3,7 +3,8 @@
 //   u32 words 0..15: header: [0] tile ticket, [1] fallbacks, [2] lookback polls, [3] deepest lookback
 //   then one state per tile carrying the FULL value with its flag (NOT_READY 0 -> AGGREGATE 1 ->
 //   INCLUSIVE 2; flags only move forward because every write is an atomicMax):
-//   VKPRIM_STATE64 (32-bit values, shaderBufferInt64Atomics): one u64 word (flag << 32 | value bits).
+//   VKPRIM_STATE64 (shaderBufferInt64Atomics): one u64 word (flag << 32 | value bits) for 32-bit values;
+//   user types: one such word per word of the value.
 //   otherwise: the value bits in 16-bit halves over 2 (32-bit values) or 4 (64-bit values) u32 words,
 //   each (flag << 16 | half) (user types: over 2 words per word of the value); a reader accepts a state only when every part carries the same flag. For a
 //   given flag every writer writes the same value (the owner and any fallback compute the aggregate with
@@ -92,6 +93,42 @@ STATE_BITS_T vk_bits_from_parts(uint p0, uint p1, uint p2, uint p3) { return p0 
 #if defined(VKPRIM_STATE64)
 layout(set = 0, binding = 2, std430) buffer TileStateWords64 { uint64_t state_words64[]; };
 
+// One 64-bit state word, (flag << 32 | 32 bits of the state), at `index` of state_words64. States wider than
+// 32 bits (user types; the keyed primitives' run summaries, common/run_state.glsl) take one such word per
+// 32 bits: the same bytes as 16-bit parts with half the atomics. A reader accepts the state only when every
+// word carries the same flag, as with parts.
+void vk_state_word64_publish(uint index, uint flag, uint bits) {
+  atomicMax(state_words64[index], (uint64_t(flag) << 32) | uint64_t(bits), gl_ScopeQueueFamily,
+            gl_StorageSemanticsBuffer, STATE_PUBLISH_SEMANTICS);
+}
+uint vk_state_word64_read(uint index, out uint bits) {
+  const uint64_t word = atomicLoad(state_words64[index], gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
+                                   STATE_READ_SEMANTICS);
+  bits = uint(word & 0xFFFFFFFFul);
+  return uint(word >> 32);
+}
+#endif
+
+#if defined(VKPRIM_STATE64) && defined(VKPRIM_TYPE_USER) && !defined(VKPRIM_STATE_U32)
+void vk_state_publish(uint tile, uint flag, VALUE_T value) {
+  const VALUE_BITS_T bits = vk_value_bits(value);
+  const uint base = STATE_HEADER_WORDS / 2u + tile * VKPRIM_USER_WORDS;
+  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) vk_state_word64_publish(base + k, flag, bits[k]);
+}
+uint vk_state_read(uint tile, out VALUE_T value) {
+  const uint base = STATE_HEADER_WORDS / 2u + tile * VKPRIM_USER_WORDS;
+  VALUE_BITS_T bits;
+  const uint flag = vk_state_word64_read(base, bits[0]);
+  bool agree = true;
+  for (uint k = 1u; k < VKPRIM_USER_WORDS; ++k) {
+    uint b;
+    agree = vk_state_word64_read(base + k, b) == flag && agree;
+    bits[k] = b;
+  }
+  value = vk_bits_value(bits);
+  return agree ? flag : STATE_NOT_READY;
+}
+#elif defined(VKPRIM_STATE64)
 void vk_state_publish(uint tile, uint flag, STATE_VALUE_T value) {
   const uint64_t word = (uint64_t(flag) << 32) | uint64_t(vk_state_bits(value));
   atomicMax(state_words64[STATE_HEADER_WORDS / 2u + tile], word, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
