@@ -118,13 +118,15 @@ inline uint32_t user_workgroup(const ContextImpl& c, uint32_t wg, uint32_t elem)
 // measured best on an H100 for 16- and 32-byte types (docs/PERFORMANCE.md); 64-byte values one each.
 inline uint32_t user_items(uint32_t elem) { return std::max(1u, 64u / elem); }
 
-// The chained scan's: about 128 bytes per invocation, twice user_items, as larger tiles halve the tiles
-// that wait on the look-back (docs/PERFORMANCE.md, "User operators"); rounded down to a power of two, so
-// that it divides the subgroup size and the stores go through the shuffle transposition
-// (common/blocked_tile.glsl): Welford (12 bytes) at 2^24 ran 645 us with 5 per invocation and 357 with 4 (H100).
+// The chained scan's: about 128 bytes per invocation for values up to 32 bytes, twice user_items (fewer,
+// larger tiles waiting on the look-back; H100, 2^26: sum4 1290 to 1229 us, boxes 3600 to 2652, Welford
+// 1324 to 1120, Affine 12250 to 7680), else user_items (Mat4 with 2 ran 50.5 to 99.0 ms); rounded down to a
+// power of two, so that it divides the subgroup size and the stores go through the shuffle transposition
+// (common/blocked_tile.glsl): Welford (12 bytes) at 2^24 ran 645 us with 5 per invocation and 357 with 4.
 inline uint32_t user_chained_items(uint32_t elem) {
+  const uint32_t bytes = elem <= 32 ? 128 : 64;
   uint32_t items = 1;
-  while (uint64_t(items) * 2 * elem <= 128) items *= 2;
+  while (uint64_t(items) * 2 * elem <= bytes) items *= 2;
   return items;
 }
 
