@@ -41,8 +41,8 @@ bool parse(const char* name, ScanKind& out);
 //                     predecessor's input itself and publishes it (atomicMax: states only move forward).
 //                     Correct and terminating with no forward-progress guarantee (Apple, Mali, CPU drivers).
 //   Both need vulkanMemoryModel + vulkanMemoryModelDeviceScope (device_requirements() lists them); the
-//   tile state carries the full value: one 64-bit atomic word where shaderBufferInt64Atomics is enabled
-//   and the type is 32-bit, else 16-bit parts over u32 words.
+//   tile state carries the full value: where shaderBufferInt64Atomics is enabled one 64-bit atomic word
+//   for a 32-bit type and one per word of a user operator's value, else 16-bit parts over u32 words.
 // automatic = chained_fallback where the memory model is enabled, else reduce_then_scan; with
 // ScanDesc::deterministic on a float type, or for a user operator, reduce_then_scan.
 // Float results: every algorithm but the chained ones combines in a tree fixed by the plan and the count,
@@ -81,7 +81,8 @@ struct ScanDesc {
   // and 256 x 8 for chained_fallback on integer types on NVIDIA's driver for windows of 2^25 elements or
   // more (a plan whose max_count reaches 2^25 keeps both and picks per window; record_indirect takes
   // max_count's). A vectors_per_thread override fixes one shape for every count. User operators: values
-  // per invocation instead of vectors (1..16), by default the power of two nearest below 64 bytes of them.
+  // per invocation instead of vectors (1..16), by default the largest power of two within 128 bytes of
+  // them for values up to 32 bytes, within 64 bytes for larger ones.
   uint32_t workgroup_size = 0;
   uint32_t vectors_per_thread = 0;
   // Chained scans: subgroup-wide windows of predecessor states one look-back step loads at once (1..8;
