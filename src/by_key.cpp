@@ -120,14 +120,18 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   plan->user = user;
   plan->value_bytes = user ? user->size : size_of(value_type);
   // Tile shapes measured on an H100 (docs/PERFORMANCE.md): keys and values, 256 x 12 (scan 512 x 12);
-  // keys alone, 128 x 24; 64-bit keys or values, 256 x 8. User values (up to 64 bytes each): 8 per
-  // invocation up to 16 bytes, else 4, in the largest workgroup whose shared memory fits (below).
+  // keys alone, 128 x 24; 64-bit keys or values, 256 x 8. Plans for at most 2^22 elements take 256 x 12
+  // for 32-bit keys and values: the larger tiles leave SMs idle there (scan_by_key at 2^16 8.9 against
+  // 10.3 us, unique 8.2 against 9.7; 2^22 32.5 against 34.4 and 18.1 against 20.8). User values (up to
+  // 64 bytes each): 8 per invocation up to 16 bytes, else 4, in the largest workgroup whose shared memory
+  // fits (below).
   const bool wide = plan->key_bytes == 8 || (plan->reads_values() && plan->value_bytes == 8);
+  const bool small = max_count <= (uint64_t(1) << 22);
   uint32_t wg = 256, items = 12;
   if (user) items = plan->value_bytes <= 16 ? 8 : 4;
   else if (wide) items = 8;
-  else if (plan->scan()) wg = 512;
-  else if (!plan->reads_values()) wg = 128, items = 24;
+  else if (!small && plan->scan()) wg = 512;
+  else if (!small && !plan->reads_values()) wg = 128, items = 24;
   plan->wg = tuning.workgroup_size ? tuning.workgroup_size : wg;
   plan->items = tuning.items_per_thread ? tuning.items_per_thread : items;
   if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)

@@ -644,7 +644,29 @@ TEST_CASE("keyed primitives with tuned tile shapes match the CPU", "[by_key][tun
     const uint64_t n = 3 * uint64_t(wg) * items + 13;
     reduce_by_key_cases<uint32_t, uint32_t>(dev, DataType::u32, DataType::u32, Op::add, {n}, {kRandom4}, rng, wg, items);
   }
+  // The defaults of plans for more than 2^22 elements (scans 512 x 12, keys alone 128 x 24), which the
+  // tests' smaller plans do not take, at their tile edges.
+  for (auto [wg, items] : {std::pair<uint32_t, uint32_t>{512, 12}, {128, 24}}) {
+    INFO("workgroup " << wg << ", items " << items);
+    const uint64_t tile = uint64_t(wg) * items;
+    all_primitives_u32(dev, {tile - 1, tile + 1, 2 * tile + 17}, {kRandom4, kAllEqual}, rng, KeyedAlgorithm::automatic,
+                       wg, items);
+  }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("keyed plans for at most 2^22 elements take 256 x 12 tiles, larger scan plans 512 x 12", "[by_key][tuning][host]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  const DataType u32 = DataType::u32;
+  for (uint64_t max_count : {uint64_t(1), uint64_t(1) << 22, (uint64_t(1) << 22) + 1}) {
+    INFO("max_count " << max_count);
+    const bool large = max_count > (uint64_t(1) << 22);
+    auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, max_count});
+    auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{u32, u32, Op::add, max_count});
+    CHECK(scan.elements_per_tile() == (large ? 512u * 12 : 256u * 12));
+    CHECK(rbk.elements_per_tile() == 256u * 12);
+  }
 }
 
 TEST_CASE("keyed primitives refuse bad descriptions and bad buffers with a message and record nothing",
