@@ -6,13 +6,15 @@
 //   VKPRIM_STATE64 (shaderBufferInt64Atomics): one u64 word (flag << 32 | value bits) for 32-bit values;
 //   user types: one such word per word of the value.
 //   otherwise: the value bits in 16-bit halves over 2 (32-bit values) or 4 (64-bit values) u32 words,
-//   each (flag << 16 | half) (user types: over 2 words per word of the value); a reader accepts a state only when every part carries the same flag. For a
-//   given flag every writer writes the same value (the owner and any fallback compute the aggregate with
-//   the same code in the same order), so parts written by different writers still agree.
+//   each (flag << 16 | half) (user types: over 2 words per word of the value). A reader accepts a state
+//   only when every word or part carries the same flag. For a given flag every writer writes the same
+//   value (the owner and any fallback compute the aggregate with the same code in the same order), so
+//   parts written by different writers still agree.
 // Atomics follow the Vulkan memory model: queue-family scope, buffer storage semantics, semantics below.
 // Requires common/types.glsl. Provides vk_state_publish(tile, flag, value), vk_state_read(tile, out value)
 // (value: STATE_VALUE_T, VALUE_T unless VKPRIM_STATE_U32; returns the flag), vk_stat_add(counter, n),
-// vk_stat_max(counter, n), vk_ticket().
+// vk_stat_max(counter, n), vk_ticket(); with VKPRIM_STATE64 also vk_state_word64_publish / _read (one
+// 64-bit word, for states laid out by their includer: common/run_state.glsl).
 #ifndef VKPRIM_TILE_STATE_GLSL
 #define VKPRIM_TILE_STATE_GLSL
 
