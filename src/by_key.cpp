@@ -6,6 +6,7 @@
 // store the tiles' summaries, scan them in one workgroup, replay each tile from its prefix.
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -38,7 +39,19 @@ enum Phase : uint32_t { kSummarize = 0, kScan = 1, kReplay = 2, kPhases = 3 };
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// Counts up to this take 256 x 12 tiles of 32-bit keys and values (create() below says why).
+constexpr uint64_t kSmallCount = uint64_t(1) << 22;
+
 }  // namespace
+
+// A tile shape and its kernels.
+struct ByKeyShape {
+  uint32_t wg = 256, items = 12;
+  uint64_t tile_elements = 0;
+  const Kernel* kernel = nullptr;               // chained
+  std::array<const Kernel*, kPhases> phases{};  // reduce_then_scan
+  uint64_t tiles_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, tile_elements)); }
+};
 
 struct ByKeyPlan {
   ContextImpl* context = nullptr;
@@ -52,11 +65,10 @@ struct ByKeyPlan {
   uint64_t max_count = 0;
   KeyedAlgorithm algorithm = KeyedAlgorithm::chained;  // resolved
   uint32_t key_bytes = 4, value_bytes = 4;
-  uint32_t wg = 256, items = 12;
-  uint64_t tile_elements = 0, max_tiles = 1;
+  ByKeyShape shape;                 // max_count's tiles: record_indirect, and record of larger counts
+  std::optional<ByKeyShape> small;  // record of counts up to kSmallCount, where its tiles differ
+  uint64_t max_tiles = 1;
   VkDeviceSize state_per_tile = 8, state_bytes = 0, indirect_offset = 0, scratch_bytes = 0, scratch_align = 16;
-  const Kernel* kernel = nullptr;                          // chained
-  std::array<const Kernel*, kPhases> phases{};             // reduce_then_scan
   const Kernel* args = nullptr;
   std::unique_ptr<DescriptorCache> descriptors;
   // The public desc of the owning class (one of them is used).
@@ -68,7 +80,9 @@ struct ByKeyPlan {
   bool reads_values() const { return mode == Mode::reduce || mode == Mode::scan_inclusive || mode == Mode::scan_exclusive; }
   bool scan() const { return mode == Mode::scan_inclusive || mode == Mode::scan_exclusive; }
   bool chained() const { return algorithm == KeyedAlgorithm::chained; }
-  uint64_t tiles_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, tile_elements)); }
+  const ByKeyShape& shape_for(uint64_t count, bool indirect) const {
+    return small && !indirect && count <= kSmallCount ? *small : shape;
+  }
 };
 
 namespace {
@@ -120,24 +134,26 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   plan->user = user;
   plan->value_bytes = user ? user->size : size_of(value_type);
   // Tile shapes measured on an H100 (docs/PERFORMANCE.md): keys and values, 256 x 12 (scan 512 x 12);
-  // keys alone, 128 x 24; 64-bit keys or values, 256 x 8. Plans for at most 2^22 elements take 256 x 12
-  // for 32-bit keys and values: the larger tiles leave SMs idle there (scan_by_key at 2^16 8.9 against
-  // 10.3 us, unique 8.2 against 9.7; 2^22 32.5 against 34.4 and 18.1 against 20.8). User values (up to
-  // 64 bytes each): 8 per invocation up to 16 bytes, else 4, in the largest workgroup whose shared memory
-  // fits (below).
+  // keys alone, 128 x 24; 64-bit keys or values, 256 x 8. Counts up to kSmallCount of 32-bit keys and
+  // values take 256 x 12 (a plan for more keeps both shapes and picks by the count): the larger tiles
+  // leave SMs idle there (scan_by_key at 2^16 8.9 against 10.3 us, unique 8.2 against 9.7; 2^22 32.5
+  // against 34.4 and 18.1 against 20.8). User values (up to 64 bytes each): 8 per invocation up to 16
+  // bytes, else 4, in the largest workgroup whose shared memory fits (below).
   const bool wide = plan->key_bytes == 8 || (plan->reads_values() && plan->value_bytes == 8);
-  const bool small = max_count <= (uint64_t(1) << 22);
+  const bool defaults = !tuning.workgroup_size && !tuning.items_per_thread;
   uint32_t wg = 256, items = 12;
   if (user) items = plan->value_bytes <= 16 ? 8 : 4;
   else if (wide) items = 8;
-  else if (!small && plan->scan()) wg = 512;
-  else if (!small && !plan->reads_values()) wg = 128, items = 24;
-  plan->wg = tuning.workgroup_size ? tuning.workgroup_size : wg;
-  plan->items = tuning.items_per_thread ? tuning.items_per_thread : items;
-  if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
-    return make_error(Status::invalid_argument, name, ": workgroup_size ", plan->wg, " must be a power of two from 64 to 1024");
-  if (plan->items < 4 || plan->items > 32 || plan->items % 4 != 0)
-    return make_error(Status::invalid_argument, name, ": items_per_thread ", plan->items,
+  else if (max_count > kSmallCount && plan->scan()) wg = 512;
+  else if (max_count > kSmallCount && !plan->reads_values()) wg = 128, items = 24;
+  if (defaults && !user && !wide && (wg != 256 || items != 12)) plan->small = ByKeyShape{256, 12};
+  ByKeyShape& shape = plan->shape;
+  shape.wg = tuning.workgroup_size ? tuning.workgroup_size : wg;
+  shape.items = tuning.items_per_thread ? tuning.items_per_thread : items;
+  if (shape.wg < 64 || shape.wg > 1024 || (shape.wg & (shape.wg - 1)) != 0)
+    return make_error(Status::invalid_argument, name, ": workgroup_size ", shape.wg, " must be a power of two from 64 to 1024");
+  if (shape.items < 4 || shape.items > 32 || shape.items % 4 != 0)
+    return make_error(Status::invalid_argument, name, ": items_per_thread ", shape.items,
                       " must be a multiple of 4 from 4 to 32");
   // Shared memory: a count word and a value per invocation (the workgroup scan), the look-back words, and
   // the staging of compacted outputs (shaders/by_key/chained.comp STAGE: 4 per invocation, at most 2048,
@@ -149,20 +165,25 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
     return wg_size * (4 + plan->value_bytes) + 32 + (user ? 4 * user->words : 0) + stage_bytes;
   };
   if (user && !tuning.workgroup_size)
-    while (plan->wg > 64 && shared_for(plan->wg) > c.caps.max_shared_memory) plan->wg /= 2;
-  const uint64_t shared_bytes = shared_for(plan->wg);
-  plan->tile_elements = uint64_t(plan->wg) * plan->items;
+    while (shape.wg > 64 && shared_for(shape.wg) > c.caps.max_shared_memory) shape.wg /= 2;
+  const uint64_t shared_bytes = shared_for(shape.wg);
+  shape.tile_elements = uint64_t(shape.wg) * shape.items;
   if (shared_bytes > c.caps.max_shared_memory)
-    return make_error(Status::unsupported, name, ": a workgroup of ", plan->wg, " needs ", shared_bytes,
+    return make_error(Status::unsupported, name, ": a workgroup of ", shape.wg, " needs ", shared_bytes,
                       " bytes of shared memory; the device allows ", c.caps.max_shared_memory,
                       " (lower workgroup_size)");
+  if (plan->small) {
+    plan->small->tile_elements = uint64_t(plan->small->wg) * plan->small->items;
+    if (shared_for(plan->small->wg) > c.caps.max_shared_memory) plan->small.reset();
+  }
   const uint32_t widest = std::max(plan->key_bytes, plan->reads_values() ? plan->value_bytes : 4u);
-  const uint64_t window = window_elements(c, widest, plan->tile_elements);
+  const uint64_t window = window_elements(c, widest, shape.tile_elements);
   if (max_count > window)
     return make_error(Status::unsupported, name, ": max_count ", max_count, " elements of ", widest,
                       " bytes exceed one storage-buffer binding (", window,
                       " elements, from maxStorageBufferRange); the keyed primitives do not split into windows");
-  plan->max_tiles = plan->tiles_for(max_count);
+  plan->max_tiles = shape.tiles_for(max_count);
+  if (plan->small) plan->max_tiles = std::max(plan->max_tiles, plan->small->tiles_for(kSmallCount));
   // chained tile state: two 16-bit-part words for the count, two or four for the value (two per word of a
   // user value; none for Unique), or in the same bytes one 64-bit word per 32 bits (state64 below).
   // reduce_then_scan summaries: the count word and the value's words.
@@ -177,7 +198,7 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
     return make_error(Status::unsupported, name, ": the tile state of ", max_count, " elements needs ", plan->state_bytes,
                       " bytes, past maxStorageBufferRange ", c.caps.max_storage_buffer_range);
 
-  auto variant = value_variant(c, value_type, std::nullopt, user, true, plan->wg);
+  auto variant = value_variant(c, value_type, std::nullopt, user, true, shape.wg);
   if (!variant) return variant.error();
   std::string v = variant.value();
   // The look-back's ballots (chained) and the shuffles of neighbouring keys (user_variant already asks for both).
@@ -195,24 +216,25 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
               (plan->key_bytes == 8 ? "_k64" : "_k32");
   kd.variant = v;
   if (!user) kd.op = op;
-  kd.workgroup_size = plan->wg;
-  kd.items = plan->items;
   kd.mode = uint32_t(mode);
   kd.bindings = kBindings;
   kd.push_bytes = kPushBytes;
   kd.uses_subgroups = v.find(".nosg") == std::string::npos;
-  if (plan->chained()) {
-    auto kernel = get_kernel(c, kd);
-    if (!kernel) return make_error(kernel.status(), name, ": ", kernel.error().message);
-    plan->kernel = kernel.value();
-  } else {
-    for (uint32_t phase = 0; phase < kPhases; ++phase) {
-      kd.tuning = phase;
+  // The shape's kernels: one chained pass, or reduce_then_scan's phases (specialization constant 2).
+  auto make_kernels = [&](ByKeyShape& sh) -> Result<void> {
+    kd.workgroup_size = sh.wg;
+    kd.items = sh.items;
+    for (uint32_t phase = 0; phase < (plan->chained() ? 1u : kPhases); ++phase) {
+      kd.tuning = plan->chained() ? 0u : phase;
       auto kernel = get_kernel(c, kd);
       if (!kernel) return make_error(kernel.status(), name, ": ", kernel.error().message);
-      plan->phases[phase] = kernel.value();
+      (plan->chained() ? sh.kernel : sh.phases[phase]) = kernel.value();
     }
-  }
+    return {};
+  };
+  if (auto ok = make_kernels(shape); !ok) return ok.error();
+  if (plan->small)
+    if (auto ok = make_kernels(*plan->small); !ok) return ok.error();
   auto args = indirect_args_kernel(c);
   if (!args) return args.error();
   plan->args = args.value();
@@ -266,7 +288,7 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
   const bool indirect = count_buffer != nullptr;
   const std::string full_call = std::string(p.name) + "::" + call;
   if (indirect) {
-    const uint64_t window = window_elements(*p.context, std::max(p.key_bytes, p.value_bytes), p.tile_elements);
+    const uint64_t window = window_elements(*p.context, std::max(p.key_bytes, p.value_bytes), p.shape.tile_elements);
     if (auto ok = check_indirect_limits(*p.context, p.max_count, window, p.max_tiles, p.name); !ok) return ok;
     if (auto ok = check_count_buffer(*count_buffer, full_call.c_str()); !ok) return ok;
   } else if (count > p.max_count) {
@@ -291,7 +313,7 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
   std::vector<Pass> passes;
   if (indirect)
     passes.push_back(make_indirect_args_pass(c, p.args, *count_buffer, region, p.max_count,
-                                             {{uint32_t(p.tile_elements), 1, 0, 0}}));
+                                             {{uint32_t(p.shape.tile_elements), 1, 0, 0}}));
   Pass pass;
   pass.buffers = {keys.bound, values.bound, BoundBuffer{scratch.buffer, scratch.offset, p.state_bytes}, a.bound, b.bound,
                   cnt.bound, region};
@@ -307,7 +329,8 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
   pass.push[7] = (keys.shift % key_vec == 0 ? kKeyVectors : 0u) | (values.shift % value_vec == 0 ? kValueVectors : 0u) |
                  (p.scan() && b.shift % value_vec == 0 ? kOutVectors : 0u) | (p.indices ? kIndices : 0u) |
                  (indirect ? kIndirect : 0u);
-  const uint64_t tiles = p.tiles_for(n);
+  const ByKeyShape& shape = p.shape_for(n, indirect);
+  const uint64_t tiles = shape.tiles_for(n);
   pass.groups = tiles;
   if (indirect) {
     pass.indirect_entry = 0;
@@ -316,7 +339,7 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
   pass.fill_before = true;
   const std::string label = std::string("vkprim ") + p.name + (indirect ? " (indirect)" : "");
   if (p.chained()) {
-    pass.kernel = p.kernel;
+    pass.kernel = shape.kernel;
     pass.fill = {scratch.buffer, scratch.offset, state_clear_bytes(tiles, p.state_per_tile, p.state_bytes)};
     pass.label = label;
     passes.push_back(std::move(pass));
@@ -326,7 +349,7 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
   static constexpr const char* kPhaseNames[kPhases] = {" summarize", " scan", " replay"};
   for (uint32_t phase = 0; phase < kPhases; ++phase) {
     Pass step = pass;
-    step.kernel = p.phases[phase];
+    step.kernel = shape.phases[phase];
     step.label = label + kPhaseNames[phase];
     step.fill_before = phase == kSummarize;
     step.fill = {scratch.buffer, scratch.offset, kStateHeaderBytes};
@@ -382,7 +405,8 @@ using detail::Operands;
   Class::~Class() = default;                                                                                 \
   const Desc& Class::desc() const { return plan_->desc_member; }                                             \
   ScratchRequirements Class::scratch_requirements() const { return detail::scratch_of(*plan_); }             \
-  uint64_t Class::elements_per_tile() const { return plan_->tile_elements; }                                 \
+  uint64_t Class::elements_per_tile() const { return plan_->shape.tile_elements; }                            \
+  uint64_t Class::elements_per_tile(uint64_t count) const { return plan_->shape_for(count, false).tile_elements; } \
   KeyedAlgorithm Class::algorithm() const { return plan_->algorithm; }                                       \
   uint32_t Class::dispatch_count(uint64_t) const { return plan_->chained() ? 1u : uint32_t(detail::kPhases); } \
   VkDeviceSize Class::statistics_offset() const { return 0; }                                                \

@@ -655,18 +655,63 @@ TEST_CASE("keyed primitives with tuned tile shapes match the CPU", "[by_key][tun
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("keyed plans for at most 2^22 elements take 256 x 12 tiles, larger scan plans 512 x 12", "[by_key][tuning][host]") {
+TEST_CASE("keyed plans tile counts up to 2^22 in 256 x 12; larger plans keep their large tiles for larger counts "
+          "and record_indirect",
+          "[by_key][tuning][host]") {
   Device& dev = test::device();
   if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
   const DataType u32 = DataType::u32;
-  for (uint64_t max_count : {uint64_t(1), uint64_t(1) << 22, (uint64_t(1) << 22) + 1}) {
+  const uint64_t small = uint64_t(1) << 22;
+  for (uint64_t max_count : {uint64_t(1), small, small + 1}) {
     INFO("max_count " << max_count);
-    const bool large = max_count > (uint64_t(1) << 22);
+    const bool large = max_count > small;
     auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, max_count});
+    auto uniq = make_plan<Unique>(dev, UniqueDesc{u32, max_count});
     auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{u32, u32, Op::add, max_count});
     CHECK(scan.elements_per_tile() == (large ? 512u * 12 : 256u * 12));
+    CHECK(scan.elements_per_tile(1) == 256u * 12);
+    CHECK(scan.elements_per_tile(small) == 256u * 12);
+    CHECK(uniq.elements_per_tile(small) == 256u * 12);
     CHECK(rbk.elements_per_tile() == 256u * 12);
+    if (large) CHECK(scan.elements_per_tile(small + 1) == 512u * 12);
+    // A tuned shape holds at every count.
+    auto tuned = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, max_count, 512, 12});
+    CHECK(tuned.elements_per_tile(1) == 512u * 12);
   }
+}
+
+TEST_CASE("keyed plans for more than 2^22 elements run small counts in the small tiles and match the CPU",
+          "[by_key][tuning]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  VKPRIM_TEST_RNG(rng);
+  const DataType u32 = DataType::u32;
+  const uint64_t max_count = (uint64_t(1) << 22) + 1;
+  auto incl = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, max_count});
+  auto excl = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::max, ScanKind::exclusive, max_count});
+  auto rle = make_plan<RunLengthEncode>(dev, RunLengthEncodeDesc{u32, max_count});
+  auto uniq = make_plan<Unique>(dev, UniqueDesc{u32, max_count});
+  const uint64_t tile = incl.elements_per_tile(1);
+  REQUIRE(tile < incl.elements_per_tile());
+  VkDeviceSize scratch = 0;
+  for (VkDeviceSize sz : {incl.scratch_requirements().size, rle.scratch_requirements().size,
+                          uniq.scratch_requirements().size})
+    scratch = std::max(scratch, sz);
+  const uint64_t largest = 2 * incl.elements_per_tile() + 5;
+  Buffers bufs(dev, largest, 4, 4, scratch);
+  for (uint64_t n : {tile - 1, tile + 1, largest}) {
+    INFO("n " << n);
+    const auto keys = make_keys<uint32_t>(n, kRandom4, rng);
+    const auto values = make_values<uint32_t>(n, Op::add, rng);
+    check_scan_by_key(dev, incl, bufs, keys, values);
+    // The tiles started (statistics header word 0) are those of the small shape.
+    const auto stats = test::download<uint32_t>(dev, bufs.scratch, 1, incl.statistics_offset());
+    CHECK(stats[0] == (n + tile - 1) / tile);
+    check_scan_by_key(dev, excl, bufs, keys, values);
+    check_runs(dev, rle, bufs, keys);
+    check_unique(dev, uniq, bufs, keys);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
 TEST_CASE("keyed primitives refuse bad descriptions and bad buffers with a message and record nothing",

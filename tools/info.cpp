@@ -110,7 +110,7 @@ void print_automatic_picks(Context& context) {
   // The keyed primitives: the single pass (chained), or three dispatches without the memory model.
   auto keyed = [&](const char* primitive, const char* workload, const auto& plan) {
     const std::string what = plan ? std::string(to_string(plan->algorithm())) + ", " +
-                                        std::to_string(plan->elements_per_tile()) + " elements per tile" +
+                                        std::to_string(plan->elements_per_tile(n)) + " elements per tile" +
                                         dispatches(plan->dispatch_count(n))
                                   : std::string("refused: ") + plan.error().message;
     std::printf("  %-17s %-32s %s\n", primitive, workload, what.c_str());

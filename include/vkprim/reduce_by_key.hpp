@@ -76,7 +76,10 @@ class ReduceByKey {
   const ReduceByKeyDesc& desc() const;
   // Scratch for any count <= max_count: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment >= 16.
   ScratchRequirements scratch_requirements() const;
+  // Elements per tile of record_indirect and of record at max_count; elements_per_tile(count): of record at
+  // `count` (plans for more than 2^22 elements of 32-bit keys and values tile counts up to 2^22 in 3072).
   uint64_t elements_per_tile() const;
+  uint64_t elements_per_tile(uint64_t count) const;
   KeyedAlgorithm algorithm() const;  // the resolved algorithm (never automatic)
   // Dispatches record() issues for `count`, count 0 included: 1 (chained) or 3 (reduce_then_scan);
   // record_indirect issues one more, which turns the GPU count into dispatch arguments.

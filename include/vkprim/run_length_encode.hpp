@@ -32,7 +32,10 @@ class RunLengthEncode {
 
   const RunLengthEncodeDesc& desc() const;
   ScratchRequirements scratch_requirements() const;
+  // Elements per tile of record_indirect and of record at max_count; elements_per_tile(count): of record at
+  // `count` (plans for more than 2^22 elements of 32-bit keys and values tile counts up to 2^22 in 3072).
   uint64_t elements_per_tile() const;
+  uint64_t elements_per_tile(uint64_t count) const;
   KeyedAlgorithm algorithm() const;
   uint32_t dispatch_count(uint64_t count) const;
 
@@ -62,7 +65,10 @@ class NonTrivialRuns {
 
   const RunLengthEncodeDesc& desc() const;
   ScratchRequirements scratch_requirements() const;
+  // Elements per tile of record_indirect and of record at max_count; elements_per_tile(count): of record at
+  // `count` (plans for more than 2^22 elements of 32-bit keys and values tile counts up to 2^22 in 3072).
   uint64_t elements_per_tile() const;
+  uint64_t elements_per_tile(uint64_t count) const;
   KeyedAlgorithm algorithm() const;
   uint32_t dispatch_count(uint64_t count) const;
 
