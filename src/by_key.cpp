@@ -6,8 +6,8 @@
 // store the tiles' summaries, scan them in one workgroup, replay each tile from its prefix.
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
