@@ -37,8 +37,6 @@ enum : uint32_t { kKeyVectors = 1u, kValueVectors = 2u, kOutVectors = 4u, kIndir
 // The portable kernel's phases (specialization constant 2), in recording order.
 enum Phase : uint32_t { kSummarize = 0, kScan = 1, kReplay = 2, kPhases = 3 };
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
 // Counts up to this take 256 x 12 tiles of 32-bit keys and values (create() below says why).
 constexpr uint64_t kSmallCount = uint64_t(1) << 22;
 

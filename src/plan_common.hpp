@@ -17,6 +17,8 @@ namespace vkprim::detail {
 constexpr uint64_t kMaxCount = uint64_t(1) << 40;
 // Header of the chained kernels' tile state (common/tile_state.glsl: 16 u32 words: ticket and counters).
 constexpr VkDeviceSize kStateHeaderBytes = 64;
+inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
 // Bytes the clear before a chained pass fills: the header and the `tiles` states the pass uses, but at
 // least 16 KiB (within the region): on NVIDIA's driver (580, H100) vkCmdFillBuffer of 4 KiB or less cost
 // ~3 us more than 16 KiB or 256 KiB (chained scan of 2^20 u32: 13.5-14.3 us against 10.6-11.1 us), while

@@ -128,7 +128,6 @@ bool is_chained(ScanAlgorithm a) {
   return a == ScanAlgorithm::chained_lookback || a == ScanAlgorithm::chained_fallback;
 }
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 uint32_t ceil_log2(uint64_t n) {
   uint32_t l = 0;
   while ((uint64_t(1) << l) < n) ++l;

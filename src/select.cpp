@@ -98,8 +98,6 @@ enum : uint32_t {
   kModeReversed = 256u,
 };
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
 // Indirect entries: 0 = the tiles of the count (at least one, so count 0 writes selected_count);
 // chained Partition 1 = the copy of the rejected elements; count_scan_scatter 1 = the one-workgroup scan,
 // whose element count is entry 0's workgroups (the tiles).

@@ -96,8 +96,6 @@ enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u, kIndirect = 8u };
 // record_indirect entries (src/indirect.hpp).
 enum : uint32_t { kEntryTiles = 0, kEntryHistogram = 1, kEntryGroups = 2, kEntryCopy = 3 };
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
 }  // namespace
 
 struct SortPlan {
