@@ -478,14 +478,7 @@ uint look_back(uint spin_limit, inout uint look, inout uint pc_, inout VALUE_T p
 #if defined(VKPRIM_BY_KEY_PORTABLE)
 // ---- The portable variant's tile summaries (binding 2): the count word, then the value's bits ----
 
-#if defined(VKPRIM_TYPE_USER)
-#define SUMMARY_VALUE_WORDS VKPRIM_USER_WORDS
-#elif VEC_N == 4
-#define SUMMARY_VALUE_WORDS 1u
-#else
-#define SUMMARY_VALUE_WORDS 2u
-#endif
-const uint SUMMARY_WORDS = RUN_HAS_VALUE ? 1u + SUMMARY_VALUE_WORDS : 1u;
+const uint SUMMARY_WORDS = RUN_HAS_VALUE ? 1u + RUN_VALUE_WORDS : 1u;  // common/run_state.glsl
 #define SUMMARY_HEADER_WORDS 16u  // the statistics words of the chained variant's header, left as cleared
 
 void summary_store(uint tile, uint c, VALUE_T v) {
@@ -494,7 +487,7 @@ void summary_store(uint tile, uint c, VALUE_T v) {
   if (!RUN_HAS_VALUE) return;
   const VALUE_BITS_T b = vk_value_bits(v);
 #if defined(VKPRIM_TYPE_USER)
-  for (uint k = 0u; k < SUMMARY_VALUE_WORDS; ++k) summary_words[base + 1u + k] = b[k];
+  for (uint k = 0u; k < RUN_VALUE_WORDS; ++k) summary_words[base + 1u + k] = b[k];
 #elif VEC_N == 4
   summary_words[base + 1u] = b;
 #else
@@ -510,7 +503,7 @@ void summary_load(uint tile, out uint c, out VALUE_T v) {
   if (!RUN_HAS_VALUE) return;
 #if defined(VKPRIM_TYPE_USER)
   VALUE_BITS_T b;
-  for (uint k = 0u; k < SUMMARY_VALUE_WORDS; ++k) b[k] = summary_words[base + 1u + k];
+  for (uint k = 0u; k < RUN_VALUE_WORDS; ++k) b[k] = summary_words[base + 1u + k];
   v = vk_bits_value(b);
 #elif VEC_N == 4
   v = vk_bits_value(summary_words[base + 1u]);
