@@ -261,44 +261,46 @@ int verify_by_key(const Device& device, std::mt19937_64& rng) {
     std::printf("FAIL keyed primitives: buffer allocation\n");
     return 1;
   }
-  for (KeyedAlgorithm algorithm : algorithms)
-  for (Prim prim : {Prim::reduce_by_key, Prim::inclusive_scan_by_key, Prim::exclusive_scan_by_key, Prim::rle_encode,
-                    Prim::rle_non_trivial_runs, Prim::unique}) {
-    auto plan = make_plan(const_cast<Device&>(device).context(), prim, kMax, 0, 0, algorithm);
-    auto scratch = plan ? device.create_buffer(plan->scratch) : Result<Buffer>(plan.error());
-    if (!plan || !scratch) {
-      ++failed;
-      std::printf("FAIL %s %s: %s\n", prim_name(prim), to_string(algorithm),
-                  (plan ? scratch.error() : plan.error()).message.c_str());
-      continue;
-    }
-    for (uint64_t n : {uint64_t(1), uint64_t(1000), kMax})
-      for (uint32_t run_length : {1u, 4u, 64u}) {
-        const auto k = host::keys_with_runs<uint32_t>(n, run_length, 0, false, rng);
-        std::vector<uint32_t> v(n);
-        for (auto& x : v) x = uint32_t(rng());
-        const Expected e = expect(prim, k, v);
-        Result<void> recorded;
-        bool ok = device.upload(keys.value(), k.data(), n * 4).ok() && device.upload(values.value(), v.data(), n * 4).ok();
-        ok = ok && device.submit([&](VkCommandBuffer cmd) {
-                 recorded = plan->record(cmd, keys->range(0, n * 4), values->range(0, n * 4), a->range(0, n * 4),
-                                         b->range(0, n * 4), count->range(0, 4), n, scratch->range());
-               }).ok() && recorded.ok();
-        const bool scan = prim == Prim::inclusive_scan_by_key || prim == Prim::exclusive_scan_by_key;
-        uint32_t got_count = uint32_t(e.runs);
-        std::vector<uint32_t> got_a(e.a.size()), got_b(e.b.size());
-        ok = ok && (scan || device.download(count.value(), &got_count, 4).ok()) &&
-             (got_a.empty() || device.download(a.value(), got_a.data(), got_a.size() * 4).ok()) &&
-             (got_b.empty() || device.download(b.value(), got_b.data(), got_b.size() * 4).ok());
-        if (ok && got_count == e.runs && got_a == e.a && got_b == e.b) {
-          ++passed;
-        } else {
-          ++failed;
-          std::printf("FAIL %s %s n=%llu runs of mean %u: %s\n", prim_name(prim), to_string(algorithm),
-                      (unsigned long long)n, run_length,
-                      recorded ? "outputs or count differ from the CPU" : recorded.message().c_str());
-        }
+  for (KeyedAlgorithm algorithm : algorithms) {
+    for (Prim prim : {Prim::reduce_by_key, Prim::inclusive_scan_by_key, Prim::exclusive_scan_by_key, Prim::rle_encode,
+                      Prim::rle_non_trivial_runs, Prim::unique}) {
+      auto plan = make_plan(const_cast<Device&>(device).context(), prim, kMax, 0, 0, algorithm);
+      auto scratch = plan ? device.create_buffer(plan->scratch) : Result<Buffer>(plan.error());
+      if (!plan || !scratch) {
+        ++failed;
+        std::printf("FAIL %s %s: %s\n", prim_name(prim), to_string(algorithm),
+                    (plan ? scratch.error() : plan.error()).message.c_str());
+        continue;
       }
+      for (uint64_t n : {uint64_t(1), uint64_t(1000), kMax})
+        for (uint32_t run_length : {1u, 4u, 64u}) {
+          const auto k = host::keys_with_runs<uint32_t>(n, run_length, 0, false, rng);
+          std::vector<uint32_t> v(n);
+          for (auto& x : v) x = uint32_t(rng());
+          const Expected e = expect(prim, k, v);
+          Result<void> recorded;
+          bool ok = device.upload(keys.value(), k.data(), n * 4).ok() &&
+                    device.upload(values.value(), v.data(), n * 4).ok();
+          ok = ok && device.submit([&](VkCommandBuffer cmd) {
+                   recorded = plan->record(cmd, keys->range(0, n * 4), values->range(0, n * 4), a->range(0, n * 4),
+                                           b->range(0, n * 4), count->range(0, 4), n, scratch->range());
+                 }).ok() && recorded.ok();
+          const bool scan = prim == Prim::inclusive_scan_by_key || prim == Prim::exclusive_scan_by_key;
+          uint32_t got_count = uint32_t(e.runs);
+          std::vector<uint32_t> got_a(e.a.size()), got_b(e.b.size());
+          ok = ok && (scan || device.download(count.value(), &got_count, 4).ok()) &&
+               (got_a.empty() || device.download(a.value(), got_a.data(), got_a.size() * 4).ok()) &&
+               (got_b.empty() || device.download(b.value(), got_b.data(), got_b.size() * 4).ok());
+          if (ok && got_count == e.runs && got_a == e.a && got_b == e.b) {
+            ++passed;
+          } else {
+            ++failed;
+            std::printf("FAIL %s %s n=%llu runs of mean %u: %s\n", prim_name(prim), to_string(algorithm),
+                        (unsigned long long)n, run_length,
+                        recorded ? "outputs or count differ from the CPU" : recorded.message().c_str());
+          }
+        }
+    }
   }
   std::printf("keyed primitives: %d passed, %d failed\n", passed, failed);
   return failed;
