@@ -208,8 +208,7 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   kd.group = user ? user->kernels : &kShaderGroup_by_key;
   // The chained tile state in 64-bit words (half the atomics per publish and per look-back read) where
   // 64-bit atomics are enabled; built for the built-in types with subgroups (shaders/kernels.cmake).
-  const bool state64 = plan->chained() && !user && v.find(".nosg") == std::string::npos &&
-                       c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64);
+  const bool state64 = plan->chained() && !user && v.find(".nosg") == std::string::npos && state64_enabled(c);
   kd.kernel = std::string(plan->chained() ? (state64 ? "by_key/chained64" : "by_key/chained") : "by_key/portable") +
               (plan->key_bytes == 8 ? "_k64" : "_k32");
   kd.variant = v;

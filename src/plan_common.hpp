@@ -28,6 +28,12 @@ inline VkDeviceSize state_clear_bytes(uint64_t tiles, VkDeviceSize per_tile, VkD
   return std::min(region, std::max(kStateHeaderBytes + tiles * per_tile, kMinClearBytes));
 }
 
+// Whether the chained kernels may keep their tile state in 64-bit atomic words (the "64" kernels,
+// common/tile_state.glsl VKPRIM_STATE64): shaderBufferInt64Atomics and shaderInt64 enabled.
+inline bool state64_enabled(const ContextImpl& c) {
+  return c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64);
+}
+
 // Bit 31 of the chained kernels' knob word (chained scan, chained select, onesweep): look-back steps and
 // depth are not counted (ContextOptions::collect_statistics off).
 constexpr uint32_t kNoStatisticsBit = 1u << 31;

@@ -598,7 +598,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       // Where 64-bit atomics are enabled: one 64-bit {flag, value} word per tile for 32-bit values, one per
       // word of a user operator's value; otherwise the value in 16-bit parts across u32 words
       // (common/tile_state.glsl). The bytes per tile are the same.
-      const bool state64 = c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64) && (user || !is_64bit(desc.type));
+      const bool state64 = detail::state64_enabled(c) && (user || !is_64bit(desc.type));
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
       const bool wide_tiles = row.wide_vectors && !user && is_integer(desc.type) &&
                               plan->algorithm == ScanAlgorithm::chained_fallback && !desc.vectors_per_thread &&

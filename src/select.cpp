@@ -376,7 +376,7 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   plan->scratch_align = binding_alignment(c);
   auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
   if (plan->chained_path()) {
-    const bool state64 = c.caps.has(feature_int64_atomics) && c.caps.has(feature_int64);
+    const bool state64 = state64_enabled(c);
     const char* chained_kernel = partition ? (state64 ? "select/partition_chained64" : "select/partition_chained")
                                            : (state64 ? "select/chained64" : "select/chained");
     // Specialization constant 3 of the Partition kernel: 1 writes the rejected elements reversed, in place.
