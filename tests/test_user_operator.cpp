@@ -193,7 +193,7 @@ TEST_CASE("a user scan keeps order with every algorithm and kind", "[user][scan]
       }
 }
 
-TEST_CASE("user chained scans store every tile shape through the subgroup transposition or directly",
+TEST_CASE("user chained scans store every tile shape through the group transposition or directly",
           "[user][scan]") {
   Device& dev = test::device();
   if (!dev.context().capabilities().has(feature_memory_model)) {
@@ -201,9 +201,9 @@ TEST_CASE("user chained scans store every tile shape through the subgroup transp
     return;
   }
   std::mt19937_64 rng(test::fresh_seed());
-  // Values per invocation that divide the subgroup size (transposed stores: common/blocked_tile.glsl) and
-  // that do not (1, 3, and 8 or 16 at lavapipe's subgroup sizes 4 and 8: direct stores).
-  for (uint32_t per_invocation : {1u, 2u, 3u, 4u, 8u, 16u})
+  // Values per invocation transposed within groups of lanes (common/blocked_tile.glsl): one block of 2 or 4
+  // values, several (6: three of 2; 8, 16: two and four of 4), and stored directly (1, 3).
+  for (uint32_t per_invocation : {1u, 2u, 3u, 4u, 6u, 8u, 16u})
     for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
       const uint64_t tile = 64 * per_invocation;
       for (uint64_t n : {tile - 1, tile, tile + 1, 3 * tile + 5}) {

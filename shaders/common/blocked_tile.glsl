@@ -18,19 +18,6 @@
 
 uint vk_blocked_first(uint tile) { return (tile * WG_SIZE + gl_LocalInvocationIndex) * ITEMS; }
 
-// scanned: the inclusive scan of the invocation's own values; prefix: the values of the invocations before
-// it, combined (the identity for invocation 0); aggregate: the whole tile. Values past the count are the
-// identity.
-void vk_blocked_scan(uint tile, out VALUE_T scanned[ITEMS], out VALUE_T prefix, out VALUE_T aggregate) {
-  const uint first = vk_blocked_first(tile);
-  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_tile_load(first + k)[0];
-  [[unroll]] for (uint k = 1u; k < ITEMS; ++k) scanned[k] = vk_op(scanned[k - 1u], scanned[k]);
-  ROW_T total;
-  const ROW_T p = vk_workgroup_exclusive_scan(ROW_T(scanned[ITEMS - 1u]), total);
-  prefix = p[0];
-  aggregate = total[0];
-}
-
 // Stores value k of the invocation (value tid * ITEMS + k of the tile, `first` = vk_blocked_first(tile)).
 void vk_blocked_store(uint first, uint k, VALUE_T value) {
   VEC_T v;
@@ -39,19 +26,67 @@ void vk_blocked_store(uint first, uint k, VALUE_T value) {
 }
 
 #if !defined(VKPRIM_NO_SUBGROUPS)
-// Stores the tile's values from blocked registers (values[k] of invocation tid is value tid * ITEMS + k of
-// the tile) so that each store instruction of a subgroup writes consecutive values: where ITEMS divides the
-// subgroup size S, ITEMS rounds of one shuffle per word transpose the subgroup's run of S x ITEMS values
-// to rows (lane c ends with values r * S + c of the run). In round i lane c takes row (i + c) mod ITEMS from
-// lane row * S / ITEMS + c / ITEMS, which sends, of its own values, the one that lane wants; so each lane sends
-// one value per round and no shared memory is used. Otherwise the values are stored as they are.
-// Every invocation of a subgroup calls it. Subgroups are full and hold consecutive invocations (as
+// Store groups: G consecutive lanes whose values are exchanged so that each store instruction writes G
+// consecutive values per group. G is the largest power of two that divides ITEMS, spans at most 128 bytes
+// of values (a cache line: wider spans gain nothing and cost a round each), at most 8, and fits the
+// subgroup; 1 (no exchange) where ITEMS is above 32. Subgroups are full and hold consecutive invocations (as
 // common/workgroup_scan.glsl assumes).
-bool vk_blocked_rows_fit() { return ITEMS > 1u && gl_SubgroupSize % ITEMS == 0u; }
+uint vk_store_group() {
+  const uint span = 1u << findMSB(clamp(32u / VKPRIM_USER_WORDS, 1u, 8u));
+  return ITEMS > 32u ? 1u : min(min(ITEMS & (~ITEMS + 1u), span), gl_SubgroupSize);
+}
+// Transposes each G x G block of a group's values in place (lane j's values j * ITEMS + q * G .. + G - 1, for
+// each chunk q): a butterfly of log2 G rounds; in the round of bit b, lanes j and j ^ b swap the values whose
+// index within the chunk differs from their own position in that bit, one shuffle xor per word and pair.
+// Afterwards value q * G + m of lane j is value q * G + j of the group's lane m. Its own inverse.
+// Written out, not as loops: NVIDIA's compiler (580) left the loops rolled for a 24-byte value and indexed
+// the registers through chains of compares (the affine maps' chained scan, transposed this way on an H100:
+// 9.4 ms at 2^26 rolled, 8.5 written out). The indices are specialization-constant expressions (VK_AT), so
+// each is a constant once ITEMS is set, and the pairs past ITEMS drop out.
+#define VK_AT(i) (ITEMS > (i) ? (i) : 0u)
+#define VK_LO(p, b) ((((p) & ~((b) - 1u)) << 1u) | ((p) & ((b) - 1u)))
+#define VK_SWAP(p, b)                                                                                  \
+  if (ITEMS > (VK_LO(p, b) | (b))) {                                                                   \
+    const VALUE_T got_ = vk_shuffle_xor(vk_pick(upper_, values[VK_AT(VK_LO(p, b))], values[VK_AT(VK_LO(p, b) | (b))]), b); \
+    values[VK_AT(VK_LO(p, b))] = vk_pick(upper_, got_, values[VK_AT(VK_LO(p, b))]);                   \
+    values[VK_AT(VK_LO(p, b) | (b))] = vk_pick(upper_, values[VK_AT(VK_LO(p, b) | (b))], got_);        \
+  }
+#define VK_ROUND(b)                                                                                    \
+  if ((b) < group) {                                                                                   \
+    const bool upper_ = (gl_SubgroupInvocationID & (b)) != 0u;                                         \
+    VK_SWAP(0u, b) VK_SWAP(1u, b) VK_SWAP(2u, b) VK_SWAP(3u, b) VK_SWAP(4u, b) VK_SWAP(5u, b)          \
+    VK_SWAP(6u, b) VK_SWAP(7u, b) VK_SWAP(8u, b) VK_SWAP(9u, b) VK_SWAP(10u, b) VK_SWAP(11u, b)        \
+    VK_SWAP(12u, b) VK_SWAP(13u, b) VK_SWAP(14u, b) VK_SWAP(15u, b)                                    \
+  }
+void vk_group_transpose(inout VALUE_T values[ITEMS], uint group) {
+  VK_ROUND(1u)
+  VK_ROUND(2u)
+  VK_ROUND(4u)
+}
+#undef VK_ROUND
+#undef VK_SWAP
+#undef VK_LO
+#undef VK_AT
+
+// Rows: where ITEMS is 2 or 4 and divides the subgroup size S, ITEMS rounds of one shuffle per word
+// transpose the subgroup's run of S x ITEMS values to rows (lane c ends with values r * S + c of the run), so
+// each store instruction writes S consecutive values. In round i lane c takes row (i + c) mod ITEMS from lane
+// row * S / ITEMS + c / ITEMS, which sends, of its own values, the one that lane wants.
+bool vk_rotate_rows() { return ITEMS > 1u && ITEMS <= 4u && gl_SubgroupSize % ITEMS == 0u; }
+
+// Stores the tile's values from blocked registers (values[k] of invocation tid is value tid * ITEMS + k of
+// the tile) so that each store instruction writes runs of consecutive values instead of every ITEMS-th
+// value, without shared memory: rows for ITEMS of 2 and 4, else the group transposition (runs of G). The
+// rows' rounds pick values by index through selects, ITEMS^2 selects per word, so for 8 values and more
+// the butterfly's ITEMS log2 G is the cheaper (and holds fewer registers); for 2 and 4 the rows' longer runs
+// stored faster (on an H100, the 32-byte boxes' chained scan and rescan, and the 24-byte affine maps').
+// Otherwise (vk_blocked_rows_fit() false) the values are stored as they are. Every invocation of a subgroup
+// calls it.
+bool vk_blocked_rows_fit() { return vk_rotate_rows() || vk_store_group() > 1u; }
 void vk_blocked_store_rows(uint tile, VALUE_T values[ITEMS]) {
-  const uint lanes = gl_SubgroupSize;
-  const uint lane = gl_SubgroupInvocationID;
-  if (vk_blocked_rows_fit()) {
+  if (vk_rotate_rows()) {
+    const uint lanes = gl_SubgroupSize;
+    const uint lane = gl_SubgroupInvocationID;
     const uint per_row = lanes / ITEMS;  // lanes whose values make up one row
     VALUE_T rows[ITEMS];
     [[unroll]] for (uint j = 0u; j < ITEMS; ++j) rows[j] = values[j];
@@ -67,11 +102,31 @@ void vk_blocked_store_rows(uint tile, VALUE_T values[ITEMS]) {
     const uint run = tile * (WG_SIZE * ITEMS) + (gl_LocalInvocationIndex - lane) * ITEMS;
     [[unroll]] for (uint r = 0u; r < ITEMS; ++r) vk_blocked_store(run + r * lanes + lane, 0u, rows[r]);
   } else {
-    const uint first = vk_blocked_first(tile);
-    [[unroll]] for (uint k = 0u; k < ITEMS; ++k) vk_blocked_store(first, k, values[k]);
+    const uint group = vk_store_group();
+    const uint j = gl_SubgroupInvocationID & (group - 1u);
+    vk_group_transpose(values, group);
+    // Value i = q * G + m of lane j is value q * G + j of the group's lane m (G = 1: the values as they are).
+    const uint first = vk_blocked_first(tile) - j * ITEMS + j;
+    [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+      const uint m = i & (group - 1u);
+      vk_blocked_store(first + m * ITEMS + (i - m), 0u, values[i]);
+    }
   }
 }
 #endif
+
+// scanned: the inclusive scan of the invocation's own values; prefix: the values of the invocations before
+// it, combined (the identity for invocation 0); aggregate: the whole tile. Values past the count are the
+// identity.
+void vk_blocked_scan(uint tile, out VALUE_T scanned[ITEMS], out VALUE_T prefix, out VALUE_T aggregate) {
+  const uint first = vk_blocked_first(tile);
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_tile_load(first + k)[0];
+  [[unroll]] for (uint k = 1u; k < ITEMS; ++k) scanned[k] = vk_op(scanned[k - 1u], scanned[k]);
+  ROW_T total;
+  const ROW_T p = vk_workgroup_exclusive_scan(ROW_T(scanned[ITEMS - 1u]), total);
+  prefix = p[0];
+  aggregate = total[0];
+}
 
 #if defined(VKPRIM_BLOCKED_STAGED_STORE)
 // Or the whole tile through shared memory, so that consecutive invocations store consecutive values. Stored

@@ -3,6 +3,7 @@
 // shared-memory trees with identical results.
 // Provides: VK_SUBGROUP_SIZE, VK_SUBGROUP_ID, VK_SUBGROUP_LANE, VK_NUM_SUBGROUPS, vk_subgroup_reduce(x);
 // for user types (no subgroup arithmetic on structs: shuffles of their words) also vk_shuffle_up(x, d),
+// vk_shuffle_xor(x, mask),
 // vk_subgroup_reduce_reversed(x) (the last lane's value leftmost), and vk_subgroup_reduce keeps lane order.
 #ifndef VKPRIM_SUBGROUP_GLSL
 #define VKPRIM_SUBGROUP_GLSL
@@ -33,6 +34,11 @@ VALUE_T vk_shuffle_up(VALUE_T x, uint d) {
 VALUE_T vk_shuffle_down(VALUE_T x, uint d) {
   VALUE_BITS_T b = vk_value_bits(x);
   for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffleDown(b[k], d);
+  return vk_bits_value(b);
+}
+VALUE_T vk_shuffle_xor(VALUE_T x, uint mask) {
+  VALUE_BITS_T b = vk_value_bits(x);
+  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffleXor(b[k], mask);
   return vk_bits_value(b);
 }
 VALUE_T vk_shuffle_index(VALUE_T x, uint lane) {
