@@ -4,8 +4,9 @@
 // --cache it also writes each pipeline's VkPipelineCache data next to the SPIR-V (<file>.cache), from which
 // scripts/nv-sass extracts NVIDIA's machine code. A diagnostic for kernel variants built by hand with
 // glslangValidator (no runtime, no dispatch); --no-robustness builds them with storage-buffer robustness
-// disabled (VK_EXT_pipeline_robustness); --rounds=N sets constant 4 (STAGE_ROUNDS). Usage
-//   vkprim_pipeline_probe [--cache] [--no-robustness] [--rounds=N] WG ITEMS SUBGROUP file.spv...
+// disabled (VK_EXT_pipeline_robustness); --rounds=N sets constant 4 (STAGE_ROUNDS), --constant3=N constant
+// 3 (the sort's KEY_FLAGS, the keyed primitives' MODE). Usage
+//   vkprim_pipeline_probe [--cache] [--no-robustness] [--rounds=N] [--constant3=N] WG ITEMS SUBGROUP file.spv...
 #include <vulkan/vulkan.h>
 
 #include <cinttypes>
@@ -58,20 +59,23 @@ void print_statistics(VkDevice device, VkPipeline pipeline, PFN_vkGetPipelineExe
 int main(int argc, char** argv) {
   int first = 1;
   bool write_cache = false, no_robustness = false;
-  uint32_t rounds = 1;
+  uint32_t rounds = 1, constant3 = 0;
   for (; first < argc && argv[first][0] == '-'; ++first) {
     write_cache |= std::strcmp(argv[first], "--cache") == 0;
     no_robustness |= std::strcmp(argv[first], "--no-robustness") == 0;
     if (std::strncmp(argv[first], "--rounds=", 9) == 0) rounds = uint32_t(std::atoi(argv[first] + 9));
+    if (std::strncmp(argv[first], "--constant3=", 12) == 0) constant3 = uint32_t(std::atoi(argv[first] + 12));
   }
   if (argc < first + 4) {
     std::fprintf(stderr,
-                 "usage: vkprim_pipeline_probe [--cache] [--no-robustness] [--rounds=N] WG ITEMS SUBGROUP file.spv...\n");
+                 "usage: vkprim_pipeline_probe [--cache] [--no-robustness] [--rounds=N] [--constant3=N] WG ITEMS "
+                 "SUBGROUP file.spv...\n");
     return 2;
   }
-  // Constants 0..2, 3 (KEY_FLAGS: 0) and 4 (STAGE_ROUNDS, the sort's ranking kernels).
+  // Constants 0..2, 3 (the sort's KEY_FLAGS, the keyed primitives' MODE; default 0) and 4 (STAGE_ROUNDS, the
+  // sort's ranking kernels).
   const uint32_t spec[5] = {uint32_t(std::atoi(argv[first])), uint32_t(std::atoi(argv[first + 1])),
-                            uint32_t(std::atoi(argv[first + 2])), 0u, rounds};
+                            uint32_t(std::atoi(argv[first + 2])), constant3, rounds};
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.apiVersion = VK_API_VERSION_1_3;
   VkInstanceCreateInfo instance_info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
