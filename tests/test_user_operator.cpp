@@ -1,6 +1,6 @@
 // User operators (vkprim/operator.hpp): engine structs and combine functions compiled by
 // vkprim_add_operator into the reduce, scan and keyed kernels (tools/operators: AABB union, 2D affine composition,
-// 4x4 matrix product, Welford merge). Every plan must give the left-to-right combination, for operators
+// 4x4 matrix product, Welford merge, argmin pairs). Every plan must give the left-to-right combination, for operators
 // that do not commute too: against host references at sizes 0, 1, tile-1, tile, tile+1, two tiles and an
 // odd large count, every scan algorithm and kind, forced fallback, the emulation, record_indirect,
 // storage-range windows, byte offsets that are not multiples of 16, the errors, and ReduceByKey / ScanByKey
@@ -31,6 +31,7 @@ namespace {
 // The operator and how results compare, per sample type.
 const UserOperator& operator_of(const Aabb*) { return vkprim_ops::aabb_union(); }
 const UserOperator& operator_of(const Affine*) { return vkprim_ops::affine(); }
+const UserOperator& operator_of(const ArgMin*) { return vkprim_ops::argmin(); }
 const UserOperator& operator_of(const Mat4*) { return vkprim_ops::mat4_product(); }
 const UserOperator& operator_of(const Welford*) { return vkprim_ops::welford(); }
 template <class T>
@@ -45,12 +46,20 @@ bool same(const E (&a)[N], const E (&b)[N]) {
 // Members only: the GPU stores members, never the padding between them.
 bool equal(const Aabb& a, const Aabb& b) { return same(a.lo, b.lo) && same(a.hi, b.hi); }
 bool equal(const Affine& a, const Affine& b) { return same(a.x, b.x) && same(a.y, b.y) && same(a.t, b.t); }
+bool equal(const ArgMin& a, const ArgMin& b) {
+  return std::memcmp(&a.value, &b.value, sizeof(a.value)) == 0 && a.index == b.index;
+}
 bool equal(const Mat4& a, const Mat4& b) { return std::memcmp(a.c, b.c, sizeof(a.c)) == 0; }
 // Welford merges round differently in another grouping: counts are exact, mean and M2 within a relative
 // error far below what a wrong order or a lost element would change.
 bool equal(const Welford& a, const Welford& b) {
   auto near = [](float x, float y, float rel) { return std::fabs(x - y) <= rel * std::max(1.0f, std::fabs(y)); };
   return a.n == b.n && near(a.mean, b.mean, 1e-4f) && near(a.m2, b.m2, 2e-3f);
+}
+std::string show(const ArgMin& m) {
+  std::ostringstream s;
+  s << '(' << m.value << ", " << m.index << ')';
+  return s.str();
 }
 std::string show(const Welford& w) {
   std::ostringstream s;
@@ -177,6 +186,7 @@ TEST_CASE("a user reduce is the left-to-right combination at every size", "[user
     check_reduce<Affine>(dev, n, rng);
     check_reduce<Mat4>(dev, n, rng);
     check_reduce<Welford>(dev, n, rng);
+    check_reduce<ArgMin>(dev, n, rng);
   }
 }
 
@@ -190,6 +200,7 @@ TEST_CASE("a user scan keeps order with every algorithm and kind", "[user][scan]
         check_scan<Mat4>(dev, a, kind, n, rng);
         check_scan<Aabb>(dev, a, kind, n, rng);
         check_scan<Welford>(dev, a, kind, n, rng);
+        check_scan<ArgMin>(dev, a, kind, n, rng);
       }
 }
 
@@ -505,6 +516,7 @@ TEST_CASE("user operators reduce and scan runs of equal keys in order", "[user][
     }
   check_by_key<Mat4>(dev, 30011, 16, rng);
   check_by_key<Welford>(dev, 30011, 64, rng);
+  check_by_key<ArgMin>(dev, 30011, 4, rng);
 }
 
 TEST_CASE("keyed user reductions fall back in the owner's order", "[user][by_key][fallback]") {
@@ -529,4 +541,5 @@ TEST_CASE("user operators by key without the memory model take reduce_then_scan 
     }
   check_by_key<Mat4>(dev, 30011, 16, rng, rts);
   check_by_key<Welford>(dev, 30011, 300, rng, rts);
+  check_by_key<ArgMin>(dev, 30011, 4, rng, rts);
 }

@@ -39,6 +39,9 @@ bool accept(const Affine& a, const Affine& b) {
          std::memcmp(a.t, b.t, sizeof(a.t)) == 0;
 }
 bool accept(const Mat4& a, const Mat4& b) { return std::memcmp(a.c, b.c, sizeof(a.c)) == 0; }
+bool accept(const ArgMin& a, const ArgMin& b) {
+  return std::memcmp(&a.value, &b.value, sizeof(a.value)) == 0 && a.index == b.index;
+}
 // Welford counts are floats: exact up to 2^24; past it each combine rounds, and the algorithms combine in
 // different orders (reduce_then_scan at 2^25 gave 16777224 where the double reference gives 16777226).
 bool accept(const Welford& a, const Welford& b) {
@@ -54,6 +57,7 @@ bool accept(const Sum4& a, const Sum4& b) {
 const UserOperator& operator_of(const Aabb*) { return vkprim_ops::aabb_union(); }
 const UserOperator& operator_of(const Affine*) { return vkprim_ops::affine(); }
 const UserOperator& operator_of(const Mat4*) { return vkprim_ops::mat4_product(); }
+const UserOperator& operator_of(const ArgMin*) { return vkprim_ops::argmin(); }
 const UserOperator& operator_of(const Welford*) { return vkprim_ops::welford(); }
 const UserOperator& operator_of(const Sum4*) { return vkprim_ops::sum4(); }
 
@@ -244,8 +248,9 @@ int run_bench_user(bool is_scan, std::vector<std::string> args, const std::strin
   else if (op_name == "mat4_product") rc = bench(static_cast<Mat4*>(nullptr));
   else if (op_name == "welford") rc = bench(static_cast<Welford*>(nullptr));
   else if (op_name == "sum4") rc = bench(static_cast<Sum4*>(nullptr));
+  else if (op_name == "argmin") rc = bench(static_cast<ArgMin*>(nullptr));
   else {
-    std::fprintf(stderr, "vkprim bench: unknown --operator '%s' (aabb_union, affine, mat4_product, welford, sum4)\n",
+    std::fprintf(stderr, "vkprim bench: unknown --operator '%s' (aabb_union, affine, argmin, mat4_product, welford, sum4)\n",
                  op_name.c_str());
     return 2;
   }

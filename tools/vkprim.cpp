@@ -17,7 +17,7 @@ void usage() {
                "  bench reduce [--type T] [--op O] [--algorithm all|NAME] [--sizes LIST] [--repeat N] [--json FILE]\n"
                "  bench scan [--kind inclusive|exclusive] [--type T] [--op O] [--algorithm all|NAME|NAME@WGxV[xK]]\n"
                "             [--sizes LIST] [--repeat N] [--json FILE]   (K: chained look-back windows per step)\n"
-               "  bench reduce|scan --operator aabb_union|affine|mat4_product|welford|sum4 [--kind K]\n"
+               "  bench reduce|scan --operator aabb_union|affine|argmin|mat4_product|welford|sum4 [--kind K]\n"
                "             [--algorithm NAME|all] [--sizes LIST] [--repeat N] [--json FILE]   (sample user operators)\n"
                "  bench select [--partition [--rejected-order input|reversed|both]] [--type T] [--predicate flagged|less|...]\n"
                "             [--density PERCENT] [--output indices]\n"

@@ -63,6 +63,14 @@ Affine random_element(std::mt19937_64& rng, const Affine*) {
   return r;
 }
 
+ArgMin identity_of(const ArgMin*) { return ArgMin{std::numeric_limits<float>::infinity(), 0xFFFFFFFFu}; }
+ArgMin combine(const ArgMin& a, const ArgMin& b) {
+  return b.value < a.value || (b.value == a.value && b.index < a.index) ? b : a;
+}
+ArgMin random_element(std::mt19937_64& rng, const ArgMin*) {
+  return ArgMin{float(std::uniform_int_distribution<int>(-300, 300)(rng)) * 0.25f, uint32_t(rng())};
+}
+
 Mat4 identity_of(const Mat4*) {
   Mat4 r{};
   for (int j = 0; j < 4; ++j) r.c[j][j] = 1;

@@ -10,6 +10,7 @@
 
 #include "vkprim_ops/aabb_union.hpp"
 #include "vkprim_ops/affine.hpp"
+#include "vkprim_ops/argmin.hpp"
 #include "vkprim_ops/mat4_product.hpp"
 #include "vkprim_ops/sum4.hpp"
 #include "vkprim_ops/welford.hpp"
@@ -18,6 +19,7 @@ namespace vkprim::samples {
 
 using vkprim_ops::Aabb;
 using vkprim_ops::Affine;
+using vkprim_ops::ArgMin;
 using vkprim_ops::Mat4;
 using vkprim_ops::Sum4;
 using vkprim_ops::Welford;
@@ -29,6 +31,10 @@ Aabb random_element(std::mt19937_64& rng, const Aabb*);
 Affine identity_of(const Affine*);
 Affine combine(const Affine& a, const Affine& b);
 Affine random_element(std::mt19937_64& rng, const Affine*);
+
+ArgMin identity_of(const ArgMin*);
+ArgMin combine(const ArgMin& a, const ArgMin& b);
+ArgMin random_element(std::mt19937_64& rng, const ArgMin*);  // values from a few hundred, so many tie
 
 Mat4 identity_of(const Mat4*);
 Mat4 combine(const Mat4& a, const Mat4& b);
