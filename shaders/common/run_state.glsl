@@ -51,16 +51,19 @@ void vk_run_step(bool head, bool event, VALUE_T x, inout uint c, inout VALUE_T v
   if (event) c += 1u;
 }
 
-// The summary's value as 32-bit words.
+// The summary's value as 32-bit words, and back (VK_RUN_VALUE: a macro, so the reads keep their code inline).
 #if defined(VKPRIM_TYPE_USER)
 #define RUN_BITS_T VALUE_BITS_T
 RUN_BITS_T vk_run_bits(VALUE_T v) { return vk_value_bits(v); }
+#define VK_RUN_VALUE(w) vk_bits_value(w)
 #elif VEC_N == 4
 #define RUN_BITS_T uvec2
 RUN_BITS_T vk_run_bits(VALUE_T v) { return uvec2(vk_value_bits(v), 0u); }
+#define VK_RUN_VALUE(w) vk_bits_value((w).x)
 #else
 #define RUN_BITS_T uvec2
 RUN_BITS_T vk_run_bits(VALUE_T v) { return vk_value_bits(v); }
+#define VK_RUN_VALUE(w) vk_bits_value(w)
 #endif
 
 #if defined(VKPRIM_TILE_STATE_GLSL) && defined(VKPRIM_STATE64)
@@ -87,11 +90,7 @@ uint vk_run_read(uint tile, out uint c, out VALUE_T v) {
       agree = vk_state_word64_read(base + 1u + k, b) == flag && agree;
       w[k] = b;
     }
-#if defined(VKPRIM_TYPE_USER) || VEC_N != 4
-    v = vk_bits_value(w);
-#else
-    v = vk_bits_value(w.x);
-#endif
+    v = VK_RUN_VALUE(w);
   }
   return agree ? flag : STATE_NOT_READY;
 }
@@ -138,11 +137,7 @@ uint vk_run_read(uint tile, out uint c, out VALUE_T v) {
       agree = agree && (p >> 16u) == flag;
       w[k >> 1u] |= (p & 0xFFFFu) << (16u * (k & 1u));
     }
-#if defined(VKPRIM_TYPE_USER) || VEC_N != 4
-    v = vk_bits_value(w);
-#else
-    v = vk_bits_value(w.x);
-#endif
+    v = VK_RUN_VALUE(w);
   }
   return agree ? flag : STATE_NOT_READY;
 }
