@@ -57,11 +57,10 @@ Device& device(const ContextOptions& options) {
   return dev;
 }
 
-Device& device_without(uint32_t features) {
-  ContextOptions options;
-  options.mask_features = features;
+Device& device_without(uint32_t features, ContextOptions options) {
+  options.mask_features |= features;
   Device& dev = device(options);
-  CHECK((dev.context().capabilities().features & features) == 0);
+  REQUIRE((dev.context().capabilities().features & features) == 0);
   return dev;
 }
 

@@ -31,8 +31,9 @@ Device& device(const ContextOptions& options = {});
 // (ContextOptions::debug_skip_publication_period; 0: every tile publishes) and a waiting tile polls
 // `spin_limit` times before counting a predecessor itself.
 ContextOptions forced_fallback(uint32_t period, uint32_t spin_limit = 0);
-// device() with `features` masked (ContextOptions::mask_features); checks that they are reported absent.
-Device& device_without(uint32_t features);
+// device(options) with `features` masked as well (ContextOptions::mask_features); requires that they are
+// reported absent.
+Device& device_without(uint32_t features, ContextOptions options = {});
 // True where `dev` has every feature in `features`; else warns that the test case is skipped, naming
 // `what` needs them, and returns false: `if (!test::has_features(dev, feature_memory_model, "...")) return;`
 bool has_features(Device& dev, uint32_t features, const char* what);
