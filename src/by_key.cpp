@@ -45,10 +45,10 @@ constexpr uint64_t kSmallCount = uint64_t(1) << 22;
 // A tile shape and its kernels.
 struct ByKeyShape {
   uint32_t wg = 256, items = 12;
-  uint64_t tile_elements = 0;
   const Kernel* kernel = nullptr;               // chained
   std::array<const Kernel*, kPhases> phases{};  // reduce_then_scan
-  uint64_t tiles_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, tile_elements)); }
+  uint64_t tile_elements() const { return uint64_t(wg) * items; }
+  uint64_t tiles_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, tile_elements())); }
 };
 
 struct ByKeyPlan {
@@ -165,17 +165,13 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   if (user && !tuning.workgroup_size)
     while (shape.wg > 64 && shared_for(shape.wg) > c.caps.max_shared_memory) shape.wg /= 2;
   const uint64_t shared_bytes = shared_for(shape.wg);
-  shape.tile_elements = uint64_t(shape.wg) * shape.items;
   if (shared_bytes > c.caps.max_shared_memory)
     return make_error(Status::unsupported, name, ": a workgroup of ", shape.wg, " needs ", shared_bytes,
                       " bytes of shared memory; the device allows ", c.caps.max_shared_memory,
                       " (lower workgroup_size)");
-  if (plan->small) {
-    plan->small->tile_elements = uint64_t(plan->small->wg) * plan->small->items;
-    if (shared_for(plan->small->wg) > c.caps.max_shared_memory) plan->small.reset();
-  }
+  if (plan->small && shared_for(plan->small->wg) > c.caps.max_shared_memory) plan->small.reset();
   const uint32_t widest = std::max(plan->key_bytes, plan->reads_values() ? plan->value_bytes : 4u);
-  const uint64_t window = window_elements(c, widest, shape.tile_elements);
+  const uint64_t window = window_elements(c, widest, shape.tile_elements());
   if (max_count > window)
     return make_error(Status::unsupported, name, ": max_count ", max_count, " elements of ", widest,
                       " bytes exceed one storage-buffer binding (", window,
@@ -204,11 +200,12 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
       VkSubgroupFeatureFlags(VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT) |
       (plan->chained() ? VkSubgroupFeatureFlags(VK_SUBGROUP_FEATURE_BALLOT_BIT) : 0u);
   if (v.find(".nosg") == std::string::npos && (c.caps.subgroup_operations & needed) != needed) v += ".nosg";
+  const bool subgroups = v.find(".nosg") == std::string::npos;
   KernelDesc kd;
   kd.group = user ? user->kernels : &kShaderGroup_by_key;
   // The chained tile state in 64-bit words (half the atomics per publish and per look-back read) where
   // 64-bit atomics are enabled; built for the built-in types with subgroups (shaders/kernels.cmake).
-  const bool state64 = plan->chained() && !user && v.find(".nosg") == std::string::npos && state64_enabled(c);
+  const bool state64 = plan->chained() && !user && subgroups && state64_enabled(c);
   kd.kernel = std::string(plan->chained() ? (state64 ? "by_key/chained64" : "by_key/chained") : "by_key/portable") +
               (plan->key_bytes == 8 ? "_k64" : "_k32");
   kd.variant = v;
@@ -216,7 +213,7 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   kd.mode = uint32_t(mode);
   kd.bindings = kBindings;
   kd.push_bytes = kPushBytes;
-  kd.uses_subgroups = v.find(".nosg") == std::string::npos;
+  kd.uses_subgroups = subgroups;
   // The shape's kernels: one chained pass, or reduce_then_scan's phases (specialization constant 2).
   auto make_kernels = [&](ByKeyShape& sh) -> Result<void> {
     kd.workgroup_size = sh.wg;
@@ -285,7 +282,7 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
   const bool indirect = count_buffer != nullptr;
   const std::string full_call = std::string(p.name) + "::" + call;
   if (indirect) {
-    const uint64_t window = window_elements(*p.context, std::max(p.key_bytes, p.value_bytes), p.shape.tile_elements);
+    const uint64_t window = window_elements(*p.context, std::max(p.key_bytes, p.value_bytes), p.shape.tile_elements());
     if (auto ok = check_indirect_limits(*p.context, p.max_count, window, p.max_tiles, p.name); !ok) return ok;
     if (auto ok = check_count_buffer(*count_buffer, full_call.c_str()); !ok) return ok;
   } else if (count > p.max_count) {
@@ -310,7 +307,7 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
   std::vector<Pass> passes;
   if (indirect)
     passes.push_back(make_indirect_args_pass(c, p.args, *count_buffer, region, p.max_count,
-                                             {{uint32_t(p.shape.tile_elements), 1, 0, 0}}));
+                                             {{uint32_t(p.shape.tile_elements()), 1, 0, 0}}));
   Pass pass;
   pass.buffers = {keys.bound, values.bound, BoundBuffer{scratch.buffer, scratch.offset, p.state_bytes}, a.bound, b.bound,
                   cnt.bound, region};
@@ -402,8 +399,8 @@ using detail::Operands;
   Class::~Class() = default;                                                                                 \
   const Desc& Class::desc() const { return plan_->desc_member; }                                             \
   ScratchRequirements Class::scratch_requirements() const { return detail::scratch_of(*plan_); }             \
-  uint64_t Class::elements_per_tile() const { return plan_->shape.tile_elements; }                            \
-  uint64_t Class::elements_per_tile(uint64_t count) const { return plan_->shape_for(count, false).tile_elements; } \
+  uint64_t Class::elements_per_tile() const { return plan_->shape.tile_elements(); }                          \
+  uint64_t Class::elements_per_tile(uint64_t count) const { return plan_->shape_for(count, false).tile_elements(); } \
   KeyedAlgorithm Class::algorithm() const { return plan_->algorithm; }                                       \
   uint32_t Class::dispatch_count(uint64_t) const { return plan_->chained() ? 1u : uint32_t(detail::kPhases); } \
   VkDeviceSize Class::statistics_offset() const { return 0; }                                                \
