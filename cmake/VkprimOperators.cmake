@@ -242,6 +242,7 @@ function(vkprim_add_operator)
 ${decl};
 #define VALUE_T ${struct}
 #define VKPRIM_USER_WORDS ${word}u
+#define VKPRIM_USER_WORD_COUNT ${word}
 uint[VKPRIM_USER_WORDS] vk_user_to_words(${struct} v) {
   uint[VKPRIM_USER_WORDS] w;
 ${to_words}  return w;

@@ -212,13 +212,15 @@ TEST_CASE("user chained scans store every tile shape through the group transposi
     return;
   }
   std::mt19937_64 rng(test::fresh_seed());
-  // Values per invocation transposed within groups of lanes (common/blocked_tile.glsl): one block of 2 or 4
-  // values, several (6: three of 2; 8, 16: two and four of 4), and stored directly (1, 3).
+  // Values per invocation stored as rows (2, 4), through the group butterfly (Welford, 3 words: 6 in three
+  // blocks of 2, 8 in one of 8, or two of 4 at subgroups of 4) and directly (1, 3, and where the butterfly is
+  // not written out: boxes, 6 words, past 4 values; Welford past 8): common/blocked_tile.glsl.
   for (uint32_t per_invocation : {1u, 2u, 3u, 4u, 6u, 8u, 16u})
     for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
       const uint64_t tile = 64 * per_invocation;
       for (uint64_t n : {tile - 1, tile, tile + 1, 3 * tile + 5}) {
         check_scan<Aabb>(dev, ScanAlgorithm::chained_fallback, kind, n, rng, 0, 0, 64, per_invocation);
+        check_scan<Welford>(dev, ScanAlgorithm::chained_fallback, kind, n, rng, 0, 0, 64, per_invocation);
       }
     }
 }

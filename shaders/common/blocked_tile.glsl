@@ -29,11 +29,25 @@ void vk_blocked_store(uint first, uint k, VALUE_T value) {
 // Store groups: G consecutive lanes whose values are exchanged so that each store instruction writes G
 // consecutive values per group. G is the largest power of two that divides ITEMS, spans at most 128 bytes
 // of values (a cache line: wider spans gain nothing and cost a round each), at most 8, and fits the
-// subgroup; 1 (no exchange) where ITEMS is above 32. Subgroups are full and hold consecutive invocations (as
+// subgroup; 1 (no exchange) where ITEMS is above 2 x VK_PAIRS. Subgroups are full and hold consecutive invocations (as
 // common/workgroup_scan.glsl assumes).
+// The transposition is written out for up to 2 x VK_PAIRS values per invocation, 32 words (the chained
+// scan's default tiles hold at most 128 bytes per invocation), so its code stays about the same size
+// whatever the size of the value.
+#if VKPRIM_USER_WORD_COUNT == 1
+#define VK_PAIRS 16u
+#elif VKPRIM_USER_WORD_COUNT == 2
+#define VK_PAIRS 8u
+#elif VKPRIM_USER_WORD_COUNT <= 4
+#define VK_PAIRS 4u
+#elif VKPRIM_USER_WORD_COUNT <= 8
+#define VK_PAIRS 2u
+#else
+#define VK_PAIRS 1u
+#endif
 uint vk_store_group() {
   const uint span = 1u << findMSB(clamp(32u / VKPRIM_USER_WORDS, 1u, 8u));
-  return ITEMS > 32u ? 1u : min(min(ITEMS & (~ITEMS + 1u), span), gl_SubgroupSize);
+  return ITEMS > 2u * VK_PAIRS ? 1u : min(min(ITEMS & (~ITEMS + 1u), span), gl_SubgroupSize);
 }
 // Transposes each G x G block of a group's values in place (lane j's values j * ITEMS + q * G .. + G - 1, for
 // each chunk q): a butterfly of log2 G rounds; in the round of bit b, lanes j and j ^ b swap the values whose
@@ -51,19 +65,46 @@ uint vk_store_group() {
     values[VK_AT(VK_LO(p, b))] = vk_pick(upper_, got_, values[VK_AT(VK_LO(p, b))]);                   \
     values[VK_AT(VK_LO(p, b) | (b))] = vk_pick(upper_, values[VK_AT(VK_LO(p, b) | (b))], got_);        \
   }
+#define VK_SWAP1(b) VK_SWAP(0u, b)
+#define VK_SWAP2(b) VK_SWAP1(b) VK_SWAP(1u, b)
+#define VK_SWAP4(b) VK_SWAP2(b) VK_SWAP(2u, b) VK_SWAP(3u, b)
+#define VK_SWAP8(b) VK_SWAP4(b) VK_SWAP(4u, b) VK_SWAP(5u, b) VK_SWAP(6u, b) VK_SWAP(7u, b)
+#define VK_SWAP16(b)                                                                                   \
+  VK_SWAP8(b) VK_SWAP(8u, b) VK_SWAP(9u, b) VK_SWAP(10u, b) VK_SWAP(11u, b) VK_SWAP(12u, b)           \
+  VK_SWAP(13u, b) VK_SWAP(14u, b) VK_SWAP(15u, b)
+#if VKPRIM_USER_WORD_COUNT == 1
+#define VK_SWAPS VK_SWAP16
+#elif VKPRIM_USER_WORD_COUNT == 2
+#define VK_SWAPS VK_SWAP8
+#elif VKPRIM_USER_WORD_COUNT <= 4
+#define VK_SWAPS VK_SWAP4
+#elif VKPRIM_USER_WORD_COUNT <= 8
+#define VK_SWAPS VK_SWAP2
+#else
+#define VK_SWAPS VK_SWAP1
+#endif
 #define VK_ROUND(b)                                                                                    \
   if ((b) < group) {                                                                                   \
     const bool upper_ = (gl_SubgroupInvocationID & (b)) != 0u;                                         \
-    VK_SWAP(0u, b) VK_SWAP(1u, b) VK_SWAP(2u, b) VK_SWAP(3u, b) VK_SWAP(4u, b) VK_SWAP(5u, b)          \
-    VK_SWAP(6u, b) VK_SWAP(7u, b) VK_SWAP(8u, b) VK_SWAP(9u, b) VK_SWAP(10u, b) VK_SWAP(11u, b)        \
-    VK_SWAP(12u, b) VK_SWAP(13u, b) VK_SWAP(14u, b) VK_SWAP(15u, b)                                    \
+    VK_SWAPS(b)                                                                                        \
   }
+// Rounds of bits below G: G is at most 2 x VK_PAIRS and at most 8.
 void vk_group_transpose(inout VALUE_T values[ITEMS], uint group) {
   VK_ROUND(1u)
+#if VKPRIM_USER_WORD_COUNT <= 8
   VK_ROUND(2u)
+#endif
+#if VKPRIM_USER_WORD_COUNT <= 4
   VK_ROUND(4u)
+#endif
 }
 #undef VK_ROUND
+#undef VK_SWAPS
+#undef VK_SWAP16
+#undef VK_SWAP8
+#undef VK_SWAP4
+#undef VK_SWAP2
+#undef VK_SWAP1
 #undef VK_SWAP
 #undef VK_LO
 #undef VK_AT

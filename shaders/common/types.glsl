@@ -2,7 +2,8 @@
 // Defines (one of): VKPRIM_TYPE_{U32,I32,F32,U64,I64,F64}; VKPRIM_OP (optional). Specialization: VK_OP
 // (constant 5).
 // VKPRIM_TYPE_USER: an engine's struct and combine function (cmake/VkprimOperators.cmake generates
-// vkprim_user_operator.glsl, found on the include path). Its vectors are one value (VEC_N 1, VEC_T an
+// vkprim_user_operator.glsl, found on the include path: VALUE_T, VKPRIM_USER_WORDS and, for #if,
+// VKPRIM_USER_WORD_COUNT, the same number without its suffix). Its vectors are one value (VEC_N 1, VEC_T an
 // array of one, so v[c] reads the same as for the built-in types), its bits an array of u32 words, and
 // VKPRIM_ORDERED is defined: the operator need not commute, so every combine keeps left-to-right order.
 // Provides: VALUE_T, VEC_T (16 bytes of VALUE_T), VEC_N, vk_op(a, b), vk_identity(), vk_vec_reduce(v),
