@@ -204,10 +204,16 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   KernelDesc kd;
   kd.group = user ? user->kernels : &kShaderGroup_by_key;
   // The chained tile state in 64-bit words (half the atomics per publish and per look-back read) where
-  // 64-bit atomics are enabled; built for the built-in types with subgroups (shaders/kernels.cmake).
+  // 64-bit atomics are enabled; built for the built-in types with subgroups (shaders/kernels.cmake). The
+  // exclusive scan's tiles for counts above kSmallCount keep the 16-bit parts: with the words they ran 7-8%
+  // slower on an H100 at 2^26-2^28 (512 x 12), while its 256 x 12 tiles ran 2-4% faster with them (u32 keys
+  // and values; docs/PERFORMANCE.md).
   const bool state64 = plan->chained() && !user && subgroups && state64_enabled(c);
-  kd.kernel = std::string(plan->chained() ? (state64 ? "by_key/chained64" : "by_key/chained") : "by_key/portable") +
-              (plan->key_bytes == 8 ? "_k64" : "_k32");
+  auto kernel_name = [&](bool large_counts) {
+    const bool words = state64 && !(large_counts && mode == Mode::scan_exclusive);
+    return std::string(plan->chained() ? (words ? "by_key/chained64" : "by_key/chained") : "by_key/portable") +
+           (plan->key_bytes == 8 ? "_k64" : "_k32");
+  };
   kd.variant = v;
   if (!user) kd.op = op;
   kd.mode = uint32_t(mode);
@@ -215,7 +221,8 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   kd.push_bytes = kPushBytes;
   kd.uses_subgroups = subgroups;
   // The shape's kernels: one chained pass, or reduce_then_scan's phases (specialization constant 2).
-  auto make_kernels = [&](ByKeyShape& sh) -> Result<void> {
+  auto make_kernels = [&](ByKeyShape& sh, bool large_counts) -> Result<void> {
+    kd.kernel = kernel_name(large_counts);
     kd.workgroup_size = sh.wg;
     kd.items = sh.items;
     for (uint32_t phase = 0; phase < (plan->chained() ? 1u : kPhases); ++phase) {
@@ -226,9 +233,9 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
     }
     return {};
   };
-  if (auto ok = make_kernels(shape); !ok) return ok.error();
+  if (auto ok = make_kernels(shape, max_count > kSmallCount); !ok) return ok.error();
   if (plan->small)
-    if (auto ok = make_kernels(*plan->small); !ok) return ok.error();
+    if (auto ok = make_kernels(*plan->small, false); !ok) return ok.error();
   auto args = indirect_args_kernel(c);
   if (!args) return args.error();
   plan->args = args.value();
