@@ -712,6 +712,35 @@ TEST_CASE("keyed plans for more than 2^22 elements run small counts in the small
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("keyed scans of plans for more than 2^22 elements take their large tiles in record_indirect and match "
+          "the CPU",
+          "[by_key][tuning][indirect]") {
+  // The exclusive scan's large tiles keep the 16-bit-part tile state even where 64-bit atomics are enabled
+  // (src/by_key.cpp); small counts through record_indirect reach those tiles without a 2^22-element input.
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+  VKPRIM_TEST_RNG(rng);
+  const DataType u32 = DataType::u32;
+  const uint64_t max_count = (uint64_t(1) << 22) + 1;
+  auto incl = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, max_count});
+  auto excl = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::exclusive, max_count});
+  const uint64_t tile = excl.elements_per_tile();
+  REQUIRE(tile > excl.elements_per_tile(1));
+  Buffers bufs(dev, max_count, 4, 4, std::max(incl.scratch_requirements().size, excl.scratch_requirements().size));
+  const auto keys = make_keys<uint32_t>(max_count, kRandom4, rng);
+  const auto values = make_values<uint32_t>(max_count, Op::add, rng);
+  for (uint32_t gpu_count : {1u, uint32_t(tile - 1), uint32_t(tile + 1), uint32_t(2 * tile + 17)}) {
+    INFO("GPU count " << gpu_count);
+    for (const ScanByKey* plan : {&excl, &incl}) {
+      check_scan_by_key(dev, *plan, bufs, keys, values, {}, gpu_count);
+      // The tiles started (statistics header word 0) are those of the large shape.
+      const auto stats = test::download<uint32_t>(dev, bufs.scratch, 1, plan->statistics_offset());
+      CHECK(stats[0] == (gpu_count + tile - 1) / tile);
+    }
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("keyed primitives refuse bad descriptions and bad buffers with a message and record nothing",
           "[by_key][errors][host]") {
   Device& dev = test::device();
