@@ -26,6 +26,7 @@ struct UserRow {
   uint64_t n = 0;
   double median_us = 0, gbps = 0, of_read = 0, of_copy = 0;
   bool verified = false;
+  std::string note;  // chained scans: fallbacks and look-back depth of the last timed run
 };
 
 // Results the host reference accepts: exact members for the exact operators; the float sums and merges
@@ -208,8 +209,12 @@ int bench_user_typed(const Device& device, bool is_scan, ScanKind kind, const st
       }
       const double moved = double(n) * elem * (is_scan ? 2.0 : 1.0);
       const double gbps = moved / t.value();
+      std::string note;
+      if (is_scan && (scans.plans[k].algorithm() == ScanAlgorithm::chained_lookback ||
+                      scans.plans[k].algorithm() == ScanAlgorithm::chained_fallback))
+        note = lookback_note(device, scratch.value(), scans.plans[k].statistics_offset(), true);
       rows.push_back({is_scan ? "scan" : "reduce", label, is_scan ? to_string(kind) : "-", op.name, n, t.value() / 1e3,
-                      gbps, ceilings->of_read(gbps), ceilings->of_copy(gbps), ok});
+                      gbps, ceilings->of_read(gbps), ceilings->of_copy(gbps), ok, note});
     }
   }
   return failures ? 1 : 0;
@@ -255,16 +260,16 @@ int run_bench_user(bool is_scan, std::vector<std::string> args, const std::strin
     return 2;
   }
   std::printf("%-10s %-18s %-9s %-13s %12s %12s %10s %8s %8s %s\n", "primitive", "algorithm", "kind", "operator", "n",
-              "median_us", "GB/s", "x_read", "x_copy", "verified");
+              "median_us", "GB/s", "x_read", "x_copy", "verified  notes");
   for (const UserRow& r : rows)
     std::printf("%-10s %-18s %-9s %-13s %12s %12.2f %10.1f %8.3f %8.3f %s\n", r.primitive.c_str(), r.algorithm.c_str(),
                 r.kind.c_str(), r.op.c_str(), size_label(r.n).c_str(), r.median_us, r.gbps, r.of_read, r.of_copy,
-                r.verified ? "yes" : "NO");
+                verified_cell(r.verified, r.note).c_str());
   if (!common.json.empty())
     write_json(common.json, device->context().capabilities().device_name, rows, [](const UserRow& r, JsonRow& json) {
       json.text("primitive", r.primitive).text("algorithm", r.algorithm).text("kind", r.kind).text("op", r.op);
       json.number("n", r.n).number("median_us", r.median_us).number("gbps", r.gbps).number("of_read", r.of_read);
-      json.number("of_copy", r.of_copy).flag("verified", r.verified);
+      json.number("of_copy", r.of_copy).flag("verified", r.verified).text("note", r.note);
     });
   if (common.stats) print_pipeline_statistics(*device);
   return rc;
