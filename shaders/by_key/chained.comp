@@ -598,6 +598,12 @@ void main() {
   VALUE_T tv;
   workgroup_exclusive(c, v, tc, tv);
 
+  // The tile's edges, for the compacted outputs below (both algorithms): whether its first element
+  // continues a run of the tile before (by invocation 0) and whether its last run goes on into the next
+  // tile (by the last invocation). Macros, so both branches compile to the code they had.
+#define SET_CONTINUES() sh_set(W_CONTINUES, base > 0u && base < n && (heads & 1u) == 0u ? 1u : 0u)
+#define SET_OPEN() \
+  if (tid == WG_SIZE - 1u) sh_set(W_OPEN, base + ITEMS - 1u < n && (ends >> (ITEMS - 1u) & 1u) == 0u ? 1u : 0u)
 #if defined(VKPRIM_BY_KEY_PORTABLE)
   if (PHASE == PHASE_SUMMARIZE) {
     if (tid == 0u) summary_store(tile, tc, tv);
@@ -608,9 +614,9 @@ void main() {
     VALUE_T pv;
     summary_load(tile, pc_, pv);
     sh_set_prefix(pc_, pv);
-    sh_set(W_CONTINUES, base > 0u && base < n && (heads & 1u) == 0u ? 1u : 0u);
+    SET_CONTINUES();
   }
-  if (tid == WG_SIZE - 1u) sh_set(W_OPEN, base + ITEMS - 1u < n && (ends >> (ITEMS - 1u) & 1u) == 0u ? 1u : 0u);
+  SET_OPEN();
   barrier();
 #else
   const uint spin_limit = pc.knobs & 0xFFFFu;
@@ -621,9 +627,9 @@ void main() {
     else if (!skip) vk_run_publish(tile, STATE_AGGREGATE, tc, tv);
     sh_set(W_LOOK, tile - 1u);
     sh_set_prefix(0u, vk_identity());
-    sh_set(W_CONTINUES, base > 0u && base < n && (heads & 1u) == 0u ? 1u : 0u);
+    SET_CONTINUES();
   }
-  if (tid == WG_SIZE - 1u) sh_set(W_OPEN, base + ITEMS - 1u < n && (ends >> (ITEMS - 1u) & 1u) == 0u ? 1u : 0u);
+  SET_OPEN();
   barrier();
 
   if (tile != 0u) {
