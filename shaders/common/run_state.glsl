@@ -54,17 +54,18 @@ void vk_run_step(bool head, bool event, VALUE_T x, inout uint c, inout VALUE_T v
 // The summary's value as 32-bit words, and back (VK_RUN_VALUE: a macro, so the reads keep their code inline).
 #if defined(VKPRIM_TYPE_USER)
 #define RUN_BITS_T VALUE_BITS_T
-RUN_BITS_T vk_run_bits(VALUE_T v) { return vk_value_bits(v); }
+#define VK_RUN_BITS(v) vk_value_bits(v)
 #define VK_RUN_VALUE(w) vk_bits_value(w)
 #elif VEC_N == 4
 #define RUN_BITS_T uvec2
-RUN_BITS_T vk_run_bits(VALUE_T v) { return uvec2(vk_value_bits(v), 0u); }
+#define VK_RUN_BITS(v) uvec2(vk_value_bits(v), 0u)
 #define VK_RUN_VALUE(w) vk_bits_value((w).x)
 #else
 #define RUN_BITS_T uvec2
-RUN_BITS_T vk_run_bits(VALUE_T v) { return vk_value_bits(v); }
+#define VK_RUN_BITS(v) vk_value_bits(v)
 #define VK_RUN_VALUE(w) vk_bits_value(w)
 #endif
+RUN_BITS_T vk_run_bits(VALUE_T v) { return VK_RUN_BITS(v); }
 
 #if defined(VKPRIM_TILE_STATE_GLSL) && defined(VKPRIM_STATE64)
 // VKPRIM_STATE64: one 64-bit word per 32 bits (common/tile_state.glsl), c then v's words, in the bytes of
@@ -102,13 +103,7 @@ void vk_run_publish(uint tile, uint flag, uint c, VALUE_T v) {
   atomicMax(state_words[base], f | (c & 0xFFFFu), gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, STATE_PUBLISH_SEMANTICS);
   atomicMax(state_words[base + 1u], f | (c >> 16u), gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, STATE_PUBLISH_SEMANTICS);
   if (RUN_HAS_VALUE) {
-#if defined(VKPRIM_TYPE_USER)
-    const VALUE_BITS_T w = vk_value_bits(v);
-#elif VEC_N == 4
-    const uvec2 w = uvec2(vk_value_bits(v), 0u);
-#else
-    const uvec2 w = vk_value_bits(v);
-#endif
+    const RUN_BITS_T w = VK_RUN_BITS(v);  // inline, as the parts kernels had it
     [[unroll]] for (uint k = 0u; k < RUN_VALUE_PARTS; ++k)
       atomicMax(state_words[base + 2u + k], f | ((w[k >> 1u] >> (16u * (k & 1u))) & 0xFFFFu), gl_ScopeQueueFamily,
                 gl_StorageSemanticsBuffer, STATE_PUBLISH_SEMANTICS);
