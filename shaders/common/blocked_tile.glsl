@@ -33,17 +33,22 @@ void vk_blocked_store(uint first, uint k, VALUE_T value) {
 // common/workgroup_scan.glsl assumes).
 // The transposition is written out for up to 2 x VK_PAIRS values per invocation, 32 words (the chained
 // scan's default tiles hold at most 128 bytes per invocation), so its code stays about the same size
-// whatever the size of the value.
+// whatever the size of the value. VK_SWAPS names the round's swaps of VK_PAIRS pairs (defined below).
 #if VKPRIM_USER_WORD_COUNT == 1
 #define VK_PAIRS 16u
+#define VK_SWAPS VK_SWAP16
 #elif VKPRIM_USER_WORD_COUNT == 2
 #define VK_PAIRS 8u
+#define VK_SWAPS VK_SWAP8
 #elif VKPRIM_USER_WORD_COUNT <= 4
 #define VK_PAIRS 4u
+#define VK_SWAPS VK_SWAP4
 #elif VKPRIM_USER_WORD_COUNT <= 8
 #define VK_PAIRS 2u
+#define VK_SWAPS VK_SWAP2
 #else
 #define VK_PAIRS 1u
+#define VK_SWAPS VK_SWAP1
 #endif
 uint vk_store_group() {
   const uint span = 1u << findMSB(clamp(32u / VKPRIM_USER_WORDS, 1u, 8u));
@@ -72,17 +77,6 @@ uint vk_store_group() {
 #define VK_SWAP16(b)                                                                                   \
   VK_SWAP8(b) VK_SWAP(8u, b) VK_SWAP(9u, b) VK_SWAP(10u, b) VK_SWAP(11u, b) VK_SWAP(12u, b)           \
   VK_SWAP(13u, b) VK_SWAP(14u, b) VK_SWAP(15u, b)
-#if VKPRIM_USER_WORD_COUNT == 1
-#define VK_SWAPS VK_SWAP16
-#elif VKPRIM_USER_WORD_COUNT == 2
-#define VK_SWAPS VK_SWAP8
-#elif VKPRIM_USER_WORD_COUNT <= 4
-#define VK_SWAPS VK_SWAP4
-#elif VKPRIM_USER_WORD_COUNT <= 8
-#define VK_SWAPS VK_SWAP2
-#else
-#define VK_SWAPS VK_SWAP1
-#endif
 #define VK_ROUND(b)                                                                                    \
   if ((b) < group) {                                                                                   \
     const bool upper_ = (gl_SubgroupInvocationID & (b)) != 0u;                                         \
