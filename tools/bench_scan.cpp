@@ -156,9 +156,7 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
                      why.c_str());
       }
       const double gbps = moved / t.value();
-      std::string note;
-      if (plan.algorithm() == ScanAlgorithm::chained_lookback || plan.algorithm() == ScanAlgorithm::chained_fallback)
-        note = lookback_note(device, scratch.value(), plan.statistics_offset(), true);
+      const std::string note = scan_lookback_note(device, scratch.value(), plan);
       rows.push_back({"scan", set.labels[k], kind_s, to_string(type), to_string(op), n, t.value() / 1e3, gbps,
                       ceilings->of_read(gbps), ceilings->of_copy(gbps), ok, note});
     }

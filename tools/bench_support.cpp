@@ -391,6 +391,12 @@ std::string lookback_note(const Device& device, const Buffer& scratch, VkDeviceS
          " max_depth=" + std::to_string(stats[3]);
 }
 
+std::string scan_lookback_note(const Device& device, const Buffer& scratch, const Scan& plan) {
+  const bool chained =
+      plan.algorithm() == ScanAlgorithm::chained_lookback || plan.algorithm() == ScanAlgorithm::chained_fallback;
+  return chained ? lookback_note(device, scratch, plan.statistics_offset(), true) : std::string();
+}
+
 std::string json_escape(const std::string& text) {
   std::string out;
   for (const char ch : text) {

@@ -16,6 +16,7 @@
 
 #include "host_reference.hpp"
 #include "vkprim/device.hpp"
+#include "vkprim/scan.hpp"
 
 namespace vkprim::tools {
 
@@ -168,6 +169,9 @@ struct PlanSet {
 // "fallbacks=F steps/tile=S max_depth=D" (with "tiles=T " first when `tiles`) from a chained plan's
 // statistics at `offset` in scratch; empty when they cannot be read.
 std::string lookback_note(const Device& device, const Buffer& scratch, VkDeviceSize offset, bool tiles);
+// lookback_note of a scan plan with its tiles: chained algorithms only (the others keep no statistics), else
+// empty.
+std::string scan_lookback_note(const Device& device, const Buffer& scratch, const Scan& plan);
 // The last table column: "yes       " or "NO        " and the note.
 inline std::string verified_cell(bool verified, const std::string& note) {
   return (verified ? std::string("yes       ") : std::string("NO        ")) + note;

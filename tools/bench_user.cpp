@@ -209,10 +209,7 @@ int bench_user_typed(const Device& device, bool is_scan, ScanKind kind, const st
       }
       const double moved = double(n) * elem * (is_scan ? 2.0 : 1.0);
       const double gbps = moved / t.value();
-      std::string note;
-      if (is_scan && (scans.plans[k].algorithm() == ScanAlgorithm::chained_lookback ||
-                      scans.plans[k].algorithm() == ScanAlgorithm::chained_fallback))
-        note = lookback_note(device, scratch.value(), scans.plans[k].statistics_offset(), true);
+      const std::string note = is_scan ? scan_lookback_note(device, scratch.value(), scans.plans[k]) : std::string();
       rows.push_back({is_scan ? "scan" : "reduce", label, is_scan ? to_string(kind) : "-", op.name, n, t.value() / 1e3,
                       gbps, ceilings->of_read(gbps), ceilings->of_copy(gbps), ok, note});
     }
