@@ -678,8 +678,9 @@ TEST_CASE("keyed plans tile counts up to 2^22 in 256 x 12; larger plans keep the
   }
 }
 
-TEST_CASE("keyed plans for more than 2^22 elements run small counts in the small tiles and match the CPU",
-          "[by_key][tuning]") {
+TEST_CASE("keyed plans for more than 2^22 elements run small counts in the small tiles, and their scans' "
+          "record_indirect in the large tiles, and match the CPU",
+          "[by_key][tuning][indirect]") {
   Device& dev = test::device();
   if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
   VKPRIM_TEST_RNG(rng);
@@ -692,50 +693,40 @@ TEST_CASE("keyed plans for more than 2^22 elements run small counts in the small
   const uint64_t tile = incl.elements_per_tile(1);
   REQUIRE(tile < incl.elements_per_tile());
   VkDeviceSize scratch = 0;
-  for (VkDeviceSize sz : {incl.scratch_requirements().size, rle.scratch_requirements().size,
-                          uniq.scratch_requirements().size})
+  for (VkDeviceSize sz : {incl.scratch_requirements().size, excl.scratch_requirements().size,
+                          rle.scratch_requirements().size, uniq.scratch_requirements().size})
     scratch = std::max(scratch, sz);
   const uint64_t largest = 2 * incl.elements_per_tile() + 5;
-  Buffers bufs(dev, largest, 4, 4, scratch);
-  for (uint64_t n : {tile - 1, tile + 1, largest}) {
-    INFO("n " << n);
-    const auto keys = make_keys<uint32_t>(n, kRandom4, rng);
-    const auto values = make_values<uint32_t>(n, Op::add, rng);
-    check_scan_by_key(dev, incl, bufs, keys, values);
-    // The tiles started (statistics header word 0) are those of the small shape.
-    const auto stats = test::download<uint32_t>(dev, bufs.scratch, 1, incl.statistics_offset());
-    CHECK(stats[0] == (n + tile - 1) / tile);
-    check_scan_by_key(dev, excl, bufs, keys, values);
-    check_runs(dev, rle, bufs, keys);
-    check_unique(dev, uniq, bufs, keys);
+  {
+    Buffers bufs(dev, largest, 4, 4, scratch);
+    for (uint64_t n : {tile - 1, tile + 1, largest}) {
+      INFO("n " << n);
+      const auto keys = make_keys<uint32_t>(n, kRandom4, rng);
+      const auto values = make_values<uint32_t>(n, Op::add, rng);
+      check_scan_by_key(dev, incl, bufs, keys, values);
+      // The tiles started (statistics header word 0) are those of the small shape.
+      const auto stats = test::download<uint32_t>(dev, bufs.scratch, 1, incl.statistics_offset());
+      CHECK(stats[0] == (n + tile - 1) / tile);
+      check_scan_by_key(dev, excl, bufs, keys, values);
+      check_runs(dev, rle, bufs, keys);
+      check_unique(dev, uniq, bufs, keys);
+    }
   }
-  REQUIRE_NO_VALIDATION_MESSAGES(dev);
-}
-
-TEST_CASE("keyed scans of plans for more than 2^22 elements take their large tiles in record_indirect and match "
-          "the CPU",
-          "[by_key][tuning][indirect]") {
-  // The exclusive scan's large tiles keep the 16-bit-part tile state even where 64-bit atomics are enabled
-  // (src/by_key.cpp); small counts through record_indirect reach those tiles without a 2^22-element input.
-  Device& dev = test::device();
-  if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
-  VKPRIM_TEST_RNG(rng);
-  const DataType u32 = DataType::u32;
-  const uint64_t max_count = (uint64_t(1) << 22) + 1;
-  auto incl = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, max_count});
-  auto excl = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::exclusive, max_count});
-  const uint64_t tile = excl.elements_per_tile();
-  REQUIRE(tile > excl.elements_per_tile(1));
-  Buffers bufs(dev, max_count, 4, 4, std::max(incl.scratch_requirements().size, excl.scratch_requirements().size));
+  // record_indirect takes the large tiles, whose exclusive scan keeps the 16-bit-part tile state even where
+  // 64-bit atomics are enabled (src/by_key.cpp): small GPU counts reach them without a 2^22-element input,
+  // but the buffers must hold max_count elements.
+  const uint64_t large = excl.elements_per_tile();
+  REQUIRE(large > excl.elements_per_tile(1));
+  Buffers bufs(dev, max_count, 4, 4, scratch);
   const auto keys = make_keys<uint32_t>(max_count, kRandom4, rng);
   const auto values = make_values<uint32_t>(max_count, Op::add, rng);
-  for (uint32_t gpu_count : {1u, uint32_t(tile - 1), uint32_t(tile + 1), uint32_t(2 * tile + 17)}) {
+  for (uint32_t gpu_count : {1u, uint32_t(large - 1), uint32_t(large + 1), uint32_t(2 * large + 17)}) {
     INFO("GPU count " << gpu_count);
     for (const ScanByKey* plan : {&excl, &incl}) {
       check_scan_by_key(dev, *plan, bufs, keys, values, {}, gpu_count);
-      // The tiles started (statistics header word 0) are those of the large shape.
+      // The tiles started are those of the large shape.
       const auto stats = test::download<uint32_t>(dev, bufs.scratch, 1, plan->statistics_offset());
-      CHECK(stats[0] == (gpu_count + tile - 1) / tile);
+      CHECK(stats[0] == (gpu_count + large - 1) / large);
     }
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
