@@ -344,6 +344,43 @@ TEST_CASE("user scans and reduces across storage-buffer windows", "[user][host][
   check_reduce<Mat4>(dev, n, rng);
 }
 
+// automatic's choice for a user operator, checked on the plan, and the plan's result against the host's at
+// `n` elements.
+template <class T>
+void check_automatic(Device& dev, uint64_t max_count, ScanAlgorithm want, uint64_t n, std::mt19937_64& rng) {
+  const UserOperator& op = user_op<T>();
+  INFO(op.name << " max_count " << max_count << " n=" << n);
+  const Scan plan = test::make_scan(dev.context(), scan_desc(op, ScanAlgorithm::automatic, ScanKind::inclusive, max_count));
+  CHECK(plan.algorithm() == want);
+  const std::vector<T> x = random_elements<T>(rng, size_t(n));
+  Buffer in = test::make_buffer(dev, n * sizeof(T));
+  Buffer out = test::make_buffer(dev, (n + 1) * sizeof(T));
+  Buffer scratch = test::make_scratch(dev, plan);
+  test::upload(dev, in, x);
+  test::poison(dev, out);
+  REQUIRE(test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+            REQUIRE(plan.record(cmd, in.range(), out.range(), n, scratch.range()).ok());
+          }).ok());
+  const auto want_out = scan(x, false);
+  const auto got = test::download<T>(dev, out, size_t(n));
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!equal(got[i], want_out[i])) {
+      FAIL_CHECK("element " << i << " differs: got " << show(got[i]) << ", want " << show(want_out[i]));
+      break;
+    }
+  CHECK(tail_poisoned(dev, out, n, n + 1, sizeof(T)));
+}
+
+TEST_CASE("automatic user scans take reduce_then_scan at every plan size and match the CPU", "[user][scan][automatic]") {
+  Device& dev = test::device();
+  std::mt19937_64 rng(test::fresh_seed());
+  const uint64_t large = uint64_t(1) << 24;
+  check_automatic<Welford>(dev, large, ScanAlgorithm::reduce_then_scan, 100003, rng);
+  check_automatic<ArgMin>(dev, large, ScanAlgorithm::reduce_then_scan, 4097, rng);
+  check_automatic<Aabb>(dev, large, ScanAlgorithm::reduce_then_scan, 4097, rng);
+  check_automatic<Affine>(dev, 1025, ScanAlgorithm::reduce_then_scan, 1025, rng);
+}
+
 TEST_CASE("user reduce_then_scan and reduce repeat their bits", "[user][deterministic]") {
   Device& dev = test::device();
   std::mt19937_64 rng(test::fresh_seed());
