@@ -178,7 +178,9 @@ void print_pipeline_statistics(const Device& device) {
   for (const KernelStatistics& k : context.kernel_statistics()) {
     std::string values;
     for (const auto& [name, value] : k.values) values += (values.empty() ? "" : ", ") + name + "=" + value;
-    std::string tuning = k.tuning ? "x" + std::to_string(k.tuning) : std::string();
+    // Appended, not "x" + to_string(): GCC 12 warns (-Wrestrict) on that concatenation, a false positive.
+    std::string tuning;
+    if (k.tuning) tuning.append("x").append(std::to_string(k.tuning));
     if (k.mode) tuning += " mode " + std::to_string(k.mode);  // e.g. a sort's key transform
     if (k.rounds) tuning += " rounds " + std::to_string(k.rounds);  // e.g. a sort's staging rounds
     std::printf("stats %s [%s] %ux%u%s: %s\n", k.kernel.c_str(), k.variant.c_str(), k.workgroup_size, k.items,
