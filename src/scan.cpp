@@ -514,10 +514,9 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   // float results must repeat bit for bit.
   const bool memory_model = c.caps.has(feature_memory_model);
   plan->algorithm = desc.algorithm;
-  // User operators: reduce_then_scan, which repeats its bits and whose time does not hang on the combine's
-  // latency. The chained scan is faster for a cheap 16-byte combine (H100, vec4 sum from 2^20 to 2^26: 0.78-0.92
-  // of the time) but slower at 2^16 and below, 1-5% slower for 8- and 12-byte values (ArgMin, Welford) from
-  // 2^24, and 3 times slower for the 24-byte affine maps (docs/PERFORMANCE.md, "User operators").
+  // User operators: reduce_then_scan, which repeats its bits. The chained scan is
+  // faster for most combines measured (H100 at 2^24: vec4 sum 0.68 of the time, boxes 0.81, Welford 0.92)
+  // but not all (affine maps 1.21 times; docs/PERFORMANCE.md, "User operators", has the other sizes).
   if (desc.algorithm == ScanAlgorithm::automatic)
     plan->algorithm = memory_model && !fixed_tree && !user ? ScanAlgorithm::chained_fallback
                                                            : ScanAlgorithm::reduce_then_scan;

@@ -90,8 +90,8 @@ struct ScanDesc {
   uint32_t lookback_windows = 0;
   // An engine's element type and combine function (vkprim/operator.hpp), or nullptr. When set, type and op
   // are ignored, elements are user_operator->size bytes (a 16-byte "vector" above is one element), and the
-  // algorithm is reduce_then_scan (what automatic picks: bit-reproducible, and it does not slow down with
-  // costly combines as the chained scans do; they are faster for cheap 16-byte ones such as a vec4 sum),
+  // algorithm is reduce_then_scan (what automatic picks: bit-reproducible; the chained scans are faster for
+  // many combines from about 2^20 elements, a vec4 sum or a box union, slower for some costly ones),
   // chained_lookback or chained_fallback;
   // every one keeps the operands in order, so the
   // operator need not commute. The exclusive scan starts from the operator's identity. Under deterministic

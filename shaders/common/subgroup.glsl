@@ -28,22 +28,30 @@
 
 VALUE_T vk_shuffle_up(VALUE_T x, uint d) {
   VALUE_BITS_T b = vk_value_bits(x);
-  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffleUp(b[k], d);
+#define VK_WORD_(k) b[k] = subgroupShuffleUp(b[k], d);
+  VK_FOR_WORDS(VK_WORD_)
+#undef VK_WORD_
   return vk_bits_value(b);
 }
 VALUE_T vk_shuffle_down(VALUE_T x, uint d) {
   VALUE_BITS_T b = vk_value_bits(x);
-  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffleDown(b[k], d);
+#define VK_WORD_(k) b[k] = subgroupShuffleDown(b[k], d);
+  VK_FOR_WORDS(VK_WORD_)
+#undef VK_WORD_
   return vk_bits_value(b);
 }
 VALUE_T vk_shuffle_xor(VALUE_T x, uint mask) {
   VALUE_BITS_T b = vk_value_bits(x);
-  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffleXor(b[k], mask);
+#define VK_WORD_(k) b[k] = subgroupShuffleXor(b[k], mask);
+  VK_FOR_WORDS(VK_WORD_)
+#undef VK_WORD_
   return vk_bits_value(b);
 }
 VALUE_T vk_shuffle_index(VALUE_T x, uint lane) {
   VALUE_BITS_T b = vk_value_bits(x);
-  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffle(b[k], lane);
+#define VK_WORD_(k) b[k] = subgroupShuffle(b[k], lane);
+  VK_FOR_WORDS(VK_WORD_)
+#undef VK_WORD_
   return vk_bits_value(b);
 }
 // c ? if_true : if_false as selects of words (a branch there would put later shuffles behind NVIDIA's
@@ -51,12 +59,16 @@ VALUE_T vk_shuffle_index(VALUE_T x, uint lane) {
 VALUE_T vk_pick(bool c, VALUE_T if_true, VALUE_T if_false) {
   const VALUE_BITS_T t = vk_value_bits(if_true);
   VALUE_BITS_T f = vk_value_bits(if_false);
-  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) f[k] = mix(f[k], t[k], c);
+#define VK_WORD_(k) f[k] = mix(f[k], t[k], c);
+  VK_FOR_WORDS(VK_WORD_)
+#undef VK_WORD_
   return vk_bits_value(f);
 }
 VALUE_T vk_shuffle_first(VALUE_T x) {
   VALUE_BITS_T b = vk_value_bits(x);
-  for (uint k = 0u; k < VKPRIM_USER_WORDS; ++k) b[k] = subgroupShuffle(b[k], 0u);
+#define VK_WORD_(k) b[k] = subgroupShuffle(b[k], 0u);
+  VK_FOR_WORDS(VK_WORD_)
+#undef VK_WORD_
   return vk_bits_value(b);
 }
 // x = combined where c holds. Up to 8 words a select: a branch there puts the next shuffle behind NVIDIA's
