@@ -131,10 +131,12 @@ inline uint32_t user_items(uint32_t elem) { return std::max(1u, 64u / elem); }
 // 1324 to 1120, Affine 12250 to 7680), else user_items (Mat4 with 2 ran 50.5 to 99.0 ms); rounded down to a
 // power of two, so that it divides the subgroup size and the stores go through the shuffle transposition
 // (common/blocked_tile.glsl): Welford (12 bytes) at 2^24 ran 645 us with 5 per invocation and 357 with 4.
+// At most kMaxUserChainedItems (4-byte values: 16, 64 bytes).
+constexpr uint32_t kMaxUserChainedItems = 16;
 inline uint32_t user_chained_items(uint32_t elem) {
   const uint32_t bytes = elem <= 32 ? 128 : 64;
   uint32_t items = 1;
-  while (uint64_t(items) * 2 * elem <= bytes) items *= 2;
+  while (uint64_t(items) * 2 * elem <= bytes && items < kMaxUserChainedItems) items *= 2;
   return items;
 }
 

@@ -606,7 +606,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
                               desc.max_count >= row.wide_from;
       uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread : (wide_tiles ? row.wide_vectors : row.vectors);
       if (user && !desc.vectors_per_thread) items = detail::user_chained_items(plan->elem);
-      const uint32_t max_items = user ? 16 : 8;
+      const uint32_t max_items = user ? detail::kMaxUserChainedItems : 8;
       if (items > max_items)
         return make_error(Status::invalid_argument, "Scan: vectors_per_thread ", items, " exceeds ", max_items);
       tuning = desc.lookback_windows ? desc.lookback_windows : row.lookback_windows;

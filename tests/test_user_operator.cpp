@@ -1,14 +1,17 @@
 // User operators (vkprim/operator.hpp): engine structs and combine functions compiled by
 // vkprim_add_operator into the reduce, scan and keyed kernels (tools/operators: AABB union, 2D affine composition,
-// 4x4 matrix product, Welford merge, argmin pairs). Every plan must give the left-to-right combination, for operators
+// 4x4 matrix product, Welford merge, argmin pairs; tests/operators: values of 1, 5, 8 and 12 words). Every plan
+// must give the left-to-right combination, for operators
 // that do not commute too: against host references at sizes 0, 1, tile-1, tile, tile+1, two tiles and an
 // odd large count, every scan algorithm and kind, forced fallback, the emulation, record_indirect,
 // storage-range windows, byte offsets that are not multiples of 16, the errors, and ReduceByKey / ScanByKey
 // over runs of mean length 1, 4 and 64 (with forced fallback).
 #include <array>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
@@ -16,6 +19,10 @@
 
 #include "host_by_key.hpp"
 #include "sample_operators.hpp"
+#include "vkprim_ops/words1.hpp"
+#include "vkprim_ops/words12.hpp"
+#include "vkprim_ops/words5.hpp"
+#include "vkprim_ops/words8.hpp"
 #include "scan_rig.hpp"
 #include "test_support.hpp"
 #include "vkprim/reduce.hpp"
@@ -23,8 +30,47 @@
 #include "vkprim/scan.hpp"
 #include "vkprim/scan_by_key.hpp"
 
+// Host references of the test operators of tests/operators/words.glsl (found by argument-dependent lookup from
+// vkprim::samples' templates): word pairs are maps x -> x * m + c on wrapping u32, composed left to right; an
+// odd last word takes the right operand's unless it is zero.
+namespace vkprim_ops {
+template <class W>
+concept WordOperands = requires(W x) {
+  { x.w[0] } -> std::same_as<uint32_t&>;
+};
+template <WordOperands W>
+W identity_of(const W*) {
+  W r{};
+  const size_t n = std::size(r.w);
+  for (size_t i = 0; i + 1 < n; i += 2) r.w[i] = 1;
+  return r;
+}
+template <WordOperands W>
+W combine(const W& a, const W& b) {
+  W r = b;
+  const size_t n = std::size(r.w);
+  for (size_t i = 0; i + 1 < n; i += 2) {
+    r.w[i] = a.w[i] * b.w[i];
+    r.w[i + 1] = a.w[i + 1] * b.w[i] + b.w[i + 1];
+  }
+  if (n % 2 == 1 && b.w[n - 1] == 0) r.w[n - 1] = a.w[n - 1];
+  return r;
+}
+template <WordOperands W>
+W random_element(std::mt19937_64& rng, const W*) {
+  W r{};
+  for (uint32_t& x : r.w) x = uint32_t(rng());
+  if (std::size(r.w) % 2 == 1 && rng() % 2 == 0) r.w[std::size(r.w) - 1] = 0;  // half the last words defer
+  return r;
+}
+}  // namespace vkprim_ops
+
 using namespace vkprim;
 using namespace vkprim::samples;
+using vkprim_ops::Words1;
+using vkprim_ops::Words12;
+using vkprim_ops::Words5;
+using vkprim_ops::Words8;
 
 namespace {
 
@@ -34,6 +80,10 @@ const UserOperator& operator_of(const Affine*) { return vkprim_ops::affine(); }
 const UserOperator& operator_of(const ArgMin*) { return vkprim_ops::argmin(); }
 const UserOperator& operator_of(const Mat4*) { return vkprim_ops::mat4_product(); }
 const UserOperator& operator_of(const Welford*) { return vkprim_ops::welford(); }
+const UserOperator& operator_of(const Words1*) { return vkprim_ops::words1(); }
+const UserOperator& operator_of(const Words5*) { return vkprim_ops::words5(); }
+const UserOperator& operator_of(const Words8*) { return vkprim_ops::words8(); }
+const UserOperator& operator_of(const Words12*) { return vkprim_ops::words12(); }
 template <class T>
 const UserOperator& user_op() {
   return operator_of(static_cast<const T*>(nullptr));
@@ -50,6 +100,10 @@ bool equal(const ArgMin& a, const ArgMin& b) {
   return std::memcmp(&a.value, &b.value, sizeof(a.value)) == 0 && a.index == b.index;
 }
 bool equal(const Mat4& a, const Mat4& b) { return std::memcmp(a.c, b.c, sizeof(a.c)) == 0; }
+template <vkprim_ops::WordOperands W>
+bool equal(const W& a, const W& b) {
+  return std::memcmp(a.w, b.w, sizeof(a.w)) == 0;
+}
 // Welford merges round differently in another grouping: counts are exact, mean and M2 within a relative
 // error far below what a wrong order or a lost element would change.
 bool equal(const Welford& a, const Welford& b) {
@@ -202,6 +256,25 @@ TEST_CASE("a user scan keeps order with every algorithm and kind", "[user][scan]
         check_scan<Welford>(dev, a, kind, n, rng);
         check_scan<ArgMin>(dev, a, kind, n, rng);
       }
+}
+
+TEST_CASE("user values of 1, 5, 8 and 12 words reduce and scan in order with every algorithm and kind",
+          "[user][scan][words]") {
+  Device& dev = test::device();
+  std::mt19937_64 rng(test::fresh_seed());
+  for (uint64_t n : {0, 1, 2, 63, 65, 255, 257, 1023, 1025, 2 * 1280 + 17, 100003}) {
+    check_reduce<Words1>(dev, n, rng);
+    check_reduce<Words5>(dev, n, rng);
+    check_reduce<Words8>(dev, n, rng);
+    check_reduce<Words12>(dev, n, rng);
+    for (ScanAlgorithm a : scan_algorithms(dev))
+      for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
+        check_scan<Words1>(dev, a, kind, n, rng);
+        check_scan<Words5>(dev, a, kind, n, rng);
+        check_scan<Words8>(dev, a, kind, n, rng);
+        check_scan<Words12>(dev, a, kind, n, rng);
+      }
+  }
 }
 
 TEST_CASE("user chained scans store every tile shape through the group transposition or directly",
@@ -554,6 +627,10 @@ TEST_CASE("user operators reduce and scan runs of equal keys in order", "[user][
   check_by_key<Mat4>(dev, 30011, 16, rng);
   check_by_key<Welford>(dev, 30011, 64, rng);
   check_by_key<ArgMin>(dev, 30011, 4, rng);
+  check_by_key<Words1>(dev, 30011, 4, rng);
+  check_by_key<Words5>(dev, 30011, 4, rng);
+  check_by_key<Words8>(dev, 30011, 4, rng);
+  check_by_key<Words12>(dev, 30011, 4, rng);
 }
 
 TEST_CASE("keyed user reductions fall back in the owner's order", "[user][by_key][fallback]") {

@@ -81,8 +81,8 @@ struct ScanDesc {
   // and 256 x 8 for chained_fallback on integer types on NVIDIA's driver for windows of 2^25 elements or
   // more (a plan whose max_count reaches 2^25 keeps both and picks per window; record_indirect takes
   // max_count's). A vectors_per_thread override fixes one shape for every count. User operators: values
-  // per invocation instead of vectors (1..16), by default the largest power of two within 128 bytes of
-  // them for values up to 32 bytes, within 64 bytes for larger ones.
+  // per invocation instead of vectors (1..16), by default the largest power of two up to 16 within 128
+  // bytes of them for values up to 32 bytes, within 64 bytes for larger ones.
   uint32_t workgroup_size = 0;
   uint32_t vectors_per_thread = 0;
   // Chained scans: subgroup-wide windows of predecessor states one look-back step loads at once (1..8;
