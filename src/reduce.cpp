@@ -58,7 +58,7 @@ ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, const ReduceDesc& 
     // One tile per workgroup: ITEMS rows of the largest workgroup whose ordered row scans fit.
     const uint32_t ordered_wg = user_workgroup(c, wg, desc.user_operator->size);
     const uint32_t items =
-        desc.vectors_per_thread ? std::min(desc.vectors_per_thread, 16u) : user_items(desc.user_operator->size);
+        desc.vectors_per_thread ? desc.vectors_per_thread : user_items(desc.user_operator->size);
     return {"reduce/ordered", ordered_wg, items, true, uint64_t(ordered_wg) * items, 0};
   }
   switch (a) {
@@ -75,7 +75,7 @@ ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, const ReduceDesc& 
   // Grid: one full wave of resident workgroups where the driver reports its compute units (each group
   // then loops over equal shares, so none waits for a second wave); 2048 otherwise; CPU drivers run a
   // workgroup per core, so a small grid suffices there.
-  const uint32_t items = desc.vectors_per_thread ? std::min(desc.vectors_per_thread, 16u) : 4u;
+  const uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread : 4u;
   const uint32_t vec = 16 / size_of(type);
   uint64_t cap = 2048;
   if (c.caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU) cap = 64;
@@ -177,6 +177,8 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   }
   if (desc.max_count == 0 || desc.max_count > detail::kMaxCount)
     return make_error(Status::invalid_argument, "Reduce: max_count ", desc.max_count, " must be in 1..2^40");
+  if (desc.vectors_per_thread > 16)
+    return make_error(Status::invalid_argument, "Reduce: vectors_per_thread ", desc.vectors_per_thread, " exceeds 16");
   auto plan = std::make_unique<detail::ReducePlan>();
   plan->context = &c;
   plan->desc = desc;

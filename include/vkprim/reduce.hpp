@@ -48,7 +48,7 @@ struct ReduceDesc {
   // look-back) must be refused or avoided under it.
   bool deterministic = false;
   // grid_stride tuning overrides for benchmarking (0 = the device's default): workgroups in the grid,
-  // and 16-byte vectors each thread loads per step (1..16).
+  // and 16-byte vectors each thread loads per step (1..16; ordered: values per invocation, 1..16).
   uint32_t max_workgroups = 0;
   uint32_t vectors_per_thread = 0;
   // An engine's element type and combine function (vkprim/operator.hpp), or nullptr. When set, type and op
@@ -64,8 +64,8 @@ namespace detail { struct ReducePlan; }
 // (the longest run one thread sums sequentially). min/max of NaN are unspecified.
 class Reduce {
  public:
-  // invalid_argument: bitwise op on a float type, max_count 0 or > 2^40; ordered without a user operator or
-  // another algorithm with one.
+  // invalid_argument: bitwise op on a float type, max_count 0 or > 2^40, vectors_per_thread > 16; ordered
+  // without a user operator or another algorithm with one.
   // unsupported: 64-bit type without shaderInt64/shaderFloat64 (or subgroup int64 with no fallback).
   static Result<Reduce> create(Context& context, const ReduceDesc& desc);
   Reduce(Reduce&&) noexcept;
