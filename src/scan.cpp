@@ -514,9 +514,9 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   // float results must repeat bit for bit.
   const bool memory_model = c.caps.has(feature_memory_model);
   plan->algorithm = desc.algorithm;
-  // User operators: reduce_then_scan, which repeats its bits. The chained scan is
-  // faster for most combines measured (H100 at 2^24: vec4 sum 0.68 of the time, boxes 0.81, Welford 0.92)
-  // but not all (affine maps 1.21 times; docs/PERFORMANCE.md, "User operators", has the other sizes).
+  // User operators: reduce_then_scan, which repeats its bits. The chained scan is faster for most combines
+  // measured (H100 at 2^24: vec4 sum 0.68 of the time, boxes 0.81, Welford 0.92) but not all (affine maps
+  // 1.21 times; docs/PERFORMANCE.md, "User operators", has the other sizes).
   if (desc.algorithm == ScanAlgorithm::automatic)
     plan->algorithm = memory_model && !fixed_tree && !user ? ScanAlgorithm::chained_fallback
                                                            : ScanAlgorithm::reduce_then_scan;

@@ -92,10 +92,9 @@ struct ScanDesc {
   // are ignored, elements are user_operator->size bytes (a 16-byte "vector" above is one element), and the
   // algorithm is reduce_then_scan (what automatic picks: bit-reproducible; the chained scans are faster for
   // many combines from about 2^20 elements, a vec4 sum or a box union, slower for some costly ones),
-  // chained_lookback or chained_fallback;
-  // every one keeps the operands in order, so the
-  // operator need not commute. The exclusive scan starts from the operator's identity. Under deterministic
-  // it is treated as a float type.
+  // chained_lookback or chained_fallback; every one keeps the operands in order, so the operator need not
+  // commute. The exclusive scan starts from the operator's identity. Under deterministic it is treated as a
+  // float type.
   const UserOperator* user_operator = nullptr;
 };
 
