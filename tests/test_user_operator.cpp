@@ -335,6 +335,8 @@ TEST_CASE("a forced fallback reduces stuck user tiles in the owner's order", "[u
     check_scan<Affine>(dev, ScanAlgorithm::chained_fallback, ScanKind::inclusive, n, rng);
     check_scan<Mat4>(dev, ScanAlgorithm::chained_fallback, ScanKind::exclusive, n, rng);
     check_scan<Welford>(dev, ScanAlgorithm::chained_fallback, ScanKind::inclusive, n, rng);
+    check_scan<Words1>(dev, ScanAlgorithm::chained_fallback, ScanKind::exclusive, n, rng);
+    check_scan<Words12>(dev, ScanAlgorithm::chained_fallback, ScanKind::inclusive, n, rng);
   }
   // The fallbacks happened: the statistics counters in scratch.
   const uint64_t n = 20000;
