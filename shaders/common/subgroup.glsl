@@ -73,7 +73,8 @@ VALUE_T vk_shuffle_first(VALUE_T x) {
 }
 // x = combined where c holds. Up to 8 words a select: a branch there puts the next shuffle behind NVIDIA's
 // convergence checks (H100: Welford, affine and boxes scans 1-4% faster, Mat4's reduce_then_scan 14%).
-// Larger values branch: with the select, Mat4's chained scan (16 words) ran 2.2x slower.
+// Larger values branch: with the select, Mat4's chained scan (16 words) ran 2.2x slower (measured while
+// vk_pick still looped over the words; exp/select-all-words tries the select again).
 #if VKPRIM_USER_WORD_COUNT <= 8
 #define VK_COMBINE_WHERE(c, x, combined) x = vk_pick(c, combined, x)
 #else
