@@ -1,11 +1,10 @@
 // User operators (vkprim/operator.hpp): engine structs and combine functions compiled by
 // vkprim_add_operator into the reduce, scan and keyed kernels (tools/operators: AABB union, 2D affine composition,
 // 4x4 matrix product, Welford merge, argmin pairs; tests/operators: values of 1, 5, 8 and 12 words). Every plan
-// must give the left-to-right combination, for operators
-// that do not commute too: against host references at sizes 0, 1, tile-1, tile, tile+1, two tiles and an
-// odd large count, every scan algorithm and kind, forced fallback, the emulation, record_indirect,
-// storage-range windows, byte offsets that are not multiples of 16, the errors, and ReduceByKey / ScanByKey
-// over runs of mean length 1, 4 and 64 (with forced fallback).
+// must give the left-to-right combination, for operators that do not commute too: against host references at
+// sizes 0, 1, tile-1, tile, tile+1, two tiles and an odd large count, every scan algorithm and kind, forced
+// fallback, the emulation, record_indirect, storage-range windows, byte offsets that are not multiples of 16,
+// the errors, and ReduceByKey / ScanByKey over runs of mean length 1, 4 and 64 (with forced fallback).
 #include <array>
 #include <cmath>
 #include <concepts>
@@ -19,16 +18,16 @@
 
 #include "host_by_key.hpp"
 #include "sample_operators.hpp"
-#include "vkprim_ops/words1.hpp"
-#include "vkprim_ops/words12.hpp"
-#include "vkprim_ops/words5.hpp"
-#include "vkprim_ops/words8.hpp"
 #include "scan_rig.hpp"
 #include "test_support.hpp"
 #include "vkprim/reduce.hpp"
 #include "vkprim/reduce_by_key.hpp"
 #include "vkprim/scan.hpp"
 #include "vkprim/scan_by_key.hpp"
+#include "vkprim_ops/words1.hpp"
+#include "vkprim_ops/words12.hpp"
+#include "vkprim_ops/words5.hpp"
+#include "vkprim_ops/words8.hpp"
 
 // Host references of the test operators of tests/operators/words.glsl (found by argument-dependent lookup from
 // vkprim::samples' templates): word pairs are maps x -> x * m + c on wrapping u32, composed left to right; an
@@ -165,18 +164,11 @@ bool tail_poisoned(const Device& dev, const Buffer& buffer, uint64_t count, uint
   return true;
 }
 
+// Records `plan` over n random elements (input and output at the byte offsets given) and checks its output
+// against the host's left-to-right scan, and that nothing past the count was written.
 template <class T>
-void check_scan(Device& dev, ScanAlgorithm algorithm, ScanKind kind, uint64_t n, std::mt19937_64& rng,
-                VkDeviceSize in_offset = 0, VkDeviceSize out_offset = 0, uint32_t workgroup_size = 0,
-                uint32_t per_invocation = 0) {
-  const UserOperator& op = user_op<T>();
-  INFO(op.name << " " << to_string(algorithm) << " " << to_string(kind) << " n=" << n << " offsets " << in_offset
-                << "/" << out_offset << " shape " << workgroup_size << "x" << per_invocation);
-  ScanDesc desc = scan_desc(op, algorithm, kind, std::max<uint64_t>(n, 1));
-  desc.workgroup_size = workgroup_size;
-  desc.vectors_per_thread = per_invocation;
-  const Scan plan = test::make_scan(dev.context(), desc);
-  REQUIRE(plan.algorithm() == algorithm);
+void check_scan_plan(Device& dev, const Scan& plan, ScanKind kind, uint64_t n, std::mt19937_64& rng,
+                     VkDeviceSize in_offset = 0, VkDeviceSize out_offset = 0) {
   const std::vector<T> x = random_elements<T>(rng, size_t(n));
   const uint64_t slack = 3;
   Buffer in = test::make_buffer(dev, in_offset + (n + 1) * sizeof(T));
@@ -198,6 +190,21 @@ void check_scan(Device& dev, ScanAlgorithm algorithm, ScanKind kind, uint64_t n,
       break;
     }
   if (out_offset == 0) CHECK(tail_poisoned(dev, out, n, n + slack, sizeof(T)));
+}
+
+template <class T>
+void check_scan(Device& dev, ScanAlgorithm algorithm, ScanKind kind, uint64_t n, std::mt19937_64& rng,
+                VkDeviceSize in_offset = 0, VkDeviceSize out_offset = 0, uint32_t workgroup_size = 0,
+                uint32_t per_invocation = 0) {
+  const UserOperator& op = user_op<T>();
+  INFO(op.name << " " << to_string(algorithm) << " " << to_string(kind) << " n=" << n << " offsets " << in_offset
+                << "/" << out_offset << " shape " << workgroup_size << "x" << per_invocation);
+  ScanDesc desc = scan_desc(op, algorithm, kind, std::max<uint64_t>(n, 1));
+  desc.workgroup_size = workgroup_size;
+  desc.vectors_per_thread = per_invocation;
+  const Scan plan = test::make_scan(dev.context(), desc);
+  REQUIRE(plan.algorithm() == algorithm);
+  check_scan_plan<T>(dev, plan, kind, n, rng, in_offset, out_offset);
 }
 
 template <class T>
@@ -427,23 +434,7 @@ void check_automatic(Device& dev, uint64_t max_count, ScanAlgorithm want, uint64
   INFO(op.name << " max_count " << max_count << " n=" << n);
   const Scan plan = test::make_scan(dev.context(), scan_desc(op, ScanAlgorithm::automatic, ScanKind::inclusive, max_count));
   CHECK(plan.algorithm() == want);
-  const std::vector<T> x = random_elements<T>(rng, size_t(n));
-  Buffer in = test::make_buffer(dev, n * sizeof(T));
-  Buffer out = test::make_buffer(dev, (n + 1) * sizeof(T));
-  Buffer scratch = test::make_scratch(dev, plan);
-  test::upload(dev, in, x);
-  test::poison(dev, out);
-  REQUIRE(test::submit_compute(dev, [&](VkCommandBuffer cmd) {
-            REQUIRE(plan.record(cmd, in.range(), out.range(), n, scratch.range()).ok());
-          }).ok());
-  const auto want_out = scan(x, false);
-  const auto got = test::download<T>(dev, out, size_t(n));
-  for (size_t i = 0; i < got.size(); ++i)
-    if (!equal(got[i], want_out[i])) {
-      FAIL_CHECK("element " << i << " differs: got " << show(got[i]) << ", want " << show(want_out[i]));
-      break;
-    }
-  CHECK(tail_poisoned(dev, out, n, n + 1, sizeof(T)));
+  check_scan_plan<T>(dev, plan, ScanKind::inclusive, n, rng);
 }
 
 TEST_CASE("automatic user scans take reduce_then_scan at every plan size and match the CPU", "[user][scan][automatic]") {
