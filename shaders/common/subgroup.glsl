@@ -54,8 +54,9 @@ VALUE_T vk_shuffle_index(VALUE_T x, uint lane) {
 #undef VK_WORD_
   return vk_bits_value(b);
 }
-// c ? if_true : if_false as selects of words (a branch there would put later shuffles behind NVIDIA's
-// convergence checks).
+// c ? if_true : if_false as selects of words, at every value size: a branch there puts the next shuffle
+// behind NVIDIA's convergence checks (H100, against `if (c) x = combined`: Welford, affine and boxes scans
+// 1-4% faster, Mat4's reduce_then_scan 8% and its chained scan 4% at 2^24).
 VALUE_T vk_pick(bool c, VALUE_T if_true, VALUE_T if_false) {
   const VALUE_BITS_T t = vk_value_bits(if_true);
   VALUE_BITS_T f = vk_value_bits(if_false);
@@ -71,16 +72,6 @@ VALUE_T vk_shuffle_first(VALUE_T x) {
 #undef VK_WORD_
   return vk_bits_value(b);
 }
-// x = combined where c holds. Up to 8 words a select: a branch there puts the next shuffle behind NVIDIA's
-// convergence checks (H100: Welford, affine and boxes scans 1-4% faster, Mat4's reduce_then_scan 14%).
-// Larger values branch: with the select, Mat4's chained scan (16 words) ran 2.2x slower (measured while
-// vk_pick still looped over the words; exp/select-all-words tries the select again).
-#if VKPRIM_USER_WORD_COUNT <= 8
-#define VK_COMBINE_WHERE(c, x, combined) x = vk_pick(c, combined, x)
-#else
-#define VK_COMBINE_WHERE(c, x, combined) \
-  if (c) x = combined
-#endif
 // Lanes that hold invocations: a subgroup larger than the workgroup is partial, and a shuffle from a lane
 // past them reads nothing defined.
 uint vk_subgroup_lanes() { return min(gl_SubgroupSize, gl_WorkGroupSize.x); }
@@ -93,7 +84,7 @@ VALUE_T vk_subgroup_reduce(VALUE_T x) {
   const uint lanes = vk_subgroup_lanes();
   for (uint d = 1u; d < lanes; d <<= 1u) {
     const VALUE_T o = vk_shuffle_down(x, d);
-    VK_COMBINE_WHERE(gl_SubgroupInvocationID + d < lanes, x, vk_op(x, o));
+    x = vk_pick(gl_SubgroupInvocationID + d < lanes, vk_op(x, o), x);
   }
   return vk_shuffle_first(x);
 }
@@ -101,7 +92,7 @@ VALUE_T vk_subgroup_reduce_reversed(VALUE_T x) {
   const uint lanes = vk_subgroup_lanes();
   for (uint d = 1u; d < lanes; d <<= 1u) {
     const VALUE_T o = vk_shuffle_down(x, d);
-    VK_COMBINE_WHERE(gl_SubgroupInvocationID + d < lanes, x, vk_op(o, x));
+    x = vk_pick(gl_SubgroupInvocationID + d < lanes, vk_op(o, x), x);
   }
   return vk_shuffle_first(x);
 }

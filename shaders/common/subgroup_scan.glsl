@@ -19,7 +19,7 @@ ROW_T vk_subgroup_inclusive_scan(ROW_T x) {
   for (uint d = 1u; d < gl_SubgroupSize; d <<= 1u) {
     for (uint k = 0u; k < ROW_N; ++k) {
       const VALUE_T o = vk_shuffle_up(x[k], d);
-      VK_COMBINE_WHERE(lane >= d, x[k], vk_op(o, x[k]));
+      x[k] = vk_pick(lane >= d, vk_op(o, x[k]), x[k]);
     }
   }
   return x;
