@@ -514,12 +514,18 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   // float results must repeat bit for bit.
   const bool memory_model = c.caps.has(feature_memory_model);
   plan->algorithm = desc.algorithm;
-  // User operators: reduce_then_scan, which repeats its bits. The chained scan is faster for most combines
-  // measured (H100 at 2^24: vec4 sum 0.68 of the time, boxes 0.81, Welford 0.92) but not all (affine maps
-  // 1.21 times; docs/PERFORMANCE.md, "User operators", has the other sizes).
-  if (desc.algorithm == ScanAlgorithm::automatic)
-    plan->algorithm = memory_model && !fixed_tree && !user ? ScanAlgorithm::chained_fallback
-                                                           : ScanAlgorithm::reduce_then_scan;
+  // User operators: the chained scan for values of at most 16 bytes in plans of at least 2^20 elements,
+  // else reduce_then_scan. Measured on an H100 (docs/PERFORMANCE.md, "User operators"): from 2^20 the
+  // chained scan takes 0.69-0.76 of reduce_then_scan's time for a vec4 sum and 0.86-0.95 for Welford, and
+  // is level (0.82-1.01) for ArgMin; below 2^20 it is 12-36% slower for all three. Of the larger values it
+  // is faster for boxes (32 bytes) but 1.2-1.5 times slower for the affine maps (24) and Mat4 (64), whose
+  // combines cost more, and the size of a value is all a plan knows of its combine.
+  if (desc.algorithm == ScanAlgorithm::automatic) {
+    const bool user_chained = user && user->size <= detail::kUserChainedAutoBytes &&
+                              desc.max_count >= detail::kUserChainedAutoCount;
+    plan->algorithm = memory_model && !fixed_tree && (!user || user_chained) ? ScanAlgorithm::chained_fallback
+                                                                           : ScanAlgorithm::reduce_then_scan;
+  }
   const bool chained = detail::is_chained(plan->algorithm);
   if (chained && !memory_model)
     return make_error(Status::unsupported, "Scan: ", to_string(plan->algorithm), " needs the vulkanMemoryModel and ",

@@ -437,13 +437,19 @@ void check_automatic(Device& dev, uint64_t max_count, ScanAlgorithm want, uint64
   check_scan_plan<T>(dev, plan, ScanKind::inclusive, n, rng);
 }
 
-TEST_CASE("automatic user scans take reduce_then_scan at every plan size and match the CPU", "[user][scan][automatic]") {
+TEST_CASE("automatic user scans chain values of up to 16 bytes from 2^20 elements, else reduce_then_scan, and match the CPU",
+          "[user][scan][automatic]") {
   Device& dev = test::device();
   std::mt19937_64 rng(test::fresh_seed());
-  const uint64_t large = uint64_t(1) << 24;
-  check_automatic<Welford>(dev, large, ScanAlgorithm::reduce_then_scan, 100003, rng);
-  check_automatic<ArgMin>(dev, large, ScanAlgorithm::reduce_then_scan, 4097, rng);
-  check_automatic<Aabb>(dev, large, ScanAlgorithm::reduce_then_scan, 4097, rng);
+  const uint64_t large = uint64_t(1) << 20;
+  const ScanAlgorithm chained = dev.context().capabilities().has(feature_memory_model) ? ScanAlgorithm::chained_fallback
+                                                                                       : ScanAlgorithm::reduce_then_scan;
+  check_automatic<Words1>(dev, large, chained, 100003, rng);     // 4 bytes
+  check_automatic<ArgMin>(dev, large << 4, chained, 4097, rng);  // 8
+  check_automatic<Welford>(dev, large, chained, 1, rng);         // 12
+  check_automatic<Welford>(dev, large - 1, ScanAlgorithm::reduce_then_scan, 4097, rng);
+  check_automatic<Words5>(dev, large, ScanAlgorithm::reduce_then_scan, 4097, rng);  // 20
+  check_automatic<Aabb>(dev, large << 4, ScanAlgorithm::reduce_then_scan, 4097, rng);
   check_automatic<Affine>(dev, 1025, ScanAlgorithm::reduce_then_scan, 1025, rng);
 }
 
@@ -451,7 +457,8 @@ TEST_CASE("user reduce_then_scan and reduce repeat their bits", "[user][determin
   Device& dev = test::device();
   std::mt19937_64 rng(test::fresh_seed());
   const uint64_t n = 100003;
-  ScanDesc d = scan_desc(user_op<Welford>(), ScanAlgorithm::automatic, ScanKind::inclusive, n);
+  // A plan large enough that automatic would chain Welford without deterministic.
+  ScanDesc d = scan_desc(user_op<Welford>(), ScanAlgorithm::automatic, ScanKind::inclusive, uint64_t(1) << 20);
   d.deterministic = true;
   const Scan plan = test::make_scan(dev.context(), d);
   CHECK(plan.algorithm() == ScanAlgorithm::reduce_then_scan);

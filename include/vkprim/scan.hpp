@@ -44,7 +44,8 @@ bool parse(const char* name, ScanKind& out);
 //   tile state carries the full value: where shaderBufferInt64Atomics is enabled one 64-bit atomic word
 //   for a 32-bit type and one per word of a user operator's value, else 16-bit parts over u32 words.
 // automatic = chained_fallback where the memory model is enabled, else reduce_then_scan; with
-// ScanDesc::deterministic on a float type, or for a user operator, reduce_then_scan.
+// ScanDesc::deterministic on a float type or a user operator, reduce_then_scan. User operators: chained_fallback
+// only for values of at most 16 bytes in plans of max_count >= 2^20, else reduce_then_scan.
 // Float results: every algorithm but the chained ones combines in a tree fixed by the plan and the count,
 // so its bits repeat run to run on one device and driver. The chained scans fold their predecessors'
 // aggregates in whatever grouping the race between tiles leaves, so float results may differ in the last
@@ -90,11 +91,11 @@ struct ScanDesc {
   uint32_t lookback_windows = 0;
   // An engine's element type and combine function (vkprim/operator.hpp), or nullptr. When set, type and op
   // are ignored, elements are user_operator->size bytes (a 16-byte "vector" above is one element), and the
-  // algorithm is reduce_then_scan (what automatic picks: bit-reproducible; the chained scans are faster for
-  // many combines from about 2^20 elements, a vec4 sum or a box union, slower for some costly ones),
-  // chained_lookback or chained_fallback; every one keeps the operands in order, so the operator need not
-  // commute. The exclusive scan starts from the operator's identity. Under deterministic it is treated as a
-  // float type.
+  // algorithm is reduce_then_scan (bit-reproducible), chained_lookback or chained_fallback (faster from
+  // about 2^20 elements for cheap combines, a vec4 sum or a box union; slower for costly ones, such as
+  // composing affine maps); automatic picks as above. Every one keeps the operands in order, so the
+  // operator need not commute. The exclusive scan starts from the operator's identity. Under deterministic
+  // it is treated as a float type.
   const UserOperator* user_operator = nullptr;
 };
 
