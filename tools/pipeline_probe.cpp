@@ -5,8 +5,9 @@
 // scripts/nv-sass extracts NVIDIA's machine code. A diagnostic for kernel variants built by hand with
 // glslangValidator (no runtime, no dispatch); --no-robustness builds them with storage-buffer robustness
 // disabled (VK_EXT_pipeline_robustness); --rounds=N sets constant 4 (STAGE_ROUNDS), --constant3=N constant
-// 3 (the sort's KEY_FLAGS, the keyed primitives' MODE). Usage
-//   vkprim_pipeline_probe [--cache] [--no-robustness] [--rounds=N] [--constant3=N] WG ITEMS SUBGROUP file.spv...
+// 3 (the sort's KEY_FLAGS, the keyed primitives' MODE); --suc enables VK_KHR_shader_subgroup_uniform_control_flow,
+// for modules built with the SubgroupUniformControlFlowKHR execution mode. Usage
+//   vkprim_pipeline_probe [--cache] [--no-robustness] [--suc] [--rounds=N] [--constant3=N] WG ITEMS SUBGROUP file.spv...
 #include <vulkan/vulkan.h>
 
 #include <cinttypes>
@@ -58,17 +59,18 @@ void print_statistics(VkDevice device, VkPipeline pipeline, PFN_vkGetPipelineExe
 
 int main(int argc, char** argv) {
   int first = 1;
-  bool write_cache = false, no_robustness = false;
+  bool write_cache = false, no_robustness = false, suc = false;
   uint32_t rounds = 1, constant3 = 0;
   for (; first < argc && argv[first][0] == '-'; ++first) {
     write_cache |= std::strcmp(argv[first], "--cache") == 0;
     no_robustness |= std::strcmp(argv[first], "--no-robustness") == 0;
+    suc |= std::strcmp(argv[first], "--suc") == 0;
     if (std::strncmp(argv[first], "--rounds=", 9) == 0) rounds = uint32_t(std::atoi(argv[first] + 9));
     if (std::strncmp(argv[first], "--constant3=", 12) == 0) constant3 = uint32_t(std::atoi(argv[first] + 12));
   }
   if (argc < first + 4) {
     std::fprintf(stderr,
-                 "usage: vkprim_pipeline_probe [--cache] [--no-robustness] [--rounds=N] [--constant3=N] WG ITEMS "
+                 "usage: vkprim_pipeline_probe [--cache] [--no-robustness] [--suc] [--rounds=N] [--constant3=N] WG ITEMS "
                  "SUBGROUP file.spv...\n");
     return 2;
   }
@@ -104,6 +106,13 @@ int main(int argc, char** argv) {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
   robustness_feature.pipelineRobustness = VK_TRUE;
   if (no_robustness) executable_info.pNext = &robustness_feature;
+  VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR suc_feature{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_UNIFORM_CONTROL_FLOW_FEATURES_KHR};
+  suc_feature.shaderSubgroupUniformControlFlow = VK_TRUE;
+  if (suc) {
+    suc_feature.pNext = executable_info.pNext;
+    executable_info.pNext = &suc_feature;
+  }
   VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   f13.subgroupSizeControl = VK_TRUE;
   f13.computeFullSubgroups = VK_TRUE;
@@ -123,14 +132,15 @@ int main(int argc, char** argv) {
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue.queueCount = 1;
   queue.pQueuePriorities = &priority;
-  const char* extensions[] = {VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME,
-                              VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME};
+  std::vector<const char*> extensions = {VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME};
+  if (no_robustness) extensions.push_back(VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME);
+  if (suc) extensions.push_back(VK_KHR_SHADER_SUBGROUP_UNIFORM_CONTROL_FLOW_EXTENSION_NAME);
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   device_info.pNext = &features;
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue;
-  device_info.enabledExtensionCount = no_robustness ? 2 : 1;
-  device_info.ppEnabledExtensionNames = extensions;
+  device_info.enabledExtensionCount = uint32_t(extensions.size());
+  device_info.ppEnabledExtensionNames = extensions.data();
   VkDevice device;
   if (!ok(vkCreateDevice(physical[0], &device_info, nullptr, &device), "vkCreateDevice")) return 1;
   auto get_properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
