@@ -20,6 +20,8 @@
 // x op identity == x is assumed, and padding past the count is the identity.
 // Float members follow the float rules of the plans: reduce_then_scan and Reduce combine in a tree fixed
 // by the plan and the count (bit-identical run to run), the chained scans group predecessors by timing.
+// Scan's automatic choice may be a chained scan (values of at most 16 bytes, max_count >= 2^20: scan.hpp);
+// ScanDesc::deterministic keeps it on reduce_then_scan.
 #pragma once
 
 #include <cstdint>
