@@ -1,6 +1,6 @@
 // User operators (vkprim/operator.hpp): engine structs and combine functions compiled by
 // vkprim_add_operator into the reduce, scan and keyed kernels (tools/operators: AABB union, 2D affine composition,
-// 4x4 matrix product, Welford merge, argmin pairs; tests/operators: values of 1, 5, 8 and 12 words). Every plan
+// 4x4 matrix product, Welford merge, argmin pairs; tests/operators: values of 1, 4, 5, 8 and 12 words). Every plan
 // must give the left-to-right combination, for operators that do not commute too: against host references at
 // sizes 0, 1, tile-1, tile, tile+1, two tiles and an odd large count, every scan algorithm and kind, forced
 // fallback, the emulation, record_indirect, storage-range windows, byte offsets that are not multiples of 16,
@@ -26,6 +26,7 @@
 #include "vkprim/scan_by_key.hpp"
 #include "vkprim_ops/words1.hpp"
 #include "vkprim_ops/words12.hpp"
+#include "vkprim_ops/words4.hpp"
 #include "vkprim_ops/words5.hpp"
 #include "vkprim_ops/words8.hpp"
 
@@ -68,6 +69,7 @@ using namespace vkprim;
 using namespace vkprim::samples;
 using vkprim_ops::Words1;
 using vkprim_ops::Words12;
+using vkprim_ops::Words4;
 using vkprim_ops::Words5;
 using vkprim_ops::Words8;
 
@@ -80,6 +82,7 @@ const UserOperator& operator_of(const ArgMin*) { return vkprim_ops::argmin(); }
 const UserOperator& operator_of(const Mat4*) { return vkprim_ops::mat4_product(); }
 const UserOperator& operator_of(const Welford*) { return vkprim_ops::welford(); }
 const UserOperator& operator_of(const Words1*) { return vkprim_ops::words1(); }
+const UserOperator& operator_of(const Words4*) { return vkprim_ops::words4(); }
 const UserOperator& operator_of(const Words5*) { return vkprim_ops::words5(); }
 const UserOperator& operator_of(const Words8*) { return vkprim_ops::words8(); }
 const UserOperator& operator_of(const Words12*) { return vkprim_ops::words12(); }
@@ -265,18 +268,20 @@ TEST_CASE("a user scan keeps order with every algorithm and kind", "[user][scan]
       }
 }
 
-TEST_CASE("user values of 1, 5, 8 and 12 words reduce and scan in order with every algorithm and kind",
+TEST_CASE("user values of 1, 4, 5, 8 and 12 words reduce and scan in order with every algorithm and kind",
           "[user][scan][words]") {
   Device& dev = test::device();
   std::mt19937_64 rng(test::fresh_seed());
   for (uint64_t n : {0, 1, 2, 63, 65, 255, 257, 1023, 1025, 2 * 1280 + 17, 100003}) {
     check_reduce<Words1>(dev, n, rng);
+    check_reduce<Words4>(dev, n, rng);
     check_reduce<Words5>(dev, n, rng);
     check_reduce<Words8>(dev, n, rng);
     check_reduce<Words12>(dev, n, rng);
     for (ScanAlgorithm a : scan_algorithms(dev))
       for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
         check_scan<Words1>(dev, a, kind, n, rng);
+        check_scan<Words4>(dev, a, kind, n, rng);
         check_scan<Words5>(dev, a, kind, n, rng);
         check_scan<Words8>(dev, a, kind, n, rng);
         check_scan<Words12>(dev, a, kind, n, rng);
@@ -447,6 +452,7 @@ TEST_CASE("automatic user scans chain values of up to 16 bytes from 2^20 element
   check_automatic<Words1>(dev, large, chained, 100003, rng);     // 4 bytes
   check_automatic<ArgMin>(dev, large << 4, chained, 4097, rng);  // 8
   check_automatic<Welford>(dev, large, chained, 1, rng);         // 12
+  check_automatic<Words4>(dev, large, chained, 4097, rng);       // 16
   check_automatic<Welford>(dev, large - 1, ScanAlgorithm::reduce_then_scan, 4097, rng);
   check_automatic<Words5>(dev, large, ScanAlgorithm::reduce_then_scan, 4097, rng);  // 20
   check_automatic<Aabb>(dev, large << 4, ScanAlgorithm::reduce_then_scan, 4097, rng);
@@ -628,6 +634,7 @@ TEST_CASE("user operators reduce and scan runs of equal keys in order", "[user][
   check_by_key<Welford>(dev, 30011, 64, rng);
   check_by_key<ArgMin>(dev, 30011, 4, rng);
   check_by_key<Words1>(dev, 30011, 4, rng);
+  check_by_key<Words4>(dev, 30011, 4, rng);
   check_by_key<Words5>(dev, 30011, 4, rng);
   check_by_key<Words8>(dev, 30011, 4, rng);
   check_by_key<Words12>(dev, 30011, 4, rng);
