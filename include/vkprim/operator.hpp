@@ -7,7 +7,7 @@
 //                       TYPE_GLSL "struct Aabb { vec3 lo; vec3 hi; }"
 //                       IDENTITY "Aabb(vec3(1.0 / 0.0), vec3(-1.0 / 0.0))"
 //                       COMBINE aabb_union.glsl)   # defines Aabb combine(Aabb a, Aabb b)
-// compiles the kernels for it (glslang, spirv-val; about 170 KB packed per operator), embeds them in
+// compiles the kernels for it (glslang, spirv-val; about 300 KB packed per operator), embeds them in
 // my_engine and generates
 // <vkprim_ops/aabb_union.hpp>: `const vkprim::UserOperator& vkprim_ops::aabb_union()` and
 // `struct vkprim_ops::Aabb`, the element's layout in buffers (std430) as C++.
