@@ -126,11 +126,6 @@ inline uint32_t user_workgroup(const ContextImpl& c, uint32_t wg, uint32_t elem)
 // measured best on an H100 for 16- and 32-byte types (docs/PERFORMANCE.md); 64-byte values one each.
 inline uint32_t user_items(uint32_t elem) { return std::max(1u, 64u / elem); }
 
-// Scan's automatic choice for user operators: chained_fallback for values of at most this many bytes in
-// plans of at least this many elements (src/scan.cpp says why).
-constexpr uint32_t kUserChainedAutoBytes = 16;
-constexpr uint64_t kUserChainedAutoCount = uint64_t(1) << 20;
-
 // The chained scan's: about 128 bytes per invocation for values up to 32 bytes, twice user_items (fewer,
 // larger tiles waiting on the look-back; H100, 2^26: sum4 1290 to 1229 us, boxes 3600 to 2652, Welford
 // 1324 to 1120, Affine 12250 to 7680), else user_items (Mat4 with 2 ran 50.5 to 99.0 ms); rounded down to a

@@ -521,8 +521,9 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   // is faster for boxes (32 bytes) but 1.2-1.5 times slower for the affine maps (24) and Mat4 (64), whose
   // combines cost more, and the size of a value is all a plan knows of its combine.
   if (desc.algorithm == ScanAlgorithm::automatic) {
-    const bool user_chained = user && user->size <= detail::kUserChainedAutoBytes &&
-                              desc.max_count >= detail::kUserChainedAutoCount;
+    constexpr uint32_t kUserChainedMaxBytes = 16;
+    constexpr uint64_t kUserChainedMinCount = uint64_t(1) << 20;
+    const bool user_chained = user && user->size <= kUserChainedMaxBytes && desc.max_count >= kUserChainedMinCount;
     plan->algorithm = memory_model && !fixed_tree && (!user || user_chained) ? ScanAlgorithm::chained_fallback
                                                                            : ScanAlgorithm::reduce_then_scan;
   }

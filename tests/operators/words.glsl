@@ -1,4 +1,4 @@
-// Test operator for any number of words (tests/CMakeLists.txt: words1, words5, words8, words12): word pairs
+// Test operator for any number of words (tests/CMakeLists.txt: words1, words4, words5, words8, words12): word pairs
 // are maps x -> x * m + c on wrapping u32 (w[2i] = m, w[2i + 1] = c), composed a then b; an odd last word
 // takes b's unless it is zero. Associative, not commutative, exact. VALUE_T names the operator's struct
 // (the generated vkprim_user_operator.glsl defines it before including this file).
