@@ -155,6 +155,21 @@ void vk_blocked_store_rows(uint tile, VALUE_T values[ITEMS]) {
 // identity.
 void vk_blocked_scan(uint tile, out VALUE_T scanned[ITEMS], out VALUE_T prefix, out VALUE_T aggregate) {
   const uint first = vk_blocked_first(tile);
+#if !defined(VKPRIM_NO_SUBGROUPS)
+  // Where vk_blocked_store_rows stores through the group transposition, the loads mirror it: each load
+  // instruction reads runs of G consecutive values per group of lanes, and the transposition (its own
+  // inverse) leaves each invocation its ITEMS consecutive values.
+  const uint group = vk_rotate_rows() ? 1u : vk_store_group();
+  if (group > 1u) {
+    const uint j = gl_SubgroupInvocationID & (group - 1u);
+    const uint base = first - j * ITEMS + j;
+    [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
+      const uint m = i & (group - 1u);
+      scanned[i] = vk_tile_load(base + m * ITEMS + (i - m))[0];
+    }
+    vk_group_transpose(scanned, group);
+  } else
+#endif
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) scanned[k] = vk_tile_load(first + k)[0];
   [[unroll]] for (uint k = 1u; k < ITEMS; ++k) scanned[k] = vk_op(scanned[k - 1u], scanned[k]);
   ROW_T total;
