@@ -418,10 +418,17 @@ uint look_back(uint spin_limit, inout uint look, inout uint pc_, inout VALUE_T p
     trips += 1u;
 #if !defined(VKPRIM_NO_SUBGROUPS)
     const uint lane = gl_SubgroupInvocationID;
-    uint c = 0u;
-    VALUE_T v = vk_identity();
-    uint flag = STATE_INCLUSIVE;  // lanes before tile 0 act as an empty inclusive summary
-    if (lane <= look) flag = vk_run_read(look - lane, c, v);
+    const VALUE_T identity = vk_identity();
+    // Lanes before tile 0 act as an empty inclusive summary. No lane branches apart before the subgroup
+    // operations below (docs/ALGORITHMS.md, "Reconvergence"): those lanes read tile 0's state too, and drop
+    // it; every ?: below picks between variables, which glslang compiles to a select.
+    const bool in_range = lane <= look;
+    uint c;
+    VALUE_T v;
+    const uint f = vk_run_read(look - min(lane, look), c, v);
+    const uint flag = in_range ? f : STATE_INCLUSIVE;
+    c = in_range ? c : 0u;
+    v = vk_pick(in_range, v, identity);
     const uvec4 inclusive = subgroupBallot(flag == STATE_INCLUSIVE);
     const uvec4 not_ready = subgroupBallot(flag == STATE_NOT_READY);
     const bool any_inclusive = any(notEqual(inclusive, uvec4(0u)));
@@ -431,12 +438,13 @@ uint look_back(uint spin_limit, inout uint look, inout uint pc_, inout VALUE_T p
     const uint taken = blocked < stop ? blocked : min(stop + 1u, gl_SubgroupSize);
     if (taken > 0u) {
       const bool in_window = lane < taken;
-      const uint wc = subgroupAdd(in_window ? c & RUN_COUNT_MASK : 0u) |
-                      (subgroupOr(in_window ? c & RUN_HEAD_BIT : 0u));
+      const uint count = c & RUN_COUNT_MASK, head = c & RUN_HEAD_BIT;
+      const uint wc = subgroupAdd(in_window ? count : 0u) | subgroupOr(in_window ? head : 0u);
       // The window's value: the values from its nearest head (its last in input order) to its end.
-      const uvec4 with_head = subgroupBallot(in_window && vk_run_has_head(c));
+      const bool has_head = head != 0u;
+      const uvec4 with_head = subgroupBallot(in_window && has_head);
       const uint nearest_head = any(notEqual(with_head, uvec4(0u))) ? subgroupBallotFindLSB(with_head) : taken - 1u;
-      const VALUE_T wv = LOOK_REDUCE(lane <= nearest_head ? v : vk_identity());
+      const VALUE_T wv = LOOK_REDUCE(vk_pick(lane <= nearest_head, v, identity));
       vk_run_combine(wc, wv, pc_, pv, pc_, pv);
     }
     if (blocked < stop) {

@@ -1,7 +1,8 @@
 // Subgroup layer: real subgroup operations, or (VKPRIM_NO_SUBGROUPS) an emulation in which every
 // invocation is its own subgroup of size 1, so workgroup code built on this layer degrades to pure
 // shared-memory trees with identical results.
-// Provides: VK_SUBGROUP_SIZE, VK_SUBGROUP_ID, VK_SUBGROUP_LANE, VK_NUM_SUBGROUPS, vk_subgroup_reduce(x);
+// Provides: VK_SUBGROUP_SIZE, VK_SUBGROUP_ID, VK_SUBGROUP_LANE, VK_NUM_SUBGROUPS, vk_subgroup_reduce(x),
+// vk_pick(c, a, b);
 // for user types (no subgroup arithmetic on structs: shuffles of their words) also vk_shuffle_up(x, d),
 // vk_shuffle_xor(x, mask),
 // vk_subgroup_reduce_reversed(x) (the last lane's value leftmost), and vk_subgroup_reduce keeps lane order.
@@ -9,6 +10,25 @@
 #define VKPRIM_SUBGROUP_GLSL
 
 #include "common/types.glsl"
+
+// vk_pick(c, a, b): c ? a : b without a branch. glslang branches on ?: unless both operands are variables
+// or constants, and lanes that branch apart before a subgroup operation in code that only part of the
+// workgroup runs need not meet again (docs/ALGORITHMS.md, "Reconvergence"). User values: selects of words,
+// at every value size (a branch also put the next shuffle behind NVIDIA's convergence checks: H100, against
+// `if (c) x = combined`, Welford, affine and boxes scans 1-4% faster, Mat4's reduce_then_scan 8% and its
+// chained scan 4% at 2^24).
+#if defined(VKPRIM_TYPE_USER)
+VALUE_T vk_pick(bool c, VALUE_T if_true, VALUE_T if_false) {
+  const VALUE_BITS_T t = vk_value_bits(if_true);
+  VALUE_BITS_T f = vk_value_bits(if_false);
+#define VK_WORD_(k) f[k] = mix(f[k], t[k], c);
+  VK_FOR_WORDS(VK_WORD_)
+#undef VK_WORD_
+  return vk_bits_value(f);
+}
+#else
+VALUE_T vk_pick(bool c, VALUE_T if_true, VALUE_T if_false) { return c ? if_true : if_false; }
+#endif
 
 #if !defined(VKPRIM_NO_SUBGROUPS)
 #extension GL_KHR_shader_subgroup_basic : require
@@ -53,17 +73,6 @@ VALUE_T vk_shuffle_index(VALUE_T x, uint lane) {
   VK_FOR_WORDS(VK_WORD_)
 #undef VK_WORD_
   return vk_bits_value(b);
-}
-// c ? if_true : if_false as selects of words, at every value size: a branch there puts the next shuffle
-// behind NVIDIA's convergence checks (H100, against `if (c) x = combined`: Welford, affine and boxes scans
-// 1-4% faster, Mat4's reduce_then_scan 8% and its chained scan 4% at 2^24).
-VALUE_T vk_pick(bool c, VALUE_T if_true, VALUE_T if_false) {
-  const VALUE_BITS_T t = vk_value_bits(if_true);
-  VALUE_BITS_T f = vk_value_bits(if_false);
-#define VK_WORD_(k) f[k] = mix(f[k], t[k], c);
-  VK_FOR_WORDS(VK_WORD_)
-#undef VK_WORD_
-  return vk_bits_value(f);
 }
 VALUE_T vk_shuffle_first(VALUE_T x) {
   VALUE_BITS_T b = vk_value_bits(x);

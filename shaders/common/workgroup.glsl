@@ -44,7 +44,7 @@ VALUE_T vk_workgroup_reduce(VALUE_T x) {
   VALUE_T result = vk_identity();
   if (VK_SUBGROUP_ID == 0u) {
     const uint remaining = min(partials, VK_SUBGROUP_SIZE);
-    result = vk_subgroup_reduce(tid < remaining ? wg_shared[tid] : vk_identity());
+    result = vk_subgroup_reduce(vk_pick(tid < remaining, wg_shared[tid], vk_identity()));
   }
   barrier();
   return result;

@@ -31,7 +31,10 @@ uvec4 vk_workgroup_exclusive_count_scan(uvec4 x, out uvec4 total) {
   if (subgroups <= gl_SubgroupSize) {
     // One total per lane of subgroup 0, which scans them and writes each subgroup's prefix back.
     if (subgroup == 0u) {
-      const uvec4 t = lane < subgroups ? wg_count_shared[lane] : uvec4(0u);
+      // Every lane loads (lane < WG_SIZE) and selects, so that no lane branches apart before the scan
+      // (docs/ALGORITHMS.md, "Reconvergence").
+      const uvec4 loaded = wg_count_shared[lane];
+      const uvec4 t = lane < subgroups ? loaded : uvec4(0u);
       const uvec4 p = subgroupExclusiveAdd(t);
       if (lane < subgroups) wg_count_shared[lane] = p;
       if (lane == subgroups - 1u) wg_count_shared[WG_SIZE] = p + t;

@@ -18,6 +18,19 @@
 // emulation), plus the total.
 shared ROW_T wg_scan_shared[WG_SIZE + 1];
 
+#if !defined(VKPRIM_NO_SUBGROUPS)
+// c ? a : b as a select (common/subgroup.glsl, vk_pick); a user value's row is an array of one value.
+ROW_T vk_row_pick(bool c, ROW_T a, ROW_T b) {
+#if defined(VKPRIM_TYPE_USER)
+  ROW_T r;
+  r[0] = vk_pick(c, a[0], b[0]);
+  return r;
+#else
+  return c ? a : b;
+#endif
+}
+#endif
+
 ROW_T vk_workgroup_exclusive_scan(ROW_T x, out ROW_T total) {
   const uint tid = gl_LocalInvocationIndex;
 #if !defined(VKPRIM_NO_SUBGROUPS)
@@ -32,7 +45,9 @@ ROW_T vk_workgroup_exclusive_scan(ROW_T x, out ROW_T total) {
   if (subgroups <= gl_SubgroupSize) {
     // One total per lane of subgroup 0, which scans them and writes each subgroup's prefix back.
     if (subgroup == 0u) {
-      const ROW_T t = lane < subgroups ? wg_scan_shared[lane] : vk_row_identity();
+      // Every lane loads (lane < subgroup size <= WG_SIZE) and selects, so that no lane branches apart
+      // before the scan (docs/ALGORITHMS.md, "Reconvergence").
+      const ROW_T t = vk_row_pick(lane < subgroups, wg_scan_shared[lane], vk_row_identity());
       const ROW_T p = vk_subgroup_exclusive_scan(t);
       if (lane < subgroups) wg_scan_shared[lane] = p;
       if (lane == gl_SubgroupSize - 1u) wg_scan_shared[WG_SIZE] = vk_row_op(p, t);

@@ -27,7 +27,7 @@ void main() {
   TREE_STEP(16u) TREE_STEP(8u) TREE_STEP(4u) TREE_STEP(2u) TREE_STEP(1u)
   if (VK_SUBGROUP_ID == 0u) {
     const uint remaining = min(WG_SIZE, VK_SUBGROUP_SIZE);
-    const VALUE_T total = vk_subgroup_reduce(tid < remaining ? tree[tid] : vk_identity());
+    const VALUE_T total = vk_subgroup_reduce(vk_pick(tid < remaining, tree[tid], vk_identity()));
     if (tid == 0u) out_values[pc.out_offset + group] = total;
   }
 }

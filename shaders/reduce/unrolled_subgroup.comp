@@ -24,7 +24,7 @@ void main() {
   }
   if (VK_SUBGROUP_ID == 0u) {
     const uint remaining = min(WG_SIZE, VK_SUBGROUP_SIZE);
-    const VALUE_T total = vk_subgroup_reduce(tid < remaining ? tree[tid] : vk_identity());
+    const VALUE_T total = vk_subgroup_reduce(vk_pick(tid < remaining, tree[tid], vk_identity()));
     if (tid == 0u) out_values[pc.out_offset + group] = total;
   }
 }

@@ -160,13 +160,18 @@ uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout ui
     trips += 1u;
 #if !defined(VKPRIM_NO_SUBGROUPS)
     const uint lane = gl_SubgroupInvocationID;
+    const VALUE_T identity = vk_identity();
     uint flags[8];
     VALUE_T values[8];
     [[unroll]] for (uint j = 0u; j < LOOK_WINDOWS; ++j) {
       const uint distance = j * gl_SubgroupSize + lane;
-      flags[j] = STATE_INCLUSIVE;  // predecessors before tile 0 act as an inclusive identity
-      values[j] = vk_identity();
-      if (distance <= look) flags[j] = vk_state_read(look - distance, values[j]);
+      // Predecessors before tile 0 act as an inclusive identity. No lane branches apart before the ballots
+      // below (docs/ALGORITHMS.md, "Reconvergence"): those lanes read tile 0's state too, and drop it.
+      const bool in_range = distance <= look;
+      VALUE_T v;
+      const uint f = vk_state_read(look - min(distance, look), v);
+      flags[j] = in_range ? f : STATE_INCLUSIVE;
+      values[j] = vk_pick(in_range, v, identity);
     }
     [[unroll]] for (uint j = 0u; j < LOOK_WINDOWS; ++j) {
       const uvec4 inclusive = subgroupBallot(flags[j] == STATE_INCLUSIVE);
@@ -177,7 +182,7 @@ uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout ui
       if (blocked < stop) {
         // Fold the ready aggregates before the blocked predecessor, then poll it again (or fall back).
         if (blocked > 0u) {
-          prefix = vk_op(LOOK_REDUCE(lane < blocked ? values[j] : vk_identity()), prefix);
+          prefix = vk_op(LOOK_REDUCE(vk_pick(lane < blocked, values[j], identity)), prefix);
           look -= blocked;
           depth += blocked;
           polls = 0u;
@@ -188,7 +193,7 @@ uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout ui
 #endif
         break;
       }
-      prefix = vk_op(LOOK_REDUCE(lane <= stop ? values[j] : vk_identity()), prefix);
+      prefix = vk_op(LOOK_REDUCE(vk_pick(lane <= stop, values[j], identity)), prefix);
       if (any_inclusive) {
         depth += stop + 1u;
         return LOOK_DONE;

@@ -71,9 +71,13 @@ uint look_back(uint spin_limit, inout uint look, inout uint prefix, inout uint d
     trips += 1u;
 #if !defined(VKPRIM_NO_SUBGROUPS)
     const uint lane = gl_SubgroupInvocationID;
-    uint value = 0u;
-    uint flag = STATE_INCLUSIVE;  // lanes before tile 0 act as an inclusive 0
-    if (lane <= look) flag = vk_state_read(look - lane, value);
+    // Lanes before tile 0 act as an inclusive 0. No lane branches apart before the ballots below
+    // (docs/ALGORITHMS.md, "Reconvergence"): those lanes read tile 0's state too, and drop it.
+    const bool in_range = lane <= look;
+    uint read;
+    const uint f = vk_state_read(look - min(lane, look), read);
+    const uint flag = in_range ? f : STATE_INCLUSIVE;
+    const uint value = in_range ? read : 0u;
     const uvec4 inclusive = subgroupBallot(flag == STATE_INCLUSIVE);
     const uvec4 not_ready = subgroupBallot(flag == STATE_NOT_READY);
     const bool any_inclusive = any(notEqual(inclusive, uvec4(0u)));
