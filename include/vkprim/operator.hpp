@@ -22,6 +22,13 @@
 // by the plan and the count (bit-identical run to run), the chained scans group predecessors by timing.
 // Scan's automatic choice may be a chained scan (values of at most 16 bytes, max_count >= 2^20: scan.hpp);
 // ScanDesc::deterministic keeps it on reduce_then_scan.
+// Portability: the kernels call combine inside code that only one subgroup runs and follow it with
+// shuffles. A combine that branches on its operands relies there on the driver reconverging the lanes at
+// the branch's end, which the core specification does not promise (docs/ALGORITHMS.md, "Reconvergence").
+// A combine without branches in its SPIR-V relies on nothing. Build it from mix(), min() and max(), and
+// ?: between scalar or vector variables, which glslang compiles to selects. It branches on ?: between
+// structs or expressions, and on && and || whose right side is not simple. The samples' ArgMin and Welford
+// combines branch.
 #pragma once
 
 #include <cstdint>
