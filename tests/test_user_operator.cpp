@@ -19,6 +19,7 @@
 #include "host_by_key.hpp"
 #include "sample_operators.hpp"
 #include "scan_rig.hpp"
+#include "spirv_uniformity.hpp"
 #include "test_support.hpp"
 #include "vkprim/reduce.hpp"
 #include "vkprim/reduce_by_key.hpp"
@@ -482,6 +483,20 @@ TEST_CASE("user reduce_then_scan and reduce repeat their bits", "[user][determin
     if (run == 0) first = bits;
     else CHECK(bits == first);
   }
+}
+
+TEST_CASE("no user operator's look-back branches on a value that differs between the lanes of a subgroup",
+          "[user][host][uniformity]") {
+  // As for the built-in kernels (test_subgroup_uniformity.cpp); user values pick through word selects.
+  test::LookBackReport report;
+  for (const UserOperator* op : {&vkprim_ops::aabb_union(), &vkprim_ops::affine(), &vkprim_ops::argmin(),
+                                 &vkprim_ops::mat4_product(), &vkprim_ops::welford(), &vkprim_ops::words1(),
+                                 &vkprim_ops::words4(), &vkprim_ops::words5(), &vkprim_ops::words8(),
+                                 &vkprim_ops::words12()})
+    test::check_look_backs(*op->kernels, op->name, report);
+  CHECK(report.unpacked);
+  for (const std::string& branch : report.divergent) FAIL_CHECK(branch);
+  CHECK(report.modules_with_look_back >= 10);
 }
 
 TEST_CASE("user operator errors name the problem and record nothing", "[user][errors][host]") {
