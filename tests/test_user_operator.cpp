@@ -199,13 +199,15 @@ void check_scan_plan(Device& dev, const Scan& plan, ScanKind kind, uint64_t n, s
 template <class T>
 void check_scan(Device& dev, ScanAlgorithm algorithm, ScanKind kind, uint64_t n, std::mt19937_64& rng,
                 VkDeviceSize in_offset = 0, VkDeviceSize out_offset = 0, uint32_t workgroup_size = 0,
-                uint32_t per_invocation = 0) {
+                uint32_t per_invocation = 0, uint32_t lookback_windows = 0) {
   const UserOperator& op = user_op<T>();
   INFO(op.name << " " << to_string(algorithm) << " " << to_string(kind) << " n=" << n << " offsets " << in_offset
-                << "/" << out_offset << " shape " << workgroup_size << "x" << per_invocation);
+                << "/" << out_offset << " shape " << workgroup_size << "x" << per_invocation << "x"
+                << lookback_windows);
   ScanDesc desc = scan_desc(op, algorithm, kind, std::max<uint64_t>(n, 1));
   desc.workgroup_size = workgroup_size;
   desc.vectors_per_thread = per_invocation;
+  desc.lookback_windows = lookback_windows;
   const Scan plan = test::make_scan(dev.context(), desc);
   REQUIRE(plan.algorithm() == algorithm);
   check_scan_plan<T>(dev, plan, kind, n, rng, in_offset, out_offset);
@@ -365,6 +367,25 @@ TEST_CASE("a forced fallback reduces stuck user tiles in the owner's order", "[u
   const auto counters = test::download<uint32_t>(dev, scratch, 2, plan.statistics_offset());
   INFO("tiles " << counters[0] << ", fallbacks " << counters[1]);
   CHECK(counters[1] > 0);
+}
+
+TEST_CASE("user look-backs over several windows keep order, stuck predecessors and forced fallbacks included",
+          "[user][scan][fallback]") {
+  // A step reads lookback_windows windows of predecessors (shaders/scan/chained.comp) and folds them up to
+  // the first not-ready one; the fallbacks recompute a stuck tile from 2 values per invocation (the owner's
+  // scan) or 8 (folded as they load) and must give the owner's bits.
+  for (uint32_t period : {0u, 2u, 5u}) {
+    Device& dev = test::device(period ? test::forced_fallback(period) : ContextOptions{});
+    if (!test::has_features(dev, feature_memory_model, "the chained scan")) return;
+    std::mt19937_64 rng(test::fresh_seed());
+    INFO("fallback period " << period);
+    for (uint32_t windows : {1u, 2u, 3u, 8u})
+      for (uint64_t n : {uint64_t(64 * 8 * 9 + 1), uint64_t(100003)}) {
+        check_scan<Affine>(dev, ScanAlgorithm::chained_fallback, ScanKind::inclusive, n, rng, 0, 0, 64, 2, windows);
+        check_scan<Words4>(dev, ScanAlgorithm::chained_fallback, ScanKind::exclusive, n, rng, 0, 0, 64, 8, windows);
+        check_scan<Mat4>(dev, ScanAlgorithm::chained_fallback, ScanKind::inclusive, n, rng, 0, 0, 64, 1, windows);
+      }
+  }
 }
 
 TEST_CASE("user reduce and scan read their count on the GPU", "[user][indirect]") {

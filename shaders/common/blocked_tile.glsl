@@ -9,10 +9,10 @@
 // 1630 us; 32-byte boxes at 2^24: 1134 against 1225), and NVIDIA's compiler (580) wraps every shuffle
 // inside an [[unroll]] loop in convergence checks (MATCH.ANY and an out-of-line call: 2.7x slower there).
 // Requires common/config.glsl, common/scan_tile.glsl and common/workgroup_scan.glsl.
-// Provides: vk_blocked_first(tile), vk_blocked_scan(tile, scanned, prefix, aggregate) (every invocation
-// calls it: barriers), vk_blocked_store(first, k, value), with subgroups vk_blocked_rows_fit() and
-// vk_blocked_store_rows(tile, values) (every invocation calls it), and with VKPRIM_BLOCKED_STAGED_STORE
-// vk_blocked_store_tile(tile, values) (every invocation calls it).
+// Provides: vk_blocked_first(tile), vk_blocked_scan(tile, scanned, prefix, aggregate) and
+// vk_blocked_aggregate(tile) (every invocation calls them: barriers), vk_blocked_store(first, k, value),
+// with subgroups vk_blocked_rows_fit() and vk_blocked_store_rows(tile, values) (every invocation calls
+// it), and with VKPRIM_BLOCKED_STAGED_STORE vk_blocked_store_tile(tile, values) (every invocation calls it).
 #ifndef VKPRIM_BLOCKED_TILE_GLSL
 #define VKPRIM_BLOCKED_TILE_GLSL
 
@@ -176,6 +176,18 @@ void vk_blocked_scan(uint tile, out VALUE_T scanned[ITEMS], out VALUE_T prefix, 
   const ROW_T p = vk_workgroup_exclusive_scan(ROW_T(scanned[ITEMS - 1u]), total);
   prefix = p[0];
   aggregate = total[0];
+}
+
+// The aggregate vk_blocked_scan gives, with the same bits (each invocation's values folded in the same
+// order, then the same workgroup scan), from plain loads folded as they arrive instead of ITEMS values held
+// for the scan: the chained scan's fallback runs it while its own tile stays in registers.
+VALUE_T vk_blocked_aggregate(uint tile) {
+  const uint first = vk_blocked_first(tile);
+  VALUE_T folded = vk_tile_load(first)[0];
+  [[unroll]] for (uint k = 1u; k < ITEMS; ++k) folded = vk_op(folded, vk_tile_load(first + k)[0]);
+  ROW_T total;
+  vk_workgroup_exclusive_scan(ROW_T(folded), total);
+  return total[0];
 }
 
 #if defined(VKPRIM_BLOCKED_STAGED_STORE)
