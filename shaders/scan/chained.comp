@@ -118,8 +118,9 @@ VALUE_T sh_get_prefix() {
     }                                                                                                  \
   }
 
-// A tile's vectors loaded and scanned in registers (each vector's inclusive scan); the owner and a float
-// fallback run exactly these operations in this order, so they agree bit for bit.
+// A tile's vectors loaded and scanned in registers (each vector's inclusive scan, left to right). A float
+// fallback folds each vector of a stuck tile in the same order (main), so its vector totals and the row
+// scans over them agree with the owner's bit for bit.
 #define LOAD_AND_SCAN_TILE(tile, scanned, totals)                                                      \
   {                                                                                                    \
     totals[0] = vk_row_identity();                                                                     \
