@@ -56,7 +56,9 @@ double time_cpu(F&& f) {
 // 16-byte-vector shader copy (src -> dst) and read of `bytes` bytes: the ceilings scans and reduces are
 // compared against. GB/s from the median of `repeats` runs.
 struct Ceilings {
-  double copy_gbps = 0;  // counting read + write
+  double copy_gbps = 0;  // counting read + write: the faster of the two below
+  double copy_straight_gbps = 0;  // vector i to i
+  double copy_rotated_gbps = 0;   // vector i to i + half the buffer, wrapping
   double read_gbps = 0;
   uint64_t bytes = 0;    // read (the copy writes as many again)
 
