@@ -27,8 +27,8 @@
 // the branch's end, which the core specification does not promise (docs/ALGORITHMS.md, "Reconvergence").
 // A combine without branches in its SPIR-V relies on nothing. Build it from mix(), min() and max(), and
 // ?: between scalar or vector variables, which glslang compiles to selects. It branches on ?: between
-// structs or expressions, and on && and || whose right side is not simple. The samples' ArgMin and Welford
-// combines branch.
+// structs or expressions, and on && and || whose right side is not simple. The samples (tools/operators)
+// have no branches: ArgMin tests with any() and all(), Welford selects its divisor.
 #pragma once
 
 #include <cstdint>
