@@ -278,6 +278,41 @@ void stage_key(uint slot, KEY_T key) {
 #endif
 }
 
+// Replays the invocation's elements from (c, v), its exclusive summary within the tile (no predecessor
+// tiles), and stages the compacted outputs of `round`: STAGE slots of tile-local event ranks from round on,
+// B's one later where the tile continues a run (that run's end takes B's slot 0). The ranks are the tile's
+// own, so this can run before the tile's prefix is known; the one staged value that depends on the prefix,
+// the continued run's (slot 0 of B, and of A for NonTrivialRuns), is completed as it is written.
+void stage_round(uint round, uint c, VALUE_T v, uint base, uint heads, uint ends, uint continues, KEY_T keys[ITEMS],
+                 VALUE_T values[ITEMS]) {
+  // Elements past n carry no head, end or event, so they change nothing that is staged.
+  [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
+    const bool head = (heads >> j & 1u) != 0u;
+    const bool end = (ends >> j & 1u) != 0u;
+    const bool event = is_event(head, end);
+    vk_run_step(head, event, element_value(values[j]), c, v);
+    // Slots outside this round wrap to large values and are skipped.
+    const uint rank = (c & RUN_COUNT_MASK) - 1u;
+    const uint slot = rank - round;
+    if (MODE == MODE_REDUCE || MODE == MODE_ENCODE) {
+      const uint b_slot = rank + continues - round;
+      if (head && slot < STAGE) stage_key(slot, keys[j]);
+      if (end && b_slot < STAGE) s_stage_b[b_slot] = v;
+    } else if (MODE == MODE_UNIQUE) {
+      if (head && slot < STAGE) {
+        if (flag_set(BK_INDICES)) s_stage_a[slot] = base + j;
+        else stage_key(slot, keys[j]);
+      }
+    }
+#if !defined(VKPRIM_TYPE_USER)
+    else if (event && slot < STAGE) {  // MODE_NON_TRIVIAL: the run's offset and length as far as this tile sees it
+      s_stage_a[slot] = base + j + 1u - uint(v);
+      s_stage_b[slot] = v;
+    }
+#endif
+  }
+}
+
 #if !defined(VKPRIM_NO_SUBGROUPS)
 // Inclusive scan across the subgroup (Hillis & Steele over shuffles: the combine is not a subgroup
 // operation). A subgroup larger than the workgroup is partial; lanes only read lanes below them.
@@ -612,6 +647,16 @@ void main() {
 #define SET_CONTINUES() sh_set(W_CONTINUES, base > 0u && base < n && (heads & 1u) == 0u ? 1u : 0u)
 #define SET_OPEN() \
   if (tid == WG_SIZE - 1u) sh_set(W_OPEN, base + ITEMS - 1u < n && (ends >> (ITEMS - 1u) & 1u) == 0u ? 1u : 0u)
+  // The tile's compacted outputs, from its own summaries (after the barrier that follows SET_OPEN): A holds
+  // its events; B (ReduceByKey, RunLengthEncode) one value per run end, from the run the tile continues
+  // (continues) up to its last run that ends in it (W_OPEN: its last run goes on).
+#define TILE_OUTPUTS() \
+  const uint tile_events = tc & RUN_COUNT_MASK; \
+  const bool per_end = MODE == MODE_REDUCE || MODE == MODE_ENCODE; \
+  const uint continues = IS_SCAN ? 0u : sh_get(W_CONTINUES); \
+  const uint b_count = tile_events + (per_end ? continues - sh_get(W_OPEN) : 0u); \
+  const uint rounds_end = max(tile_events, b_count); \
+  const bool one_round = rounds_end <= STAGE
 #if defined(VKPRIM_BY_KEY_PORTABLE)
   if (PHASE == PHASE_SUMMARIZE) {
     if (tid == 0u) summary_store(tile, tc, tv);
@@ -626,6 +671,8 @@ void main() {
   }
   SET_OPEN();
   barrier();
+  TILE_OUTPUTS();
+  const bool staged_early = false;
 #else
   const uint spin_limit = pc.knobs & 0xFFFFu;
   const uint skip_period = (pc.knobs >> 16u) & 0x3FFFu;
@@ -639,15 +686,22 @@ void main() {
   }
   SET_OPEN();
   barrier();
+  TILE_OUTPUTS();
 
+#if !defined(VKPRIM_NO_SUBGROUPS)
+  const bool looker = gl_SubgroupID == 0u;
+#else
+  const bool looker = tid == 0u;
+#endif
+  // Tiles that look back and whose outputs fit one staging round stage them first: the staging needs only
+  // the tile's own summaries, so it leaves the path after the look-back, and the predecessors get that
+  // time to publish. On an H100 this ran faster than staging after the look-back, and than staging by the
+  // other subgroups while subgroup 0 looks back (docs/PERFORMANCE.md, "Keyed primitives").
+  const bool staged_early = !IS_SCAN && tile != 0u && one_round;
+  if (staged_early) stage_round(0u, c, v, base, heads, ends, continues, keys, values);
   if (tile != 0u) {
     uint depth = 0u, steps = 0u;
     for (;;) {
-#if !defined(VKPRIM_NO_SUBGROUPS)
-      const bool looker = gl_SubgroupID == 0u;
-#else
-      const bool looker = tid == 0u;
-#endif
       if (looker) {
         uint look = sh_get(W_LOOK);
         uint pc_;
@@ -710,12 +764,12 @@ void main() {
   }
 #endif
 
-  // The invocation's full prefix, then its elements replayed from it.
   uint tile_c;
   VALUE_T tile_v;
   sh_get_prefix(tile_c, tile_v);
-  vk_run_combine(tile_c, tile_v, c, v, c, v);
   if (IS_SCAN) {
+    // The invocation's full prefix, then its elements replayed from it.
+    vk_run_combine(tile_c, tile_v, c, v, c, v);
     // The inclusive scan in place; the exclusive one is it shifted by one element, the identity at heads
     // (one chain of operations either way; the exclusive value kept beside the running one per element ran
     // 8% slower on an H100).
@@ -750,56 +804,32 @@ void main() {
   // A's ranks are the events' (tile_first ..); B holds one value per run end, and the tile's ends are runs
   // tile_first - 1 (where the tile continues a run that ends in it) up to its last run that ends in it.
   const uint tile_first = tile_c & RUN_COUNT_MASK;
-  const uint tile_events = tc & RUN_COUNT_MASK;
-  const bool per_end = MODE == MODE_REDUCE || MODE == MODE_ENCODE;
-  const uint continues = per_end ? sh_get(W_CONTINUES) : 0u;
-  const uint b_first = tile_first - continues;
-  const uint b_count = tile_events + continues - (per_end ? sh_get(W_OPEN) : 0u);
-  const uint rounds_end = max(tile_events, b_count);
-  const uint start_c = c;
-  const VALUE_T start_v = v;
+  const uint b_first = tile_first - (per_end ? continues : 0u);
   for (uint round = 0u; round < rounds_end; round += STAGE) {
-    c = start_c;
-    v = start_v;
-    // Elements past n carry no head, end or event, so they change nothing that is written.
-    [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
-      const bool head = (heads >> j & 1u) != 0u;
-      const bool end = (ends >> j & 1u) != 0u;
-      const bool event = is_event(head, end);
-      vk_run_step(head, event, element_value(values[j]), c, v);
-      // Slots outside this round wrap to large values and are skipped.
-      const uint rank = (c & RUN_COUNT_MASK) - 1u;
-      const uint slot = rank - tile_first - round;
-      if (per_end) {
-        const uint b_slot = rank - b_first - round;
-        if (head && slot < STAGE) stage_key(slot, keys[j]);
-        if (end && b_slot < STAGE) s_stage_b[b_slot] = v;
-        continue;
-      }
-      if (slot >= STAGE) continue;
-      if (MODE == MODE_UNIQUE) {
-        if (head) {
-          if (flag_set(BK_INDICES)) s_stage_a[slot] = base + j;
-          else stage_key(slot, keys[j]);
-        }
-      }
-#if !defined(VKPRIM_TYPE_USER)
-      else if (event) {  // MODE_NON_TRIVIAL
-        s_stage_a[slot] = base + j + 1u - uint(v);
-        s_stage_b[slot] = v;
-      }
-#endif
-    }
+    if (round != 0u || !staged_early) stage_round(round, c, v, base, heads, ends, continues, keys, values);
     barrier();
+    // The continued run's staged value (slot 0 of round 0) lacks the predecessors' part of the run, tile_v.
+    const bool complete_first = round == 0u && continues != 0u;
     const uint a_count = min(STAGE, tile_events - min(tile_events, round));
     const uint words = (MODE != MODE_NON_TRIVIAL && !flag_set(BK_INDICES)) ? KEY_WORDS : 1u;
-    for (uint i = tid; i < a_count * words; i += WG_SIZE)
-      a_words[(pc.a_shift + tile_first + round) * words + i] = s_stage_a[i];
+    for (uint i = tid; i < a_count * words; i += WG_SIZE) {
+      uint word = s_stage_a[i];
+#if !defined(VKPRIM_TYPE_USER)
+      if (MODE == MODE_NON_TRIVIAL && i == 0u && complete_first) word -= uint(tile_v);
+#endif
+      a_words[(pc.a_shift + tile_first + round) * words + i] = word;
+    }
     if (MODE != MODE_UNIQUE) {
       const uint count = min(STAGE, b_count - min(b_count, round));
-      for (uint i = tid; i < count; i += WG_SIZE) b_values[pc.b_shift + b_first + round + i] = s_stage_b[i];
+      for (uint i = tid; i < count; i += WG_SIZE) {
+        VALUE_T x = s_stage_b[i];
+        if (i == 0u && complete_first) x = vk_op(tile_v, x);
+        b_values[pc.b_shift + b_first + round + i] = x;
+      }
     }
     barrier();
   }
-  if (tid == WG_SIZE - 1u && tile == tiles - 1u) count_words[pc.count_shift] = c & RUN_COUNT_MASK;
+  // The last invocation stores the count: on lavapipe (Mesa 22.3) invocation 0 was seen to run nothing after
+  // this loop (an atomic there from invocation 0 never landed, from invocations 200 and 255 it did).
+  if (tid == WG_SIZE - 1u && tile == tiles - 1u) count_words[pc.count_shift] = tile_first + tile_events;
 }
