@@ -829,7 +829,8 @@ void main() {
     }
     barrier();
   }
-  // The last invocation stores the count: on lavapipe (Mesa 22.3) invocation 0 was seen to run nothing after
-  // this loop (an atomic there from invocation 0 never landed, from invocations 200 and 255 it did).
+  // The last invocation stores the count: on lavapipe (Mesa 22.3) subgroup 0 was seen to run nothing after
+  // the kernel's last barrier (an atomic there from invocation 0 never landed, from invocations 8, 200 and
+  // 255 it did; one just before the barrier landed).
   if (tid == WG_SIZE - 1u && tile == tiles - 1u) count_words[pc.count_shift] = tile_first + tile_events;
 }
