@@ -14,13 +14,15 @@
 //     elements from memory) for run heads and ends, and folds its elements into a summary in order;
 //  3. one workgroup exclusive scan of the invocations' summaries gives each invocation's prefix within the
 //     tile and the tile's summary, which is published at once;
-//  4. subgroup 0 looks back over as many predecessors as it has lanes, combining their summaries up to
+//  4. the compacted modes stage their outputs at tile-local ranks in shared memory (stage_round: from
+//     the tile's own summaries, so before the look-back where one round holds them);
+//  5. subgroup 0 looks back over as many predecessors as it has lanes, combining their summaries up to
 //     the first inclusive one; after pc.knobs & 0xFFFF not-ready polls of one predecessor the workgroup
 //     summarizes that tile from memory itself (the owner's code and order, so the same bits) and
 //     publishes it;
-//  5. each invocation replays its elements from its full prefix and writes what the mode asks, at ranks
-//     given by the event count: unique keys (or indices) at run heads, aggregates or lengths at run ends,
-//     one scan value per element.
+//  6. ScanByKey replays each invocation's elements from its full prefix; every mode writes what it asks,
+//     at ranks given by the event count: unique keys (or indices) at run heads, aggregates or lengths at
+//     run ends, one scan value per element.
 // The last tile writes the event total (runs, or non-trivial runs) to binding 5.
 // Events: run heads, except NonTrivialRuns: ends of runs longer than one element. Values: the input
 // (ReduceByKey, ScanByKey), a one per element (RunLengthEncode, NonTrivialRuns: lengths under u32 add), or
@@ -32,7 +34,7 @@
 // reduce_then_scan): three dispatches of this kernel, the phase in specialization constant 2. SUMMARIZE: each
 // tile's steps 2-3, then its summary stored in binding 2 (after 16 header words). SCAN: one workgroup replaces
 // the summaries by their exclusive prefixes, WG_SIZE x 4 tiles at a time, carrying the running combination.
-// REPLAY: each tile's steps 2-3 again, its prefix read from binding 2, then step 5. The pipeline barriers
+// REPLAY: each tile's steps 2-3 again, its prefix read from binding 2, then 4 and 6. The pipeline barriers
 // between the dispatches order them; no workgroup waits for another.
 // Defines: VKPRIM_TYPE_* (values), VKPRIM_KEY64 (keys of two words), VKPRIM_NO_SUBGROUPS,
 // VKPRIM_BY_KEY_PORTABLE. Specialization: WG_SIZE (power of two), ITEMS (elements per invocation, a multiple of
@@ -283,8 +285,8 @@ void stage_key(uint slot, KEY_T key) {
 // B's one later where the tile continues a run (that run's end takes B's slot 0). The ranks are the tile's
 // own, so this can run before the tile's prefix is known; the one staged value that depends on the prefix,
 // the continued run's (slot 0 of B, and of A for NonTrivialRuns), is completed as it is written.
-void stage_round(uint round, uint c, VALUE_T v, uint base, uint heads, uint ends, uint continues, KEY_T keys[ITEMS],
-                 VALUE_T values[ITEMS]) {
+void stage_round(uint round, uint c, VALUE_T v, uint base, uint heads, uint ends, uint continues,
+                 KEY_T keys[ITEMS], VALUE_T values[ITEMS]) {
   // Elements past n carry no head, end or event, so they change nothing that is staged.
   [[unroll]] for (uint j = 0u; j < ITEMS; ++j) {
     const bool head = (heads >> j & 1u) != 0u;
@@ -305,7 +307,7 @@ void stage_round(uint round, uint c, VALUE_T v, uint base, uint heads, uint ends
       }
     }
 #if !defined(VKPRIM_TYPE_USER)
-    else if (event && slot < STAGE) {  // MODE_NON_TRIVIAL: the run's offset and length as far as this tile sees it
+    else if (event && slot < STAGE) {  // MODE_NON_TRIVIAL: the run's offset and length as this tile sees it
       s_stage_a[slot] = base + j + 1u - uint(v);
       s_stage_b[slot] = v;
     }
