@@ -275,12 +275,7 @@ Result<Ceilings> measure_ceilings(const Device& device, const Buffer& src, const
     auto ns = time_gpu(device, repeats, run);
     if (!ns) return std::move(ns).error();
     const double gbps = double(bytes) * (copy ? 2 : 1) / median(ns.value());
-    if (copy) {
-      out.copy_gbps = std::max(out.copy_gbps, gbps);
-      (which == 0 ? out.copy_straight_gbps : out.copy_rotated_gbps) = gbps;
-    } else {
-      out.read_gbps = gbps;
-    }
+    (which == 0 ? out.copy_straight_gbps : which == 1 ? out.copy_rotated_gbps : out.read_gbps) = gbps;
   }
   out.bytes = bytes;
   return out;
@@ -294,9 +289,8 @@ std::optional<Ceilings> ceilings_for(const Device& device, const Buffer& src, co
     return std::nullopt;
   }
   // Said only where the two copies differ by more than 25% (the slow straight copy some NVIDIA processes show).
-  const double fast = std::max(ceilings->copy_straight_gbps, ceilings->copy_rotated_gbps);
   const double slow = std::min(ceilings->copy_straight_gbps, ceilings->copy_rotated_gbps);
-  if (slow * 1.25 < fast)
+  if (slow * 1.25 < ceilings->copy_gbps())
     std::fprintf(stderr, "bench: copy ceiling of %llu bytes: straight %.1f GB/s, rotated %.1f GB/s (the faster counts)\n",
                  (unsigned long long)ceilings->bytes, ceilings->copy_straight_gbps, ceilings->copy_rotated_gbps);
   return ceilings.value();

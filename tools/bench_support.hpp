@@ -56,18 +56,18 @@ double time_cpu(F&& f) {
 // 16-byte-vector shader copy (src -> dst) and read of `bytes` bytes: the ceilings scans and reduces are
 // compared against. GB/s from the median of `repeats` runs.
 struct Ceilings {
-  double copy_gbps = 0;  // counting read + write: the faster of the two below
-  double copy_straight_gbps = 0;  // vector i to i
+  double copy_straight_gbps = 0;  // counting read + write: vector i to i
   double copy_rotated_gbps = 0;   // vector i to i + half the buffer, wrapping
   double read_gbps = 0;
   uint64_t bytes = 0;    // read (the copy writes as many again)
 
   // A primitive's GB/s as a fraction of each ceiling.
   double of_read(double gbps) const { return gbps / read_gbps; }
-  double of_copy(double gbps) const { return gbps / copy_gbps; }
+  double copy_gbps() const { return std::max(copy_straight_gbps, copy_rotated_gbps); }  // the ceiling
+  double of_copy(double gbps) const { return gbps / copy_gbps(); }
   // The ceiling rows' own times in microseconds.
   double read_us() const { return double(bytes) / read_gbps / 1e3; }
-  double copy_us() const { return 2.0 * double(bytes) / copy_gbps / 1e3; }
+  double copy_us() const { return 2.0 * double(bytes) / copy_gbps() / 1e3; }
 };
 Result<Ceilings> measure_ceilings(const Device& device, const Buffer& src, const Buffer& dst, uint64_t bytes,
                                   int repeats);
@@ -79,7 +79,7 @@ std::optional<Ceilings> ceilings_for(const Device& device, const Buffer& src, co
 template <class Row, class Make>
 void add_ceiling_rows(std::vector<Row>& rows, const Ceilings& c, Make&& make) {
   rows.push_back(make("read (uvec4 shader)", c.read_us(), c.read_gbps, 1.0, c.of_copy(c.read_gbps)));
-  rows.push_back(make("copy (uvec4 shader)", c.copy_us(), c.copy_gbps, c.of_read(c.copy_gbps), 1.0));
+  rows.push_back(make("copy (uvec4 shader)", c.copy_us(), c.copy_gbps(), c.of_read(c.copy_gbps()), 1.0));
 }
 
 // Bytes of a buffer for `bytes` bytes of data: whole 16-byte vectors, at least one.
