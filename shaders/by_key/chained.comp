@@ -386,19 +386,18 @@ void workgroup_exclusive(inout uint c, inout VALUE_T v, out uint tc, out VALUE_T
 // ---- Look-back ----
 
 #if defined(VKPRIM_TYPE_USER)
-shared uint s_words[6 + VKPRIM_USER_WORDS];
-#define W_CONTINUES 4  // 1 where the tile's first element continues a run from the tile before
-#define W_OPEN 5       // 1 where the tile's last run goes on into the next tile
-#define W_PREFIX_VALUE 6  // 6..: the value bits of W_PREFIX's summary
+shared uint s_words[5 + VKPRIM_USER_WORDS];
+#define W_CONTINUES 3  // 1 where the tile's first element continues a run from the tile before
+#define W_OPEN 4       // 1 where the tile's last run goes on into the next tile
+#define W_PREFIX_VALUE 5  // 5..: the value bits of W_PREFIX's summary
 #else
-shared uint s_words[8];
-#define W_CONTINUES 6  // 1 where the tile's first element continues a run from the tile before
-#define W_OPEN 7       // 1 where the tile's last run goes on into the next tile
+shared uint s_words[7];
+#define W_CONTINUES 5  // 1 where the tile's first element continues a run from the tile before
+#define W_OPEN 6       // 1 where the tile's last run goes on into the next tile
 #endif
-#define W_TILE 0
-#define W_ACTION 1   // LOOK_ON, LOOK_DONE, or LOOK_FALLBACK + the tile to summarize ourselves
-#define W_LOOK 2     // next predecessor to inspect
-#define W_PREFIX 3   // 3: the combined count word of the predecessors inspected so far; 4, 5: its value bits
+#define W_ACTION 0   // LOOK_ON, LOOK_DONE, or LOOK_FALLBACK + the tile to summarize ourselves
+#define W_LOOK 1     // next predecessor to inspect
+#define W_PREFIX 2   // 2: the combined count word of the predecessors inspected so far; 3, 4: its value bits
 #define LOOK_ON 0u
 #define LOOK_DONE 1u
 #define LOOK_FALLBACK 2u
@@ -623,9 +622,7 @@ void main() {
   const uint tile = vk_workgroup_index();
 #else
   if (vk_workgroup_index() >= tiles) return;
-  if (tid == 0u) sh_set(W_TILE, vk_tile_index(pc.knobs));
-  barrier();
-  const uint tile = sh_get(W_TILE);
+  const uint tile = vk_workgroup_tile(pc.knobs, IS_SCAN);
 #endif
   const uint base = tile * TILE_ELEMENTS + tid * ITEMS;
 

@@ -64,6 +64,20 @@ uint vk_tile_index(uint knobs) {
   vk_stat_add(0u, 1u);
   return vk_workgroup_index();
 }
+// The same in every invocation (call from uniform control flow). In launch order each invocation knows it
+// without waiting, unless `synced`: then, as with a ticket, invocation 0 passes it on through shared memory
+// across a barrier. ScanByKey ran 5% faster synced on an H100, the other keyed modes and the chained scan
+// up to 2% faster unsynced (docs/PERFORMANCE.md).
+shared uint vk_s_tile;
+uint vk_workgroup_tile(uint knobs, bool synced) {
+  if ((knobs & KNOB_LAUNCH_ORDER) != 0u && !synced) {
+    if (gl_LocalInvocationIndex == 0u) vk_tile_index(knobs);
+    return vk_workgroup_index();
+  }
+  if (gl_LocalInvocationIndex == 0u) vk_s_tile = vk_tile_index(knobs);
+  barrier();
+  return vk_s_tile;
+}
 
 // The published value as raw words (common/types.glsl's conversions), split in 16-bit parts.
 // VKPRIM_STATE_U32: the state carries a u32 whatever VALUE_T is (stream compaction's selected counts,

@@ -48,14 +48,13 @@ layout(constant_id = 2) const uint LOOK_WINDOWS = 1;
 
 // What invocation 0 tells the workgroup (relaxed atomics: read by the look-back loop between barriers).
 #if defined(VKPRIM_TYPE_USER)
-shared uint s_words[3 + VKPRIM_USER_WORDS];
+shared uint s_words[2 + VKPRIM_USER_WORDS];
 #else
-shared uint s_words[5];
+shared uint s_words[4];
 #endif
-#define W_TILE 0      // this workgroup's tile
-#define W_ACTION 1    // LOOK_ON, LOOK_DONE, or the tile to reduce ourselves (>= LOOK_FALLBACK)
-#define W_LOOK 2      // next predecessor to inspect
-#define W_PREFIX 3    // 3, 4 (user types: 3..): bits of the combined aggregates of the predecessors inspected so far
+#define W_ACTION 0    // LOOK_ON, LOOK_DONE, or the tile to reduce ourselves (>= LOOK_FALLBACK)
+#define W_LOOK 1      // next predecessor to inspect
+#define W_PREFIX 2    // 2, 3 (user types: 2..): bits of the combined aggregates of the predecessors inspected so far
 
 void sh_set(uint i, uint v) { atomicStore(s_words[i], v, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
 uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
@@ -234,9 +233,7 @@ void main() {
   vk_scan_begin();
   const uint tid = gl_LocalInvocationIndex;
   if (vk_workgroup_index() >= vk_scan_group_count) return;
-  if (tid == 0u) sh_set(W_TILE, vk_tile_index(pc.param2));
-  barrier();
-  const uint tile = sh_get(W_TILE);
+  const uint tile = vk_workgroup_tile(pc.param2, false);
 
 #if defined(VKPRIM_ORDERED)
   // Blocked tile (common/blocked_tile.glsl); the invocation's prefix folded in now, as below.
