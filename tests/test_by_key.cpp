@@ -583,6 +583,24 @@ TEST_CASE("keyed primitives with forced fallback (spin limit 0, every 3rd tile p
   }
 }
 
+TEST_CASE("keyed primitives with tiles taken in launch order (workgroup index, no ticket) match the CPU, also with "
+          "forced fallback",
+          "[by_key][fallback][tile_order]") {
+  // Every mode but ScanByKey then reads its tile index without a barrier (shaders/common/tile_state.glsl).
+  // Spin limit 64 without skips: a driver that launches a successor first only costs a fallback.
+  for (uint32_t period : {0u, 3u}) {
+    ContextOptions o = test::forced_fallback(period, period == 0 ? 64 : 0);
+    o.tile_order = TileOrder::launch;
+    Device& dev = test::device(o);
+    if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
+    VKPRIM_TEST_RNG(rng);
+    const uint64_t n = 40 * tile_of(dev, DataType::u32, DataType::u32) + 3;
+    INFO("skip period " << period);
+    all_primitives_u32(dev, {n}, {kRandom4, kRandom64}, rng);
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+}
+
 TEST_CASE("keyed primitives without 64-bit atomics keep their tile state in 16-bit parts and match the CPU, "
           "forced fallback included",
           "[by_key][state_parts]") {
