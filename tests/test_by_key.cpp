@@ -587,11 +587,8 @@ TEST_CASE("keyed primitives with tiles taken in launch order (workgroup index, n
           "forced fallback",
           "[by_key][fallback][tile_order]") {
   // Every mode but ScanByKey then reads its tile index without a barrier (shaders/common/tile_state.glsl).
-  // Spin limit 64 without skips: a driver that launches a successor first only costs a fallback.
   for (uint32_t period : {0u, 3u}) {
-    ContextOptions o = test::forced_fallback(period, period == 0 ? 64 : 0);
-    o.tile_order = TileOrder::launch;
-    Device& dev = test::device(o);
+    Device& dev = test::device(test::launch_order(period));
     if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
     VKPRIM_TEST_RNG(rng);
     const uint64_t n = 40 * tile_of(dev, DataType::u32, DataType::u32) + 3;

@@ -445,8 +445,8 @@ TEST_CASE("chained_fallback with tiles taken in launch order (workgroup index, n
           "[chained][fallback][tile_order]") {
   VKPRIM_TEST_RNG(rng);
   for (uint32_t period : {0u, 3u}) {
-    ContextOptions o = forced(period == 0 ? 64 : 0, period);
-    o.tile_order = TileOrder::launch;
+    ContextOptions o = test::launch_order(period);
+    o.collect_statistics = true;  // as in forced(): check_forced checks the look-back steps and depth
     Device& dev = test::device(o);
     INFO("skip period " << period);
     check_forced<uint32_t>(dev, DataType::u32, Op::add, ScanKind::inclusive, ScanAlgorithm::chained_fallback, 40, rng);

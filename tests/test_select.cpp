@@ -324,10 +324,7 @@ TEST_CASE("select and partition with tiles taken in launch order (workgroup inde
           "fallback",
           "[select][fallback][tile_order]") {
   for (uint32_t period : {0u, 3u}) {
-    ContextOptions o = forced_fallback(period);
-    if (period == 0) o.fallback_spin_limit = 64;
-    o.tile_order = TileOrder::launch;
-    Device& dev = test::device(o);
+    Device& dev = test::device(test::launch_order(period));
     VKPRIM_TEST_RNG(rng);
     const uint64_t tiles = 12;
     const uint64_t n = tiles * tile_of(dev.context(), DataType::u32) - 3;

@@ -389,9 +389,7 @@ TEST_CASE("onesweep with tiles taken in launch order (workgroup index, no ticket
           "forced fallback",
           "[sort][fallback][tile_order]") {
   for (uint32_t period : {0u, 3u}) {
-    ContextOptions o = test::forced_fallback(period, period == 0 ? 64 : 0);
-    o.tile_order = TileOrder::launch;
-    Device& dev = test::device(o);
+    Device& dev = test::device(test::launch_order(period));
     if (!available(dev, SortAlgorithm::onesweep)) return;
     VKPRIM_TEST_RNG(rng);
     const uint64_t tile = tile_of(dev, 0);

@@ -71,6 +71,12 @@ ContextOptions forced_fallback(uint32_t period, uint32_t spin_limit) {
   return o;
 }
 
+ContextOptions launch_order(uint32_t period) {
+  ContextOptions o = forced_fallback(period, period == 0 ? 64 : 0);
+  o.tile_order = TileOrder::launch;
+  return o;
+}
+
 bool has_features(Device& dev, uint32_t features, const char* what) {
   if (dev.context().capabilities().has(features)) return true;
   WARN(what << " needs features the device lacks (" << features << "): skipped");

@@ -31,6 +31,9 @@ Device& device(const ContextOptions& options = {});
 // (ContextOptions::debug_skip_publication_period; 0: every tile publishes) and a waiting tile polls
 // `spin_limit` times before counting a predecessor itself.
 ContextOptions forced_fallback(uint32_t period, uint32_t spin_limit = 0);
+// forced_fallback(period) with tiles taken in launch order (ContextOptions::tile_order); without skips
+// (period 0) the spin limit is 64, so a driver that launches a successor first only costs a fallback.
+ContextOptions launch_order(uint32_t period);
 // device(options) with `features` masked as well (ContextOptions::mask_features); requires that they are
 // reported absent.
 Device& device_without(uint32_t features, ContextOptions options = {});
