@@ -58,6 +58,12 @@ struct Engine {
     std::lock_guard<std::mutex> lock(mutex);
     return messages.size();
   }
+  // Checked at the end of every case that creates a device, after its Context is destroyed: the layers
+  // reported no warning or error.
+  void require_no_messages() {
+    INFO("validation messages:\n" << describe_messages());
+    REQUIRE(message_count() == 0);
+  }
 
   void create_instance() {
     REQUIRE(volkInitialize() == VK_SUCCESS);
@@ -320,6 +326,27 @@ ContextCreateInfo borrowed_context_info(const Engine& engine, DeviceRequirements
   return info;
 }
 
+// How many structs of `type` the pNext chain that starts at `head` holds.
+int count_structs(const void* head, VkStructureType type) {
+  int n = 0;
+  for (auto* p = static_cast<const VkBaseInStructure*>(head); p; p = p->pNext) n += p->sType == type;
+  return n;
+}
+
+// Merges `req` into an engine's chain, VkPhysicalDeviceFeatures2 and then `engine_structs`, which must lack a
+// struct vkprim needs: checks that merge_into refuses it with invalid_argument, naming `missing`. Returns the
+// extension list merge_into was given.
+std::vector<const char*> merge_refused(DeviceRequirements& req, void* engine_structs, const char* missing) {
+  VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  chain.pNext = engine_structs;
+  std::vector<const char*> extensions;
+  auto refused = req.merge_into(chain, extensions);
+  INFO(refused.message());
+  CHECK(refused == Status::invalid_argument);
+  CHECK(refused.message().find(missing) != std::string::npos);
+  return extensions;
+}
+
 // A few of volk's global function pointers, which vkprim must never overwrite.
 struct VolkSnapshot {
   PFN_vkCmdDispatch dispatch = vkCmdDispatch;
@@ -381,8 +408,7 @@ TEST_CASE("a borrowed VkDevice created with device_requirements() runs reduces r
   CHECK(VolkSnapshot{} == before);
   context.value().reset();  // destroys vkprim's pipelines before the engine destroys its device
   CHECK(VolkSnapshot{} == before);
-  INFO("validation messages:\n" << engine.describe_messages());
-  REQUIRE(engine.message_count() == 0);
+  engine.require_no_messages();
 }
 
 // Every plan's record and record_indirect on the engine's own buffers, scratch created with exactly the
@@ -463,8 +489,7 @@ TEST_CASE("scratch created with exactly the reported usage flags serves record a
     CHECK(std::memcmp(input.mapped, expect.data(), sorted * 4) == 0);
   }
   context.value().reset();
-  INFO("validation messages:\n" << engine.describe_messages());
-  REQUIRE(engine.message_count() == 0);
+  engine.require_no_messages();
 }
 
 // An engine with its own feature chain and extension list merges vkprim's requirements into them: its own
@@ -496,20 +521,13 @@ TEST_CASE("DeviceRequirements::merge_into adds vkprim's features to an engine's 
   }
   // One struct of each type in the chain: vkprim's 1.1 struct (16-bit storage) and 1.3 struct appended, no
   // second 1.2 struct.
-  int count11 = 0, count12 = 0, count13 = 0;
-  for (auto* p = reinterpret_cast<const VkBaseInStructure*>(&chain); p; p = p->pNext) {
-    count11 += p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
-    count12 += p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
-    count13 += p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
-  }
-  CHECK(count11 == (req.vulkan11.storageBuffer16BitAccess ? 1 : 0));
-  CHECK(count12 == (v12 ? 1 : 0));
-  CHECK(count13 <= 1);
+  CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES) ==
+        (req.vulkan11.storageBuffer16BitAccess ? 1 : 0));
+  CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == (v12 ? 1 : 0));
+  CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES) <= 1);
   // The pipeline-robustness struct appended exactly where the device has VK_EXT_pipeline_robustness.
-  int robustness_structs = 0;
-  for (auto* p = reinterpret_cast<const VkBaseInStructure*>(&chain); p; p = p->pNext)
-    robustness_structs += p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT;
-  CHECK(robustness_structs == (req.pipeline_robustness.pipelineRobustness ? 1 : 0));
+  CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT) ==
+        (req.pipeline_robustness.pipelineRobustness ? 1 : 0));
   CHECK(extensions.size() == req.extensions.size());
   // A second merge adds nothing: same extensions, same structs.
   REQUIRE(req.merge_into(chain, extensions).ok());
@@ -549,20 +567,14 @@ TEST_CASE("DeviceRequirements::merge_into adds vkprim's features to an engine's 
 
   // A chain of per-extension structs that lacks one vkprim needs is refused, untouched.
   if (v12 && req.vulkan12.vulkanMemoryModel && req.vulkan12.shaderBufferInt64Atomics) {
-    VkPhysicalDeviceFeatures2 split{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     VkPhysicalDeviceVulkanMemoryModelFeatures mm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
-    split.pNext = &mm;
-    std::vector<const char*> none;
-    auto refused = req.merge_into(split, none);
-    CHECK(refused == Status::invalid_argument);
-    CHECK(refused.message().find("VkPhysicalDeviceShaderAtomicInt64Features") != std::string::npos);
+    const auto none = merge_refused(req, &mm, "VkPhysicalDeviceShaderAtomicInt64Features");
     CHECK(mm.vulkanMemoryModel == VK_FALSE);
     CHECK(mm.pNext == nullptr);
     CHECK(none.empty());
   }
   context.value().reset();
-  INFO("validation messages:\n" << engine.describe_messages());
-  REQUIRE(engine.message_count() == 0);
+  engine.require_no_messages();
 }
 
 // Host-only: the chain logic for VK_EXT_pipeline_robustness, which lavapipe lacks (so the device tests above
@@ -571,10 +583,7 @@ TEST_CASE("DeviceRequirements puts the pipeline-robustness struct at the end of 
           "it once or ORs it into the engine's own struct",
           "[borrowed][requirements]") {
   auto count_robustness = [](const void* head) {
-    int n = 0;
-    for (auto* p = static_cast<const VkBaseInStructure*>(head); p; p = p->pNext)
-      n += p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT;
-    return n;
+    return count_structs(head, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT);
   };
   for (uint32_t version : {VK_API_VERSION_1_1, VK_API_VERSION_1_2, VK_API_VERSION_1_3}) {
     INFO("api version 1." << VK_API_VERSION_MINOR(version));
@@ -613,18 +622,13 @@ TEST_CASE("DeviceRequirements::merge_into ORs 8- and 16-bit storage into the eng
   req.api_version = VK_API_VERSION_1_2;
   req.vulkan11.storageBuffer16BitAccess = VK_TRUE;
   req.vulkan12.storageBuffer8BitAccess = VK_TRUE;
-  auto count = [](const void* head, VkStructureType type) {
-    int n = 0;
-    for (auto* p = static_cast<const VkBaseInStructure*>(head); p; p = p->pNext) n += p->sType == type;
-    return n;
-  };
   SECTION("an empty chain gets the 1.1 and 1.2 structs, once") {
     VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     std::vector<const char*> extensions;
     REQUIRE(req.merge_into(chain, extensions).ok());
     REQUIRE(req.merge_into(chain, extensions).ok());
-    CHECK(count(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES) == 1);
-    CHECK(count(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 1);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES) == 1);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 1);
     CHECK(req.vulkan11.storageBuffer16BitAccess == VK_TRUE);
     CHECK(req.vulkan12.storageBuffer8BitAccess == VK_TRUE);
   }
@@ -653,31 +657,19 @@ TEST_CASE("DeviceRequirements::merge_into ORs 8- and 16-bit storage into the eng
     CHECK(own16.storageBuffer16BitAccess == VK_TRUE);
     CHECK(own8.storageBuffer8BitAccess == VK_TRUE);
     CHECK(own8.pNext == nullptr);
-    CHECK(count(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES) == 0);
-    CHECK(count(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 0);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES) == 0);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 0);
   }
   SECTION("a 1.1 per-extension chain without VkPhysicalDevice16BitStorageFeatures is refused, untouched") {
     VkPhysicalDeviceShaderDrawParametersFeatures draw{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES};
-    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    chain.pNext = &draw;
-    std::vector<const char*> extensions;
-    auto refused = req.merge_into(chain, extensions);
-    INFO(refused.message());
-    CHECK(refused == Status::invalid_argument);
-    CHECK(refused.message().find("VkPhysicalDevice16BitStorageFeatures") != std::string::npos);
+    merge_refused(req, &draw, "VkPhysicalDevice16BitStorageFeatures");
     CHECK(draw.pNext == nullptr);
   }
   SECTION("a 1.2 per-extension chain without VkPhysicalDevice8BitStorageFeatures is refused, untouched") {
     VkPhysicalDeviceShaderAtomicInt64Features atomics{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
     VkPhysicalDevice16BitStorageFeatures own16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
     own16.pNext = &atomics;
-    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    chain.pNext = &own16;
-    std::vector<const char*> extensions;
-    auto refused = req.merge_into(chain, extensions);
-    INFO(refused.message());
-    CHECK(refused == Status::invalid_argument);
-    CHECK(refused.message().find("VkPhysicalDevice8BitStorageFeatures") != std::string::npos);
+    merge_refused(req, &own16, "VkPhysicalDevice8BitStorageFeatures");
     CHECK(own16.storageBuffer16BitAccess == VK_FALSE);
     CHECK(atomics.pNext == nullptr);
   }
@@ -693,33 +685,16 @@ TEST_CASE("DeviceRequirements::merge_into appends no Vulkan 1.2 or 1.3 core stru
   req.vulkan12.vulkanMemoryModel = VK_TRUE;
   req.vulkan12.vulkanMemoryModelDeviceScope = VK_TRUE;
   req.vulkan13.synchronization2 = VK_TRUE;
-  auto count = [](const void* head, VkStructureType type) {
-    int n = 0;
-    for (auto* p = static_cast<const VkBaseInStructure*>(head); p; p = p->pNext) n += p->sType == type;
-    return n;
-  };
   SECTION("timeline semaphores without the memory-model struct: refused, naming it") {
     VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
     timeline.timelineSemaphore = VK_TRUE;
-    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    chain.pNext = &timeline;
-    std::vector<const char*> extensions;
-    auto refused = req.merge_into(chain, extensions);
-    INFO(refused.message());
-    CHECK(refused == Status::invalid_argument);
-    CHECK(refused.message().find("VkPhysicalDeviceVulkanMemoryModelFeatures") != std::string::npos);
+    const auto extensions = merge_refused(req, &timeline, "VkPhysicalDeviceVulkanMemoryModelFeatures");
     CHECK(timeline.pNext == nullptr);
     CHECK(extensions.empty());
   }
   SECTION("dynamic rendering without the synchronization2 struct: refused, naming it") {
     VkPhysicalDeviceDynamicRenderingFeatures rendering{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES};
-    VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    chain.pNext = &rendering;
-    std::vector<const char*> extensions;
-    auto refused = req.merge_into(chain, extensions);
-    INFO(refused.message());
-    CHECK(refused == Status::invalid_argument);
-    CHECK(refused.message().find("VkPhysicalDeviceSynchronization2Features") != std::string::npos);
+    merge_refused(req, &rendering, "VkPhysicalDeviceSynchronization2Features");
     CHECK(rendering.pNext == nullptr);
   }
   SECTION("with vkprim's per-extension structs beside them, they are switched on and no core struct is added") {
@@ -737,8 +712,8 @@ TEST_CASE("DeviceRequirements::merge_into appends no Vulkan 1.2 or 1.3 core stru
     auto merged = req.merge_into(chain, extensions);
     INFO(merged.message());
     REQUIRE(merged.ok());
-    CHECK(count(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 0);
-    CHECK(count(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES) == 0);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 0);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES) == 0);
     CHECK(memory_model.vulkanMemoryModel == VK_TRUE);
     CHECK(memory_model.vulkanMemoryModelDeviceScope == VK_TRUE);
     CHECK(sync2.synchronization2 == VK_TRUE);
@@ -770,8 +745,7 @@ TEST_CASE("a Context reads 8- and 16-bit storage from the per-extension structs 
   CHECK(context.value()->capabilities().has(feature_storage_8bit));
   CHECK(context.value()->capabilities().has(feature_storage_16bit));
   context.value().reset();
-  INFO("validation messages:\n" << engine.describe_messages());
-  REQUIRE(engine.message_count() == 0);
+  engine.require_no_messages();
 }
 
 TEST_CASE("a Context given no enabled features reports no 64-bit support and refuses 64-bit reduces with "
@@ -810,8 +784,7 @@ TEST_CASE("a Context given no enabled features reports no 64-bit support and ref
     check_engine_reduce<uint32_t>(engine, ctx, DataType::u32, Op::add, ReduceAlgorithm(a), 70001, rng);
   check_engine_reduce<float>(engine, ctx, DataType::f32, Op::max, ReduceAlgorithm::grid_stride, 4097, rng);
   context.value().reset();
-  INFO("validation messages:\n" << engine.describe_messages());
-  REQUIRE(engine.message_count() == 0);
+  engine.require_no_messages();
 }
 
 TEST_CASE("Context::create rejects missing handles with invalid_argument", "[borrowed]") {
@@ -852,6 +825,5 @@ TEST_CASE("an engine that enabled 64-bit atomics but not shaderInt64 gets chaine
   auto select = Select::create(*context.value(), SelectDesc{DataType::u32, 100000});
   CHECK(select.ok());
   context.value().reset();
-  INFO("validation messages:\n" << engine.describe_messages());
-  REQUIRE(engine.message_count() == 0);
+  engine.require_no_messages();
 }

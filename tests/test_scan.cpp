@@ -16,8 +16,9 @@
 using namespace vkprim;
 using test::make_scan;
 using test::make_scratch;
-using test::pipeline_barrier;
+using test::no_subgroups;
 using test::ScanRig;
+using test::small_windows;
 
 namespace {
 
@@ -109,16 +110,6 @@ VKPRIM_SCAN_MATRIX_ALGORITHM(blocked_blelloch)
 VKPRIM_SCAN_MATRIX_ALGORITHM(subgroup_blocked)
 VKPRIM_SCAN_MATRIX_ALGORITHM(reduce_then_scan)
 
-namespace {
-
-ContextOptions no_subgroups() {
-  ContextOptions o;
-  o.force_no_subgroups = true;
-  return o;
-}
-
-}  // namespace
-
 TEST_CASE("automatic scan resolves to chained_fallback with the memory model, else reduce_then_scan, and matches the CPU",
           "[scan][matrix][automatic]") {
   Device& dev = test::device();
@@ -141,43 +132,9 @@ TEST_CASE("reduce_then_scan u32 add inclusive is correct at every size from one 
   const uint64_t max_n = 2 * tile;
   const Scan plan = make_scan(dev.context(), ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, max_n,
                                                       ScanAlgorithm::reduce_then_scan});
-  const auto data = test::random_values<uint32_t>(max_n, rng);
-  // The scan of the first n elements is the first n elements of the scan of all of them.
-  const auto expected = host::scan(Op::add, ScanKind::inclusive, data);
-  Buffer input = test::make_buffer(dev, max_n * 4);
-  Buffer scratch = make_scratch(dev, plan);
-  constexpr uint64_t kBatch = 128;  // sizes recorded into one command buffer, each into its own slot
-  Buffer output = test::make_buffer(dev, kBatch * max_n * 4);
-  test::upload(dev, input, data);
-  const auto barrier = pipeline_barrier(dev);
-  uint64_t failures = 0;
-  for (uint64_t batch_first = tile; batch_first <= max_n; batch_first += kBatch) {
-    const uint64_t batch = std::min(kBatch, max_n + 1 - batch_first);
-    test::poison(dev, output);
-    Result<void> recorded;
-    auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
-      for (uint64_t s = 0; s < batch && recorded.ok(); ++s) {
-        if (s > 0) test::between_records(barrier, cmd);
-        const uint64_t n = batch_first + s;
-        recorded = plan.record(cmd, input.range(0, n * 4), output.range(s * max_n * 4, n * 4), n, scratch.range());
-      }
-    });
-    INFO("record: " << recorded.message() << " submit: " << submitted.message());
-    REQUIRE(recorded.ok());
-    REQUIRE(submitted.ok());
-    const auto got = test::download<uint32_t>(dev, output, batch * max_n);
-    for (uint64_t s = 0; s < batch; ++s) {
-      const uint64_t n = batch_first + s;
-      for (uint64_t i = 0; i < max_n; ++i) {
-        const uint32_t want = i < n ? expected[i] : test::kPoison;
-        if (got[s * max_n + i] != want) {
-          if (failures++ < 5) FAIL_CHECK("n=" << n << " element " << i << ": got " << got[s * max_n + i] << ", expected " << want);
-          break;
-        }
-      }
-    }
-  }
-  CHECK(failures == 0);
+  std::vector<uint64_t> sizes;
+  for (uint64_t n = tile; n <= max_n; ++n) sizes.push_back(n);
+  test::check_u32_prefixes(dev, plan, sizes, rng);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -275,12 +232,6 @@ void check_windows(Device& dev, DataType type, Op op, std::mt19937_64& rng) {
         CHECK(rig.check(test::random_values<T>(sizes[i], rng), i % 2, in_place ? 0 : (i % 3), in_place));
       }
     }
-}
-
-ContextOptions small_windows() {
-  ContextOptions o;
-  o.max_storage_buffer_range = 64 * 1024;
-  return o;
 }
 
 }  // namespace

@@ -19,8 +19,8 @@
 using namespace vkprim;
 using test::make_scan;
 using test::make_scratch;
-using test::between_records;
-using test::pipeline_barrier;
+using test::no_subgroups;
+using test::small_windows;
 
 namespace {
 
@@ -97,58 +97,18 @@ Statistics statistics_of(const ChainRig<T>& rig) {
   return read_statistics(rig.device(), rig.plan(), rig.scratch());
 }
 
-// Every `stride`-th size from one tile to two tiles of u32 add, batched: one plan, one upload of random
-// data, up to kBatch records per command buffer (each into its own output slot, barriers between them).
+// Every `stride`-th size from one tile to two tiles of u32 add, and two tiles, batched: one plan, one upload
+// of random data, many records per command buffer (test::check_u32_prefixes).
 void check_every_size(Device& dev, ScanAlgorithm algorithm, ScanKind kind, uint64_t stride, std::mt19937_64& rng) {
   if (lookback_refused(dev, algorithm)) return;
   const uint64_t tile = tile_of(DataType::u32);
   const uint64_t max_n = 2 * tile;
   const Scan plan = make_scan(dev.context(), pinned(ScanDesc{DataType::u32, Op::add, kind, max_n, algorithm}));
   REQUIRE(plan.algorithm() == algorithm);
-  const auto data = test::random_values<uint32_t>(max_n, rng);
-  // The scan of the first n elements is the first n elements of the scan of all of them.
-  const auto expected = host::scan(Op::add, kind, data);
-  Buffer input = test::make_buffer(dev, max_n * 4);
-  Buffer scratch = make_scratch(dev, plan);
-  constexpr uint64_t kBatch = 128;
-  Buffer output = test::make_buffer(dev, kBatch * max_n * 4);
-  test::upload(dev, input, data);
-  const auto barrier = pipeline_barrier(dev);
   std::vector<uint64_t> sizes;
   for (uint64_t n = tile; n <= max_n; n += stride) sizes.push_back(n);
   if (sizes.back() != max_n) sizes.push_back(max_n);
-  uint64_t failures = 0, checked = 0;
-  for (size_t first = 0; first < sizes.size(); first += kBatch) {
-    const size_t batch = std::min<size_t>(kBatch, sizes.size() - first);
-    test::poison(dev, output);
-    Result<void> recorded;
-    auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
-      for (size_t s = 0; s < batch && recorded.ok(); ++s) {
-        if (s > 0) between_records(barrier, cmd);
-        const uint64_t n = sizes[first + s];
-        recorded = plan.record(cmd, input.range(0, n * 4), output.range(s * max_n * 4, n * 4), n, scratch.range());
-      }
-    });
-    INFO("record: " << recorded.message() << " submit: " << submitted.message());
-    REQUIRE(recorded.ok());
-    REQUIRE(submitted.ok());
-    const auto got = test::download<uint32_t>(dev, output, batch * max_n);
-    for (size_t s = 0; s < batch; ++s) {
-      const uint64_t n = sizes[first + s];
-      ++checked;
-      for (uint64_t i = 0; i < max_n; ++i) {
-        const uint32_t want = i < n ? expected[i] : test::kPoison;
-        if (got[s * max_n + i] != want) {
-          if (failures++ < 5)
-            FAIL_CHECK(to_string(algorithm) << " " << to_string(kind) << " u32 add n=" << n << " element " << i
-                                            << ": got " << got[s * max_n + i] << ", expected " << want);
-          break;
-        }
-      }
-    }
-  }
-  INFO(to_string(algorithm) << " " << to_string(kind) << ": " << failures << " of " << checked << " sizes wrong");
-  CHECK(failures == 0);
+  test::check_u32_prefixes(dev, plan, sizes, rng);
 }
 
 // Edge sizes: subgroup-ish small counts, workgroup +-1, tile +-1, several tiles with a remainder, and a
@@ -192,12 +152,6 @@ void check_matrix(ScanAlgorithm algorithm, DataType type, const ContextOptions& 
   VKPRIM_TEST_RNG(rng);
   host::with_type(type, [&](auto t) { check_matrix_typed<decltype(t)>(dev, algorithm, type, rng); });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
-}
-
-ContextOptions no_subgroups() {
-  ContextOptions o;
-  o.force_no_subgroups = true;
-  return o;
 }
 
 ContextOptions forced(uint32_t spin_limit, uint32_t period) {
@@ -539,12 +493,6 @@ void check_windows(Device& dev, DataType type, Op op, std::mt19937_64& rng) {
         CHECK(s.tiles == (n - (windows - 1) * window + tile - 1) / tile);
       }
     }
-}
-
-ContextOptions small_windows() {
-  ContextOptions o;
-  o.max_storage_buffer_range = 64 * 1024;
-  return o;
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Scan test rig shared by test_scan and test_scan_chained: plan creation that reports why it failed, a
 // plan with guarded input/output buffers whose check() compares every element with the host reference
 // and proves nothing outside the output was written (the caller-side barrier between records is
-// test_support.hpp's between_records).
+// test_support.hpp's between_records), and batched checks of many records of one plan.
 #pragma once
 
 #include <algorithm>
@@ -157,6 +157,58 @@ Buffer check_two_records(Device& dev, const Scan& plan, const std::array<uint32_
     CHECK(std::all_of(words.begin(), words.end(), [](uint32_t w) { return w == kPoison; }));
   }
   return scratch;
+}
+
+// Scans the first n elements of one upload of random u32 data for every n in `sizes` (each at most the
+// plan's max_count): up to 128 records per command buffer, each into its own poisoned output slot, with the
+// caller's reuse barrier (between_records) between them. Each slot must hold the first n elements of the
+// host scan of all the data, then the poison; the first five wrong sizes are reported with their element.
+inline void check_u32_prefixes(Device& dev, const Scan& plan, const std::vector<uint64_t>& sizes,
+                               std::mt19937_64& rng) {
+  const ScanDesc& d = plan.desc();
+  const uint64_t max_n = d.max_count;
+  const auto data = random_values<uint32_t>(max_n, rng);
+  // The scan of the first n elements is the first n elements of the scan of all of them.
+  const auto expected = host::scan(d.op, d.kind, data);
+  Buffer input = make_buffer(dev, max_n * 4);
+  Buffer scratch = make_scratch(dev, plan);
+  constexpr uint64_t kBatch = 128;
+  Buffer output = make_buffer(dev, kBatch * max_n * 4);
+  upload(dev, input, data);
+  const auto barrier = pipeline_barrier(dev);
+  uint64_t failures = 0;
+  for (size_t first = 0; first < sizes.size(); first += kBatch) {
+    const size_t batch = std::min<size_t>(kBatch, sizes.size() - first);
+    poison(dev, output);
+    Result<void> recorded;
+    auto submitted = submit_compute(dev, [&](VkCommandBuffer cmd) {
+      for (size_t s = 0; s < batch && recorded.ok(); ++s) {
+        if (s > 0) between_records(barrier, cmd);
+        const uint64_t n = sizes[first + s];
+        recorded = plan.record(cmd, input.range(0, n * 4), output.range(s * max_n * 4, n * 4), n, scratch.range());
+      }
+    });
+    INFO("record: " << recorded.message() << " submit: " << submitted.message());
+    REQUIRE(recorded.ok());
+    REQUIRE(submitted.ok());
+    const auto got = download<uint32_t>(dev, output, batch * max_n);
+    for (size_t s = 0; s < batch; ++s) {
+      const uint64_t n = sizes[first + s];
+      for (uint64_t i = 0; i < max_n; ++i) {
+        const uint32_t want = i < n ? expected[i] : kPoison;
+        if (got[s * max_n + i] != want) {
+          if (failures++ < 5)
+            FAIL_CHECK(to_string(plan.algorithm()) << " " << to_string(d.kind) << " u32 " << to_string(d.op)
+                                                   << " n=" << n << " element " << i << ": got " << got[s * max_n + i]
+                                                   << ", expected " << want);
+          break;
+        }
+      }
+    }
+  }
+  INFO(to_string(plan.algorithm()) << " " << to_string(d.kind) << ": " << failures << " of " << sizes.size()
+                                   << " sizes wrong");
+  CHECK(failures == 0);
 }
 
 }  // namespace vkprim::test

@@ -77,6 +77,18 @@ ContextOptions launch_order(uint32_t period) {
   return o;
 }
 
+ContextOptions no_subgroups() {
+  ContextOptions o;
+  o.force_no_subgroups = true;
+  return o;
+}
+
+ContextOptions small_windows() {
+  ContextOptions o;
+  o.max_storage_buffer_range = 64 * 1024;
+  return o;
+}
+
 bool has_features(Device& dev, uint32_t features, const char* what) {
   if (dev.context().capabilities().has(features)) return true;
   WARN(what << " needs features the device lacks (" << features << "): skipped");

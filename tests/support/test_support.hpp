@@ -34,6 +34,11 @@ ContextOptions forced_fallback(uint32_t period, uint32_t spin_limit = 0);
 // forced_fallback(period) with tiles taken in launch order (ContextOptions::tile_order); without skips
 // (period 0) the spin limit is 64, so a driver that launches a successor first only costs a fallback.
 ContextOptions launch_order(uint32_t period);
+// Options that take the shared-memory emulation of subgroup operations (ContextOptions::force_no_subgroups).
+ContextOptions no_subgroups();
+// Options with a 64 KiB storage-buffer range (ContextOptions::max_storage_buffer_range): 16384 32-bit
+// elements at most per binding, so plans split larger inputs into windows.
+ContextOptions small_windows();
 // device(options) with `features` masked as well (ContextOptions::mask_features); requires that they are
 // reported absent.
 Device& device_without(uint32_t features, ContextOptions options = {});
