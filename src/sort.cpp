@@ -92,6 +92,11 @@ constexpr uint64_t kTwoPerSmShared = 24 * 1024;
 
 // Key transform bits (specialization constant KEY_FLAGS) and push-constant flag bits of common/radix.glsl.
 enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u, kIndirect = 8u };
+// KEY_FLAGS bit of the onesweep kernels of tiles up to kPartialTileKeys keys: they may take per-workgroup
+// histograms (SORT_HIST_PARTIALS). Larger tiles are built without that code: in the 384 x 18 kernel it cost
+// u32 keys 10% at 2^26, and in the 512 x 8 one 1% at 2^19 (H100).
+constexpr uint32_t kHistPartials = 16u;
+constexpr uint64_t kPartialTileKeys = 2048;
 
 // record_indirect entries (src/indirect.hpp).
 enum : uint32_t { kEntryTiles = 0, kEntryHistogram = 1, kEntryGroups = 2, kEntryCopy = 3 };
@@ -114,6 +119,11 @@ struct SortPlan {
   uint64_t tile = 2048;
   bool subgroups = false;
   uint32_t histogram_groups_cap = 256;  // onesweep upfront histogram
+  // Onesweep's per-workgroup histograms (common/radix.glsl, hist_partials): where a direct record has at
+  // most two tiles per slot, up to partial_slots histogram workgroups store their counts at meta word
+  // partials_word, the first digit pass sums them, and no clear precedes the histogram (0 slots: never).
+  // On an H100, u32 keys 2^13 31.7 -> 29.8 us, 2^16 35.2 -> 34.2, 2^17 38.5 -> 37.5.
+  uint32_t partials_word = 0, partial_slots = 0;
   uint32_t groups_cap = 1024;           // reduce_then_scan workgroups per pass (digit-table width)
   const Kernel* histogram = nullptr;
   const Kernel* onesweep = nullptr;
@@ -203,13 +213,23 @@ class SortPassBuilder {
     const BufferRange alt_values =
         p_.value_bytes ? BufferRange{scratch_.buffer, scratch_.offset + p_.values_offset, p_.values_bytes} : alt_keys;
     const SortPlan::SmallTile t = p_.onesweep_for(count);  // onesweep: the histogram's and every digit pass's
+    // Per-workgroup histograms (direct records, tiles of kernels built for them) where they need no more than
+    // two tiles per workgroup.
+    const bool partials = !indirect_ && p_.partial_slots && t.tile <= kPartialTileKeys &&
+                          ceil_div(count, t.tile) <= 2 * uint64_t(p_.partial_slots);
+    uint64_t hist_groups = p_.histogram_groups(count, t.tile);
+    if (partials) hist_groups = std::min<uint64_t>(hist_groups, p_.partial_slots);
     if (p_.algorithm == SortAlgorithm::onesweep) {
-      Pass& h = pass(t.histogram, "onesweep histogram", kEntryHistogram, p_.histogram_groups(count, t.tile), count,
-                     keys_, alt_keys, values_, alt_values, p_.begin_bit, p_.passes << 16);
+      Pass& h = pass(t.histogram, "onesweep histogram", kEntryHistogram, hist_groups, count, keys_, alt_keys,
+                     values_, alt_values, p_.begin_bit, p_.passes << 16);
       h.push[6] = uint32_t(t.tile);  // the tile states it fills are the digit passes'
-      h.fill_before = true;
-      h.fill = {scratch_.buffer, scratch_.offset + p_.meta_offset, VkDeviceSize(kRegionWord) * 4};
-      h.fill_word = 0;
+      if (partials) {
+        h.push[8] = p_.partials_word;
+      } else {
+        h.fill_before = true;
+        h.fill = {scratch_.buffer, scratch_.offset + p_.meta_offset, VkDeviceSize(kRegionWord) * 4};
+        h.fill_word = 0;
+      }
     }
     for (uint32_t d = 0; d < p_.passes; ++d) {
       const bool even = d % 2 == 0;
@@ -224,6 +244,10 @@ class SortPassBuilder {
                        vin, vout, bit, d << 8);
         o.push[6] = c_.spin_limit();
         o.push[7] = detail::chained_knobs(c_, true);
+        if (partials && d == 0) {  // its tile 0 stores the totals the later passes read
+          o.push[8] = p_.partials_word;
+          o.push[11] = uint32_t(hist_groups) | p_.passes << 16;
+        }
       } else {
         const uint64_t groups = p_.groups_for(count);
         pass(p_.upsweep, ("reduce_then_scan upsweep" + digit).c_str(), kEntryGroups, groups, count, kin, kout, vin,
@@ -580,7 +604,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // onesweep_ranking: the onesweep digit-pass kernel (plan->onesweep). The tile: kwg x kitems, ranked with
   // subgroups of at least min_sg (0: the emulation).
   auto kernel = [&](const std::string& name, bool ranking, bool onesweep_ranking, uint32_t kwg, uint32_t kitems,
-                    uint32_t min_sg, uint32_t krounds) -> Result<const detail::Kernel*> {
+                    uint32_t min_sg, uint32_t krounds, uint32_t extra_mode = 0) -> Result<const detail::Kernel*> {
     detail::KernelDesc kd;
     kd.group = &detail::kShaderGroup_sort;
     kd.kernel = name;
@@ -593,7 +617,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     if (ranking && min_sg) kd.tuning = min_sg;  // SUBGROUP_MIN of common/radix.glsl
     // The key transform is a specialization constant, not a push constant: the driver folds it (u32
     // ascending: no transform at all; onesweep lost ~30 instructions per key on NVIDIA).
-    kd.mode = plan->key_flags();
+    kd.mode = plan->key_flags() | extra_mode;
     // Onesweep indexes only below the count and the plan's tile state: without the driver's bounds checks
     // (feature_pipeline_robustness) u32 keys sorted 2207 -> 2098 us at 2^26 and pairs 2725 -> 2636 (H100).
     // reduce_then_scan measured 2650 -> 2806 that way (the scan kernels not at all), so only
@@ -604,9 +628,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     return detail::get_kernel(c, kd);
   };
   Result<void> built;
-  auto need = [&](const detail::Kernel*& slot, const std::string& name, bool ranking) {
+  auto need = [&](const detail::Kernel*& slot, const std::string& name, bool ranking, uint32_t extra_mode = 0) {
     if (!built) return;
-    auto k = kernel(name, ranking, &slot == &plan->onesweep, wg, items, plan_subgroup, plan->stage_rounds);
+    auto k = kernel(name, ranking, &slot == &plan->onesweep, wg, items, plan_subgroup, plan->stage_rounds, extra_mode);
     if (!k) built = std::move(k).error();
     else slot = k.value();
   };
@@ -623,16 +647,18 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   }
   const bool multi_pass = desc.max_count > plan->single_keys;
   if (multi_pass && onesweep) {
-    need(plan->histogram, "sort/histogram" + kw, false);
-    need(plan->onesweep, "sort/onesweep" + kw + vw + rank, true);
+    const uint32_t main_mode = plan->tile <= detail::kPartialTileKeys ? detail::kHistPartials : 0u;
+    need(plan->histogram, "sort/histogram" + kw, false, main_mode);
+    need(plan->onesweep, "sort/onesweep" + kw + vw + rank, true, main_mode);
     // The smaller tiles (SmallShape above), those that take counts above the one-workgroup sort's, up to the
     // first that holds max_count.
     for (const SmallShape& shape : small_shapes) {
       if (!built || shape.up_to <= plan->single_keys) continue;
       if (!plan->small_tiles.empty() && plan->small_tiles.back().up_to >= desc.max_count) break;
-      auto k = kernel("sort/onesweep" + kw + vw + rank, true, true, shape.wg, shape.items, shape.min_sg, 1);
+      const uint32_t mode = uint64_t(shape.wg) * shape.items <= detail::kPartialTileKeys ? detail::kHistPartials : 0u;
+      auto k = kernel("sort/onesweep" + kw + vw + rank, true, true, shape.wg, shape.items, shape.min_sg, 1, mode);
       if (!k) return std::move(k).error();
-      auto h = kernel("sort/histogram" + kw, false, false, shape.wg, shape.items, shape.min_sg, 1);
+      auto h = kernel("sort/histogram" + kw, false, false, shape.wg, shape.items, shape.min_sg, 1, mode);
       if (!h) return std::move(h).error();
       plan->small_tiles.push_back({shape.up_to, uint64_t(shape.wg) * shape.items, k.value(), h.value()});
     }
@@ -657,6 +683,14 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   uint64_t meta_words = multi_pass ? detail::kRegionWord : detail::kHeaderWords;
   if (multi_pass && onesweep) {
     meta_words += max_tiles * detail::kDigits;
+    // Per-workgroup histogram slots, for tiles of at most kPartialTileKeys: as many as the smallest tile's
+    // count of max_count needs, at most 32 (u32 keys: 128 KiB).
+    const uint64_t smallest = plan->small_tiles.empty() ? plan->tile : plan->small_tiles[0].tile;
+    if (smallest <= detail::kPartialTileKeys)
+      plan->partial_slots = uint32_t(std::min<uint64_t>({32, plan->histogram_groups_cap,
+                                                         detail::ceil_div(desc.max_count, smallest)}));
+    plan->partials_word = uint32_t(meta_words);
+    meta_words += uint64_t(plan->partial_slots) * plan->passes * detail::kDigits;
   } else if (multi_pass) {
     meta_words += detail::kDigits + detail::kDigits * plan->groups_for(desc.max_count);
   }

@@ -144,7 +144,7 @@ class RadixSort {
   // or 64 bytes: multiples of 16); values is ignored
   // (may be null) for keys only. keys, values and scratch must not overlap. count <= 1 records nothing.
   // Before: the caller makes keys/values writes visible to compute-shader reads (and scratch free of
-  // hazards, including transfer writes: onesweep clears a small scratch header with vkCmdFillBuffer).
+  // hazards, including transfer writes: onesweep may clear a small scratch header with vkCmdFillBuffer).
   // record places every barrier between its own passes, never submits or waits. After: keys and values
   // are written by compute shaders; add a barrier (src COMPUTE_SHADER / SHADER_WRITE) before use.
   // Clobbers the bound compute pipeline, descriptor set 0 and push constants. On error nothing is recorded.

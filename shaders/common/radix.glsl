@@ -11,10 +11,10 @@
 // Specialization: WG_SIZE (>= 256, a multiple of the subgroup size), ITEMS (keys per invocation per tile; a
 // tile is TILE = WG_SIZE * ITEMS keys), SUBGROUP_MIN (constant 2: the smallest subgroup size the pipeline
 // may run with; sizes the per-subgroup shared arrays), KEY_FLAGS (constant 3: the key transform,
-// SORT_SIGNED | SORT_FLOAT | SORT_DESCENDING; every kernel that reads or writes keys), STAGE_ROUNDS
-// (constant 4, ranking kernels: the tile is staged for its scatter in 1 or 2 rounds), VALUE_UNITS (constant
-// 6, wide values: units per value). Set by the including kernel: SORT_RANKING (the rank and scatter below),
-// SORT_RANK_FEW_REGISTERS (the ranking loops recompute digits and rank items one after another: see
+// SORT_SIGNED | SORT_FLOAT | SORT_DESCENDING; every kernel that reads or writes keys; plus
+// SORT_HIST_PARTIALS), STAGE_ROUNDS (constant 4, ranking kernels: the tile is staged for its scatter in 1 or 2
+// rounds), VALUE_UNITS (constant 6, wide values: units per value). Set by the including kernel:
+// SORT_RANKING (the rank and scatter below), SORT_RANK_FEW_REGISTERS (the ranking loops recompute digits and rank items one after another: see
 // sort_rank_bit), SORT_MEMORY_MODEL (scoped shared atomics), SORT_PASS_BIT / SORT_PASS_MASK (the pass
 // being ranked, default pc.bit / pc.digit_mask) and SORT_RANK_ROWS_BELOW (rows from there on hold only
 // padding and are not ranked) for a kernel that runs every pass itself (sort/single.comp).
@@ -122,10 +122,10 @@ layout(push_constant) uniform SortConstants {
   uint flags;         // SORT_INDIRECT | pass index << 8 | digit passes << 16 | indirect entry << 24
   uint param;         // kernel-specific: onesweep spin limit
   uint param2;        // kernel-specific: onesweep forced-skip period
-  uint pad0;
+  uint hist_partials; // onesweep: word offset in meta of per-workgroup histograms (0: one histogram, META_HIST)
   uint groups_entry;  // indirect entry whose workgroup count is the digit table's width (reduce_then_scan)
   uint digit_mask;    // (1 << digit width at `bit`) - 1: a push constant, so NVIDIA's code reads it as an operand
-  uint pad1;
+  uint hist_groups;   // onesweep digit passes with hist_partials: how many per-workgroup histograms to sum
 } pc;
 
 // Key transform bits: specialization constant KEY_FLAGS (3), fixed per plan, so the driver folds the
@@ -134,6 +134,9 @@ layout(push_constant) uniform SortConstants {
 #define SORT_SIGNED 1u
 #define SORT_FLOAT 2u
 #define SORT_DESCENDING 4u
+// Not a key transform: onesweep's small-tile kernels may take per-workgroup histograms (hist_partials); the
+// plan's main kernel is built without the code (a loop there cost u32 keys 10% at 2^26 on an H100).
+#define SORT_HIST_PARTIALS 16u
 layout(constant_id = 3) const uint KEY_FLAGS = 0u;
 // pc.flags bits.
 #define SORT_INDIRECT 8u
@@ -156,6 +159,8 @@ layout(set = 0, binding = 4, std430) buffer Meta { uint meta[]; };
 #define META_STAT_STEPS 10u
 #define META_STAT_DEPTH 11u
 #define META_HIST META_HEADER_WORDS            // 8 passes x 256 digit counts
+// Or, where pc.hist_partials is set (small direct records, src/sort.cpp), each upfront-histogram workgroup g
+// stores its own counts at meta[hist_partials + (pass * groups + g) * 256 + digit], so nothing needs a clear.
 #define META_REGION (META_HEADER_WORDS + 8u * RADIX_DIGITS)
 // A tile-state word the first onesweep digit pass reads as not yet written (even passes store complements,
 // see sort/onesweep.comp); the upfront histogram fills the state with it.
@@ -170,6 +175,39 @@ uint sort_count() { return sort_indirect() ? vk_indirect_count(pc.flags >> 24u) 
 uint sort_groups() { return sort_indirect() ? vk_indirect_groups(pc.flags >> 24u) : pc.group_count; }
 uint sort_shift(uint binding) { return (pc.shifts >> (8u * binding)) & 0xFFu; }
 uint sort_tiles(uint n) { return n / TILE + (n % TILE != 0u ? 1u : 0u); }
+
+// The sum over the per-workgroup histograms of pass `pass` of `digit` (pc.hist_groups & 0xFFFF of them).
+uint sort_partials_total(uint pass, uint digit) {
+  const uint groups = pc.hist_groups & 0xFFFFu;
+  const uint first = pc.hist_partials + pass * groups * RADIX_DIGITS + digit;
+  uint total = 0u, g = 0u;
+  for (; g + 8u <= groups; g += 8u) {  // eight loads in flight per trip
+    uint v[8];
+    [[unroll]] for (uint j = 0u; j < 8u; ++j) v[j] = meta[first + (g + j) * RADIX_DIGITS];
+    total += ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+  }
+  for (; g < groups; ++g) total += meta[first + g * RADIX_DIGITS];
+  return total;
+}
+
+// This digit pass's count of `digit` over the whole input: the upfront histogram, or, in the first pass
+// where the histogram is kept per workgroup, their sum (whose totals the first pass also stores for the
+// later passes: sort_store_totals).
+uint sort_digit_total(uint pass, uint digit) {
+  if ((KEY_FLAGS & SORT_HIST_PARTIALS) != 0u && pc.hist_partials != 0u) return sort_partials_total(pass, digit);
+  return meta[META_HIST + pass * RADIX_DIGITS + digit];
+}
+
+// The first digit pass, with per-workgroup histograms: tile t, once it has scattered, stores the totals of
+// the later passes p with (p - 1) % tiles == t into META_HIST, where those passes read them with one load.
+// Spread over tiles and done last, the sums wait on no look-back: with all of them in tile 0 the first pass
+// of 2^16 keys took 17.6 us instead of 8.5 on an H100, spread 8.5 against 8.3 with a cleared histogram.
+void sort_store_totals(uint tile, uint tiles, uint digit) {
+  if ((KEY_FLAGS & SORT_HIST_PARTIALS) == 0u || pc.hist_partials == 0u) return;
+  const uint passes = pc.hist_groups >> 16u;
+  for (uint p = 1u + tile; p < passes; p += tiles)
+    meta[META_HIST + p * RADIX_DIGITS + digit] = sort_partials_total(p, digit);
+}
 
 // The high word of a key (the sign bit's word).
 uint sort_high_word(KEY_T k) {

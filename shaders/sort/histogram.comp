@@ -1,7 +1,9 @@
 #version 460
 // Onesweep, upfront pass (Adinets & Merrill 2022): one read of the keys builds the 256-bin digit
 // histogram of EVERY digit pass (shared-memory atomics, then one global atomicAdd per non-zero bin into
-// meta[META_HIST + pass * 256 + digit], which the runtime cleared). It also fills the digit passes' tile
+// meta[META_HIST + pass * 256 + digit], which the runtime cleared). For small direct records
+// (pc.hist_partials set) each workgroup stores its own histograms instead, which the digit passes sum, and
+// workgroup 0 clears the header: no vkCmdFillBuffer and no barrier before this pass. It also fills the digit passes' tile
 // state (one word per tile and digit) with SORT_STATE_UNWRITTEN, which the first pass reads as not yet
 // written, so no fill of it is needed. The digit passes' tile is pc.param keys, which may be smaller than
 // this kernel's TILE (src/sort.cpp: smaller tiles for small counts), so the states to fill are counted in it.
@@ -46,9 +48,12 @@ void main() {
     }
   }
   barrier();
+  const bool partials = (KEY_FLAGS & SORT_HIST_PARTIALS) != 0u && pc.hist_partials != 0u;
+  if (partials && group == 0u && tid < META_HEADER_WORDS) meta[tid] = 0u;  // tickets and statistics
   for (uint w = tid; w < passes * RADIX_DIGITS; w += WG_SIZE) {
-    const uint pass = w / RADIX_DIGITS;
-    const uint v = s_hist[w] - ((w % RADIX_DIGITS) == sort_digit_mask(pc.bit + 8u * pass) ? padding : 0u);
-    if (v != 0u) atomicAdd(meta[META_HIST + w], v);
+    const uint pass = w / RADIX_DIGITS, digit = w % RADIX_DIGITS;
+    const uint v = s_hist[w] - (digit == sort_digit_mask(pc.bit + 8u * pass) ? padding : 0u);
+    if (partials) meta[pc.hist_partials + (pass * groups + group) * RADIX_DIGITS + digit] = v;
+    else if (v != 0u) atomicAdd(meta[META_HIST + w], v);
   }
 }

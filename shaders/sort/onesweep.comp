@@ -92,7 +92,7 @@ void stat_add(uint word, uint v) {
 uint smaller_digits(uint pass) {
   const uint tid = gl_LocalInvocationIndex;
   uint total;
-  return sort_workgroup_scan(tid < RADIX_DIGITS ? meta[META_HIST + pass * RADIX_DIGITS + tid] : 0u, total);
+  return sort_workgroup_scan(tid < RADIX_DIGITS ? sort_digit_total(pass, tid) : 0u, total);
 }
 
 void main() {
@@ -207,4 +207,5 @@ void main() {
   }
   barrier();
   sort_scatter_tile(tile, n);
+  if (digit_owner) sort_store_totals(tile, tiles, tid);
 }
