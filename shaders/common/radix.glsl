@@ -9,14 +9,14 @@
 // subgroupPartitionNV instead of eight ballots per key; VK_NV_shader_subgroup_partitioned),
 // VKPRIM_DIRECT_SCATTER (keys and values written from registers, not staged in shared memory).
 // Specialization: WG_SIZE (>= 256, a multiple of the subgroup size), ITEMS (keys per invocation per tile; a
-// tile is TILE = WG_SIZE * ITEMS keys), SUBGROUP_MIN (constant 2: the smallest subgroup size the pipeline
-// may run with; sizes the per-subgroup shared arrays), KEY_FLAGS (constant 3: the key transform,
-// SORT_SIGNED | SORT_FLOAT | SORT_DESCENDING; every kernel that reads or writes keys; plus
-// SORT_HIST_PARTIALS), STAGE_ROUNDS (constant 4, ranking kernels: the tile is staged for its scatter in 1 or 2
-// rounds), VALUE_UNITS (constant 6, wide values: units per value). Set by the including kernel:
-// SORT_RANKING (the rank and scatter below), SORT_RANK_FEW_REGISTERS (the ranking loops recompute digits and rank items one after another: see
-// sort_rank_bit), SORT_MEMORY_MODEL (scoped shared atomics), SORT_PASS_BIT / SORT_PASS_MASK (the pass
-// being ranked, default pc.bit / pc.digit_mask) and SORT_RANK_ROWS_BELOW (rows from there on hold only
+// tile is TILE = WG_SIZE * ITEMS keys), SUBGROUP_MIN (constant 2: the smallest subgroup size the pipeline may
+// run with; sizes the per-subgroup shared arrays), KEY_FLAGS (constant 3: the key transform, SORT_SIGNED |
+// SORT_FLOAT | SORT_DESCENDING; every kernel that reads or writes keys; plus SORT_HIST_PARTIALS),
+// STAGE_ROUNDS (constant 4, ranking kernels: the tile is staged for its scatter in 1 or 2 rounds),
+// VALUE_UNITS (constant 6, wide values: units per value). Set by the including kernel: SORT_RANKING (the rank
+// and scatter below), SORT_RANK_FEW_REGISTERS (the ranking loops recompute digits and rank items one after
+// another: see sort_rank_bit), SORT_MEMORY_MODEL (scoped shared atomics), SORT_PASS_BIT / SORT_PASS_MASK (the
+// pass being ranked, default pc.bit / pc.digit_mask) and SORT_RANK_ROWS_BELOW (rows from there on hold only
 // padding and are not ranked) for a kernel that runs every pass itself (sort/single.comp).
 // Bindings (set 0): 0 keys in, 1 keys out, 2 values in, 3 values out, 4 meta (histograms, digit table,
 // tile state: see src/sort.cpp), 5 the record_indirect region (common/indirect.glsl).
@@ -125,7 +125,7 @@ layout(push_constant) uniform SortConstants {
   uint hist_partials; // onesweep: word offset in meta of per-workgroup histograms (0: one histogram, META_HIST)
   uint groups_entry;  // indirect entry whose workgroup count is the digit table's width (reduce_then_scan)
   uint digit_mask;    // (1 << digit width at `bit`) - 1: a push constant, so NVIDIA's code reads it as an operand
-  uint hist_groups;   // onesweep digit passes with hist_partials: how many per-workgroup histograms to sum
+  uint hist_groups;   // onesweep's first digit pass with hist_partials: histograms to sum | digit passes << 16
 } pc;
 
 // Key transform bits: specialization constant KEY_FLAGS (3), fixed per plan, so the driver folds the
@@ -134,8 +134,8 @@ layout(push_constant) uniform SortConstants {
 #define SORT_SIGNED 1u
 #define SORT_FLOAT 2u
 #define SORT_DESCENDING 4u
-// Not a key transform: onesweep's small-tile kernels may take per-workgroup histograms (hist_partials); the
-// plan's main kernel is built without the code (a loop there cost u32 keys 10% at 2^26 on an H100).
+// Not a key transform: the onesweep kernels of tiles up to 2048 keys may take per-workgroup histograms
+// (hist_partials); larger tiles' kernels are built without the code (src/sort.cpp, kHistPartials).
 #define SORT_HIST_PARTIALS 16u
 layout(constant_id = 3) const uint KEY_FLAGS = 0u;
 // pc.flags bits.

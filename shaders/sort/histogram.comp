@@ -1,13 +1,13 @@
 #version 460
-// Onesweep, upfront pass (Adinets & Merrill 2022): one read of the keys builds the 256-bin digit
-// histogram of EVERY digit pass (shared-memory atomics, then one global atomicAdd per non-zero bin into
-// meta[META_HIST + pass * 256 + digit], which the runtime cleared). For small direct records
-// (pc.hist_partials set) each workgroup stores its own histograms instead, which the digit passes sum, and
-// workgroup 0 clears the header: no vkCmdFillBuffer and no barrier before this pass. It also fills the digit passes' tile
-// state (one word per tile and digit) with SORT_STATE_UNWRITTEN, which the first pass reads as not yet
-// written, so no fill of it is needed. The digit passes' tile is pc.param keys, which may be smaller than
-// this kernel's TILE (src/sort.cpp: smaller tiles for small counts), so the states to fill are counted in it.
-// Workgroups stride over tiles of TILE keys, reading them coalesced.
+// Onesweep, upfront pass (Adinets & Merrill 2022): one read of the keys builds the 256-bin digit histogram of
+// EVERY digit pass (shared-memory atomics, then one global atomicAdd per non-zero bin into meta[META_HIST +
+// pass * 256 + digit], which the runtime cleared). For small direct records (pc.hist_partials set) each
+// workgroup stores its own histograms instead, which the first digit pass sums, and workgroup 0 clears the
+// header: no vkCmdFillBuffer and no barrier before this pass. It also fills the digit passes' tile state (one
+// word per tile and digit) with SORT_STATE_UNWRITTEN, which the first pass reads as not yet written, so no
+// fill of it is needed. The digit passes' tile is pc.param keys, which may be smaller than this kernel's TILE
+// (src/sort.cpp: smaller tiles for small counts), so the states to fill are counted in it. Workgroups stride
+// over tiles of TILE keys, reading them coalesced.
 // Defines: VKPRIM_KEY64, VKPRIM_KEY8, VKPRIM_KEY16. Specialization: WG_SIZE, ITEMS (keys per invocation per
 // tile), KEY_FLAGS.
 // Bindings/push: common/radix.glsl (bit = begin_bit, flags carry the digit-pass count, param = the digit
