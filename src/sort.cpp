@@ -97,6 +97,10 @@ enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u, kIndirect = 8u };
 // u32 keys 10% at 2^26, and in the 512 x 8 one 1% at 2^19 (H100).
 constexpr uint32_t kHistPartials = 16u;
 constexpr uint64_t kPartialTileKeys = 2048;
+// The one rule for both sides: which kernels are built with the code, and which records may use it (a record
+// that set hist_partials on a kernel without it would skip the clear its atomics need).
+constexpr bool takes_partials(uint64_t tile_keys) { return tile_keys <= kPartialTileKeys; }
+constexpr uint32_t partials_mode(uint64_t tile_keys) { return takes_partials(tile_keys) ? kHistPartials : 0u; }
 
 // record_indirect entries (src/indirect.hpp).
 enum : uint32_t { kEntryTiles = 0, kEntryHistogram = 1, kEntryGroups = 2, kEntryCopy = 3 };
@@ -215,7 +219,7 @@ class SortPassBuilder {
     const SortPlan::SmallTile t = p_.onesweep_for(count);  // onesweep: the histogram's and every digit pass's
     // Per-workgroup histograms (direct records, tiles of kernels built for them) where they need no more than
     // two tiles per workgroup.
-    const bool partials = !indirect_ && p_.partial_slots && t.tile <= kPartialTileKeys &&
+    const bool partials = !indirect_ && p_.partial_slots && takes_partials(t.tile) &&
                           ceil_div(count, t.tile) <= 2 * uint64_t(p_.partial_slots);
     uint64_t hist_groups = p_.histogram_groups(count, t.tile);
     if (partials) hist_groups = std::min<uint64_t>(hist_groups, p_.partial_slots);
@@ -647,7 +651,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   }
   const bool multi_pass = desc.max_count > plan->single_keys;
   if (multi_pass && onesweep) {
-    const uint32_t main_mode = plan->tile <= detail::kPartialTileKeys ? detail::kHistPartials : 0u;
+    const uint32_t main_mode = detail::partials_mode(plan->tile);
     need(plan->histogram, "sort/histogram" + kw, false, main_mode);
     need(plan->onesweep, "sort/onesweep" + kw + vw + rank, true, main_mode);
     // The smaller tiles (SmallShape above), those that take counts above the one-workgroup sort's, up to the
@@ -655,7 +659,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     for (const SmallShape& shape : small_shapes) {
       if (!built || shape.up_to <= plan->single_keys) continue;
       if (!plan->small_tiles.empty() && plan->small_tiles.back().up_to >= desc.max_count) break;
-      const uint32_t mode = uint64_t(shape.wg) * shape.items <= detail::kPartialTileKeys ? detail::kHistPartials : 0u;
+      const uint32_t mode = detail::partials_mode(uint64_t(shape.wg) * shape.items);
       auto k = kernel("sort/onesweep" + kw + vw + rank, true, true, shape.wg, shape.items, shape.min_sg, 1, mode);
       if (!k) return std::move(k).error();
       auto h = kernel("sort/histogram" + kw, false, false, shape.wg, shape.items, shape.min_sg, 1, mode);
@@ -686,7 +690,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     // Per-workgroup histogram slots, for tiles of at most kPartialTileKeys: as many as the smallest tile's
     // count of max_count needs, at most 32 (u32 keys: 128 KiB).
     const uint64_t smallest = plan->small_tiles.empty() ? plan->tile : plan->small_tiles[0].tile;
-    if (smallest <= detail::kPartialTileKeys)
+    if (detail::takes_partials(smallest))
       plan->partial_slots = uint32_t(std::min<uint64_t>({32, plan->histogram_groups_cap,
                                                          detail::ceil_div(desc.max_count, smallest)}));
     plan->partials_word = uint32_t(meta_words);
