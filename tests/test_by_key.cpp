@@ -617,9 +617,7 @@ TEST_CASE("keyed primitives without 64-bit atomics keep their tile state in 16-b
 }
 
 TEST_CASE("keyed primitives on the no-subgroup path match the CPU", "[by_key][no_subgroups][no_subgroup_ops]") {
-  ContextOptions o;
-  o.force_no_subgroups = true;
-  Device& dev = test::device(o);
+  Device& dev = test::device(test::no_subgroups());
   if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
   VKPRIM_TEST_RNG(rng);
   const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);

@@ -46,9 +46,7 @@ const std::vector<uint64_t> kSmallEdgeSizes = {0, 1, 7, 8, 9, 33, 255, 256, 257,
                                                4095, 4096, 4097, 65537};
 
 void check_no_subgroups(ReduceAlgorithm algorithm) {
-  ContextOptions options;
-  options.force_no_subgroups = true;
-  Device& dev = test::device(options);
+  Device& dev = test::device(test::no_subgroups());
   VKPRIM_TEST_RNG(rng);
   check_all_types_ops(dev, algorithm, kSmallEdgeSizes, rng);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
@@ -393,9 +391,7 @@ TEST_CASE("a count needing more workgroups than x*y*z allows fails cleanly witho
 namespace {
 
 Device& window_device() {
-  ContextOptions options;
-  options.max_storage_buffer_range = 64 * 1024;
-  Device& dev = test::device(options);
+  Device& dev = test::device(test::small_windows());
   CHECK(dev.context().capabilities().max_storage_buffer_range == 64 * 1024);
   return dev;
 }
@@ -441,8 +437,7 @@ TEST_CASE("a 4 KiB storage range makes the partials of later levels span several
 }
 
 TEST_CASE("windows combine with y/z spill", "[runtime][windows][spill]") {
-  ContextOptions options;
-  options.max_storage_buffer_range = 64 * 1024;
+  ContextOptions options = test::small_windows();
   options.max_workgroups_per_dimension = 7;
   Device& dev = test::device(options);
   VKPRIM_TEST_RNG(rng);

@@ -166,9 +166,7 @@ TEST_CASE("explicit algorithms, tile overrides, explicit ranking and wide values
   SortRig wide(dev, desc_of(SortAlgorithm::automatic, DataType::u32, 100, 16));
   CHECK(wide.check(random_keys(100, DataType::u32, rng)));
 
-  ContextOptions o;
-  o.force_no_subgroups = true;
-  Device& emulated = test::device(o);
+  Device& emulated = test::device(test::no_subgroups());
   for (uint32_t vs : {0u, 8u}) {
     const uint64_t w = one_workgroup_keys(emulated, DataType::u32, vs);
     INFO("no subgroups, value_size " << vs << ", one workgroup up to " << w);

@@ -330,9 +330,7 @@ TEST_CASE("user chained scans without 64-bit atomics keep their tile state in 16
 }
 
 TEST_CASE("user scans through the subgroup emulation", "[user][scan][no_subgroup_ops]") {
-  ContextOptions o;
-  o.force_no_subgroups = true;
-  Device& dev = test::device(o);
+  Device& dev = test::device(test::no_subgroups());
   std::mt19937_64 rng(test::fresh_seed());
   for (ScanAlgorithm a : scan_algorithms(dev))
     for (uint64_t n : {uint64_t(1025), uint64_t(100003)}) {
