@@ -324,15 +324,15 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
   pass.push[3] = a.shift;
   pass.push[4] = b.shift;
   pass.push[5] = cnt.shift;
-  pass.push[6] = std::min<uint32_t>(c.spin_limit(), 0xFFFF) |
-                 std::min<uint32_t>(c.options.debug_skip_publication_period, 0x3FFF) << 16 | launch_order_bit(c) |
-                 statistics_bit(c.options);
   pass.push[7] = (keys.shift % key_vec == 0 ? kKeyVectors : 0u) | (values.shift % value_vec == 0 ? kValueVectors : 0u) |
                  (p.scan() && b.shift % value_vec == 0 ? kOutVectors : 0u) | (p.indices ? kIndices : 0u) |
                  (indirect ? kIndirect : 0u);
   const ByKeyShape& shape = p.shape_for(n, indirect);
   const uint64_t tiles = shape.tiles_for(n);
   pass.groups = tiles;
+  pass.push[6] = std::min<uint32_t>(c.spin_limit(), 0xFFFF) |
+                 std::min<uint32_t>(c.options.debug_skip_publication_period, 0x3FFF) << 16 |
+                 launch_order_bit(c, tiles) | statistics_bit(c.options);
   if (indirect) {
     pass.indirect_entry = 0;
     pass.indirect_region = region;

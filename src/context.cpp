@@ -204,6 +204,9 @@ Context::~Context() {
 
 const Capabilities& Context::capabilities() const { return impl_->caps; }
 const ContextOptions& Context::options() const { return impl_->options; }
+TileOrder Context::tile_order(uint64_t tiles) const {
+  return impl_->launch_order(tiles) ? TileOrder::launch : TileOrder::ticket;
+}
 VkDevice Context::device() const { return impl_->device; }
 
 std::vector<KernelStatistics> Context::kernel_statistics() const {

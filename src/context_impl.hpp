@@ -71,14 +71,29 @@ struct ContextImpl {
     return caps.has(feature_subgroup_arithmetic) && !options.force_no_subgroups && full_subgroup_size(wg) != 0;
   }
   bool use_push_descriptors() const { return caps.has(feature_push_descriptors); }
-  // Not-ready polls before a chained kernel's tile falls back. llvmpipe ends every loop after 65535
-  // iterations and falls through with its state undefined (a select whose look-back it cut wrote a wrong
-  // count). The kernels also fall back once a look-back passes LOOK_TRIP_LIMIT (16384) trips
-  // (shaders/common/config.glsl), so with at most 4096 polls per predecessor no loop reaches the cut.
+  // Not-ready polls before a chained kernel's tile falls back. llvmpipe gives all the loops of one invocation
+  // 65535 iterations together and then lets every loop fall through with its state undefined (a select whose
+  // look-back it cut wrote a wrong count); the kernels fall back on any not-ready predecessor once their
+  // tile's look-back has taken LOOK_TRIP_LIMIT (4096) steps (shaders/common/config.glsl), which bounds the
+  // polls whatever this limit.
   uint32_t spin_limit() const {
     constexpr uint32_t kLlvmpipeSpinLimit = 4096;
     if (caps.driver_id == VK_DRIVER_ID_MESA_LLVMPIPE) return std::min(options.fallback_spin_limit, kLlvmpipeSpinLimit);
     return options.fallback_spin_limit;
+  }
+  // Whether a dispatch of `tiles` tiles of a chained kernel that can fall back takes its tiles in launch
+  // order (ContextOptions::tile_order; automatic: NVIDIA's driver). In launch order a tile may find every
+  // predecessor unlaunched and reduce each itself; on llvmpipe, whose loops share one budget
+  // (docs/ALGORITHMS.md, "Loop budget"), each such fallback costs up to ~45 loop iterations (the keyed
+  // kernel; scan, select and onesweep under 16) on top of the look-back's 4096 steps, so launch order
+  // holds there only up to kLoopBudgetLaunchTiles tiles (512 x 45 + 4096 is 41% of the budget); larger
+  // dispatches take tickets, which leave a tile at most a few running predecessors.
+  static constexpr uint64_t kLoopBudgetLaunchTiles = 512;
+  bool launch_order(uint64_t tiles) const {
+    const bool launch = options.tile_order == TileOrder::automatic
+                            ? caps.driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY
+                            : options.tile_order == TileOrder::launch;
+    return launch && (caps.driver_id != VK_DRIVER_ID_MESA_LLVMPIPE || tiles <= kLoopBudgetLaunchTiles);
   }
 };
 

@@ -38,18 +38,18 @@ inline bool state64_enabled(const ContextImpl& c) {
 // depth are not counted (ContextOptions::collect_statistics off).
 constexpr uint32_t kNoStatisticsBit = 1u << 31;
 inline uint32_t statistics_bit(const ContextOptions& o) { return o.collect_statistics ? 0u : kNoStatisticsBit; }
-// Bit 30 of the same knob words: the tile index is the workgroup index (ContextOptions::tile_order).
+// Bit 30 of the same knob words: the tile index is the workgroup index (ContextOptions::tile_order), for a
+// dispatch of `tiles` tiles (ContextImpl::launch_order).
 constexpr uint32_t kLaunchOrderBit = 1u << 30;
-inline bool launch_order(const ContextImpl& c) {
-  if (c.options.tile_order != TileOrder::automatic) return c.options.tile_order == TileOrder::launch;
-  return c.caps.driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
+inline uint32_t launch_order_bit(const ContextImpl& c, uint64_t tiles) {
+  return c.launch_order(tiles) ? kLaunchOrderBit : 0u;
 }
-inline uint32_t launch_order_bit(const ContextImpl& c) { return launch_order(c) ? kLaunchOrderBit : 0u; }
-// The chained scan's and onesweep's knob word: the forced-skip period below bit 30, the launch-order bit
-// where `fallback` (the kernel can reduce a stuck predecessor itself), then the statistics bit.
-inline uint32_t chained_knobs(const ContextImpl& c, bool fallback) {
+// The chained scan's and onesweep's knob word for a dispatch of `tiles` tiles: the forced-skip period below
+// bit 30, the launch-order bit where `fallback` (the kernel can reduce a stuck predecessor itself), then the
+// statistics bit.
+inline uint32_t chained_knobs(const ContextImpl& c, bool fallback, uint64_t tiles) {
   return std::min<uint32_t>(c.options.debug_skip_publication_period, kLaunchOrderBit - 1) |
-         (fallback ? launch_order_bit(c) : 0u) | statistics_bit(c.options);
+         (fallback ? launch_order_bit(c, tiles) : 0u) | statistics_bit(c.options);
 }
 
 // `r`, or its error with "<plan>::<call>: " in front of the message.

@@ -356,7 +356,7 @@ class PassBuilder {
                      ceil_div(p_.state_bytes, p_.elem)};
     pass(kernel, p_.algorithm == ScanAlgorithm::chained_fallback ? "chained_fallback" : "chained_lookback", tiles,
          in, out, state, in.count, c_.spin_limit(),
-         detail::chained_knobs(c_, p_.algorithm == ScanAlgorithm::chained_fallback),
+         detail::chained_knobs(c_, p_.algorithm == ScanAlgorithm::chained_fallback, tiles),
          kind_flag() | wf);
     Pass& last = passes_.back();
     last.fill_before = true;

@@ -244,10 +244,11 @@ class SortPassBuilder {
       const uint32_t bit = p_.begin_bit + 8 * d;
       const std::string digit = " digit " + std::to_string(d);
       if (p_.algorithm == SortAlgorithm::onesweep) {
-        Pass& o = pass(t.kernel, ("onesweep" + digit).c_str(), kEntryTiles, ceil_div(count, t.tile), count, kin, kout,
-                       vin, vout, bit, d << 8);
+        const uint64_t tiles = ceil_div(count, t.tile);
+        Pass& o = pass(t.kernel, ("onesweep" + digit).c_str(), kEntryTiles, tiles, count, kin, kout, vin, vout, bit,
+                       d << 8);
         o.push[6] = c_.spin_limit();
-        o.push[7] = detail::chained_knobs(c_, true);
+        o.push[7] = detail::chained_knobs(c_, true, tiles);
         if (partials && d == 0) {  // its tile 0 stores the totals the later passes read
           o.push[8] = p_.partials_word;
           o.push[11] = uint32_t(hist_groups) | p_.passes << 16;

@@ -124,6 +124,16 @@ void print_automatic_picks(Context& context) {
   std::printf("  (the chained scan, chained select, onesweep and the chained keyed primitives need the Vulkan memory "
               "model: %s here)\n",
               context.capabilities().has(feature_memory_model) ? "enabled" : "not enabled");
+  // ContextOptions::tile_order as resolved here: the same for every size, or launch up to some size.
+  const TileOrder small = context.tile_order(1);
+  uint64_t launch_tiles = 0;
+  for (uint64_t t = 1; t <= (uint64_t(1) << 32) && context.tile_order(t) == TileOrder::launch; t *= 2) launch_tiles = t;
+  const bool everywhere = context.tile_order(uint64_t(1) << 32) == small;
+  std::printf("  (tile order of the chained kernels that can fall back: %s%s)\n",
+              small == TileOrder::launch ? "launch" : "ticket",
+              everywhere ? ""
+                         : (" up to " + std::to_string(launch_tiles) + " tiles per dispatch, ticket above (loop budget)")
+                               .c_str());
 }
 
 }  // namespace

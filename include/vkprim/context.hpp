@@ -67,11 +67,14 @@ struct Capabilities {
 };
 
 // Where a workgroup of the chained kernels that can fall back (chained_fallback scan, chained Select and
-// Partition, onesweep sort) takes its tile index from. ticket: an atomic counter, so tiles start in index
-// order whatever order the device launches workgroups in. launch: the workgroup index itself, one global
-// atomic and one barrier less per tile; a device that launches out of order costs redundant fallback
-// work, never a hang. automatic: launch on NVIDIA's driver (measured to launch in order, and faster with
-// launch: docs/PERFORMANCE.md), ticket elsewhere. chained_lookback scans always take tickets.
+// Partition, the chained keyed primitives, onesweep sort) takes its tile index from. ticket: an atomic
+// counter, so tiles start in index order whatever order the device launches workgroups in. launch: the
+// workgroup index itself, one global atomic and one barrier less per tile; a device that launches out of
+// order costs redundant fallback work, never a hang or a wrong result. automatic: launch on NVIDIA's driver
+// (measured to launch in order, and faster with launch: docs/PERFORMANCE.md), ticket elsewhere.
+// chained_lookback scans always take tickets. On llvmpipe (lavapipe), whose loops share one iteration
+// budget per invocation, launch holds only for dispatches of at most 512 tiles and larger ones take
+// tickets (docs/ALGORITHMS.md, "Loop budget"); Context::tile_order(tiles) says which a dispatch takes.
 enum class TileOrder { automatic, ticket, launch };
 
 struct ContextOptions {
@@ -84,13 +87,14 @@ struct ContextOptions {
   uint32_t debug_skip_publication_period = 0;  // tests: every k-th chained-scan tile (not tile 0) publishes
                                                // nothing under chained_fallback (successors must reduce it)
                                                // and only its inclusive prefix under chained_lookback;
-                                               // the same for onesweep sort tiles (per digit pass; with
+                                               // the same for chained Select / Partition and keyed tiles,
+                                               // and for onesweep sort tiles (per digit pass; with
                                                // k = 1 tile 0 too) and fallback_spin_limit bounds its
                                                // look-back polls too
-  // Look-back statistics counted in scratch by the chained scan, chained select and onesweep
-  // (statistics_offset()): look-back steps and deepest look-back, and onesweep's tile count. Off (the
-  // default) saves two or three same-address atomics per tile; tiles started (scan, select) and fallbacks
-  // taken are counted either way.
+  // Look-back statistics counted in scratch by the chained scan, chained Select / Partition, the chained
+  // keyed primitives and onesweep (statistics_offset()): look-back steps and deepest look-back, and
+  // onesweep's tile count. Off (the default) saves two or three same-address atomics per tile; tiles
+  // started (scan, select, keyed) and fallbacks taken are counted either way.
   bool collect_statistics = false;
   TileOrder tile_order = TileOrder::automatic;
   uint32_t mask_features = 0;            // Feature bits to treat as absent
@@ -177,6 +181,9 @@ class Context {
 
   const Capabilities& capabilities() const;
   const ContextOptions& options() const;
+  // The order (ticket or launch, never automatic) in which a dispatch of `tiles` tiles of a chained kernel
+  // that can fall back takes its tiles: ContextOptions::tile_order as resolved for this device and size.
+  TileOrder tile_order(uint64_t tiles) const;
   VkDevice device() const;
   // The statistics of every pipeline this context has built so far (plan creation builds them), ordered
   // by kernel, variant and shape. Empty, with no error, when ContextOptions::capture_pipeline_statistics is

@@ -446,12 +446,12 @@ void sh_get_prefix(out uint c, out VALUE_T v) {
 #if !defined(VKPRIM_BY_KEY_PORTABLE)
 // Run by subgroup 0 alone (invocation 0 without subgroups): combines the predecessors' summaries in front
 // of (pc_, pv), the combination of the nearer ones, up to the first inclusive one. Returns LOOK_DONE or
-// LOOK_FALLBACK + the predecessor that stayed not ready past the spin limit (or LOOK_TRIP_LIMIT trips).
+// LOOK_FALLBACK + the predecessor that stayed not ready past the spin limit, or at all once the tile's
+// look-back has taken LOOK_TRIP_LIMIT steps (`steps` counts them over every call).
 uint look_back(uint spin_limit, inout uint look, inout uint pc_, inout VALUE_T pv, inout uint depth, inout uint steps) {
-  uint polls = 0u, trips = 0u;
+  uint polls = 0u;
   for (;;) {
     steps += 1u;
-    trips += 1u;
 #if !defined(VKPRIM_NO_SUBGROUPS)
     const uint lane = gl_SubgroupInvocationID;
     const VALUE_T identity = vk_identity();
@@ -490,7 +490,7 @@ uint look_back(uint spin_limit, inout uint look, inout uint pc_, inout VALUE_T p
         polls = 0u;
       }
       polls += 1u;
-      if (polls > spin_limit || trips > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
+      if (polls > spin_limit || steps > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
       continue;
     }
     if (any_inclusive) {
@@ -505,7 +505,7 @@ uint look_back(uint spin_limit, inout uint look, inout uint pc_, inout VALUE_T p
     const uint flag = vk_run_read(look, c, v);
     if (flag == STATE_NOT_READY) {
       polls += 1u;
-      if (polls > spin_limit || trips > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
+      if (polls > spin_limit || steps > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
       continue;
     }
     polls = 0u;

@@ -20,10 +20,11 @@ uint vk_workgroup_index() {
 // workgroup index instead of a ticket (ContextOptions::tile_order; the fallback keeps it hang-free).
 #define KNOB_LAUNCH_ORDER 0x40000000u
 
-// Look-back trips (chained scan and chained select: of one call of the loop; onesweep: of the tile's whole
-// look-back) after which a blocked look-back falls back on the predecessor it waits for, whatever the spin
-// limit. llvmpipe ends every loop after 65535 iterations with its state undefined; the spin limit bounds
-// the polls of one predecessor, this a walk past many slow ones. A GPU's look-back takes a few trips.
-#define LOOK_TRIP_LIMIT 16384u
+// Look-back steps of one tile (every trip of its look-back loop, over all its fallback rounds) after which
+// the tile falls back on any predecessor it finds not ready, whatever the spin limit. llvmpipe gives all the
+// loops of an invocation 65535 iterations together and then lets them fall through (docs/ALGORITHMS.md,
+// "Loop budget"): the spin limit bounds the polls of one predecessor, this the polls of the whole tile, so
+// that what a tile can spend is this plus a fixed cost per predecessor. A GPU's look-back takes a few steps.
+#define LOOK_TRIP_LIMIT 4096u
 
 #endif  // VKPRIM_CONFIG_GLSL

@@ -150,14 +150,13 @@ VALUE_T chain_rows(ROW_T row_totals[2]) {
 // so each window is one contiguous read), then walks them in order: the ready aggregates up to the first
 // inclusive prefix are folded into `prefix` and end the look-back; a not-ready predecessor ends the step
 // after folding the aggregates before it, and is polled again (or, fallback only, reduced by the
-// workgroup after more than pc.param polls that saw no progress, or once a call blocks past LOOK_TRIP_LIMIT
-// trips). Returns LOOK_DONE or LOOK_FALLBACK + the
-// stuck predecessor; `look` and `prefix` are uniform.
+// workgroup after more than pc.param polls that saw no progress, or at once when the tile's look-back has
+// taken LOOK_TRIP_LIMIT steps: `steps` counts them over every call). Returns LOOK_DONE or LOOK_FALLBACK +
+// the stuck predecessor; `look` and `prefix` are uniform.
 uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout uint steps) {
-  uint polls = 0u, trips = 0u;
+  uint polls = 0u;
   for (;;) {
     steps += 1u;
-    trips += 1u;
 #if !defined(VKPRIM_NO_SUBGROUPS)
     const uint lane = gl_SubgroupInvocationID;
     const VALUE_T identity = vk_identity();
@@ -189,7 +188,7 @@ uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout ui
         }
         polls += 1u;
 #if defined(VKPRIM_FALLBACK)
-        if (polls > pc.param || trips > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
+        if (polls > pc.param || steps > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
 #endif
         break;
       }
@@ -208,7 +207,7 @@ uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout ui
     if (flag == STATE_NOT_READY) {
       polls += 1u;
 #if defined(VKPRIM_FALLBACK)
-      if (polls > pc.param || trips > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
+      if (polls > pc.param || steps > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
 #endif
       continue;
     }

@@ -62,13 +62,12 @@ uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_Storag
 
 // Run by subgroup 0 alone: lane i inspects predecessor look - i; ready counts up to the first inclusive
 // prefix are summed into `prefix`. Returns LOOK_DONE or LOOK_FALLBACK + the predecessor that stayed not
-// ready for more than `spin_limit` polls, or that blocks a call past LOOK_TRIP_LIMIT trips. `look` and
-// `prefix` are uniform.
+// ready for more than `spin_limit` polls, or at all once the tile's look-back has taken LOOK_TRIP_LIMIT
+// steps (`steps` counts them over every call). `look` and `prefix` are uniform.
 uint look_back(uint spin_limit, inout uint look, inout uint prefix, inout uint depth, inout uint steps) {
-  uint polls = 0u, trips = 0u;
+  uint polls = 0u;
   for (;;) {
     steps += 1u;
-    trips += 1u;
 #if !defined(VKPRIM_NO_SUBGROUPS)
     const uint lane = gl_SubgroupInvocationID;
     // Lanes before tile 0 act as an inclusive 0. No lane branches apart before the ballots below
@@ -91,7 +90,7 @@ uint look_back(uint spin_limit, inout uint look, inout uint prefix, inout uint d
         polls = 0u;
       }
       polls += 1u;
-      if (polls > spin_limit || trips > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
+      if (polls > spin_limit || steps > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
       continue;
     }
     prefix += subgroupAdd(lane <= stop ? value : 0u);
@@ -106,7 +105,7 @@ uint look_back(uint spin_limit, inout uint look, inout uint prefix, inout uint d
     const uint flag = vk_state_read(look, value);
     if (flag == STATE_NOT_READY) {
       polls += 1u;
-      if (polls > spin_limit || trips > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
+      if (polls > spin_limit || steps > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
       continue;
     }
     polls = 0u;
@@ -116,7 +115,7 @@ uint look_back(uint spin_limit, inout uint look, inout uint prefix, inout uint d
     look -= 1u;
 #endif
   }
-  return LOOK_DONE;
+  return LOOK_FALLBACK + look;  // only where the driver cuts long loops short: never claim a prefix
 }
 
 void main() {
