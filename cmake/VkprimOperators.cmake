@@ -311,7 +311,7 @@ struct ${struct} {
 ${cpp_members}};
 static_assert(sizeof(${struct}) == ${struct_size}, \"${struct}: layout differs from std430\");
 
-// The operator for ReduceDesc::user_operator and ScanDesc::user_operator.
+// The operator for the user_operator of ReduceDesc, ScanDesc, ReduceByKeyDesc and ScanByKeyDesc.
 const vkprim::UserOperator& ${OP_NAME}();
 
 }  // namespace vkprim_ops

@@ -94,8 +94,10 @@ class Reduce {
   // max_count; workgroup counts are computed on the GPU and issued with vkCmdDispatchIndirect, so no CPU
   // read-back is needed. input must hold max_count elements (only count are read). Before: the caller makes
   // the count's writes visible to compute-shader reads too. Count 0 writes the identity.
-  // unsupported: algorithms other than grid_stride and ordered (their level structure follows the count), or a
-  // max_count past one storage-buffer window (maxStorageBufferRange) or 2^32-1.
+  // unsupported: algorithms other than grid_stride and ordered (their level structure follows the count), a
+  // max_count past one storage-buffer window (maxStorageBufferRange) or 2^32-1, or more workgroups at
+  // max_count than maxComputeWorkGroupCount[0] x [1] (indirect dispatches spill into y only; record() spills
+  // into z too).
   Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
                                const BufferRange& count_buffer, const BufferRange& scratch) const;
 

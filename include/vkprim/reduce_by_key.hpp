@@ -34,7 +34,8 @@ namespace detail { struct ByKeyPlan; }
 //   a u32; outputs sized for `count` elements are written only below the run count.
 //  Plans: create once, record many times, into many command buffers, from several threads. Values move
 //   through the operator; keys and indices as raw bits.
-//  Not in place: every range passed to record must be disjoint from the others (invalid_argument).
+//  Not in place: every output range (and scratch, and count_buffer) must be disjoint from every other range
+//   (invalid_argument); the inputs (keys, values) may share memory with each other.
 //  Before record: the caller makes the inputs' writes visible to compute-shader reads, and the scratch free of
 //   hazards including transfer writes (the tile state is cleared with vkCmdFillBuffer). After: the outputs
 //   are written by compute shaders; the caller adds a barrier (src COMPUTE_SHADER / SHADER_WRITE) before
@@ -42,6 +43,8 @@ namespace detail { struct ByKeyPlan; }
 //   error nothing is recorded.
 //  record_indirect: the count is a u32 read on the GPU from count_buffer (4-byte aligned, written before with
 //   a barrier to compute-shader reads), clamped to max_count; ranges are checked for max_count elements.
+//   unsupported at record_indirect: max_count past one storage-buffer window, or more tiles at max_count
+//   than maxComputeWorkGroupCount[0] x [1] (indirect dispatches spill into y only; record() spills into z).
 //  Tuning (0 = the tuned default): workgroup_size a power of two 64..1024, items_per_thread a multiple of 4
 //   from 4 to 32.
 

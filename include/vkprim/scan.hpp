@@ -147,7 +147,9 @@ class Scan {
   // 0 writes nothing. Before: the caller makes the count's writes visible to compute-shader reads too.
   // unsupported: algorithms other than chained_lookback, chained_fallback and reduce_then_scan (the others
   // size their passes on the CPU), max_count past one storage-buffer window (maxStorageBufferRange) or
-  // 2^32-1, or (reduce_then_scan) past 2^29 32-bit elements (two levels of tile sums).
+  // 2^32-1, or (reduce_then_scan) past 2^29 32-bit elements (two levels of tile sums); or more tiles at
+  // max_count than maxComputeWorkGroupCount[0] x [1] (indirect dispatches spill into y only; record() spills
+  // into z too).
   Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
                                const BufferRange& count_buffer, const BufferRange& scratch) const;
 
