@@ -79,6 +79,11 @@ function(vkprim_add_operator)
   if(NOT TARGET ${OP_TARGET})
     message(FATAL_ERROR "${where}: TARGET ${OP_TARGET} is not a target")
   endif()
+  get_target_property(target_type ${OP_TARGET} TYPE)
+  if(target_type STREQUAL "INTERFACE_LIBRARY")
+    message(FATAL_ERROR "${where}: TARGET ${OP_TARGET} is an INTERFACE library, which compiles no sources; give "
+                        "the static or shared library or the executable that uses the operator")
+  endif()
   if(NOT OP_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     message(FATAL_ERROR "${where}: NAME must be a C identifier")
   endif()
@@ -98,6 +103,24 @@ function(vkprim_add_operator)
   if(NOT EXISTS "${combine_file}")
     message(FATAL_ERROR "${where}: COMBINE file ${combine_file} does not exist")
   endif()
+
+  # One NAME, one operator. The signature (struct, identity, function and combine source) names the generated
+  # symbols: a second declaration of NAME with another signature stops the configure step here, and across
+  # static libraries configured apart it fails the link (each definition also defines the plain symbol
+  # vkprim_ops::<NAME>_declared_twice_with_different_definitions, and each user's calls reference their own
+  # signature, so both definitions are linked in). The same declaration twice is harmless.
+  file(READ "${combine_file}" combine_source)
+  string(SHA1 signature "${OP_TYPE_GLSL}|${OP_IDENTITY}|${OP_FUNCTION}|${combine_source}")
+  string(SUBSTRING "${signature}" 0 12 signature)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${combine_file}")
+  get_property(first GLOBAL PROPERTY VKPRIM_OPERATOR_${OP_NAME})
+  if(first AND NOT first MATCHES "^${signature} ")
+    string(REGEX REPLACE "^[0-9a-f]+ " "" first_where "${first}")
+    message(FATAL_ERROR "${where}: NAME ${OP_NAME} is already declared (${first_where}) with another TYPE_GLSL, "
+                        "IDENTITY, FUNCTION or COMBINE; a second operator needs a NAME of its own")
+  endif()
+  set_property(GLOBAL PROPERTY VKPRIM_OPERATOR_${OP_NAME} "${signature} TARGET ${OP_TARGET} in ${CMAKE_CURRENT_SOURCE_DIR}")
+  set(symbol ${OP_NAME}_${signature})
 
   # The struct: name and members (the semicolons of its body arrive as list separators).
   string(REPLACE ";" "\n" decl "${OP_TYPE_GLSL}")
@@ -291,7 +314,7 @@ ${struct} vk_user_combine(${struct} a, ${struct} b) { return ${OP_FUNCTION}(a, b
   file(CONFIGURE OUTPUT ${gen}/kernels.txt CONTENT "${lines}")
   set(group_cpp ${gen}/kernels.cpp)
   add_custom_command(OUTPUT ${group_cpp}
-    COMMAND ${embed} ${group_cpp} user_${OP_NAME} ${gen}/kernels.txt
+    COMMAND ${embed} ${group_cpp} user_${symbol} ${gen}/kernels.txt
     DEPENDS ${spvs} ${gen}/kernels.txt ${embed}
     COMMENT "Packing the SPIR-V of user operator ${OP_NAME}"
     VERBATIM)
@@ -312,7 +335,8 @@ ${cpp_members}};
 static_assert(sizeof(${struct}) == ${struct_size}, \"${struct}: layout differs from std430\");
 
 // The operator for the user_operator of ReduceDesc, ScanDesc, ReduceByKeyDesc and ScanByKeyDesc.
-const vkprim::UserOperator& ${OP_NAME}();
+const vkprim::UserOperator& ${symbol}();  // this declaration's own (the suffix: its signature)
+inline const vkprim::UserOperator& ${OP_NAME}() { return ${symbol}(); }
 
 }  // namespace vkprim_ops
 " @ONLY)
@@ -323,11 +347,18 @@ const vkprim::UserOperator& ${OP_NAME}();
 #include \"vkprim/detail/shader_group.hpp\"
 
 namespace vkprim::detail {
-extern const ShaderGroup kShaderGroup_user_${OP_NAME};
+extern const ShaderGroup kShaderGroup_user_${symbol};
 }
 
-const vkprim::UserOperator& vkprim_ops::${OP_NAME}() {
-  static const vkprim::UserOperator op{\"${OP_NAME}\", ${struct_size}u, ${word}u, &vkprim::detail::kShaderGroup_user_${OP_NAME}};
+// Defined by every definition of ${OP_NAME}: two definitions with different signatures in one program
+// (static libraries that each declared it) fail the link here.
+namespace vkprim_ops {
+extern const char ${OP_NAME}_declared_twice_with_different_definitions;
+const char ${OP_NAME}_declared_twice_with_different_definitions = 0;
+}  // namespace vkprim_ops
+
+const vkprim::UserOperator& vkprim_ops::${symbol}() {
+  static const vkprim::UserOperator op{\"${OP_NAME}\", ${struct_size}u, ${word}u, &vkprim::detail::kShaderGroup_user_${symbol}};
   return op;
 }
 " @ONLY)

@@ -52,7 +52,7 @@ struct ByKeyShape {
 };
 
 struct ByKeyPlan {
-  ContextImpl* context = nullptr;
+  ContextLease context;  // counted: ~Context aborts while a plan lives
   const char* name = "ReduceByKey";
   Mode mode = Mode::reduce;
   DataType key_type = DataType::u32;

@@ -1,5 +1,7 @@
 // Context: borrow an engine's device, load function tables, probe capabilities.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -199,7 +201,15 @@ EnabledFeatures read_enabled(const VkPhysicalDeviceFeatures2* head) {
 Context::Context(std::unique_ptr<detail::ContextImpl> impl) : impl_(std::move(impl)) {}
 
 Context::~Context() {
-  if (impl_) detail::destroy_kernels(*impl_);
+  if (!impl_) return;
+  if (const uint64_t plans = impl_->live_plans.load(); plans != 0) {
+    std::fprintf(stderr,
+                 "vkprim: Context destroyed while %llu plans created from it are alive; destroy every plan "
+                 "(Reduce, Scan, Select, RadixSort, ...) before its Context\n",
+                 static_cast<unsigned long long>(plans));
+    std::abort();
+  }
+  detail::destroy_kernels(*impl_);
 }
 
 const Capabilities& Context::capabilities() const { return impl_->caps; }
@@ -511,10 +521,15 @@ Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, st
 }
 
 Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
-                                               PFN_vkGetInstanceProcAddr get_instance_proc_addr, VkInstance instance) {
+                                               PFN_vkGetInstanceProcAddr get_instance_proc_addr, VkInstance instance,
+                                               uint32_t instance_api_version) {
   using detail::make_error;
   if (!physical_device || !get_instance_proc_addr || !instance)
     return make_error(Status::invalid_argument, "device_requirements needs a physical device, instance and loader");
+  if (instance_api_version < VK_API_VERSION_1_1)
+    return make_error(Status::invalid_argument, "device_requirements: instance_api_version ",
+                      VK_API_VERSION_MAJOR(instance_api_version), ".", VK_API_VERSION_MINOR(instance_api_version),
+                      " is below 1.1, which vkprim needs");
   detail::InstanceFunctions vki;
   if (const char* missing = vki.load(get_instance_proc_addr, instance))
     return make_error(Status::unsupported, "instance function ", missing, " is not available");
@@ -533,7 +548,7 @@ Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
     p = probed.value();
   }
   DeviceRequirements r;
-  r.api_version = std::min(p.properties.apiVersion, VK_API_VERSION_1_3);
+  r.api_version = std::min({p.properties.apiVersion, instance_api_version, VK_API_VERSION_1_3});
   if (p.has_push_descriptor) r.extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   // RadixSort's optional one-instruction ranking (SortRanking::partitioned).
   if (p.has_partitioned && (p.subgroup.supportedOperations & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV))

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,6 +39,8 @@ struct ContextImpl {
   DeviceFunctions vk;
   Capabilities caps;
   ContextOptions options;
+  // Plans created from this context and not yet destroyed (ContextLease); ~Context aborts unless 0.
+  std::atomic<uint64_t> live_plans{0};
   bool sync2 = false;
   bool debug_labels = false;
   bool capture_statistics = false;  // options.capture_pipeline_statistics and feature_pipeline_statistics
@@ -95,6 +98,32 @@ struct ContextImpl {
                             : options.tile_order == TileOrder::launch;
     return launch && (caps.driver_id != VK_DRIVER_ID_MESA_LLVMPIPE || tiles <= kLoopBudgetLaunchTiles);
   }
+};
+
+// A plan's pointer to its context, counted in ContextImpl::live_plans while the plan lives: a plan that
+// outlived its context would use freed memory when recorded or destroyed, so ~Context aborts instead.
+class ContextLease {
+ public:
+  ContextLease() = default;
+  ContextLease(const ContextLease&) = delete;
+  ContextLease& operator=(const ContextLease&) = delete;
+  ~ContextLease() { reset(); }
+  ContextLease& operator=(ContextImpl* context) {
+    reset();
+    context_ = context;
+    if (context_) context_->live_plans.fetch_add(1, std::memory_order_relaxed);
+    return *this;
+  }
+  ContextImpl* operator->() const { return context_; }
+  ContextImpl& operator*() const { return *context_; }
+  ContextImpl* get() const { return context_; }
+
+ private:
+  void reset() {
+    if (context_) context_->live_plans.fetch_sub(1, std::memory_order_relaxed);
+    context_ = nullptr;
+  }
+  ContextImpl* context_ = nullptr;
 };
 
 // Capability probe shared by Context::create and device_requirements.

@@ -482,7 +482,7 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceOptions& options) {
     }
   if (!found) return make_error(Status::unsupported, "device has no compute queue");
 
-  auto req = device_requirements(d.physical_device, l.gipa, d.instance);
+  auto req = device_requirements(d.physical_device, l.gipa, d.instance, api_version);
   if (!req) return std::move(req).error();
   d.requirements = std::move(req).value();
   // The same chain and extension list go to vkCreateDevice and to the Context, which reads what was enabled

@@ -28,9 +28,8 @@ Result<void> check_count_buffer(const BufferRange& count, const char* plan) {
   if (count.offset % 4)
     return make_error(Status::invalid_argument, plan, ": count buffer offset ", count.offset,
                       " is not a multiple of 4 (the count is a u32)");
-  if (count.size != VK_WHOLE_SIZE && count.size < 4)
-    return make_error(Status::invalid_argument, plan, ": count buffer range holds ", count.size,
-                      " bytes; the u32 count needs 4");
+  if (const std::string why = range_size_problem(count.size, 4); !why.empty())
+    return make_error(Status::invalid_argument, plan, ": count buffer ", why, " (the count is a u32)");
   return {};
 }
 

@@ -175,8 +175,8 @@ inline Result<void> check_range(const BufferRange& r, VkDeviceSize bytes, uint32
   if (r.offset % elem)
     return make_error(Status::invalid_argument, what, " offset ", r.offset, " is not a multiple of the element size ",
                       elem);
-  if (r.size != VK_WHOLE_SIZE && r.size < bytes)
-    return make_error(Status::invalid_argument, what, " range holds ", r.size, " bytes; ", bytes, " are needed");
+  if (const std::string why = range_size_problem(r.size, bytes); !why.empty())
+    return make_error(Status::invalid_argument, what, " ", why);
   return {};
 }
 
@@ -187,9 +187,8 @@ inline Result<void> check_scratch(const BufferRange& r, const ScratchRequirement
   if (r.offset % need.alignment)
     return make_error(Status::invalid_argument, plan, ": scratch offset ", r.offset, " is not a multiple of ",
                       need.alignment);
-  if (r.size != VK_WHOLE_SIZE && r.size < need.size)
-    return make_error(Status::invalid_argument, plan, ": scratch holds ", r.size, " bytes; scratch_requirements() asks ",
-                      need.size);
+  if (const std::string why = range_size_problem(r.size, need.size); !why.empty())
+    return make_error(Status::invalid_argument, plan, ": scratch ", why, " (scratch_requirements())");
   return {};
 }
 

@@ -88,7 +88,7 @@ ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, const ReduceDesc& 
 }  // namespace
 
 struct ReducePlan {
-  ContextImpl* context = nullptr;
+  ContextLease context;  // counted: ~Context aborts while a plan lives
   ReduceDesc desc;
   ReduceAlgorithm algorithm = ReduceAlgorithm::grid_stride;
   ReduceShape shape{};

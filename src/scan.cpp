@@ -147,7 +147,7 @@ uint32_t window_flags(uint64_t w, uint64_t windows) {
 }  // namespace
 
 struct ScanPlan {
-  ContextImpl* context = nullptr;
+  ContextLease context;  // counted: ~Context aborts while a plan lives
   ScanDesc desc;
   ScanAlgorithm algorithm = ScanAlgorithm::reduce_then_scan;
   uint32_t elem = 4;
@@ -480,6 +480,31 @@ VkDeviceSize Scan::statistics_offset() const { return plan_->state_offset; }
 
 void Scan::release_descriptor_sets() const { plan_->descriptors->release(); }
 
+namespace {
+
+// automatic: the single-pass chained scan with fallback wherever the Vulkan memory model is enabled, unless
+// float results must repeat bit for bit (`fixed_tree`). In place (desc.in_place), where a fallback could
+// re-read an input its owner is overwriting: chained_lookback where the driver gives forward progress, else
+// reduce_then_scan.
+// User operators: the chained scan for values of at most 16 bytes in plans of at least 2^20 elements,
+// else reduce_then_scan. Measured on an H100 (docs/PERFORMANCE.md, "User operators"): from 2^20 the
+// chained scan takes 0.69-0.76 of reduce_then_scan's time for a vec4 sum and 0.86-0.95 for Welford, and
+// is level (0.82-1.01) for ArgMin; below 2^20 it is 12-36% slower for all three. Of the larger values it
+// is faster for boxes (32 bytes) but 1.2-1.5 times slower for the affine maps (24) and Mat4 (64), whose
+// combines cost more, and the size of a value is all a plan knows of its combine.
+ScanAlgorithm automatic_algorithm(const detail::ContextImpl& c, const ScanDesc& desc, bool fixed_tree) {
+  constexpr uint32_t kUserChainedMaxBytes = 16;
+  constexpr uint64_t kUserChainedMinCount = uint64_t(1) << 20;
+  const UserOperator* user = desc.user_operator;
+  const bool user_chained = user && user->size <= kUserChainedMaxBytes && desc.max_count >= kUserChainedMinCount;
+  if (!c.caps.has(feature_memory_model) || fixed_tree || (user && !user_chained)) return ScanAlgorithm::reduce_then_scan;
+  if (!desc.in_place) return ScanAlgorithm::chained_fallback;
+  return detail::lacks_forward_progress(c.caps.driver_id) ? ScanAlgorithm::reduce_then_scan
+                                                          : ScanAlgorithm::chained_lookback;
+}
+
+}  // namespace
+
 Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   detail::ContextImpl& c = context.impl();
   if (int(desc.algorithm) < 0 || int(desc.algorithm) > int(ScanAlgorithm::chained_fallback))
@@ -510,23 +535,12 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   auto plan = std::make_unique<detail::ScanPlan>();
   plan->context = &c;
   plan->desc = desc;
-  // automatic: the single-pass chained scan with fallback wherever the Vulkan memory model is enabled, unless
-  // float results must repeat bit for bit.
+  if (desc.in_place && desc.algorithm == ScanAlgorithm::chained_fallback)
+    return make_error(Status::invalid_argument, "Scan: chained_fallback cannot run in place (in_place is set): a ",
+                      "fallback re-reads a predecessor's input, which that predecessor may already be overwriting; ",
+                      "leave the algorithm automatic");
   const bool memory_model = c.caps.has(feature_memory_model);
-  plan->algorithm = desc.algorithm;
-  // User operators: the chained scan for values of at most 16 bytes in plans of at least 2^20 elements,
-  // else reduce_then_scan. Measured on an H100 (docs/PERFORMANCE.md, "User operators"): from 2^20 the
-  // chained scan takes 0.69-0.76 of reduce_then_scan's time for a vec4 sum and 0.86-0.95 for Welford, and
-  // is level (0.82-1.01) for ArgMin; below 2^20 it is 12-36% slower for all three. Of the larger values it
-  // is faster for boxes (32 bytes) but 1.2-1.5 times slower for the affine maps (24) and Mat4 (64), whose
-  // combines cost more, and the size of a value is all a plan knows of its combine.
-  if (desc.algorithm == ScanAlgorithm::automatic) {
-    constexpr uint32_t kUserChainedMaxBytes = 16;
-    constexpr uint64_t kUserChainedMinCount = uint64_t(1) << 20;
-    const bool user_chained = user && user->size <= kUserChainedMaxBytes && desc.max_count >= kUserChainedMinCount;
-    plan->algorithm = memory_model && !fixed_tree && (!user || user_chained) ? ScanAlgorithm::chained_fallback
-                                                                           : ScanAlgorithm::reduce_then_scan;
-  }
+  plan->algorithm = desc.algorithm == ScanAlgorithm::automatic ? automatic_algorithm(c, desc, fixed_tree) : desc.algorithm;
   const bool chained = detail::is_chained(plan->algorithm);
   if (chained && !memory_model)
     return make_error(Status::unsupported, "Scan: ", to_string(plan->algorithm), " needs the vulkanMemoryModel and ",
@@ -733,7 +747,8 @@ Result<void> check_buffers(const ScanPlan& p, const char* call, const BufferRang
   if (in_place && p.algorithm == ScanAlgorithm::chained_fallback)
     return make_error(Status::invalid_argument, call,
                       ": chained_fallback cannot run in place: a fallback re-reads a predecessor's input, "
-                      "which that predecessor may already be overwriting (use chained_lookback or another algorithm)");
+                      "which that predecessor may already be overwriting (create the plan with ScanDesc::in_place, "
+                      "and automatic picks an algorithm that can)");
   if (!in_place && overlaps(input, bytes, output, bytes))
     return make_error(Status::invalid_argument, call,
                       ": input and output ranges partially overlap (in place needs the same buffer and offset)");

@@ -106,7 +106,7 @@ enum : int32_t { kEntryTiles = 0, kEntrySecond = 1 };
 }  // namespace
 
 struct SelectPlan {
-  ContextImpl* context = nullptr;
+  ContextLease context;  // counted: ~Context aborts while a plan lives
   SelectDesc desc;
   bool partition = false;
   const char* name = "Select";
@@ -172,9 +172,8 @@ Result<void> check_arguments(const SelectPlan& p, const char* call, const Buffer
   if (selected_count.offset % 4)
     return make_error(Status::invalid_argument, p.name, "::", call, ": selected_count offset ", selected_count.offset,
                       " is not a multiple of 4 (the count is a u32)");
-  if (selected_count.size != VK_WHOLE_SIZE && selected_count.size < 4)
-    return make_error(Status::invalid_argument, p.name, "::", call, ": selected_count range holds ",
-                      selected_count.size, " bytes; the u32 count needs 4");
+  if (const std::string why = range_size_problem(selected_count.size, 4); !why.empty())
+    return make_error(Status::invalid_argument, p.name, "::", call, ": selected_count ", why, " (the count is a u32)");
   const ScratchRequirements need{p.scratch_bytes, p.scratch_align, 0};
   const std::string scratch_context = std::string(p.name) + "::" + call;
   if (auto ok = check_scratch(scratch, need, scratch_context.c_str()); !ok) return ok;
@@ -411,6 +410,14 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   return plan;
 }
 
+// A comparison predicate's comparand must be made for the plan's element type (Comparand::of).
+Result<void> check_comparand(const SelectPlan& p, const char* call, const Comparand& comparand) {
+  if (p.desc.predicate == SelectPredicate::flagged || !comparand.typed || comparand.type == p.desc.type) return {};
+  return make_error(Status::invalid_argument, p.name, "::", call, ": the comparand was made for ",
+                    to_string(comparand.type), " but the plan selects ", to_string(p.desc.type),
+                    " elements; use Comparand::of() with a value of the plan's type");
+}
+
 Result<void> record_plan(const SelectPlan& p, VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
                          const BufferRange& output, const BufferRange& selected_count, uint64_t count,
                          const BufferRange& scratch, Comparand comparand) {
@@ -419,6 +426,7 @@ Result<void> record_plan(const SelectPlan& p, VkCommandBuffer cmd, const BufferR
                       p.desc.max_count);
   if (auto ok = check_arguments(p, "record", input, flags, output, selected_count, count, nullptr, scratch); !ok)
     return ok;
+  if (auto ok = check_comparand(p, "record", comparand); !ok) return ok;
   std::vector<Pass> passes;
   PassBuilder(p, input, flags, output, selected_count, scratch, comparand, count).build(count, false, nullptr, passes);
   return record_passes(*p.context, *p.descriptors, cmd, passes);
@@ -437,6 +445,7 @@ Result<void> record_plan_indirect(const SelectPlan& p, VkCommandBuffer cmd, cons
                                 scratch);
       !ok)
     return ok;
+  if (auto ok = check_comparand(p, "record_indirect", comparand); !ok) return ok;
   std::vector<Pass> passes;
   PassBuilder(p, input, flags, output, selected_count, scratch, comparand, max_n)
       .build(max_n, true, &count_buffer, passes);

@@ -108,7 +108,7 @@ enum : uint32_t { kEntryTiles = 0, kEntryHistogram = 1, kEntryGroups = 2, kEntry
 }  // namespace
 
 struct SortPlan {
-  ContextImpl* context = nullptr;
+  ContextLease context;  // counted: ~Context aborts while a plan lives
   SortDesc desc;
   SortAlgorithm algorithm = SortAlgorithm::reduce_then_scan;
   SortRanking ranking = SortRanking::ballots;

@@ -65,12 +65,13 @@ struct Engine {
     REQUIRE(message_count() == 0);
   }
 
-  void create_instance() {
+  // An instance of the loader's version up to `max_version` (an engine may ask for less than the loader has).
+  void create_instance(uint32_t max_version = VK_API_VERSION_1_3) {
     REQUIRE(volkInitialize() == VK_SUCCESS);
     uint32_t loader_version = VK_API_VERSION_1_0;
     if (vkEnumerateInstanceVersion) vkEnumerateInstanceVersion(&loader_version);
     REQUIRE(loader_version >= VK_API_VERSION_1_1);
-    api_version = std::min<uint32_t>(loader_version, VK_API_VERSION_1_3);
+    api_version = std::min<uint32_t>(loader_version, max_version);
 
     uint32_t count = 0;
     vkEnumerateInstanceLayerProperties(&count, nullptr);
@@ -299,7 +300,7 @@ void check_engine_reduce(Engine& e, Context& context, DataType type, Op op, Redu
 
 // What vkprim asks the engine to enable on its physical device.
 DeviceRequirements requirements_of(const Engine& engine) {
-  auto requirements = device_requirements(engine.physical_device, vkGetInstanceProcAddr, engine.instance);
+  auto requirements = device_requirements(engine.physical_device, vkGetInstanceProcAddr, engine.instance, engine.api_version);
   INFO((requirements ? std::string("requirements ok") : requirements.error().message));
   REQUIRE(requirements.ok());
   return std::move(requirements).value();
@@ -408,6 +409,35 @@ TEST_CASE("a borrowed VkDevice created with device_requirements() runs reduces r
   CHECK(VolkSnapshot{} == before);
   context.value().reset();  // destroys vkprim's pipelines before the engine destroys its device
   CHECK(VolkSnapshot{} == before);
+  engine.require_no_messages();
+}
+
+TEST_CASE("an engine with a Vulkan 1.1 instance creates its device from device_requirements without a validation "
+          "message, runs reduces and resolves Select to its portable path",
+          "[borrowed]") {
+  // device_requirements once chained the Vulkan 1.2 / 1.3 feature structs whenever the device had them,
+  // which a device on a 1.1 instance may not take (VUID-VkDeviceCreateInfo-pNext-pNext, three times).
+  Engine engine;
+  engine.create_instance(VK_API_VERSION_1_1);
+  REQUIRE(engine.api_version == VK_API_VERSION_1_1);
+  DeviceRequirements req = requirements_of(engine);
+  CHECK(req.api_version == VK_API_VERSION_1_1);
+  CHECK(count_structs(req.features(), VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES) == 0);
+  CHECK(count_structs(req.features(), VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 0);
+  CHECK(count_structs(req.features(), VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES) == 0);
+  engine.create_device(req.features(), req.extensions);
+  auto context = Context::create(borrowed_context_info(engine, req));
+  INFO((context ? std::string("context ok") : context.error().message));
+  REQUIRE(context.ok());
+  Context& ctx = *context.value();
+  CHECK_FALSE(ctx.capabilities().has(feature_memory_model));
+  VKPRIM_TEST_RNG(rng);
+  check_engine_reduce<uint32_t>(engine, ctx, DataType::u32, Op::add, ReduceAlgorithm::automatic, 100003, rng);
+  auto select = Select::create(ctx, SelectDesc{DataType::u32, 1000, SelectPredicate::less});
+  INFO((select ? std::string("select ok") : select.error().message));
+  REQUIRE(select.ok());
+  CHECK(select->algorithm() == SelectAlgorithm::count_scan_scatter);
+  context.value().reset();
   engine.require_no_messages();
 }
 
@@ -794,7 +824,7 @@ TEST_CASE("Context::create rejects missing handles with invalid_argument", "[bor
   INFO(context.error().message);
   CHECK(context.status() == Status::invalid_argument);
   CHECK_FALSE(context.error().message.empty());
-  auto requirements = device_requirements(VK_NULL_HANDLE, nullptr, VK_NULL_HANDLE);
+  auto requirements = device_requirements(VK_NULL_HANDLE, nullptr, VK_NULL_HANDLE, VK_API_VERSION_1_1);
   CHECK(requirements.status() == Status::invalid_argument);
 }
 

@@ -183,7 +183,7 @@ void check_reduce_repeats(Device& dev, DataType type, ReduceAlgorithm algorithm,
 
 bool skip_unsupported(Device& dev, DataType type) {
   if (test::type_supported(dev.context(), type)) return false;
-  WARN(to_string(type) << " is not supported by this device: skipped");
+  test::skip(std::string(to_string(type)) + " is not supported by this device");
   return true;
 }
 

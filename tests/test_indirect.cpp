@@ -218,7 +218,7 @@ TEST_CASE("record_indirect refuses algorithms sized on the CPU, bad count buffer
   };
   expect(BufferRange{}, "count buffer is VK_NULL_HANDLE");
   expect(count.range(2, 4), "not a multiple of 4");
-  expect(count.range(0, 2), "needs 4");
+  expect(count.range(0, 2), "4 are needed");
   // A count buffer inside scratch would be overwritten by the plan's own arguments.
   {
     auto r = plan.record_indirect(VK_NULL_HANDLE, input.range(), output.range(), scratch.range(0, 4), scratch.range());

@@ -314,7 +314,7 @@ TEST_CASE("NonTrivialRuns and Unique of 2^22 u64 keys in launch order match the 
   Device& dev = launch_device(64);
   if (!keyed_available(dev)) return;
   if (!test::type_supported(dev.context(), DataType::u64)) {
-    WARN("u64 keys need shaderInt64: skipped");
+    test::skip("u64 keys need shaderInt64");
     return;
   }
   VKPRIM_TEST_RNG(rng);

@@ -56,7 +56,7 @@ void check_algorithm_type(ReduceAlgorithm algorithm, DataType type, std::mt19937
 void check_matrix(ReduceAlgorithm algorithm, DataType type) {
   Device& dev = test::device();
   if (!test::type_supported(dev.context(), type)) {
-    WARN(to_string(type) << " is not supported by this device: skipped");
+    test::skip(std::string(to_string(type)) + " is not supported by this device");
     return;
   }
   VKPRIM_TEST_RNG(rng);
@@ -127,7 +127,7 @@ TEST_CASE("integer add wraps modulo 2^32 for u32 and i32 in every algorithm", "[
 
 TEST_CASE("integer add wraps modulo 2^64 for u64 and i64 in every algorithm", "[reduce][wrap]") {
   if (!test::type_supported(test::device().context(), DataType::u64)) {
-    WARN("no shaderInt64: skipped");
+    test::skip("no shaderInt64");
     return;
   }
   VKPRIM_TEST_RNG(rng);

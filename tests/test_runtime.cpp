@@ -3,12 +3,14 @@
 // (lowered limits and one real input past lavapipe's 128 MiB), and recording from several threads.
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "test_support.hpp"
+#include "vkprim/scan.hpp"
 
 using namespace vkprim;
 using vkprim::test::ReduceRig;
@@ -84,7 +86,7 @@ TEST_CASE("masking subgroup arithmetic falls back to the shared-memory emulation
 TEST_CASE("masking subgroup extended types keeps 64-bit integer reduces correct", "[runtime][nosg][mask]") {
   Device& dev = test::device_without(feature_subgroup_extended_types);
   if (!test::type_supported(dev.context(), DataType::u64)) {
-    WARN("no shaderInt64: skipped");
+    test::skip("no shaderInt64");
     return;
   }
   VKPRIM_TEST_RNG(rng);
@@ -590,30 +592,65 @@ TEST_CASE("input, scratch and output sub-allocated from one buffer reduce correc
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("VK_WHOLE_SIZE ranges are accepted (the caller vouches for their size)", "[runtime][ranges]") {
+TEST_CASE("ranges of BufferRange's default size or VK_WHOLE_SIZE are refused with invalid_argument, nothing written",
+          "[runtime][ranges]") {
+  // Sizes are never guessed: a range of 0 bytes (the default) or VK_WHOLE_SIZE on a 4000-byte buffer, with a
+  // count of 4000 u32, was once bound as 16000 bytes (a validation error and heap corruption); scratch as
+  // {64-byte buffer, 0, VK_WHOLE_SIZE} was filled past its end.
   Device& dev = test::device();
-  VKPRIM_TEST_RNG(rng);
-  const uint64_t n = 5000;
-  auto plan = test::make_reduce(dev.context(), ReduceDesc{DataType::i32, Op::max, n, ReduceAlgorithm::sequential});
-  auto input = test::make_buffer(dev, n * 4);
-  auto output = test::make_buffer(dev, 16);
-  auto scratch = test::make_scratch(dev, plan);
-  const auto data = test::random_values<int32_t>(n, rng);
-  test::upload(dev, input, data);
+  const uint64_t n = 4000;
+  auto reduce = test::make_reduce(dev.context(), ReduceDesc{DataType::u32, Op::add, n});
+  auto created = Scan::create(dev.context(), ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, n});
+  REQUIRE(created.ok());
+  const Scan scan = std::move(created).value();
+  auto input = test::make_buffer(dev, 4000);
+  auto output = test::make_buffer(dev, 4000);
+  auto small_scratch = test::make_buffer(dev, 64);
+  auto scratch = test::make_buffer(dev, std::max<VkDeviceSize>(
+                                            {16, reduce.scratch_requirements().size, scan.scratch_requirements().size}));
   test::poison(dev, output);
-  Result<void> recorded;
-  auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
-    recorded = plan.record(cmd, BufferRange{input.handle(), 0, VK_WHOLE_SIZE},
-                           BufferRange{output.handle(), 8, VK_WHOLE_SIZE}, n,
-                           BufferRange{scratch.handle(), 0, VK_WHOLE_SIZE});
+  test::poison(dev, small_scratch);
+  auto refused = [&](const char* plan, const char* why, const std::function<Result<void>(VkCommandBuffer)>& record) {
+    const Result<void> r = test::recorded_result(dev, record);
+    INFO(plan << ": " << r.message());
+    CHECK(r.status() == Status::invalid_argument);
+    CHECK(r.message().rfind(plan, 0) == 0);
+    CHECK(r.message().find(why) != std::string::npos);
+  };
+  const BufferRange whole_input{input.handle(), 0, VK_WHOLE_SIZE};
+  const BufferRange default_input{input.handle()};
+  refused("Reduce", "size 0", [&](VkCommandBuffer cmd) {
+    return reduce.record(cmd, default_input, output.range(0, 4), n, scratch.range());
   });
-  INFO(recorded.message());
-  REQUIRE(recorded.ok());
-  REQUIRE(submitted.ok());
-  const auto words = test::download<int32_t>(dev, output, 4);
-  CHECK(words[2] == host::reduce<int32_t>(Op::max, data.data(), n));
-  CHECK(uint32_t(words[3]) == test::kPoison);
+  refused("Reduce", "VK_WHOLE_SIZE", [&](VkCommandBuffer cmd) {
+    return reduce.record(cmd, whole_input, output.range(0, 4), n, scratch.range());
+  });
+  refused("Scan", "VK_WHOLE_SIZE", [&](VkCommandBuffer cmd) {
+    return scan.record(cmd, input.range(), BufferRange{output.handle(), 0, VK_WHOLE_SIZE}, n / 4, scratch.range());
+  });
+  refused("Scan", "VK_WHOLE_SIZE", [&](VkCommandBuffer cmd) {
+    return scan.record(cmd, input.range(), output.range(), n / 4, BufferRange{small_scratch.handle(), 0, VK_WHOLE_SIZE});
+  });
+  CHECK(test::still_poisoned(dev, output));
+  CHECK(test::still_poisoned(dev, small_scratch));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("destroying a Context while a plan created from it lives aborts with a message", "[runtime][lifetime]") {
+  // Without the check a plan recorded (or destroyed) after its Context died used freed memory.
+  const test::ChildOutcome out = test::run_in_child([] {
+    DeviceOptions options;
+    options.persistent_pipeline_cache = false;
+    auto dev = Device::create(options);
+    if (!dev) std::_Exit(3);
+    auto plan = Reduce::create(dev.value()->context(), ReduceDesc{DataType::u32, Op::add, 1000});
+    if (!plan) std::_Exit(4);
+    dev.value().reset();  // destroys the Context first: must abort here
+    std::_Exit(0);
+  });
+  INFO("stderr: " << out.stderr_text);
+  CHECK(out.aborted);
+  CHECK(out.stderr_text.find("Context destroyed while 1 plans created from it are alive") != std::string::npos);
 }
 
 TEST_CASE("plans are created from four threads at once on one context", "[runtime][threads]") {
@@ -686,7 +723,7 @@ TEST_CASE("grid_stride reduce of 2^24+3 f64 add (input 128 MiB + 24 bytes, past 
           "[runtime][windows][large]") {
   Device& dev = test::device();
   if (!test::type_supported(dev.context(), DataType::f64)) {
-    WARN("no shaderFloat64: skipped");
+    test::skip("no shaderFloat64");
     return;
   }
   VKPRIM_TEST_RNG(rng);

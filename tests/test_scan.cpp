@@ -80,7 +80,7 @@ void check_matrix_typed(Device& dev, ScanAlgorithm algorithm, DataType type, std
 void check_matrix(ScanAlgorithm algorithm, DataType type, const ContextOptions& options = {}) {
   Device& dev = test::device(options);
   if (!test::type_supported(dev.context(), type)) {
-    WARN(to_string(type) << " is not supported by this device: skipped");
+    test::skip(std::string(to_string(type)) + " is not supported by this device");
     return;
   }
   VKPRIM_TEST_RNG(rng);
@@ -217,6 +217,32 @@ TEST_CASE("every algorithm scans in place (input range == output range)", "[scan
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("an automatic scan created with in_place scans in place with and without the memory model; an explicit "
+          "chained_fallback with in_place is refused",
+          "[scan][in_place]") {
+  // Without in_place, automatic resolves to chained_fallback where the memory model is enabled, whose record
+  // refuses in place, and to reduce_then_scan without it, which scans in place.
+  VKPRIM_TEST_RNG(rng);
+  ContextOptions no_model;
+  no_model.mask_features = feature_memory_model;
+  for (Device* dev : {&test::device(), &test::device(no_model)}) {
+    ScanDesc desc{DataType::u32, Op::add, ScanKind::exclusive, 40000};
+    desc.in_place = true;
+    ScanRig<uint32_t> rig(*dev, desc);
+    INFO("memory model " << dev->context().capabilities().has(feature_memory_model) << ", automatic resolved to "
+                         << to_string(rig.plan().algorithm()));
+    CHECK(rig.plan().algorithm() != ScanAlgorithm::chained_fallback);
+    for (uint64_t n : {uint64_t(1), uint64_t(4097), uint64_t(40000)})
+      CHECK(rig.check(test::random_values<uint32_t>(n, rng), 0, 0, true));
+    REQUIRE_NO_VALIDATION_MESSAGES(*dev);
+  }
+  ScanDesc explicit_fallback{DataType::u32, Op::add, ScanKind::inclusive, 1000, ScanAlgorithm::chained_fallback};
+  explicit_fallback.in_place = true;
+  auto refused = Scan::create(test::device().context(), explicit_fallback);
+  CHECK(refused.status() == Status::invalid_argument);
+  if (!refused.ok()) CHECK(refused.error().message.find("in place") != std::string::npos);
+}
+
 namespace {
 
 // A 64 KiB storage-range limit: windows of 8192..16128 32-bit elements (half that for 64-bit ones),
@@ -249,7 +275,7 @@ TEST_CASE("every algorithm scans inputs past the storage-range limit window by w
           "[scan][windows][host]") {
   Device& dev = test::device(small_windows());
   if (!test::type_supported(dev.context(), DataType::i64) || !test::type_supported(dev.context(), DataType::f64)) {
-    WARN("64-bit types are not supported by this device: skipped");
+    test::skip("64-bit types are not supported by this device");
     return;
   }
   VKPRIM_TEST_RNG(rng);

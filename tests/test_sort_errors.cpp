@@ -113,7 +113,7 @@ TEST_CASE("RadixSort::record refuses bad buffers, counts and overlaps with inval
     expect("values buffer is VK_NULL_HANDLE", [&](VkCommandBuffer cmd) { return plan.record(cmd, keys.range(), {}, n, s); });
     expect("keys range holds", [&](VkCommandBuffer cmd) { return plan.record(cmd, keys.range(0, 4 * n - 4), values.range(), n, s); });
     expect("keys offset 2", [&](VkCommandBuffer cmd) { return plan.record(cmd, keys.range(2, 4 * n), values.range(), n, s); });
-    expect("scratch holds", [&](VkCommandBuffer cmd) {
+    expect("scratch range holds", [&](VkCommandBuffer cmd) {
       return plan.record(cmd, keys.range(), values.range(), n, scratch.range(0, plan.scratch_requirements().size - 4));
     });
     expect("scratch buffer is VK_NULL_HANDLE", [&](VkCommandBuffer cmd) { return plan.record(cmd, keys.range(), values.range(), n, {}); });

@@ -443,7 +443,7 @@ TEST_CASE("user scans and reduces across storage-buffer windows", "[user][host][
   const uint64_t range = dev.context().capabilities().max_storage_buffer_range;
   const uint64_t n = range / sizeof(Mat4) + 1000;
   if (n * sizeof(Mat4) > (uint64_t(1) << 31)) {
-    WARN("maxStorageBufferRange " << range << ": windows of 64-byte elements take more than 2 GiB here; skipped");
+    test::skip("maxStorageBufferRange " + std::to_string(range) + ": windows of 64-byte elements take more than 2 GiB here");
     return;
   }
   std::mt19937_64 rng(test::fresh_seed());

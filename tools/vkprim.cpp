@@ -51,6 +51,8 @@ void usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Each line as it completes, also into a pipe (verify and bench run for minutes on a GPU).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
     usage();

@@ -437,7 +437,7 @@ int run(const Options& opt) {
   // merge_into may link structs of `req` into the engine's chain: `req` stays alive (and unmoved) as long
   // as the context, which reads the chain.
   vkprim::DeviceRequirements req = vkprim_take(
-      vkprim::device_requirements(engine.physical_device, vkGetInstanceProcAddr, engine.instance),
+      vkprim::device_requirements(engine.physical_device, vkGetInstanceProcAddr, engine.instance, engine.api_version),
       "vkprim::device_requirements");
   engine.create_device(req);
 

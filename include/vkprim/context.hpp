@@ -164,9 +164,14 @@ struct DeviceRequirements {
   // lacks one vkprim wants (a core struct cannot be added beside them); the message names it.
   Result<void> merge_into(VkPhysicalDeviceFeatures2& chain, std::vector<const char*>& engine_extensions);
 };
+// instance_api_version: the apiVersion the instance was created with. The device's effective version is the
+// lower of it and the device's (capped at 1.3): below 1.2 the chain holds VkPhysicalDeviceFeatures2 alone
+// (and the pipeline-robustness struct), since the Vulkan 1.2 / 1.3 structs are not valid there, and the
+// features only they carry (the memory model, 8-bit storage, subgroup size control, ...) stay off: plans
+// then take their portable paths. invalid_argument: a null handle or an instance_api_version below 1.1.
 Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
                                                PFN_vkGetInstanceProcAddr get_instance_proc_addr,
-                                               VkInstance instance);
+                                               VkInstance instance, uint32_t instance_api_version);
 
 namespace detail { struct ContextImpl; }
 

@@ -1,6 +1,8 @@
 // vkprim/result.hpp — status codes and Result<T>: no exception crosses the vkprim API.
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -22,10 +24,23 @@ struct Error {
   std::string message;
 };
 
-// Either a T or an Error. value() on an error (or error() on a value) is a programming error
-// (asserts in debug builds); check ok() or operator bool first.
+namespace detail {
+// value() of a failed Result, or error() of a successful one: a programming error. Prints what was asked
+// and, for a failure, its status and message to stderr, then aborts (in every build type).
+[[noreturn]] inline void result_misused(const char* call, const Error* error) noexcept {
+  if (error)
+    std::fprintf(stderr, "vkprim: Result::%s() called on a failed Result (%s): %s\n", call, to_string(error->status),
+                 error->message.c_str());
+  else
+    std::fprintf(stderr, "vkprim: Result::%s() called on a successful Result\n", call);
+  std::abort();
+}
+}  // namespace detail
+
+// Either a T or an Error. value() (and -> and *) on an error, or error() on a value, is a programming error
+// that aborts with the error's message in every build type; check ok() or operator bool first.
 template <class T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : storage_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
   Result(Error error) : storage_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
@@ -33,18 +48,35 @@ class Result {
   bool ok() const noexcept { return storage_.index() == 0; }
   explicit operator bool() const noexcept { return ok(); }
 
-  T& value() & { return *std::get_if<0>(&storage_); }
-  const T& value() const& { return *std::get_if<0>(&storage_); }
-  T&& value() && { return std::move(*std::get_if<0>(&storage_)); }
-  T* operator->() { return std::get_if<0>(&storage_); }
-  const T* operator->() const { return std::get_if<0>(&storage_); }
-  T& operator*() & { return value(); }
+  T& value() & { return *checked_value("value"); }
+  const T& value() const& { return *checked_value("value"); }
+  T&& value() && { return std::move(*checked_value("value")); }
+  T* operator->() { return checked_value("operator->"); }
+  const T* operator->() const { return checked_value("operator->"); }
+  T& operator*() & { return *checked_value("operator*"); }
 
-  const Error& error() const& { return *std::get_if<1>(&storage_); }
-  Error&& error() && { return std::move(*std::get_if<1>(&storage_)); }
+  const Error& error() const& { return *checked_error(); }
+  Error&& error() && { return std::move(*checked_error()); }
   Status status() const noexcept { return ok() ? Status::success : std::get_if<1>(&storage_)->status; }
 
  private:
+  T* checked_value(const char* call) {
+    if (T* v = std::get_if<0>(&storage_)) return v;
+    detail::result_misused(call, std::get_if<1>(&storage_));
+  }
+  const T* checked_value(const char* call) const {
+    if (const T* v = std::get_if<0>(&storage_)) return v;
+    detail::result_misused(call, std::get_if<1>(&storage_));
+  }
+  Error* checked_error() {
+    if (Error* e = std::get_if<1>(&storage_)) return e;
+    detail::result_misused("error", nullptr);
+  }
+  const Error* checked_error() const {
+    if (const Error* e = std::get_if<1>(&storage_)) return e;
+    detail::result_misused("error", nullptr);
+  }
+
   std::variant<T, Error> storage_;
 };
 

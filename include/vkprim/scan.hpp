@@ -70,6 +70,12 @@ struct ScanDesc {
   ScanKind kind = ScanKind::inclusive;
   uint64_t max_count = 0;
   ScanAlgorithm algorithm = ScanAlgorithm::automatic;
+  // The plan will be recorded in place (input and output the same buffer and offset): automatic then
+  // resolves to an algorithm that scans in place on this device (chained_lookback where the driver gives
+  // forward progress and the memory model is enabled, else reduce_then_scan, or what deterministic and user
+  // operators ask), and an explicit chained_fallback is invalid_argument. Without it, an automatic plan may
+  // resolve to chained_fallback, whose record refuses in place.
+  bool in_place = false;
   // Bit-identical float results run to run: the same plan, input and count, recorded the same way (record,
   // or record_indirect reading the same count), on the same device and driver give the same output bits.
   // For f32 and f64, automatic then resolves to reduce_then_scan (a fixed combination tree) and an explicit

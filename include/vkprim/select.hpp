@@ -20,23 +20,28 @@ enum class SelectPredicate { flagged, less, less_equal, greater, greater_equal, 
 const char* to_string(SelectPredicate predicate);
 bool parse(const char* name, SelectPredicate& out);
 
-// The right-hand side of a comparison predicate, as the element type's bits: use the of() overload that
-// matches SelectDesc::type (of(int32_t) for i32, of(double) for f64, ...). 32-bit types use the low word.
+// The right-hand side of a comparison predicate: its bits and the element type it was made for, by the
+// of() overload of that type (of(int32_t) for i32, of(double) for f64, ...). Select and Partition refuse
+// (invalid_argument) a comparand made for another type than SelectDesc::type, so of(100.0f) on a u32
+// select is an error rather than the bits 0x42C80000. A default Comparand{} (bits 0, untyped) is what the
+// flagged predicate takes and compares as 0 of any type.
 struct Comparand {
   uint64_t bits = 0;
-  static Comparand of(uint32_t v) { return {v}; }
-  static Comparand of(int32_t v) { return {uint32_t(v)}; }
+  DataType type = DataType::u32;  // meaningful where typed
+  bool typed = false;
+  static Comparand of(uint32_t v) { return {v, DataType::u32, true}; }
+  static Comparand of(int32_t v) { return {uint32_t(v), DataType::i32, true}; }
   static Comparand of(float v) {
     uint32_t b;
     std::memcpy(&b, &v, 4);
-    return {b};
+    return {b, DataType::f32, true};
   }
-  static Comparand of(uint64_t v) { return {v}; }
-  static Comparand of(int64_t v) { return {uint64_t(v)}; }
+  static Comparand of(uint64_t v) { return {v, DataType::u64, true}; }
+  static Comparand of(int64_t v) { return {uint64_t(v), DataType::i64, true}; }
   static Comparand of(double v) {
     uint64_t b;
     std::memcpy(&b, &v, 8);
-    return {b};
+    return {b, DataType::f64, true};
   }
 };
 

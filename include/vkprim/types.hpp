@@ -21,13 +21,15 @@ uint32_t size_of(DataType type);        // bytes per element: 1, 2, 4 or 8
 bool is_integer(DataType type);
 bool is_64bit(DataType type);
 
-// A byte range of a caller-owned buffer. size = VK_WHOLE_SIZE means "to the end of the buffer",
-// in which case the plan cannot check the buffer's size and the caller vouches for it.
-// offset must be a multiple of the element size of what the range holds.
+// A byte range of a caller-owned buffer: `size` bytes from `offset`. The size is always explicit: a plan
+// binds and writes only within it, and refuses (invalid_argument, nothing recorded) a range smaller than
+// the call needs, including size 0 (the default) and VK_WHOLE_SIZE, whose extent vkprim cannot see.
+// Device's Buffer::range() resolves VK_WHOLE_SIZE against the buffer it owns. offset must be a multiple of
+// the element size of what the range holds.
 struct BufferRange {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceSize offset = 0;
-  VkDeviceSize size = VK_WHOLE_SIZE;
+  VkDeviceSize size = 0;
 };
 
 // Scratch a plan needs for its max_count: a caller-owned buffer range of at least `size` bytes, offset

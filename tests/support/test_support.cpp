@@ -1,5 +1,10 @@
 #include "test_support.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -89,9 +94,45 @@ ContextOptions small_windows() {
   return o;
 }
 
+namespace {
+int g_skips = 0;
+}  // namespace
+
+void skip(const std::string& why) {
+  ++g_skips;
+  WARN(why << ": skipped");
+}
+
+int skip_count() { return g_skips; }
+
+ChildOutcome run_in_child(const std::function<void()>& body) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    dup2(fds[1], STDERR_FILENO);
+    body();
+    _exit(0);  // reached only where the body did not abort
+  }
+  close(fds[1]);
+  ChildOutcome out;
+  char buffer[512];
+  for (ssize_t got; (got = read(fds[0], buffer, sizeof buffer)) > 0;) out.stderr_text.append(buffer, size_t(got));
+  close(fds[0]);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  out.aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+  return out;
+}
+
 bool has_features(Device& dev, uint32_t features, const char* what) {
   if (dev.context().capabilities().has(features)) return true;
-  WARN(what << " needs features the device lacks (" << features << "): skipped");
+  std::ostringstream why;
+  why << what << " needs features the device lacks (" << features << ")";
+  skip(why.str());
   return false;
 }
 

@@ -45,6 +45,20 @@ Device& device_without(uint32_t features, ContextOptions options = {});
 // True where `dev` has every feature in `features`; else warns that the test case is skipped, naming
 // `what` needs them, and returns false: `if (!test::has_features(dev, feature_memory_model, "...")) return;`
 bool has_features(Device& dev, uint32_t features, const char* what);
+// Reports the running test case skipped for `why` (a WARN ending ": skipped"); the caller returns. A test
+// case that skips without asserting anything makes its ctest test report skipped (listener.cpp: exit
+// kSkipExitCode, the tests' SKIP_RETURN_CODE), never passed.
+constexpr int kSkipExitCode = 77;
+void skip(const std::string& why);
+// How many skips were reported so far in this process.
+int skip_count();
+// Runs `body` in a forked child process (for calls that must abort): whether it died of SIGABRT, and what
+// it wrote to stderr. The child should create any Vulkan objects it needs itself.
+struct ChildOutcome {
+  bool aborted = false;
+  std::string stderr_text;
+};
+ChildOutcome run_in_child(const std::function<void()>& body);
 // Every device created so far (the listener clears their messages when a test case starts).
 std::vector<Device*> cached_devices();
 // Destroys every cached device (called by main before exit).

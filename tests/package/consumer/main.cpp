@@ -178,7 +178,7 @@ int run() {
     return 1;
   }
 
-  auto req = vkprim::device_requirements(physical_device, vkGetInstanceProcAddr, instance);
+  auto req = vkprim::device_requirements(physical_device, vkGetInstanceProcAddr, instance, api_version);
   if (!req.ok()) {
     std::fprintf(stderr, "FAILED: vkprim::device_requirements: %s: %s\n", vkprim::to_string(req.error().status),
                  req.error().message.c_str());
