@@ -52,6 +52,12 @@ inline uint32_t chained_knobs(const ContextImpl& c, bool fallback, uint64_t tile
          (fallback ? launch_order_bit(c, tiles) : 0u) | statistics_bit(c.options);
 }
 
+// `r`, or its error with "<call>: " in front of the message (call: "Reduce::record").
+inline Result<void> with_call(Result<void> r, const char* call) {
+  if (r) return r;
+  return make_error(r.status(), call, ": ", r.message());
+}
+
 // `r`, or its error with "<plan>::<call>: " in front of the message.
 inline Result<void> with_context(Result<void> r, const char* plan, const char* call) {
   if (r) return r;

@@ -237,8 +237,8 @@ namespace {
 // The buffer checks of record (n = count) and record_indirect (n = max_count, the most it may read).
 Result<void> check_buffers(const ReducePlan& p, const char* call, const BufferRange& input, const BufferRange& output,
                            uint64_t n, const BufferRange& scratch, const ScratchRequirements& need) {
-  if (auto ok = check_range(input, n * p.elem, p.elem, "input", n > 0); !ok) return ok;
-  if (auto ok = check_range(output, p.elem, p.elem, "output", true); !ok) return ok;
+  if (auto ok = check_range(input, n * p.elem, p.elem, "input", n > 0); !ok) return with_call(ok, call);
+  if (auto ok = check_range(output, p.elem, p.elem, "output", true); !ok) return with_call(ok, call);
   if (auto ok = check_scratch(scratch, need, call); !ok) return ok;
   if (n > 0 && overlaps(input, n * p.elem, output, p.elem))
     return make_error(Status::invalid_argument, call, ": input and output ranges overlap");

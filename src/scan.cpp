@@ -739,8 +739,8 @@ namespace {
 Result<void> check_buffers(const ScanPlan& p, const char* call, const BufferRange& input, const BufferRange& output,
                            uint64_t n, const BufferRange& scratch, const ScratchRequirements& need) {
   const VkDeviceSize bytes = n * p.elem;
-  if (auto ok = check_range(input, bytes, p.elem, "input", n > 0); !ok) return ok;
-  if (auto ok = check_range(output, bytes, p.elem, "output", n > 0); !ok) return ok;
+  if (auto ok = check_range(input, bytes, p.elem, "input", n > 0); !ok) return with_call(ok, call);
+  if (auto ok = check_range(output, bytes, p.elem, "output", n > 0); !ok) return with_call(ok, call);
   if (auto ok = check_scratch(scratch, need, call); !ok) return ok;
   if (n == 0) return {};
   const bool in_place = input.buffer == output.buffer && input.offset == output.offset;

@@ -724,10 +724,11 @@ Result<void> check_buffers(const detail::SortPlan& p, const BufferRange& keys, c
                            const char* what) {
   const VkDeviceSize key_bytes = count * p.key_bytes, value_bytes = count * p.value_bytes;
   const bool pairs = p.value_bytes != 0;
-  if (auto ok = detail::check_range(keys, key_bytes, p.key_bytes, "keys", count > 0); !ok) return ok;
+  if (auto ok = detail::check_range(keys, key_bytes, p.key_bytes, "keys", count > 0); !ok)
+    return detail::with_call(ok, what);
   if (auto ok = detail::check_range(values, value_bytes, p.value_bytes ? p.value_bytes : 1, "values", pairs && count > 0);
       !ok)
-    return ok;
+    return detail::with_call(ok, what);
   if (auto ok = detail::check_scratch(scratch, need, what); !ok) return ok;
   if (count == 0) return {};
   if (pairs && detail::overlaps(keys, key_bytes, values, value_bytes))

@@ -433,10 +433,12 @@ TEST_CASE("an engine with a Vulkan 1.1 instance creates its device from device_r
   CHECK_FALSE(ctx.capabilities().has(feature_memory_model));
   VKPRIM_TEST_RNG(rng);
   check_engine_reduce<uint32_t>(engine, ctx, DataType::u32, Op::add, ReduceAlgorithm::automatic, 100003, rng);
-  auto select = Select::create(ctx, SelectDesc{DataType::u32, 1000, SelectPredicate::less});
-  INFO((select ? std::string("select ok") : select.error().message));
-  REQUIRE(select.ok());
-  CHECK(select->algorithm() == SelectAlgorithm::count_scan_scatter);
+  {
+    auto select = Select::create(ctx, SelectDesc{DataType::u32, 1000, SelectPredicate::less});
+    INFO((select ? std::string("select ok") : select.error().message));
+    REQUIRE(select.ok());
+    CHECK(select->algorithm() == SelectAlgorithm::count_scan_scatter);
+  }  // plans go before their context
   context.value().reset();
   engine.require_no_messages();
 }
@@ -852,8 +854,10 @@ TEST_CASE("an engine that enabled 64-bit atomics but not shaderInt64 gets chaine
     // Lavapipe refuses chained_lookback (no forward progress); the chained_fallback plan must build.
     if (a == ScanAlgorithm::chained_fallback) CHECK(scan.ok());
   }
-  auto select = Select::create(*context.value(), SelectDesc{DataType::u32, 100000});
-  CHECK(select.ok());
+  {
+    auto select = Select::create(*context.value(), SelectDesc{DataType::u32, 100000});
+    CHECK(select.ok());
+  }  // plans go before their context
   context.value().reset();
   engine.require_no_messages();
 }

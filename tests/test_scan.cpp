@@ -217,7 +217,7 @@ TEST_CASE("every algorithm scans in place (input range == output range)", "[scan
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("an automatic scan created with in_place scans in place with and without the memory model; an explicit "
+TEST_CASE("an automatic scan created with in_place scans in place with and without the memory model, and an explicit "
           "chained_fallback with in_place is refused",
           "[scan][in_place]") {
   // Without in_place, automatic resolves to chained_fallback where the memory model is enabled, whose record

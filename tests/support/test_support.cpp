@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,6 +113,10 @@ ChildOutcome run_in_child(const std::function<void()>& body) {
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
+    // Only the body speaks: the test framework's signal handlers and reporter stay the parent's.
+    std::signal(SIGABRT, SIG_DFL);
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, STDOUT_FILENO);
     close(fds[0]);
     dup2(fds[1], STDERR_FILENO);
     body();
