@@ -330,9 +330,7 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
   const ByKeyShape& shape = p.shape_for(n, indirect);
   const uint64_t tiles = shape.tiles_for(n);
   pass.groups = tiles;
-  pass.push[6] = std::min<uint32_t>(c.spin_limit(), 0xFFFF) |
-                 std::min<uint32_t>(c.options.debug_skip_publication_period, 0x3FFF) << 16 |
-                 launch_order_bit(c, tiles) | statistics_bit(c.options);
+  pass.push[6] = packed_knobs(c, tiles);
   if (indirect) {
     pass.indirect_entry = 0;
     pass.indirect_region = region;

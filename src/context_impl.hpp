@@ -116,7 +116,6 @@ class ContextLease {
   }
   ContextImpl* operator->() const { return context_; }
   ContextImpl& operator*() const { return *context_; }
-  ContextImpl* get() const { return context_; }
 
  private:
   void reset() {

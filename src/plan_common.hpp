@@ -52,6 +52,14 @@ inline uint32_t chained_knobs(const ContextImpl& c, bool fallback, uint64_t tile
          (fallback ? launch_order_bit(c, tiles) : 0u) | statistics_bit(c.options);
 }
 
+// The chained Select's and keyed kernels' knob word for a dispatch of `tiles` tiles: the spin limit in bits
+// 0-15, the forced-skip period in bits 16-29, then the launch-order and statistics bits.
+inline uint32_t packed_knobs(const ContextImpl& c, uint64_t tiles) {
+  return std::min<uint32_t>(c.spin_limit(), 0xFFFF) |
+         std::min<uint32_t>(c.options.debug_skip_publication_period, 0x3FFF) << 16 | launch_order_bit(c, tiles) |
+         statistics_bit(c.options);
+}
+
 // `r`, or its error with "<call>: " in front of the message (call: "Reduce::record").
 inline Result<void> with_call(Result<void> r, const char* call) {
   if (r) return r;

@@ -218,10 +218,7 @@ class PassBuilder {
     buffers_[4] = cnt.bound;
     buffers_[5] = region_;
     push_[1] = in.shift | fl.shift << 8 | out.shift << 16 | cnt.shift << 24;
-    push_[3] = std::min<uint32_t>(c_.spin_limit(), 0xFFFF) |
-               std::min<uint32_t>(c_.options.debug_skip_publication_period, 0x3FFF) << 16 |
-               detail::launch_order_bit(c_, ceil_div(bound_count, p.tile_elements)) |
-               detail::statistics_bit(c_.options);
+    push_[3] = detail::packed_knobs(c_, ceil_div(bound_count, p.tile_elements));
     push_[4] = uint32_t(p.desc.predicate) | (p.partition ? kModePartition : 0u) |
                (p.desc.output == SelectOutput::indices ? kModeIndices : 0u) | (p.reversed() ? kModeReversed : 0u) |
                (in.shift % vec == 0 ? kModeInVectors : 0u) | (fl.shift % vec == 0 ? kModeFlagVectors : 0u);
