@@ -21,7 +21,7 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/vkprimConfig.cmake.in
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vkprim
   PATH_VARS VKPRIM_INSTALL_SHADER_DIR)
 # The version of project(vkprim VERSION ...); before 1.0 a minor version may change the API, so a request
-# for 0.3 accepts 0.3.x only.
+# for 0.4 accepts 0.4.x only.
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/vkprimConfigVersion.cmake
   VERSION ${vkprim_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/vkprimConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/vkprimConfigVersion.cmake

@@ -68,7 +68,7 @@ struct ByKeyPlan {
   uint64_t max_tiles = 1;
   VkDeviceSize state_per_tile = 8, state_bytes = 0, indirect_offset = 0, scratch_bytes = 0, scratch_align = 16;
   const Kernel* args = nullptr;
-  std::unique_ptr<DescriptorCache> descriptors;
+  std::unique_ptr<DescriptorSets> descriptors;
   // The public desc of the owning class (one of them is used).
   ReduceByKeyDesc reduce_desc;
   ScanByKeyDesc scan_desc;
@@ -85,15 +85,15 @@ struct ByKeyPlan {
 
 namespace {
 
-struct Tuning {
-  uint32_t workgroup_size = 0;
-  uint32_t items_per_thread = 0;
+// What a description chooses beyond its types and count.
+struct Choices {
+  Tuning tuning;
   const UserOperator* user = nullptr;  // the values' operator (ReduceByKey, ScanByKey), or nullptr
   KeyedAlgorithm algorithm = KeyedAlgorithm::automatic;
 };
 
 Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* name, Mode mode, DataType key_type,
-                                               DataType value_type, Op op, uint64_t max_count, Tuning tuning) {
+                                               DataType value_type, Op op, uint64_t max_count, Choices choices) {
   ContextImpl& c = context.impl();
   if (!known_type(key_type))
     return make_error(Status::invalid_argument, name, ": unknown key type ", int(key_type));
@@ -101,7 +101,7 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
     return make_error(Status::invalid_argument, name, ": unknown value type ", int(value_type));
   if (int(op) < 0 || int(op) > int(Op::bit_xor)) return make_error(Status::invalid_argument, name, ": unknown operator ", int(op));
   if (auto ok = check_type_op(c, key_type, Op::add, name); !ok) return ok.error();
-  const UserOperator* user = tuning.user;
+  const UserOperator* user = choices.user;
   if (user) {
     if (auto ok = check_user_operator(*user, name); !ok) return ok.error();
   } else if (auto ok = check_type_op(c, value_type, op, name); !ok) {
@@ -110,10 +110,11 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   if (max_count == 0 || max_count > 0xFFFFFFFFull)
     return make_error(Status::invalid_argument, name, ": max_count ", max_count,
                       " must be in 1..2^32-1 (counts are u32 on the GPU)");
-  if (int(tuning.algorithm) < 0 || int(tuning.algorithm) > int(KeyedAlgorithm::reduce_then_scan))
-    return make_error(Status::invalid_argument, name, ": unknown algorithm ", int(tuning.algorithm));
+  if (int(choices.algorithm) < 0 || int(choices.algorithm) > int(KeyedAlgorithm::reduce_then_scan))
+    return make_error(Status::invalid_argument, name, ": unknown algorithm ", int(choices.algorithm));
+  if (auto ok = check_tuning(name, choices.tuning, tune_workgroup_size | tune_items_per_thread); !ok) return ok.error();
   const bool memory_model = c.caps.has(feature_memory_model);
-  if (tuning.algorithm == KeyedAlgorithm::chained && !memory_model)
+  if (choices.algorithm == KeyedAlgorithm::chained && !memory_model)
     return make_error(Status::unsupported, name, ": chained needs the vulkanMemoryModel and ",
                       "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
                       "(device_requirements() lists them); reduce_then_scan (or automatic) runs without them");
@@ -125,7 +126,7 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   plan->value_type = value_type;
   plan->op = op;
   plan->max_count = max_count;
-  plan->algorithm = tuning.algorithm != KeyedAlgorithm::automatic ? tuning.algorithm
+  plan->algorithm = choices.algorithm != KeyedAlgorithm::automatic ? choices.algorithm
                     : memory_model                               ? KeyedAlgorithm::chained
                                                                  : KeyedAlgorithm::reduce_then_scan;
   plan->key_bytes = size_of(key_type);
@@ -138,7 +139,7 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   // against 34.4 and 18.1 against 20.8). User values (up to 64 bytes each): 8 per invocation up to 16
   // bytes, else 4, in the largest workgroup whose shared memory fits (below).
   const bool wide = plan->key_bytes == 8 || (plan->reads_values() && plan->value_bytes == 8);
-  const bool defaults = !tuning.workgroup_size && !tuning.items_per_thread;
+  const bool defaults = !choices.tuning.workgroup_size && !choices.tuning.items_per_thread;
   uint32_t wg = 256, items = 12;
   if (user) items = plan->value_bytes <= 16 ? 8 : 4;
   else if (wide) items = 8;
@@ -146,12 +147,12 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   else if (max_count > kSmallCount && !plan->reads_values()) wg = 128, items = 24;
   if (defaults && !user && !wide && (wg != 256 || items != 12)) plan->small = ByKeyShape{256, 12};
   ByKeyShape& shape = plan->shape;
-  shape.wg = tuning.workgroup_size ? tuning.workgroup_size : wg;
-  shape.items = tuning.items_per_thread ? tuning.items_per_thread : items;
+  shape.wg = choices.tuning.workgroup_size ? choices.tuning.workgroup_size : wg;
+  shape.items = choices.tuning.items_per_thread ? choices.tuning.items_per_thread : items;
   if (shape.wg < 64 || shape.wg > 1024 || (shape.wg & (shape.wg - 1)) != 0)
-    return make_error(Status::invalid_argument, name, ": workgroup_size ", shape.wg, " must be a power of two from 64 to 1024");
+    return make_error(Status::invalid_argument, name, ": tuning.workgroup_size ", shape.wg, " must be a power of two from 64 to 1024");
   if (shape.items < 4 || shape.items > 32 || shape.items % 4 != 0)
-    return make_error(Status::invalid_argument, name, ": items_per_thread ", shape.items,
+    return make_error(Status::invalid_argument, name, ": tuning.items_per_thread ", shape.items,
                       " must be a multiple of 4 from 4 to 32");
   // Shared memory: a count word and a value per invocation (the workgroup scan), the look-back words, and
   // the staging of compacted outputs (shaders/by_key/chained.comp STAGE: 4 per invocation, at most 2048,
@@ -162,7 +163,7 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
                                  (mode == Mode::unique ? 0 : stage * plan->value_bytes);
     return wg_size * (4 + plan->value_bytes) + 32 + (user ? 4 * user->words : 0) + stage_bytes;
   };
-  if (user && !tuning.workgroup_size)
+  if (user && !choices.tuning.workgroup_size)
     while (shape.wg > 64 && shared_for(shape.wg) > c.caps.max_shared_memory) shape.wg /= 2;
   const uint64_t shared_bytes = shared_for(shape.wg);
   if (shared_bytes > c.caps.max_shared_memory)
@@ -236,10 +237,10 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   if (auto ok = make_kernels(shape, max_count > kSmallCount); !ok) return ok.error();
   if (plan->small)
     if (auto ok = make_kernels(*plan->small, false); !ok) return ok.error();
-  auto args = indirect_args_kernel(c);
+  auto args = indirect_args_kernel(c, name);
   if (!args) return args.error();
   plan->args = args.value();
-  plan->descriptors = std::make_unique<DescriptorCache>(c, c.options.descriptor_cache_size);
+  plan->descriptors = std::make_unique<DescriptorSets>(c, c.options.descriptor_sets_per_pool);
   return plan;
 }
 
@@ -342,7 +343,7 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
     pass.fill = {scratch.buffer, scratch.offset, state_clear_bytes(tiles, p.state_per_tile, p.state_bytes)};
     pass.label = label;
     passes.push_back(std::move(pass));
-    return record_passes(c, *p.descriptors, cmd, passes);
+    return record_passes(c, *p.descriptors, cmd, passes, std::string(p.name) + "::" + call);
   }
   // reduce_then_scan: every summary the scan reads is stored first, so only the statistics header is cleared.
   static constexpr const char* kPhaseNames[kPhases] = {" summarize", " scan", " replay"};
@@ -362,7 +363,7 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
     }
     passes.push_back(std::move(step));
   }
-  return record_passes(c, *p.descriptors, cmd, passes);
+  return record_passes(c, *p.descriptors, cmd, passes, std::string(p.name) + "::" + call);
 }
 
 ScratchRequirements scratch_of(const ByKeyPlan& p) {
@@ -422,36 +423,28 @@ VKPRIM_BY_KEY_SHELL(Unique, UniqueDesc, unique_desc)
 
 Result<ReduceByKey> ReduceByKey::create(Context& context, const ReduceByKeyDesc& desc) {
   auto plan = detail::create_plan(context, "ReduceByKey", detail::Mode::reduce, desc.key_type, desc.value_type, desc.op,
-                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread, desc.user_operator, desc.algorithm});
+                                  desc.max_count, detail::Choices{desc.tuning, desc.user_operator, desc.algorithm});
   if (!plan) return std::move(plan).error();
   plan.value()->reduce_desc = desc;
   return ReduceByKey(std::move(plan).value());
 }
 
 namespace {
-Operands reduce_operands(const ByKeyPlan& p, const BufferRange& keys, const BufferRange& values,
-                         const BufferRange& unique_keys, const BufferRange& aggregates, const BufferRange& run_count,
-                         uint64_t n) {
-  return {detail::input("keys", keys, p.key_bytes, n), detail::input("values", values, p.value_bytes, n),
-          detail::output("unique_keys", unique_keys, p.key_bytes, n),
-          detail::output("aggregates", aggregates, p.value_bytes, n), detail::count_out("run_count", run_count)};
+Operands reduce_operands(const ByKeyPlan& p, const ReduceByKeyOperands& o, uint64_t n) {
+  return {detail::input("keys", o.keys, p.key_bytes, n), detail::input("values", o.values, p.value_bytes, n),
+          detail::output("unique_keys", o.unique_keys, p.key_bytes, n),
+          detail::output("aggregates", o.aggregates, p.value_bytes, n), detail::count_out("run_count", o.run_count)};
 }
 }  // namespace
 
-Result<void> ReduceByKey::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
-                                 const BufferRange& unique_keys, const BufferRange& aggregates,
-                                 const BufferRange& run_count, uint64_t count, const BufferRange& scratch) const {
-  return detail::record_plan(*plan_, "record", cmd,
-                             reduce_operands(*plan_, keys, values, unique_keys, aggregates, run_count, count), count,
-                             nullptr, scratch);
+Result<void> ReduceByKey::record(VkCommandBuffer cmd, const ReduceByKeyOperands& operands, uint64_t count) const {
+  return detail::record_plan(*plan_, "record", cmd, reduce_operands(*plan_, operands, count), count, nullptr,
+                             operands.scratch);
 }
-Result<void> ReduceByKey::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
-                                          const BufferRange& unique_keys, const BufferRange& aggregates,
-                                          const BufferRange& run_count, const BufferRange& count_buffer,
-                                          const BufferRange& scratch) const {
-  return detail::record_plan(*plan_, "record_indirect", cmd,
-                             reduce_operands(*plan_, keys, values, unique_keys, aggregates, run_count, plan_->max_count),
-                             0, &count_buffer, scratch);
+Result<void> ReduceByKey::record_indirect(VkCommandBuffer cmd, const ReduceByKeyOperands& operands,
+                                          const BufferRange& count_buffer) const {
+  return detail::record_plan(*plan_, "record_indirect", cmd, reduce_operands(*plan_, operands, plan_->max_count), 0,
+                             &count_buffer, operands.scratch);
 }
 
 // ---- ScanByKey ----
@@ -461,89 +454,75 @@ Result<ScanByKey> ScanByKey::create(Context& context, const ScanByKeyDesc& desc)
     return make_error(Status::invalid_argument, "ScanByKey: unknown kind ", int(desc.kind));
   const auto mode = desc.kind == ScanKind::inclusive ? detail::Mode::scan_inclusive : detail::Mode::scan_exclusive;
   auto plan = detail::create_plan(context, "ScanByKey", mode, desc.key_type, desc.value_type, desc.op, desc.max_count,
-                                  detail::Tuning{desc.workgroup_size, desc.items_per_thread, desc.user_operator, desc.algorithm});
+                                  detail::Choices{desc.tuning, desc.user_operator, desc.algorithm});
   if (!plan) return std::move(plan).error();
   plan.value()->scan_desc = desc;
   return ScanByKey(std::move(plan).value());
 }
 
 namespace {
-Operands scan_operands(const ByKeyPlan& p, const BufferRange& keys, const BufferRange& values,
-                       const BufferRange& out, uint64_t n) {
-  return {detail::input("keys", keys, p.key_bytes, n), detail::input("values", values, p.value_bytes, n), {},
-          detail::output("output", out, p.value_bytes, n), {}};
+Operands scan_operands(const ByKeyPlan& p, const ScanByKeyOperands& o, uint64_t n) {
+  return {detail::input("keys", o.keys, p.key_bytes, n), detail::input("values", o.values, p.value_bytes, n), {},
+          detail::output("output", o.output, p.value_bytes, n), {}};
 }
 }  // namespace
 
-Result<void> ScanByKey::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
-                               const BufferRange& output, uint64_t count, const BufferRange& scratch) const {
-  return detail::record_plan(*plan_, "record", cmd, scan_operands(*plan_, keys, values, output, count), count, nullptr,
-                             scratch);
+Result<void> ScanByKey::record(VkCommandBuffer cmd, const ScanByKeyOperands& operands, uint64_t count) const {
+  return detail::record_plan(*plan_, "record", cmd, scan_operands(*plan_, operands, count), count, nullptr,
+                             operands.scratch);
 }
-Result<void> ScanByKey::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
-                                        const BufferRange& output, const BufferRange& count_buffer,
-                                        const BufferRange& scratch) const {
-  return detail::record_plan(*plan_, "record_indirect", cmd,
-                             scan_operands(*plan_, keys, values, output, plan_->max_count), 0, &count_buffer, scratch);
+Result<void> ScanByKey::record_indirect(VkCommandBuffer cmd, const ScanByKeyOperands& operands,
+                                        const BufferRange& count_buffer) const {
+  return detail::record_plan(*plan_, "record_indirect", cmd, scan_operands(*plan_, operands, plan_->max_count), 0,
+                             &count_buffer, operands.scratch);
 }
 
 // ---- RunLengthEncode and NonTrivialRuns ----
 
 Result<RunLengthEncode> RunLengthEncode::create(Context& context, const RunLengthEncodeDesc& desc) {
   auto plan = detail::create_plan(context, "RunLengthEncode", detail::Mode::encode, desc.key_type, DataType::u32, Op::add,
-                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread, nullptr, desc.algorithm});
+                                  desc.max_count, detail::Choices{desc.tuning, nullptr, desc.algorithm});
   if (!plan) return std::move(plan).error();
   plan.value()->rle_desc = desc;
   return RunLengthEncode(std::move(plan).value());
 }
 
 namespace {
-Operands encode_operands(const ByKeyPlan& p, const BufferRange& keys, const BufferRange& unique_keys,
-                         const BufferRange& lengths, const BufferRange& run_count, uint64_t n) {
-  return {detail::input("keys", keys, p.key_bytes, n), {}, detail::output("unique_keys", unique_keys, p.key_bytes, n),
-          detail::output("lengths", lengths, 4, n), detail::count_out("run_count", run_count)};
+Operands encode_operands(const ByKeyPlan& p, const RunLengthEncodeOperands& o, uint64_t n) {
+  return {detail::input("keys", o.keys, p.key_bytes, n), {}, detail::output("unique_keys", o.unique_keys, p.key_bytes, n),
+          detail::output("lengths", o.lengths, 4, n), detail::count_out("run_count", o.run_count)};
 }
-Operands non_trivial_operands(const ByKeyPlan& p, const BufferRange& keys, const BufferRange& offsets,
-                              const BufferRange& lengths, const BufferRange& run_count, uint64_t n) {
-  return {detail::input("keys", keys, p.key_bytes, n), {}, detail::output("offsets", offsets, 4, n / 2),
-          detail::output("lengths", lengths, 4, n / 2), detail::count_out("run_count", run_count)};
+Operands non_trivial_operands(const ByKeyPlan& p, const NonTrivialRunsOperands& o, uint64_t n) {
+  return {detail::input("keys", o.keys, p.key_bytes, n), {}, detail::output("offsets", o.offsets, 4, n / 2),
+          detail::output("lengths", o.lengths, 4, n / 2), detail::count_out("run_count", o.run_count)};
 }
 }  // namespace
 
-Result<void> RunLengthEncode::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& unique_keys,
-                                     const BufferRange& lengths, const BufferRange& run_count, uint64_t count,
-                                     const BufferRange& scratch) const {
-  return detail::record_plan(*plan_, "record", cmd, encode_operands(*plan_, keys, unique_keys, lengths, run_count, count),
-                             count, nullptr, scratch);
+Result<void> RunLengthEncode::record(VkCommandBuffer cmd, const RunLengthEncodeOperands& operands, uint64_t count) const {
+  return detail::record_plan(*plan_, "record", cmd, encode_operands(*plan_, operands, count), count, nullptr,
+                             operands.scratch);
 }
-Result<void> RunLengthEncode::record_indirect(VkCommandBuffer cmd, const BufferRange& keys,
-                                              const BufferRange& unique_keys, const BufferRange& lengths,
-                                              const BufferRange& run_count, const BufferRange& count_buffer,
-                                              const BufferRange& scratch) const {
-  return detail::record_plan(*plan_, "record_indirect", cmd,
-                             encode_operands(*plan_, keys, unique_keys, lengths, run_count, plan_->max_count), 0,
-                             &count_buffer, scratch);
+Result<void> RunLengthEncode::record_indirect(VkCommandBuffer cmd, const RunLengthEncodeOperands& operands,
+                                              const BufferRange& count_buffer) const {
+  return detail::record_plan(*plan_, "record_indirect", cmd, encode_operands(*plan_, operands, plan_->max_count), 0,
+                             &count_buffer, operands.scratch);
 }
 
 Result<NonTrivialRuns> NonTrivialRuns::create(Context& context, const RunLengthEncodeDesc& desc) {
   auto plan = detail::create_plan(context, "NonTrivialRuns", detail::Mode::non_trivial, desc.key_type, DataType::u32,
-                                  Op::add, desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread, nullptr, desc.algorithm});
+                                  Op::add, desc.max_count, detail::Choices{desc.tuning, nullptr, desc.algorithm});
   if (!plan) return std::move(plan).error();
   plan.value()->rle_desc = desc;
   return NonTrivialRuns(std::move(plan).value());
 }
-Result<void> NonTrivialRuns::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& offsets,
-                                    const BufferRange& lengths, const BufferRange& run_count, uint64_t count,
-                                    const BufferRange& scratch) const {
-  return detail::record_plan(*plan_, "record", cmd, non_trivial_operands(*plan_, keys, offsets, lengths, run_count, count),
-                             count, nullptr, scratch);
+Result<void> NonTrivialRuns::record(VkCommandBuffer cmd, const NonTrivialRunsOperands& operands, uint64_t count) const {
+  return detail::record_plan(*plan_, "record", cmd, non_trivial_operands(*plan_, operands, count), count, nullptr,
+                             operands.scratch);
 }
-Result<void> NonTrivialRuns::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& offsets,
-                                             const BufferRange& lengths, const BufferRange& run_count,
-                                             const BufferRange& count_buffer, const BufferRange& scratch) const {
-  return detail::record_plan(*plan_, "record_indirect", cmd,
-                             non_trivial_operands(*plan_, keys, offsets, lengths, run_count, plan_->max_count), 0,
-                             &count_buffer, scratch);
+Result<void> NonTrivialRuns::record_indirect(VkCommandBuffer cmd, const NonTrivialRunsOperands& operands,
+                                             const BufferRange& count_buffer) const {
+  return detail::record_plan(*plan_, "record_indirect", cmd, non_trivial_operands(*plan_, operands, plan_->max_count),
+                             0, &count_buffer, operands.scratch);
 }
 
 // ---- Unique ----
@@ -552,7 +531,7 @@ Result<Unique> Unique::create(Context& context, const UniqueDesc& desc) {
   if (desc.output != SelectOutput::elements && desc.output != SelectOutput::indices)
     return make_error(Status::invalid_argument, "Unique: unknown output ", int(desc.output));
   auto plan = detail::create_plan(context, "Unique", detail::Mode::unique, desc.key_type, DataType::u32, Op::add,
-                                  desc.max_count, detail::Tuning{desc.workgroup_size, desc.items_per_thread, nullptr, desc.algorithm});
+                                  desc.max_count, detail::Choices{desc.tuning, nullptr, desc.algorithm});
   if (!plan) return std::move(plan).error();
   plan.value()->unique_desc = desc;
   plan.value()->indices = desc.output == SelectOutput::indices;
@@ -560,25 +539,21 @@ Result<Unique> Unique::create(Context& context, const UniqueDesc& desc) {
 }
 
 namespace {
-Operands unique_operands(const ByKeyPlan& p, const BufferRange& keys, const BufferRange& out,
-                         const BufferRange& unique_count, uint64_t n) {
-  return {detail::input("keys", keys, p.key_bytes, n), {},
-          detail::output("output", out, p.indices ? 4 : p.key_bytes, n), {},
-          detail::count_out("unique_count", unique_count)};
+Operands unique_operands(const ByKeyPlan& p, const UniqueOperands& o, uint64_t n) {
+  return {detail::input("keys", o.keys, p.key_bytes, n), {},
+          detail::output("output", o.output, p.indices ? 4 : p.key_bytes, n), {},
+          detail::count_out("unique_count", o.unique_count)};
 }
 }  // namespace
 
-Result<void> Unique::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& output,
-                            const BufferRange& unique_count, uint64_t count, const BufferRange& scratch) const {
-  return detail::record_plan(*plan_, "record", cmd, unique_operands(*plan_, keys, output, unique_count, count), count,
-                             nullptr, scratch);
+Result<void> Unique::record(VkCommandBuffer cmd, const UniqueOperands& operands, uint64_t count) const {
+  return detail::record_plan(*plan_, "record", cmd, unique_operands(*plan_, operands, count), count, nullptr,
+                             operands.scratch);
 }
-Result<void> Unique::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& output,
-                                     const BufferRange& unique_count, const BufferRange& count_buffer,
-                                     const BufferRange& scratch) const {
-  return detail::record_plan(*plan_, "record_indirect", cmd,
-                             unique_operands(*plan_, keys, output, unique_count, plan_->max_count), 0, &count_buffer,
-                             scratch);
+Result<void> Unique::record_indirect(VkCommandBuffer cmd, const UniqueOperands& operands,
+                                     const BufferRange& count_buffer) const {
+  return detail::record_plan(*plan_, "record_indirect", cmd, unique_operands(*plan_, operands, plan_->max_count), 0,
+                             &count_buffer, operands.scratch);
 }
 
 }  // namespace vkprim

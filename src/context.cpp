@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "context_impl.hpp"
@@ -36,13 +37,14 @@ void link_feature_chain(uint32_t version, VkPhysicalDeviceFeatures2& features2, 
 }
 
 Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice physical_device,
-                                  uint32_t queue_family_index) {
+                                  uint32_t queue_family_index, uint32_t instance_version) {
   ProbedDevice p;
   vki.vkGetPhysicalDeviceProperties(physical_device, &p.properties);
   if (p.properties.apiVersion < VK_API_VERSION_1_1)
     return make_error(Status::unsupported, "device '", p.properties.deviceName,
                       "' supports only Vulkan 1.0; vkprim needs Vulkan 1.1");
-  const uint32_t version = p.properties.apiVersion;
+  // Physical-device functionality of a version needs both the device and the instance to have it.
+  const uint32_t version = std::min(p.properties.apiVersion, instance_version);
 
   uint32_t count = 0;
   vki.vkEnumerateDeviceExtensionProperties(physical_device, nullptr, &count, nullptr);
@@ -56,6 +58,8 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   p.has_sync2_ext = version >= VK_API_VERSION_1_3 || has_extension(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME);
   p.has_size_control_ext = version >= VK_API_VERSION_1_3 || has_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   p.has_memory_model_ext = version >= VK_API_VERSION_1_2;
+  p.has_8bit_storage_ext = version >= VK_API_VERSION_1_2 || has_extension(VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
+  const bool driver_properties = version >= VK_API_VERSION_1_2 || has_extension(VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
   p.has_sm_builtins = has_extension(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
   p.has_amd_cores = has_extension(VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
   p.has_partitioned = has_extension(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
@@ -68,7 +72,7 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   props2.pNext = &p.subgroup;
   void** tail = &p.subgroup.pNext;
   if (p.has_size_control_ext) { *tail = &p.size_control; tail = &p.size_control.pNext; }
-  if (version >= VK_API_VERSION_1_2) { *tail = &p.driver; tail = &p.driver.pNext; }
+  if (driver_properties) { *tail = &p.driver; tail = &p.driver.pNext; }
   p.sm_builtins = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
   p.amd_cores = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
   if (p.has_sm_builtins) { *tail = &p.sm_builtins; tail = &p.sm_builtins.pNext; }
@@ -82,7 +86,31 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   p.pipeline_robustness = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
   link_feature_chain(version, p.features2, p.v11, p.v12, p.v13,
                      p.has_pipeline_robustness_ext ? &p.pipeline_robustness : nullptr);
+  // Below 1.2 / 1.3, the per-extension structs of the features vkprim can use there.
+  ExtensionFeatureStructs split;
+  auto append = [&](void* s) {
+    auto* tail_struct = reinterpret_cast<VkBaseOutStructure*>(&p.features2);
+    while (tail_struct->pNext) tail_struct = tail_struct->pNext;
+    tail_struct->pNext = reinterpret_cast<VkBaseOutStructure*>(s);
+  };
+  if (version < VK_API_VERSION_1_2) {
+    append(&split.storage16);
+    if (p.has_8bit_storage_ext) append(&split.storage8);
+  }
+  if (version < VK_API_VERSION_1_3) {
+    if (p.has_size_control_ext) append(&split.size_control);
+    if (p.has_sync2_ext) append(&split.synchronization2);
+  }
   vki.vkGetPhysicalDeviceFeatures2(physical_device, &p.features2);
+  if (version < VK_API_VERSION_1_2) {
+    p.v11.storageBuffer16BitAccess = split.storage16.storageBuffer16BitAccess;
+    p.v12.storageBuffer8BitAccess = split.storage8.storageBuffer8BitAccess;
+  }
+  if (version < VK_API_VERSION_1_3) {
+    p.v13.subgroupSizeControl = split.size_control.subgroupSizeControl;
+    p.v13.computeFullSubgroups = split.size_control.computeFullSubgroups;
+    p.v13.synchronization2 = split.synchronization2.synchronization2;
+  }
   p.features2.pNext = nullptr;  // ProbedDevice is copied: no pointers into it
   p.v11.pNext = p.v12.pNext = p.v13.pNext = p.pipeline_robustness.pNext = nullptr;
 
@@ -214,6 +242,7 @@ Context::~Context() {
 
 const Capabilities& Context::capabilities() const { return impl_->caps; }
 const ContextOptions& Context::options() const { return impl_->options; }
+const detail::Testing& Context::testing() const { return impl_->testing; }
 TileOrder Context::tile_order(uint64_t tiles) const {
   return impl_->launch_order(tiles) ? TileOrder::launch : TileOrder::ticket;
 }
@@ -245,12 +274,13 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
   impl->get_instance_proc_addr = info.get_instance_proc_addr;
   impl->pipeline_cache = info.pipeline_cache;
   impl->options = info.options;
+  impl->testing = info.testing;
   if (const char* missing = impl->vki.load(info.get_instance_proc_addr, info.instance))
     return make_error(Status::unsupported, "instance function ", missing, " is not available");
   if (const char* missing = impl->vk.load(impl->vki.vkGetDeviceProcAddr, info.device))
     return make_error(Status::unsupported, "device function ", missing, " is not available");
 
-  auto probed = detail::probe_device(impl->vki, info.physical_device, info.queue_family_index);
+  auto probed = detail::probe_device(impl->vki, info.physical_device, info.queue_family_index, info.api_version);
   if (!probed) return std::move(probed).error();
   const detail::ProbedDevice& p = probed.value();
   const detail::EnabledFeatures enabled = detail::read_enabled(info.enabled_features);
@@ -276,12 +306,12 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
   for (int i = 0; i < 3; ++i) {
     c.max_workgroup_size[i] = limits.maxComputeWorkGroupSize[i];
     c.max_workgroup_count[i] = limits.maxComputeWorkGroupCount[i];
-    if (info.options.max_workgroups_per_dimension)
-      c.max_workgroup_count[i] = std::min(c.max_workgroup_count[i], info.options.max_workgroups_per_dimension);
+    if (info.testing.max_workgroups_per_dimension)
+      c.max_workgroup_count[i] = std::min(c.max_workgroup_count[i], info.testing.max_workgroups_per_dimension);
   }
   c.max_storage_buffer_range = limits.maxStorageBufferRange;
-  if (info.options.max_storage_buffer_range)
-    c.max_storage_buffer_range = std::min<VkDeviceSize>(c.max_storage_buffer_range, info.options.max_storage_buffer_range);
+  if (info.testing.max_storage_buffer_range)
+    c.max_storage_buffer_range = std::min<VkDeviceSize>(c.max_storage_buffer_range, info.testing.max_storage_buffer_range);
   c.min_storage_buffer_offset_alignment = limits.minStorageBufferOffsetAlignment;
   c.max_push_constants = limits.maxPushConstantsSize;
   if (p.has_sm_builtins && p.sm_builtins.shaderSMCount) {
@@ -341,7 +371,7 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
   if (enabled.storage_16bit) c.features |= feature_storage_16bit;
   if (enabled.storage_8bit && (version >= VK_API_VERSION_1_2 || detail::has_name(ext, VK_KHR_8BIT_STORAGE_EXTENSION_NAME)))
     c.features |= feature_storage_8bit;
-  c.features &= ~info.options.mask_features;
+  c.features &= ~info.testing.mask_features;
   if (!c.has(feature_push_descriptors) || !impl->vk.vkCmdPushDescriptorSetKHR) c.features &= ~feature_push_descriptors;
   if (c.has(feature_synchronization2) && !impl->vk.vkCmdPipelineBarrier2) {
     impl->vk.vkCmdPipelineBarrier2 = impl->vk.vkCmdPipelineBarrier2KHR;
@@ -354,167 +384,225 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
   return std::unique_ptr<Context>(new Context(std::move(impl)));
 }
 
+namespace detail {
+namespace {
+
+// The per-extension structs take the features DeviceRequirements holds in its core structs.
+void fill_extension_structs(const DeviceRequirements& r, ExtensionFeatureStructs& x) {
+  x.storage16.storageBuffer16BitAccess = r.vulkan11.storageBuffer16BitAccess;
+  x.storage8.storageBuffer8BitAccess = r.vulkan12.storageBuffer8BitAccess;
+  x.memory_model.vulkanMemoryModel = r.vulkan12.vulkanMemoryModel;
+  x.memory_model.vulkanMemoryModelDeviceScope = r.vulkan12.vulkanMemoryModelDeviceScope;
+  x.atomic_int64.shaderBufferInt64Atomics = r.vulkan12.shaderBufferInt64Atomics;
+  x.extended_types.shaderSubgroupExtendedTypes = r.vulkan12.shaderSubgroupExtendedTypes;
+  x.size_control.subgroupSizeControl = r.vulkan13.subgroupSizeControl;
+  x.size_control.computeFullSubgroups = r.vulkan13.computeFullSubgroups;
+  x.synchronization2.synchronization2 = r.vulkan13.synchronization2;
+}
+
+// One kind of feature struct vkprim may need: where DeviceRequirements keeps its own, which core version
+// replaces it (0: none, the pipeline-robustness struct), whether vkprim wants any of its features, and how
+// to OR them into a struct of the same kind in an engine's chain.
+struct StructKind {
+  VkStructureType type;
+  uint32_t core_version;  // the version whose Vulkan1xFeatures struct replaces it; 0 for none
+  VkBaseOutStructure* own;
+  bool wanted;
+  void (*merge)(VkBaseOutStructure* into, const VkBaseOutStructure* from);
+};
+
+template <typename T, typename F>
+StructKind kind(VkStructureType type, uint32_t core, T& own, bool wanted, F /*merge: a captureless lambda*/) {
+  static_assert(std::is_convertible_v<F, void (*)(T&, const T&)>);
+  return {type, core, reinterpret_cast<VkBaseOutStructure*>(&own), wanted,
+          [](VkBaseOutStructure* into, const VkBaseOutStructure* from) {
+            F{}(*reinterpret_cast<T*>(into), *reinterpret_cast<const T*>(from));
+          }};
+}
+
+std::vector<StructKind> struct_kinds(DeviceRequirements& r) {
+  ExtensionFeatureStructs& x = r.extension_structs;
+  const VkPhysicalDeviceVulkan12Features& v12 = r.vulkan12;
+  const VkPhysicalDeviceVulkan13Features& v13 = r.vulkan13;
+  return {
+      kind(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, VK_API_VERSION_1_1, r.vulkan11,
+           r.vulkan11.storageBuffer16BitAccess == VK_TRUE,
+           [](VkPhysicalDeviceVulkan11Features& a, const VkPhysicalDeviceVulkan11Features& b) {
+             a.storageBuffer16BitAccess |= b.storageBuffer16BitAccess;
+           }),
+      kind(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, VK_API_VERSION_1_2, r.vulkan12,
+           v12.vulkanMemoryModel || v12.shaderBufferInt64Atomics || v12.shaderSubgroupExtendedTypes ||
+               v12.storageBuffer8BitAccess,
+           [](VkPhysicalDeviceVulkan12Features& a, const VkPhysicalDeviceVulkan12Features& b) {
+             a.vulkanMemoryModel |= b.vulkanMemoryModel;
+             a.vulkanMemoryModelDeviceScope |= b.vulkanMemoryModelDeviceScope;
+             a.shaderBufferInt64Atomics |= b.shaderBufferInt64Atomics;
+             a.shaderSubgroupExtendedTypes |= b.shaderSubgroupExtendedTypes;
+             a.storageBuffer8BitAccess |= b.storageBuffer8BitAccess;
+           }),
+      kind(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, VK_API_VERSION_1_3, r.vulkan13,
+           v13.subgroupSizeControl || v13.synchronization2,
+           [](VkPhysicalDeviceVulkan13Features& a, const VkPhysicalDeviceVulkan13Features& b) {
+             a.subgroupSizeControl |= b.subgroupSizeControl;
+             a.computeFullSubgroups |= b.computeFullSubgroups;
+             a.synchronization2 |= b.synchronization2;
+           }),
+      kind(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES, VK_API_VERSION_1_1, x.storage16,
+           x.storage16.storageBuffer16BitAccess == VK_TRUE,
+           [](VkPhysicalDevice16BitStorageFeatures& a, const VkPhysicalDevice16BitStorageFeatures& b) {
+             a.storageBuffer16BitAccess |= b.storageBuffer16BitAccess;
+           }),
+      kind(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, VK_API_VERSION_1_2, x.storage8,
+           x.storage8.storageBuffer8BitAccess == VK_TRUE,
+           [](VkPhysicalDevice8BitStorageFeatures& a, const VkPhysicalDevice8BitStorageFeatures& b) {
+             a.storageBuffer8BitAccess |= b.storageBuffer8BitAccess;
+           }),
+      kind(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES, VK_API_VERSION_1_2, x.memory_model,
+           x.memory_model.vulkanMemoryModel == VK_TRUE,
+           [](VkPhysicalDeviceVulkanMemoryModelFeatures& a, const VkPhysicalDeviceVulkanMemoryModelFeatures& b) {
+             a.vulkanMemoryModel |= b.vulkanMemoryModel;
+             a.vulkanMemoryModelDeviceScope |= b.vulkanMemoryModelDeviceScope;
+           }),
+      kind(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES, VK_API_VERSION_1_2, x.atomic_int64,
+           x.atomic_int64.shaderBufferInt64Atomics == VK_TRUE,
+           [](VkPhysicalDeviceShaderAtomicInt64Features& a, const VkPhysicalDeviceShaderAtomicInt64Features& b) {
+             a.shaderBufferInt64Atomics |= b.shaderBufferInt64Atomics;
+           }),
+      kind(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES, VK_API_VERSION_1_2,
+           x.extended_types, x.extended_types.shaderSubgroupExtendedTypes == VK_TRUE,
+           [](VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures& a,
+              const VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures& b) {
+             a.shaderSubgroupExtendedTypes |= b.shaderSubgroupExtendedTypes;
+           }),
+      kind(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES, VK_API_VERSION_1_3, x.size_control,
+           x.size_control.subgroupSizeControl == VK_TRUE,
+           [](VkPhysicalDeviceSubgroupSizeControlFeatures& a, const VkPhysicalDeviceSubgroupSizeControlFeatures& b) {
+             a.subgroupSizeControl |= b.subgroupSizeControl;
+             a.computeFullSubgroups |= b.computeFullSubgroups;
+           }),
+      kind(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES, VK_API_VERSION_1_3, x.synchronization2,
+           x.synchronization2.synchronization2 == VK_TRUE,
+           [](VkPhysicalDeviceSynchronization2Features& a, const VkPhysicalDeviceSynchronization2Features& b) {
+             a.synchronization2 |= b.synchronization2;
+           }),
+      kind(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT, 0, r.pipeline_robustness,
+           r.pipeline_robustness.pipelineRobustness == VK_TRUE,
+           [](VkPhysicalDevicePipelineRobustnessFeaturesEXT& a, const VkPhysicalDevicePipelineRobustnessFeaturesEXT& b) {
+             a.pipelineRobustness |= b.pipelineRobustness;
+           }),
+  };
+}
+
+// The core version whose Vulkan1xFeatures struct replaces a per-extension struct of an engine's chain,
+// vkprim's kinds and the others alike (VUID-VkDeviceCreateInfo-pNext-02829, -02830, -06532); 0 for none.
+uint32_t replaced_by(VkStructureType t) {
+  switch (t) {
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROTECTED_MEMORY_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES:
+      return VK_API_VERSION_1_1;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES:
+      return VK_API_VERSION_1_2;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRIVATE_DATA_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES:
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES:
+      return VK_API_VERSION_1_3;
+    default:
+      return 0;
+  }
+}
+
+// Bit 1 << v for the Vulkan 1.v core features struct, 0 for any other struct.
+uint32_t core_bit(VkStructureType t) {
+  switch (t) {
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES: return 1u << 1;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: return 1u << 2;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES: return 1u << 3;
+    default: return 0;
+  }
+}
+
+// Which structs carry vkprim's features for a device of api_version whose chain holds the core structs of
+// the versions in `core` and per-extension structs of the versions in `split` (bit 1 << v for 1.v): the
+// core struct of a version where the chain has it, or where the device has it (Vulkan11Features and
+// Vulkan12Features came with 1.2, Vulkan13Features with 1.3) and the chain has no per-extension struct of
+// that version; otherwise that version's per-extension structs.
+bool uses_struct(const StructKind& k, uint32_t api_version, uint32_t core, uint32_t split) {
+  if (!k.core_version) return true;
+  const uint32_t bit = 1u << VK_API_VERSION_MINOR(k.core_version);
+  const bool core_usable =
+      (core & bit) || (api_version >= std::max(k.core_version, VK_API_VERSION_1_2) && !(split & bit));
+  return (core_bit(k.type) != 0) == core_usable;
+}
+
+}  // namespace
+}  // namespace detail
+
 VkPhysicalDeviceFeatures2* DeviceRequirements::features() {
-  detail::link_feature_chain(api_version, features2, vulkan11, vulkan12, vulkan13,
-                             pipeline_robustness.pipelineRobustness ? &pipeline_robustness : nullptr);
+  detail::fill_extension_structs(*this, extension_structs);
+  features2.pNext = nullptr;
+  VkBaseOutStructure* last = reinterpret_cast<VkBaseOutStructure*>(&features2);
+  for (const detail::StructKind& k : detail::struct_kinds(*this)) {
+    k.own->pNext = nullptr;
+    // Core structs of the versions api_version has link even when empty; others only when wanted.
+    if (!detail::uses_struct(k, api_version, 0, 0) || (!detail::core_bit(k.type) && !k.wanted)) continue;
+    last->pNext = k.own;
+    last = k.own;
+  }
   return &features2;
 }
 
 Result<void> DeviceRequirements::merge_into(VkPhysicalDeviceFeatures2& chain, std::vector<const char*>& engine_extensions) {
-  using detail::make_error;
-  // What the chain holds, found before anything is written so an error leaves it untouched.
-  VkPhysicalDeviceVulkan11Features* v11 = nullptr;
-  VkPhysicalDevice16BitStorageFeatures* storage16 = nullptr;
-  bool split11 = false;  // any struct that VkPhysicalDeviceVulkan11Features replaces (none may sit beside it)
-  VkPhysicalDeviceVulkan12Features* v12 = nullptr;
-  VkPhysicalDeviceVulkan13Features* v13 = nullptr;
-  VkPhysicalDeviceVulkanMemoryModelFeatures* memory_model = nullptr;
-  VkPhysicalDeviceShaderAtomicInt64Features* atomic_int64 = nullptr;
-  VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures* extended_types = nullptr;
-  VkPhysicalDevice8BitStorageFeatures* storage8 = nullptr;
-  VkPhysicalDeviceSubgroupSizeControlFeatures* size_control = nullptr;
-  VkPhysicalDeviceSynchronization2Features* sync2 = nullptr;
-  VkPhysicalDevicePipelineRobustnessFeaturesEXT* robustness = nullptr;
-  bool other12 = false, other13 = false;  // per-extension structs of 1.2 / 1.3 that vkprim does not use
+  detail::fill_extension_structs(*this, extension_structs);
+  std::vector<detail::StructKind> kinds = detail::struct_kinds(*this);
+  // What the chain holds, before anything is written.
+  uint32_t core = 0, split = 0;  // bit v: the chain has the core / a per-extension struct of version 1.v
   VkBaseOutStructure* last = reinterpret_cast<VkBaseOutStructure*>(&chain);
   for (auto* s = reinterpret_cast<VkBaseOutStructure*>(&chain); s; s = s->pNext) {
     last = s;
-    switch (s->sType) {
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES:
-        v11 = reinterpret_cast<VkPhysicalDeviceVulkan11Features*>(s);
-        break;
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES:
-        storage16 = reinterpret_cast<VkPhysicalDevice16BitStorageFeatures*>(s);
-        split11 = true;
-        break;
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROTECTED_MEMORY_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES:
-        split11 = true;
-        break;
-      // The other structs VkPhysicalDeviceVulkan12Features / 13Features replace (VUID-VkDeviceCreateInfo-pNext-02830,
-      // -06532): where one is in the chain, no core struct of that version may be appended.
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES:
-        other12 = true;
-        break;
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRIVATE_DATA_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES:
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES:
-        other13 = true;
-        break;
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES:
-        v12 = reinterpret_cast<VkPhysicalDeviceVulkan12Features*>(s);
-        break;
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES:
-        v13 = reinterpret_cast<VkPhysicalDeviceVulkan13Features*>(s);
-        break;
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES:
-        memory_model = reinterpret_cast<VkPhysicalDeviceVulkanMemoryModelFeatures*>(s);
-        break;
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES:
-        atomic_int64 = reinterpret_cast<VkPhysicalDeviceShaderAtomicInt64Features*>(s);
-        break;
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES:
-        extended_types = reinterpret_cast<VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures*>(s);
-        break;
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES:
-        storage8 = reinterpret_cast<VkPhysicalDevice8BitStorageFeatures*>(s);
-        break;
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES:
-        size_control = reinterpret_cast<VkPhysicalDeviceSubgroupSizeControlFeatures*>(s);
-        break;
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES:
-        sync2 = reinterpret_cast<VkPhysicalDeviceSynchronization2Features*>(s);
-        break;
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT:
-        robustness = reinterpret_cast<VkPhysicalDevicePipelineRobustnessFeaturesEXT*>(s);
-        break;
-      default: break;
-    }
+    core |= detail::core_bit(s->sType);
+    if (uint32_t v = detail::replaced_by(s->sType)) split |= 1u << VK_API_VERSION_MINOR(v);
   }
-  const bool want11 = vulkan11.storageBuffer16BitAccess;
-  const bool want12 = vulkan12.vulkanMemoryModel || vulkan12.shaderBufferInt64Atomics ||
-                      vulkan12.shaderSubgroupExtendedTypes || vulkan12.storageBuffer8BitAccess;
-  const bool want13 = vulkan13.subgroupSizeControl || vulkan13.synchronization2;
-  const bool split12 = memory_model || atomic_int64 || extended_types || storage8 || other12;
-  const bool split13 = size_control || sync2 || other13;
-  auto missing = [&](const char* name) {
-    return make_error(Status::invalid_argument, "DeviceRequirements::merge_into: the chain enables features through ",
-                      "per-extension structs but has no ", name, ", which vkprim needs; add it (a core feature ",
-                      "struct may not sit beside per-extension ones)");
-  };
-  if (!v11 && split11 && vulkan11.storageBuffer16BitAccess && !storage16)
-    return missing("VkPhysicalDevice16BitStorageFeatures");
-  if (!v12 && split12) {
-    if (vulkan12.vulkanMemoryModel && !memory_model) return missing("VkPhysicalDeviceVulkanMemoryModelFeatures");
-    if (vulkan12.shaderBufferInt64Atomics && !atomic_int64) return missing("VkPhysicalDeviceShaderAtomicInt64Features");
-    if (vulkan12.shaderSubgroupExtendedTypes && !extended_types)
-      return missing("VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures");
-    if (vulkan12.storageBuffer8BitAccess && !storage8) return missing("VkPhysicalDevice8BitStorageFeatures");
-  }
-  if (!v13 && split13) {
-    if (vulkan13.subgroupSizeControl && !size_control) return missing("VkPhysicalDeviceSubgroupSizeControlFeatures");
-    if (vulkan13.synchronization2 && !sync2) return missing("VkPhysicalDeviceSynchronization2Features");
-  }
-
   chain.features.shaderInt64 |= features2.features.shaderInt64;
   chain.features.shaderFloat64 |= features2.features.shaderFloat64;
-  auto append = [&](VkBaseOutStructure* s) {
-    s->pNext = nullptr;
-    last->pNext = s;
-    last = s;
-  };
-  if (want11 && !v11 && !split11) append(reinterpret_cast<VkBaseOutStructure*>(&vulkan11));
-  else if (v11) v11->storageBuffer16BitAccess |= vulkan11.storageBuffer16BitAccess;
-  else if (storage16) storage16->storageBuffer16BitAccess |= vulkan11.storageBuffer16BitAccess;
-  if (want12 && !v12 && !split12) append(reinterpret_cast<VkBaseOutStructure*>(&vulkan12));
-  else if (v12) {
-    v12->vulkanMemoryModel |= vulkan12.vulkanMemoryModel;
-    v12->vulkanMemoryModelDeviceScope |= vulkan12.vulkanMemoryModelDeviceScope;
-    v12->shaderBufferInt64Atomics |= vulkan12.shaderBufferInt64Atomics;
-    v12->shaderSubgroupExtendedTypes |= vulkan12.shaderSubgroupExtendedTypes;
-    v12->storageBuffer8BitAccess |= vulkan12.storageBuffer8BitAccess;
-  } else {
-    if (memory_model) {
-      memory_model->vulkanMemoryModel |= vulkan12.vulkanMemoryModel;
-      memory_model->vulkanMemoryModelDeviceScope |= vulkan12.vulkanMemoryModelDeviceScope;
+  for (const detail::StructKind& k : kinds) {
+    if (!k.wanted || !detail::uses_struct(k, api_version, core, split)) continue;
+    VkBaseOutStructure* found = nullptr;
+    for (auto* s = reinterpret_cast<VkBaseOutStructure*>(&chain); s && !found; s = s->pNext)
+      if (s->sType == k.type) found = s;
+    if (found) {
+      k.merge(found, k.own);
+    } else {
+      k.own->pNext = nullptr;
+      last->pNext = k.own;
+      last = k.own;
     }
-    if (atomic_int64) atomic_int64->shaderBufferInt64Atomics |= vulkan12.shaderBufferInt64Atomics;
-    if (extended_types) extended_types->shaderSubgroupExtendedTypes |= vulkan12.shaderSubgroupExtendedTypes;
-    if (storage8) storage8->storageBuffer8BitAccess |= vulkan12.storageBuffer8BitAccess;
   }
-  if (want13 && !v13 && !split13) append(reinterpret_cast<VkBaseOutStructure*>(&vulkan13));
-  else if (v13) {
-    v13->subgroupSizeControl |= vulkan13.subgroupSizeControl;
-    v13->computeFullSubgroups |= vulkan13.computeFullSubgroups;
-    v13->synchronization2 |= vulkan13.synchronization2;
-  } else {
-    if (size_control) {
-      size_control->subgroupSizeControl |= vulkan13.subgroupSizeControl;
-      size_control->computeFullSubgroups |= vulkan13.computeFullSubgroups;
-    }
-    if (sync2) sync2->synchronization2 |= vulkan13.synchronization2;
-  }
-  if (robustness) robustness->pipelineRobustness |= pipeline_robustness.pipelineRobustness;
-  else if (pipeline_robustness.pipelineRobustness) append(reinterpret_cast<VkBaseOutStructure*>(&pipeline_robustness));
   for (const char* e : extensions)
     if (!detail::has_name(engine_extensions, e)) engine_extensions.push_back(e);
   return {};
@@ -536,14 +624,14 @@ Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
   uint32_t family_count = 0;
   vki.vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &family_count, nullptr);
   if (family_count == 0) return make_error(Status::unsupported, "device has no queue families");
-  auto probed = detail::probe_device(vki, physical_device, 0);
+  auto probed = detail::probe_device(vki, physical_device, 0, instance_api_version);
   if (!probed && probed.status() != Status::invalid_argument) return std::move(probed).error();
   // Queue family 0 may lack compute; features do not depend on it, so probe again without that check.
   detail::ProbedDevice p;
   if (probed) {
     p = probed.value();
   } else {
-    for (uint32_t i = 1; i < family_count && !probed; ++i) probed = detail::probe_device(vki, physical_device, i);
+    for (uint32_t i = 1; i < family_count && !probed; ++i) probed = detail::probe_device(vki, physical_device, i, instance_api_version);
     if (!probed) return std::move(probed).error();
     p = probed.value();
   }
@@ -559,20 +647,29 @@ Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
   }
   r.features2.features.shaderInt64 = p.features2.features.shaderInt64;
   r.features2.features.shaderFloat64 = p.features2.features.shaderFloat64;
-  if (r.api_version >= VK_API_VERSION_1_2) {
-    // u16 and u8 sort keys (RadixSort). On a 1.1 device they would take per-extension structs, which
-    // DeviceRequirements does not carry: there they stay off, like every feature below.
-    r.vulkan11.storageBuffer16BitAccess = p.v11.storageBuffer16BitAccess;
+  // The probe read these at the effective version, through their per-extension structs below 1.2 / 1.3;
+  // below those versions the extensions go into the list (features() links the structs).
+  const bool v12 = r.api_version >= VK_API_VERSION_1_2, v13 = r.api_version >= VK_API_VERSION_1_3;
+  r.vulkan11.storageBuffer16BitAccess = p.v11.storageBuffer16BitAccess;  // u16 sort keys
+  if (p.has_8bit_storage_ext) {  // u8 sort keys
     r.vulkan12.storageBuffer8BitAccess = p.v12.storageBuffer8BitAccess;
+    if (!v12 && r.vulkan12.storageBuffer8BitAccess) r.extensions.push_back(VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
+  }
+  if (p.has_size_control_ext && p.v13.subgroupSizeControl && p.v13.computeFullSubgroups) {
+    r.vulkan13.subgroupSizeControl = VK_TRUE;
+    r.vulkan13.computeFullSubgroups = VK_TRUE;
+    if (!v13) r.extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  }
+  if (p.has_sync2_ext && p.v13.synchronization2) {
+    r.vulkan13.synchronization2 = VK_TRUE;
+    if (!v13) r.extensions.push_back(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME);
+  }
+  // The kernels that use these are SPIR-V 1.5 (Vulkan 1.2): below 1.2 they stay off.
+  if (v12) {
     r.vulkan12.shaderSubgroupExtendedTypes = p.v12.shaderSubgroupExtendedTypes;
     r.vulkan12.shaderBufferInt64Atomics = p.v12.shaderBufferInt64Atomics;
     r.vulkan12.vulkanMemoryModel = p.v12.vulkanMemoryModel;
     r.vulkan12.vulkanMemoryModelDeviceScope = p.v12.vulkanMemoryModelDeviceScope;
-  }
-  if (r.api_version >= VK_API_VERSION_1_3) {
-    r.vulkan13.subgroupSizeControl = p.v13.subgroupSizeControl;
-    r.vulkan13.computeFullSubgroups = p.v13.computeFullSubgroups;
-    r.vulkan13.synchronization2 = p.v13.synchronization2;
   }
   return r;
 }

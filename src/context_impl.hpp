@@ -39,6 +39,7 @@ struct ContextImpl {
   DeviceFunctions vk;
   Capabilities caps;
   ContextOptions options;
+  Testing testing;
   // Plans created from this context and not yet destroyed (ContextLease); ~Context aborts unless 0.
   std::atomic<uint64_t> live_plans{0};
   bool sync2 = false;
@@ -145,12 +146,17 @@ struct ProbedDevice {
   bool has_sync2_ext = false;
   bool has_size_control_ext = false;
   bool has_memory_model_ext = false;
+  bool has_8bit_storage_ext = false;   // 8-bit storage reachable: Vulkan 1.2, or VK_KHR_8bit_storage
   bool has_pipeline_robustness_ext = false;   // VK_EXT_pipeline_robustness
   bool timestamps = false;
   float timestamp_period = 0;
   uint32_t timestamp_bits = 0;
 };
+// Probes at the effective version min(device, instance_version): features that reach that version only
+// through extensions (16- and 8-bit storage below 1.2, subgroup size control and synchronization2 below
+// 1.3) are read from their per-extension structs into v11 / v12 / v13, so the fields read the same at
+// every version.
 Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice physical_device,
-                                  uint32_t queue_family_index);
+                                  uint32_t queue_family_index, uint32_t instance_version);
 
 }  // namespace vkprim::detail

@@ -1,14 +1,13 @@
-// Binding a pass's storage buffers: push descriptors where available, otherwise descriptor sets from a
-// bounded pool owned by the plan. Sets are cached by their contents (layout + buffer ranges) and never
-// rewritten, so a set recorded into a pending command buffer is never changed under it; when the cache
-// is full record() fails with out_of_memory before recording anything, until release() is called.
+// Binding a pass's storage buffers without push descriptors: every record writes fresh descriptor sets,
+// taken from pools the plan owns and adds as it needs them. Nothing is looked up by buffer handle, so a
+// handle the driver reuses after vkDestroyBuffer can never meet a set written for the destroyed buffer,
+// and a set recorded into a pending command buffer is never rewritten. The sets return to the pools only
+// at release(), which the caller calls once the command buffers that used them have completed.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <mutex>
-#include <tuple>
 #include <vector>
 
 #include <vulkan/vulkan_core.h>
@@ -18,7 +17,6 @@
 namespace vkprim::detail {
 
 struct ContextImpl;
-struct Kernel;
 
 constexpr uint32_t kMaxBindings = 8;
 
@@ -26,36 +24,36 @@ struct BoundBuffer {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceSize offset = 0;
   VkDeviceSize range = 0;
-  auto tie() const { return std::tie(buffer, offset, range); }
-  bool operator<(const BoundBuffer& o) const { return tie() < o.tie(); }
 };
 
-struct DescriptorKey {
+// What one set holds: its layout and the ranges of its first `bindings` bindings.
+struct SetContents {
   VkDescriptorSetLayout layout = VK_NULL_HANDLE;
   uint32_t bindings = 0;
   std::array<BoundBuffer, kMaxBindings> buffers{};
-  bool operator<(const DescriptorKey& o) const {
-    return std::tie(layout, bindings, buffers) < std::tie(o.layout, o.bindings, o.buffers);
-  }
 };
 
-class DescriptorCache {
+class DescriptorSets {
  public:
-  DescriptorCache(ContextImpl& context, uint32_t capacity) : context_(&context), capacity_(capacity) {}
-  ~DescriptorCache();
-  DescriptorCache(const DescriptorCache&) = delete;
-  DescriptorCache& operator=(const DescriptorCache&) = delete;
+  DescriptorSets(ContextImpl& context, uint32_t sets_per_pool) : context_(&context), sets_per_pool_(sets_per_pool) {}
+  ~DescriptorSets();
+  DescriptorSets(const DescriptorSets&) = delete;
+  DescriptorSets& operator=(const DescriptorSets&) = delete;
 
-  // Returns one set per key (in order), allocating and writing the missing ones; all or nothing.
-  Result<std::vector<VkDescriptorSet>> acquire(const std::vector<DescriptorKey>& keys);
+  // One newly allocated and written set per entry, in order. Fails only where the driver refuses a pool
+  // (out of memory); sets allocated before such a failure return at the next release().
+  Result<std::vector<VkDescriptorSet>> write(const std::vector<SetContents>& contents);
   void release();
 
  private:
+  Result<VkDescriptorSet> allocate(VkDescriptorSetLayout layout);
+
   ContextImpl* context_;
-  uint32_t capacity_;
+  uint32_t sets_per_pool_;
   std::mutex mutex_;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
-  std::map<DescriptorKey, VkDescriptorSet> sets_;
+  std::vector<VkDescriptorPool> pools_;  // pools_[0..current_] hold this epoch's sets
+  size_t current_ = 0;
+  uint32_t used_ = 0;                    // sets taken from pools_[current_]
 };
 
 }  // namespace vkprim::detail

@@ -559,6 +559,7 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceOptions& options) {
   ctx.enabled_device_extensions = device_extensions;
   ctx.debug_utils_enabled = debug_utils;
   ctx.options = options.options;
+  ctx.testing = options.testing;
   if (pipeline_statistics) ctx.options.capture_pipeline_statistics = true;
   auto context = Context::create(ctx);
   if (!context) return std::move(context).error();

@@ -68,31 +68,31 @@ uint64_t window_elements(const ContextImpl& c, uint32_t elem_size, uint64_t gran
   return std::max<uint64_t>(capped / granule * granule, granule);
 }
 
-Result<void> record_passes(ContextImpl& c, DescriptorCache& cache, VkCommandBuffer cmd,
-                           const std::vector<Pass>& passes) {
-  if (!cmd) return make_error(Status::invalid_argument, "command buffer is VK_NULL_HANDLE");
+Result<void> record_passes(ContextImpl& c, DescriptorSets& descriptors, VkCommandBuffer cmd,
+                           const std::vector<Pass>& passes, const std::string& call) {
+  if (!cmd) return make_error(Status::invalid_argument, call, ": command buffer is VK_NULL_HANDLE");
   std::vector<DispatchSize> sizes;
   sizes.reserve(passes.size());
   for (const Pass& p : passes) {
     if (p.kernel->desc.push_bytes > sizeof(p.push))
-      return make_error(Status::invalid_argument, p.label, ": push constants larger than a pass holds");
+      return make_error(Status::invalid_argument, call, ": ", p.label, ": push constants larger than a pass holds");
     auto size = split_groups(c, p.indirect_entry >= 0 ? 1 : p.groups);
-    if (!size) return std::move(size).error();
+    if (!size) return make_error(size.status(), call, ": ", size.error().message);
     sizes.push_back(size.value());
   }
   std::vector<VkDescriptorSet> sets;
   if (!c.use_push_descriptors()) {
-    std::vector<DescriptorKey> keys;
+    std::vector<SetContents> contents;
     for (const Pass& p : passes) {
-      DescriptorKey key;
-      key.layout = p.kernel->set_layout;
-      key.bindings = p.kernel->desc.bindings;
-      for (uint32_t b = 0; b < p.kernel->desc.bindings; ++b) key.buffers[b] = p.buffers[b];
-      keys.push_back(key);
+      SetContents s;
+      s.layout = p.kernel->set_layout;
+      s.bindings = p.kernel->desc.bindings;
+      for (uint32_t b = 0; b < p.kernel->desc.bindings; ++b) s.buffers[b] = p.buffers[b];
+      contents.push_back(s);
     }
-    auto acquired = cache.acquire(keys);
-    if (!acquired) return std::move(acquired).error();
-    sets = std::move(acquired).value();
+    auto written = descriptors.write(contents);
+    if (!written) return make_error(written.status(), call, ": ", written.error().message);
+    sets = std::move(written).value();
   }
 
   PassTimer* timer = c.pass_timer;

@@ -58,7 +58,8 @@ struct Pass {
 // Records the passes in order with a compute->compute barrier between consecutive ones. All descriptor
 // sets are acquired and every dispatch size checked before the first command, so on error nothing
 // is recorded.
-Result<void> record_passes(ContextImpl& context, DescriptorCache& cache, VkCommandBuffer cmd,
-                           const std::vector<Pass>& passes);
+// call ("Reduce::record") starts every error message.
+Result<void> record_passes(ContextImpl& context, DescriptorSets& descriptors, VkCommandBuffer cmd,
+                           const std::vector<Pass>& passes, const std::string& call);
 
 }  // namespace vkprim::detail

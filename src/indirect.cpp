@@ -12,8 +12,9 @@ namespace {
 constexpr uint32_t kArgsPushBytes = 4 * 4 + kMaxIndirectEntries * 16;
 }
 
-Result<const Kernel*> indirect_args_kernel(ContextImpl& c) {
+Result<const Kernel*> indirect_args_kernel(ContextImpl& c, const char* plan) {
   KernelDesc kd;
+  kd.plan = plan;
   kd.group = &kShaderGroup_indirect;
   kd.kernel = "indirect/args";
   kd.variant = "default";

@@ -34,7 +34,7 @@ struct IndirectEntry {
 };
 
 // The args kernel; plans fetch it at create so record_indirect builds no pipeline.
-Result<const Kernel*> indirect_args_kernel(ContextImpl& context);
+Result<const Kernel*> indirect_args_kernel(ContextImpl& context, const char* plan);
 
 // Checks the caller's count range (a u32 at a 4-byte aligned offset) for `plan`'s error messages.
 Result<void> check_count_buffer(const BufferRange& count, const char* plan);

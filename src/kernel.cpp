@@ -183,6 +183,7 @@ Result<const Kernel*> get_kernel(ContextImpl& c, const KernelDesc& desc) {
   auto it = c.kernels.find(key);
   if (it != c.kernels.end()) return static_cast<const Kernel*>(it->second.get());
   auto built = build_kernel(c, desc);
+  if (!built && desc.plan) return make_error(built.status(), desc.plan, ": ", built.error().message);
   if (!built) return std::move(built).error();
   const Kernel* kernel = built.value().get();
   c.kernels.emplace(std::move(key), std::move(built).value());

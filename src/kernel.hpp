@@ -36,6 +36,8 @@ struct KernelDesc {
   // Storage-buffer robustness disabled where the device allows (feature_pipeline_robustness): only for
   // kernels whose every access is in bounds by construction (onesweep).
   bool unchecked_storage = false;
+  // The plan that asks ("Reduce"): starts the message of a build error. Not part of the kernel's identity.
+  const char* plan = nullptr;
 };
 
 struct Kernel {

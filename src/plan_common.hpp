@@ -15,6 +15,33 @@
 namespace vkprim::detail {
 
 constexpr uint64_t kMaxCount = uint64_t(1) << 40;
+
+// The Tuning fields a plan reads (check_tuning's `reads`).
+enum TuningField : uint32_t {
+  tune_workgroup_size = 1u << 0,
+  tune_items_per_thread = 1u << 1,
+  tune_vectors_per_thread = 1u << 2,
+  tune_max_workgroups = 1u << 3,
+  tune_lookback_windows = 1u << 4,
+};
+// invalid_argument where a field the plan does not read is set, so that an override is never ignored.
+inline Result<void> check_tuning(const char* plan, const Tuning& t, uint32_t reads) {
+  const struct { uint32_t bit, value; const char* name; } fields[] = {
+      {tune_workgroup_size, t.workgroup_size, "workgroup_size"},
+      {tune_items_per_thread, t.items_per_thread, "items_per_thread"},
+      {tune_vectors_per_thread, t.vectors_per_thread, "vectors_per_thread"},
+      {tune_max_workgroups, t.max_workgroups, "max_workgroups"},
+      {tune_lookback_windows, t.lookback_windows, "lookback_windows"}};
+  std::string read;
+  for (const auto& f : fields)
+    if (reads & f.bit) read += std::string(read.empty() ? "" : ", ") + f.name;
+  for (const auto& f : fields)
+    if (f.value && !(reads & f.bit))
+      return make_error(Status::invalid_argument, plan, ": tuning.", f.name, " = ", f.value,
+                        " is not an override this plan reads (",
+                        read.empty() ? std::string("it reads none") : "it reads " + read, "); leave it 0");
+  return {};
+}
 // Header of the chained kernels' tile state (common/tile_state.glsl: 16 u32 words: ticket and counters).
 constexpr VkDeviceSize kStateHeaderBytes = 64;
 inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -48,7 +75,7 @@ inline uint32_t launch_order_bit(const ContextImpl& c, uint64_t tiles) {
 // bit 30, the launch-order bit where `fallback` (the kernel can reduce a stuck predecessor itself), then the
 // statistics bit.
 inline uint32_t chained_knobs(const ContextImpl& c, bool fallback, uint64_t tiles) {
-  return std::min<uint32_t>(c.options.debug_skip_publication_period, kLaunchOrderBit - 1) |
+  return std::min<uint32_t>(c.testing.skip_publication_period, kLaunchOrderBit - 1) |
          (fallback ? launch_order_bit(c, tiles) : 0u) | statistics_bit(c.options);
 }
 
@@ -56,7 +83,7 @@ inline uint32_t chained_knobs(const ContextImpl& c, bool fallback, uint64_t tile
 // 0-15, the forced-skip period in bits 16-29, then the launch-order and statistics bits.
 inline uint32_t packed_knobs(const ContextImpl& c, uint64_t tiles) {
   return std::min<uint32_t>(c.spin_limit(), 0xFFFF) |
-         std::min<uint32_t>(c.options.debug_skip_publication_period, 0x3FFF) << 16 | launch_order_bit(c, tiles) |
+         std::min<uint32_t>(c.testing.skip_publication_period, 0x3FFF) << 16 | launch_order_bit(c, tiles) |
          statistics_bit(c.options);
 }
 

@@ -58,7 +58,7 @@ ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, const ReduceDesc& 
     // One tile per workgroup: ITEMS rows of the largest workgroup whose ordered row scans fit.
     const uint32_t ordered_wg = user_workgroup(c, wg, desc.user_operator->size);
     const uint32_t items =
-        desc.vectors_per_thread ? desc.vectors_per_thread : user_items(desc.user_operator->size);
+        desc.tuning.vectors_per_thread ? desc.tuning.vectors_per_thread : user_items(desc.user_operator->size);
     return {"reduce/ordered", ordered_wg, items, true, uint64_t(ordered_wg) * items, 0};
   }
   switch (a) {
@@ -75,13 +75,13 @@ ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, const ReduceDesc& 
   // Grid: one full wave of resident workgroups where the driver reports its compute units (each group
   // then loops over equal shares, so none waits for a second wave); 2048 otherwise; CPU drivers run a
   // workgroup per core, so a small grid suffices there.
-  const uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread : 4u;
+  const uint32_t items = desc.tuning.vectors_per_thread ? desc.tuning.vectors_per_thread : 4u;
   const uint32_t vec = 16 / size_of(type);
   uint64_t cap = 2048;
   if (c.caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU) cap = 64;
   else if (c.caps.compute_units && c.caps.threads_per_compute_unit >= wg)
     cap = uint64_t(c.caps.compute_units) * (c.caps.threads_per_compute_unit / wg);
-  if (desc.max_workgroups) cap = desc.max_workgroups;
+  if (desc.tuning.max_workgroups) cap = desc.tuning.max_workgroups;
   return {"reduce/grid_stride", wg, items, true, uint64_t(wg) * items * vec, cap};
 }
 
@@ -101,7 +101,7 @@ struct ReducePlan {
   VkDeviceSize indirect_offset = 0;   // record_indirect's args region (after the partials)
   const Kernel* args_kernel = nullptr;
   bool indirect_binding = false;      // grid_stride: binding 2 is the indirect region
-  std::unique_ptr<DescriptorCache> descriptors;
+  std::unique_ptr<DescriptorSets> descriptors;
 
   uint64_t groups_for(uint64_t n) const {
     const uint64_t tiles = std::max<uint64_t>(1, (n + shape.elements_per_group - 1) / shape.elements_per_group);
@@ -177,8 +177,12 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   }
   if (desc.max_count == 0 || desc.max_count > detail::kMaxCount)
     return make_error(Status::invalid_argument, "Reduce: max_count ", desc.max_count, " must be in 1..2^40");
-  if (desc.vectors_per_thread > 16)
-    return make_error(Status::invalid_argument, "Reduce: vectors_per_thread ", desc.vectors_per_thread, " exceeds 16");
+  if (auto ok = detail::check_tuning("Reduce", desc.tuning, detail::tune_max_workgroups | detail::tune_vectors_per_thread);
+      !ok)
+    return ok.error();
+  if (desc.tuning.vectors_per_thread > 16)
+    return make_error(Status::invalid_argument, "Reduce: tuning.vectors_per_thread ", desc.tuning.vectors_per_thread,
+                      " exceeds 16");
   auto plan = std::make_unique<detail::ReducePlan>();
   plan->context = &c;
   plan->desc = desc;
@@ -192,6 +196,7 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   plan->vec = user ? 1 : 16 / plan->elem;
 
   detail::KernelDesc kd;
+  kd.plan = "Reduce";
   kd.group = user ? user->kernels : &detail::kShaderGroup_reduce;
   kd.kernel = plan->shape.kernel;
   if (!user) kd.op = desc.op;
@@ -223,11 +228,11 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   plan->region_bytes[1] = level2 > 1 ? align_up(level2 * plan->elem) : 0;
   plan->indirect_offset = plan->region_bytes[0] + plan->region_bytes[1];
   if (plan->indirect_binding) {
-    auto args = detail::indirect_args_kernel(c);
+    auto args = detail::indirect_args_kernel(c, "Reduce");
     if (!args) return std::move(args).error();
     plan->args_kernel = args.value();
   }
-  plan->descriptors = std::make_unique<detail::DescriptorCache>(c, c.options.descriptor_cache_size);
+  plan->descriptors = std::make_unique<detail::DescriptorSets>(c, c.options.descriptor_sets_per_pool);
   return Reduce(std::move(plan));
 }
 
@@ -294,7 +299,7 @@ Result<void> Reduce::record(VkCommandBuffer cmd, const BufferRange& input, const
     source = target;
     n = partials;
   }
-  return detail::record_passes(c, *p.descriptors, cmd, passes);
+  return detail::record_passes(c, *p.descriptors, cmd, passes, "Reduce::record");
 }
 
 Result<void> Reduce::record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
@@ -348,7 +353,7 @@ Result<void> Reduce::record_indirect(VkCommandBuffer cmd, const BufferRange& inp
     source = target;
     n = partials;
   }
-  return detail::record_passes(c, *p.descriptors, cmd, passes);
+  return detail::record_passes(c, *p.descriptors, cmd, passes, "Reduce::record_indirect");
 }
 
 }  // namespace vkprim

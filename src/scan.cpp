@@ -175,7 +175,7 @@ struct ScanPlan {
   VkDeviceSize indirect_offset = 0;  // record_indirect's args region
   const Kernel* args_kernel = nullptr;
   VkDeviceSize scratch_bytes = 0;
-  std::unique_ptr<DescriptorCache> descriptors;
+  std::unique_ptr<DescriptorSets> descriptors;
 
   uint64_t windows_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, window)); }
   // The chained kernel and its tile size for a window of n elements.
@@ -556,11 +556,18 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   if (plan->algorithm == ScanAlgorithm::reduce_then_scan)
     plan->wg = user ? detail::user_workgroup(c, detail::kTileWorkgroup, plan->elem) : detail::kTileWorkgroup;
   const detail::ChainedTuning& row = detail::chained_tuning(c.caps);  // chained tile shapes for this device
+  // Only the chained scans take overrides.
+  const uint32_t reads = chained ? detail::tune_workgroup_size | detail::tune_vectors_per_thread |
+                                       detail::tune_lookback_windows
+                                 : 0u;
+  if (auto ok = detail::check_tuning("Scan", desc.tuning, reads); !ok)
+    return make_error(ok.status(), ok.message(), chained ? "" : std::string(" (") + to_string(plan->algorithm) +
+                                                                  " takes no override; only the chained scans do)");
   if (chained) {
-    plan->wg = desc.workgroup_size ? desc.workgroup_size : row.workgroup_size;
-    if (user && !desc.workgroup_size) plan->wg = detail::user_workgroup(c, plan->wg, plan->elem);
+    plan->wg = desc.tuning.workgroup_size ? desc.tuning.workgroup_size : row.workgroup_size;
+    if (user && !desc.tuning.workgroup_size) plan->wg = detail::user_workgroup(c, plan->wg, plan->elem);
     if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
-      return make_error(Status::invalid_argument, "Scan: workgroup_size ", plan->wg,
+      return make_error(Status::invalid_argument, "Scan: tuning.workgroup_size ", plan->wg,
                         " must be a power of two from 64 to 1024");
   }
   const uint32_t wg = plan->wg;
@@ -569,6 +576,7 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   uint32_t tuning = 0;  // specialization constant 2 of the kernels built next (chained: look-back windows)
   auto kernel = [&](const char* name, uint32_t items, bool uses_subgroups) -> Result<const detail::Kernel*> {
     detail::KernelDesc kd;
+    kd.plan = "Scan";
     kd.group = user ? user->kernels : &detail::kShaderGroup_scan;
     kd.kernel = name;
     if (!user) kd.op = desc.op;
@@ -623,15 +631,17 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       const bool state64 = detail::state64_enabled(c) && (user || !is_64bit(desc.type));
       const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
       const bool wide_tiles = row.wide_vectors && !user && is_integer(desc.type) &&
-                              plan->algorithm == ScanAlgorithm::chained_fallback && !desc.vectors_per_thread &&
+                              plan->algorithm == ScanAlgorithm::chained_fallback && !desc.tuning.vectors_per_thread &&
                               desc.max_count >= row.wide_from;
-      uint32_t items = desc.vectors_per_thread ? desc.vectors_per_thread : (wide_tiles ? row.wide_vectors : row.vectors);
-      if (user && !desc.vectors_per_thread) items = detail::user_chained_items(plan->elem);
+      uint32_t items =
+          desc.tuning.vectors_per_thread ? desc.tuning.vectors_per_thread : (wide_tiles ? row.wide_vectors : row.vectors);
+      if (user && !desc.tuning.vectors_per_thread) items = detail::user_chained_items(plan->elem);
       const uint32_t max_items = user ? detail::kMaxUserChainedItems : 8;
       if (items > max_items)
-        return make_error(Status::invalid_argument, "Scan: vectors_per_thread ", items, " exceeds ", max_items);
-      tuning = desc.lookback_windows ? desc.lookback_windows : row.lookback_windows;
-      if (tuning > 8) return make_error(Status::invalid_argument, "Scan: lookback_windows ", tuning, " exceeds 8");
+        return make_error(Status::invalid_argument, "Scan: tuning.vectors_per_thread ", items, " exceeds ", max_items);
+      tuning = desc.tuning.lookback_windows ? desc.tuning.lookback_windows : row.lookback_windows;
+      if (tuning > 8)
+        return make_error(Status::invalid_argument, "Scan: tuning.lookback_windows ", tuning, " exceeds 8");
       // Shared memory: the workgroup scan's ROW_T per invocation (common/workgroup_scan.glsl), the fallback's
       // workgroup reduction's value per invocation (common/workgroup.glsl) and the look-back words.
       const uint64_t row_values = user ? 1 : detail::kRows;  // ROW_N (common/scan_types.glsl)
@@ -723,12 +733,12 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
   plan->indirect_offset = offset;
   offset += align_up(detail::kIndirectRegionBytes);
   if (chained || plan->algorithm == ScanAlgorithm::reduce_then_scan) {
-    auto args = detail::indirect_args_kernel(c);
+    auto args = detail::indirect_args_kernel(c, "Scan");
     if (!args) return std::move(args).error();
     plan->args_kernel = args.value();
   }
   plan->scratch_bytes = offset;
-  plan->descriptors = std::make_unique<detail::DescriptorCache>(c, c.options.descriptor_cache_size);
+  plan->descriptors = std::make_unique<detail::DescriptorSets>(c, c.options.descriptor_sets_per_pool);
   return Scan(std::move(plan));
 }
 
@@ -772,7 +782,7 @@ Result<void> Scan::record(VkCommandBuffer cmd, const BufferRange& input, const B
   if (auto ok = detail::check_buffers(p, "Scan::record", input, output, count, scratch, need); !ok) return ok;
   std::vector<detail::Pass> passes;
   if (count > 0) detail::PassBuilder(p, input, output, scratch, passes).scan(count);
-  return detail::record_passes(c, *p.descriptors, cmd, passes);
+  return detail::record_passes(c, *p.descriptors, cmd, passes, "Scan::record");
 }
 
 Result<void> Scan::record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
@@ -811,7 +821,7 @@ Result<void> Scan::record_indirect(VkCommandBuffer cmd, const BufferRange& input
   detail::PassBuilder builder(p, input, output, scratch, passes);
   builder.set_indirect(region);
   builder.scan(max_count);
-  return detail::record_passes(c, *p.descriptors, cmd, passes);
+  return detail::record_passes(c, *p.descriptors, cmd, passes, "Scan::record_indirect");
 }
 
 }  // namespace vkprim

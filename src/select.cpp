@@ -129,7 +129,7 @@ struct SelectPlan {
   // count_scan_scatter = [tile counts][indirect args].
   VkDeviceSize state_bytes = 0, spill_offset = 0, spill_bytes = 0, counts_bytes = 0, indirect_offset = 0;
   VkDeviceSize scratch_bytes = 0, scratch_align = 16;
-  std::unique_ptr<DescriptorCache> descriptors;
+  std::unique_ptr<DescriptorSets> descriptors;
 
   uint64_t tiles_for(uint64_t n) const { return std::max<uint64_t>(1, ceil_div(n, tile_elements)); }
   bool chained_path() const { return algorithm == SelectAlgorithm::chained; }
@@ -152,9 +152,9 @@ struct Checked {
 };
 
 // Every argument check of record / record_indirect; `n` is the count (max_count for record_indirect).
-Result<void> check_arguments(const SelectPlan& p, const char* call, const BufferRange& input, const BufferRange& flags,
-                             const BufferRange& output, const BufferRange& selected_count, uint64_t n,
-                             const BufferRange* count_buffer, const BufferRange& scratch) {
+Result<void> check_arguments(const SelectPlan& p, const char* call, const SelectOperands& o, uint64_t n,
+                             const BufferRange* count_buffer) {
+  const auto& [input, flags, output, selected_count, scratch] = o;
   const VkDeviceSize bytes = p.reads_input ? n * p.elem : 0;
   const VkDeviceSize out_bytes = n * p.out_elem;
   const bool flagged = p.desc.predicate == SelectPredicate::flagged;
@@ -197,9 +197,9 @@ Result<void> check_arguments(const SelectPlan& p, const char* call, const Buffer
 // Builds the passes of one record / record_indirect.
 class PassBuilder {
  public:
-  PassBuilder(const SelectPlan& p, const BufferRange& input, const BufferRange& flags, const BufferRange& output,
-              const BufferRange& selected_count, const BufferRange& scratch, Comparand comparand, uint64_t bound_count)
-      : p_(p), c_(*p.context), scratch_(scratch) {
+  PassBuilder(const SelectPlan& p, const SelectOperands& o, Comparand comparand, uint64_t bound_count)
+      : p_(p), c_(*p.context), scratch_(o.scratch) {
+    const auto& [input, flags, output, selected_count, scratch] = o;
     region_ = {scratch.buffer, scratch.offset + p.indirect_offset, kIndirectRegionBytes};
     // Bindings a pass does not read are bound to the (valid, aligned) indirect region.
     auto bind = [&](const BufferRange& r, uint32_t elem) {
@@ -325,13 +325,15 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   plan->elem = size_of(desc.type);
   plan->out_elem = desc.output == SelectOutput::indices ? 4 : plan->elem;
   plan->reads_input = !(desc.output == SelectOutput::indices && desc.predicate == SelectPredicate::flagged);
-  plan->wg = desc.workgroup_size ? desc.workgroup_size : kDefaultWorkgroup;
-  plan->items = desc.vectors_per_thread ? desc.vectors_per_thread : kDefaultVectors;
+  if (auto ok = check_tuning(name, desc.tuning, tune_workgroup_size | tune_vectors_per_thread); !ok)
+    return ok.error();
+  plan->wg = desc.tuning.workgroup_size ? desc.tuning.workgroup_size : kDefaultWorkgroup;
+  plan->items = desc.tuning.vectors_per_thread ? desc.tuning.vectors_per_thread : kDefaultVectors;
   if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
-    return make_error(Status::invalid_argument, name, ": workgroup_size ", plan->wg,
+    return make_error(Status::invalid_argument, name, ": tuning.workgroup_size ", plan->wg,
                       " must be a power of two from 64 to 1024");
   if (plan->items > 8)
-    return make_error(Status::invalid_argument, name, ": vectors_per_thread ", plan->items, " exceeds 8");
+    return make_error(Status::invalid_argument, name, ": tuning.vectors_per_thread ", plan->items, " exceeds 8");
   plan->tile_elements = uint64_t(plan->wg) * plan->items * (16 / plan->elem);
   // Shared memory: one row of each subgroup staged at a time (16 bytes per invocation,
   // common/select_tile.glsl), the count scan's uvec4 per invocation, the look-back words.
@@ -353,6 +355,7 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   auto kernel = [&](const char* kernel_name, const std::string& v, uint32_t wg, uint32_t items, bool uses_subgroups,
                     uint32_t mode = 0) -> Result<const Kernel*> {
     KernelDesc kd;
+    kd.plan = name;
     kd.group = &kShaderGroup_select;
     kd.kernel = kernel_name;
     kd.variant = v;
@@ -399,11 +402,11 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
     plan->counts_bytes = align_up(plan->max_tiles * 4);
     plan->indirect_offset = plan->counts_bytes;
   }
-  auto args = indirect_args_kernel(c);
+  auto args = indirect_args_kernel(c, name);
   need(plan->args, std::move(args));
   if (!built) return built.error();
   plan->scratch_bytes = plan->indirect_offset + align_up(kIndirectRegionBytes);
-  plan->descriptors = std::make_unique<DescriptorCache>(c, c.options.descriptor_cache_size);
+  plan->descriptors = std::make_unique<DescriptorSets>(c, c.options.descriptor_sets_per_pool);
   return plan;
 }
 
@@ -415,38 +418,30 @@ Result<void> check_comparand(const SelectPlan& p, const char* call, const Compar
                     " elements; use Comparand::of() with a value of the plan's type");
 }
 
-Result<void> record_plan(const SelectPlan& p, VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
-                         const BufferRange& output, const BufferRange& selected_count, uint64_t count,
-                         const BufferRange& scratch, Comparand comparand) {
+Result<void> record_plan(const SelectPlan& p, VkCommandBuffer cmd, const SelectOperands& o, uint64_t count,
+                         Comparand comparand) {
   if (count > p.desc.max_count)
     return make_error(Status::invalid_argument, p.name, "::record: count ", count, " exceeds max_count ",
                       p.desc.max_count);
-  if (auto ok = check_arguments(p, "record", input, flags, output, selected_count, count, nullptr, scratch); !ok)
-    return ok;
+  if (auto ok = check_arguments(p, "record", o, count, nullptr); !ok) return ok;
   if (auto ok = check_comparand(p, "record", comparand); !ok) return ok;
   std::vector<Pass> passes;
-  PassBuilder(p, input, flags, output, selected_count, scratch, comparand, count).build(count, false, nullptr, passes);
-  return record_passes(*p.context, *p.descriptors, cmd, passes);
+  PassBuilder(p, o, comparand, count).build(count, false, nullptr, passes);
+  return record_passes(*p.context, *p.descriptors, cmd, passes, std::string(p.name) + "::record");
 }
 
-Result<void> record_plan_indirect(const SelectPlan& p, VkCommandBuffer cmd, const BufferRange& input,
-                                  const BufferRange& flags, const BufferRange& output,
-                                  const BufferRange& selected_count, const BufferRange& count_buffer,
-                                  const BufferRange& scratch, Comparand comparand) {
+Result<void> record_plan_indirect(const SelectPlan& p, VkCommandBuffer cmd, const SelectOperands& o,
+                                  const BufferRange& count_buffer, Comparand comparand) {
   const uint64_t max_n = p.desc.max_count;
   const uint64_t window = window_elements(*p.context, p.elem, p.tile_elements);
   if (auto ok = check_indirect_limits(*p.context, max_n, window, p.max_tiles, p.name); !ok) return ok;
   const std::string call = std::string(p.name) + "::record_indirect";
   if (auto ok = check_count_buffer(count_buffer, call.c_str()); !ok) return ok;
-  if (auto ok = check_arguments(p, "record_indirect", input, flags, output, selected_count, max_n, &count_buffer,
-                                scratch);
-      !ok)
-    return ok;
+  if (auto ok = check_arguments(p, "record_indirect", o, max_n, &count_buffer); !ok) return ok;
   if (auto ok = check_comparand(p, "record_indirect", comparand); !ok) return ok;
   std::vector<Pass> passes;
-  PassBuilder(p, input, flags, output, selected_count, scratch, comparand, max_n)
-      .build(max_n, true, &count_buffer, passes);
-  return record_passes(*p.context, *p.descriptors, cmd, passes);
+  PassBuilder(p, o, comparand, max_n).build(max_n, true, &count_buffer, passes);
+  return record_passes(*p.context, *p.descriptors, cmd, passes, call);
 }
 
 }  // namespace
@@ -473,17 +468,13 @@ ScratchRequirements Select::scratch_requirements() const {
 }
 uint32_t Select::dispatch_count(uint64_t count) const { return plan_->dispatches(count); }
 uint64_t Select::elements_per_tile() const { return plan_->tile_elements; }
-Result<void> Select::record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
-                            const BufferRange& output, const BufferRange& selected_count, uint64_t count,
-                            const BufferRange& scratch, Comparand comparand) const {
-  return detail::record_plan(*plan_, cmd, input, flags, output, selected_count, count, scratch, comparand);
+Result<void> Select::record(VkCommandBuffer cmd, const SelectOperands& operands, uint64_t count,
+                          Comparand comparand) const {
+  return detail::record_plan(*plan_, cmd, operands, count, comparand);
 }
-Result<void> Select::record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
-                                     const BufferRange& output, const BufferRange& selected_count,
-                                     const BufferRange& count_buffer, const BufferRange& scratch,
-                                     Comparand comparand) const {
-  return detail::record_plan_indirect(*plan_, cmd, input, flags, output, selected_count, count_buffer, scratch,
-                                      comparand);
+Result<void> Select::record_indirect(VkCommandBuffer cmd, const SelectOperands& operands,
+                                   const BufferRange& count_buffer, Comparand comparand) const {
+  return detail::record_plan_indirect(*plan_, cmd, operands, count_buffer, comparand);
 }
 VkDeviceSize Select::statistics_offset() const { return 0; }
 void Select::release_descriptor_sets() const { plan_->descriptors->release(); }
@@ -506,17 +497,13 @@ ScratchRequirements Partition::scratch_requirements() const {
 }
 uint32_t Partition::dispatch_count(uint64_t count) const { return plan_->dispatches(count); }
 uint64_t Partition::elements_per_tile() const { return plan_->tile_elements; }
-Result<void> Partition::record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
-                               const BufferRange& output, const BufferRange& selected_count, uint64_t count,
-                               const BufferRange& scratch, Comparand comparand) const {
-  return detail::record_plan(*plan_, cmd, input, flags, output, selected_count, count, scratch, comparand);
+Result<void> Partition::record(VkCommandBuffer cmd, const SelectOperands& operands, uint64_t count,
+                             Comparand comparand) const {
+  return detail::record_plan(*plan_, cmd, operands, count, comparand);
 }
-Result<void> Partition::record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
-                                        const BufferRange& output, const BufferRange& selected_count,
-                                        const BufferRange& count_buffer, const BufferRange& scratch,
-                                        Comparand comparand) const {
-  return detail::record_plan_indirect(*plan_, cmd, input, flags, output, selected_count, count_buffer, scratch,
-                                      comparand);
+Result<void> Partition::record_indirect(VkCommandBuffer cmd, const SelectOperands& operands,
+                                      const BufferRange& count_buffer, Comparand comparand) const {
+  return detail::record_plan_indirect(*plan_, cmd, operands, count_buffer, comparand);
 }
 VkDeviceSize Partition::statistics_offset() const { return 0; }
 void Partition::release_descriptor_sets() const { plan_->descriptors->release(); }

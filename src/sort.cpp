@@ -161,7 +161,7 @@ struct SortPlan {
   VkDeviceSize values_offset = 0, values_bytes = 0;
   VkDeviceSize indirect_offset = 0;
   VkDeviceSize scratch_bytes = 0;
-  std::unique_ptr<DescriptorCache> descriptors;
+  std::unique_ptr<DescriptorSets> descriptors;
 
   uint32_t key_flags() const {
     uint32_t f = 0;
@@ -381,6 +381,9 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (end_bit > key_bits || desc.begin_bit >= end_bit)
     return make_error(Status::invalid_argument, "RadixSort: bits [", desc.begin_bit, ", ", end_bit,
                       ") must satisfy begin_bit < end_bit <= ", key_bits, " for ", to_string(desc.key_type), " keys");
+  if (auto ok = detail::check_tuning("RadixSort", desc.tuning, detail::tune_workgroup_size | detail::tune_items_per_thread);
+      !ok)
+    return ok.error();
   if (is_64bit(desc.key_type) && !caps.has(feature_int64))
     return make_error(Status::unsupported, "RadixSort: ", to_string(desc.key_type), " keys need shaderInt64, which ",
                       "the device lacks or the caller did not enable");
@@ -445,19 +448,19 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   // 1516 at 384 x 16 and 1437 at 384 x 22.
   const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
-  const bool wide_tile = !cpu && onesweep && !desc.workgroup_size && !desc.items_per_thread;
-  uint32_t wg = desc.workgroup_size ? desc.workgroup_size : (cpu ? 256u : wide_tile ? 384u : 512u);
+  const bool wide_tile = !cpu && onesweep && !desc.tuning.workgroup_size && !desc.tuning.items_per_thread;
+  uint32_t wg = desc.tuning.workgroup_size ? desc.tuning.workgroup_size : (cpu ? 256u : wide_tile ? 384u : 512u);
   const uint32_t max_group = std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0]);
-  if (!desc.workgroup_size && wg > max_group) wg = 256;
+  if (!desc.tuning.workgroup_size && wg > max_group) wg = 256;
   // A multiple of 128, so that every subgroup size up to 128 divides it (CUB's tuned onesweep uses 384).
   if (wg < 256 || wg > 1024 || wg % 128 != 0)
-    return make_error(Status::invalid_argument, "RadixSort: workgroup_size ", wg, " must be a multiple of 128 from ",
-                      "256 to 1024 (one invocation per digit, whole subgroups)");
+    return make_error(Status::invalid_argument, "RadixSort: tuning.workgroup_size ", wg,
+                      " must be a multiple of 128 from 256 to 1024 (one invocation per digit, whole subgroups)");
   uint32_t items = 8;
-  if (desc.items_per_thread) items = desc.items_per_thread;
+  if (desc.tuning.items_per_thread) items = desc.tuning.items_per_thread;
   else if (wide_tile && wg == 384) items = plan->value_units ? 12u : widest == 8 ? 14u : plan->value_bytes ? 22u : 18u;
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
-    return make_error(Status::invalid_argument, "RadixSort: items_per_thread ", items, " must be 1..32 with at most ",
+    return make_error(Status::invalid_argument, "RadixSort: tuning.items_per_thread ", items, " must be 1..32 with at most ",
                       "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");
   // The subgroup multisplit needs ballot and shuffle and full subgroups of 8..128 invocations (shared arrays
   // are sized for that), of the size kernel.cpp pins (ContextImpl::full_subgroup_size).
@@ -510,7 +513,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (wide_tile)
     while (items > 8 && shared_bytes(items, rounds_for(items)) > detail::kTwoPerSmShared) --items;
   // Rounds follow the final item count (two need it even), also where the device's limit halves it.
-  if (!desc.items_per_thread)
+  if (!desc.tuning.items_per_thread)
     while (items > 1 && shared_bytes(items, rounds_for(items)) > caps.max_shared_memory) items /= 2;
   const uint32_t rounds = rounds_for(items);
   if (shared_bytes(items, rounds) > caps.max_shared_memory)
@@ -534,8 +537,8 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->groups_cap = uint32_t(std::max<uint64_t>(plan->groups_cap, min_groups));
 
   // by_count: the plans whose shapes follow the count (the one-workgroup sort, onesweep's smaller tiles).
-  const bool by_count = desc.algorithm == SortAlgorithm::automatic && !desc.workgroup_size &&
-                        !desc.items_per_thread && desc.ranking == SortRanking::automatic &&
+  const bool by_count = desc.algorithm == SortAlgorithm::automatic && !desc.tuning.workgroup_size &&
+                        !desc.tuning.items_per_thread && desc.ranking == SortRanking::automatic &&
                         desc.scatter == SortScatter::automatic && !plan->value_units;
 
   // Onesweep's tile is sized for large counts: a tile's serial work (ITEMS rows ranked, scattered, looked
@@ -611,6 +614,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   auto kernel = [&](const std::string& name, bool ranking, bool onesweep_ranking, uint32_t kwg, uint32_t kitems,
                     uint32_t min_sg, uint32_t krounds, uint32_t extra_mode = 0) -> Result<const detail::Kernel*> {
     detail::KernelDesc kd;
+    kd.plan = "RadixSort";
     kd.group = &detail::kShaderGroup_sort;
     kd.kernel = name;
     kd.variant = ranking && !min_sg ? "nosg" : "default";
@@ -674,7 +678,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   }
   if (multi_pass && plan->passes % 2 == 1) need(plan->copy, "sort/copy" + kw + vw, false);
   if (!built) return built.error();
-  auto args = detail::indirect_args_kernel(c);
+  auto args = detail::indirect_args_kernel(c, "RadixSort");
   if (!args) return std::move(args).error();
   plan->args = args.value();
 
@@ -713,7 +717,7 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   plan->indirect_offset = offset;
   offset += align_up(detail::kIndirectRegionBytes);
   plan->scratch_bytes = offset;
-  plan->descriptors = std::make_unique<detail::DescriptorCache>(c, c.options.descriptor_cache_size);
+  plan->descriptors = std::make_unique<detail::DescriptorSets>(c, c.options.descriptor_sets_per_pool);
   return RadixSort(std::move(plan));
 }
 
@@ -752,7 +756,7 @@ Result<void> RadixSort::record(VkCommandBuffer cmd, const BufferRange& keys, con
     return ok;
   std::vector<detail::Pass> passes;
   if (count > 1) detail::SortPassBuilder(p, keys, values, scratch, passes, false).build(count);
-  return detail::record_passes(*p.context, *p.descriptors, cmd, passes);
+  return detail::record_passes(*p.context, *p.descriptors, cmd, passes, "RadixSort::record");
 }
 
 Result<void> RadixSort::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
@@ -785,7 +789,7 @@ Result<void> RadixSort::record_indirect(VkCommandBuffer cmd, const BufferRange& 
   std::vector<detail::Pass> passes;
   passes.push_back(detail::make_indirect_args_pass(c, p.args, count_buffer, region, max_count, entries));
   detail::SortPassBuilder(p, keys, values, scratch, passes, true).build(max_count);
-  return detail::record_passes(c, *p.descriptors, cmd, passes);
+  return detail::record_passes(c, *p.descriptors, cmd, passes, "RadixSort::record_indirect");
 }
 
 }  // namespace vkprim

@@ -334,18 +334,16 @@ int count_structs(const void* head, VkStructureType type) {
   return n;
 }
 
-// Merges `req` into an engine's chain, VkPhysicalDeviceFeatures2 and then `engine_structs`, which must lack a
-// struct vkprim needs: checks that merge_into refuses it with invalid_argument, naming `missing`. Returns the
-// extension list merge_into was given.
-std::vector<const char*> merge_refused(DeviceRequirements& req, void* engine_structs, const char* missing) {
+// Merges `req` in one call into an engine's chain: VkPhysicalDeviceFeatures2, then `engine_structs`.
+// Returns the chain's head (a copy; the structs it links are the engine's and req's).
+VkPhysicalDeviceFeatures2 merged_chain(DeviceRequirements& req, void* engine_structs) {
   VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   chain.pNext = engine_structs;
   std::vector<const char*> extensions;
-  auto refused = req.merge_into(chain, extensions);
-  INFO(refused.message());
-  CHECK(refused == Status::invalid_argument);
-  CHECK(refused.message().find(missing) != std::string::npos);
-  return extensions;
+  auto merged = req.merge_into(chain, extensions);
+  INFO(merged.message());
+  CHECK(merged.ok());
+  return chain;
 }
 
 // A few of volk's global function pointers, which vkprim must never overwrite.
@@ -413,7 +411,8 @@ TEST_CASE("a borrowed VkDevice created with device_requirements() runs reduces r
 }
 
 TEST_CASE("an engine with a Vulkan 1.1 instance creates its device from device_requirements without a validation "
-          "message, runs reduces and resolves Select to its portable path",
+          "message, gets 8-bit storage, size control and synchronization2 through extensions, and resolves Select "
+          "to its portable path",
           "[borrowed]") {
   // device_requirements once chained the Vulkan 1.2 / 1.3 feature structs whenever the device had them,
   // which a device on a 1.1 instance may not take (VUID-VkDeviceCreateInfo-pNext-pNext, three times).
@@ -425,12 +424,41 @@ TEST_CASE("an engine with a Vulkan 1.1 instance creates its device from device_r
   CHECK(count_structs(req.features(), VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES) == 0);
   CHECK(count_structs(req.features(), VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 0);
   CHECK(count_structs(req.features(), VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES) == 0);
+  // What 1.2 / 1.3 made core comes through its extension and per-extension struct where the device has it
+  // (lavapipe has all four): each asked-for feature has its struct in the chain and its extension listed.
+  auto listed = [&](const char* name) {
+    return std::any_of(req.extensions.begin(), req.extensions.end(),
+                       [&](const char* e) { return std::strcmp(e, name) == 0; });
+  };
+  const VkPhysicalDeviceFeatures2* head = req.features();
+  CHECK(count_structs(head, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES) ==
+        (req.vulkan11.storageBuffer16BitAccess ? 1 : 0));
+  CHECK(count_structs(head, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES) ==
+        (req.vulkan12.storageBuffer8BitAccess ? 1 : 0));
+  CHECK(listed(VK_KHR_8BIT_STORAGE_EXTENSION_NAME) == (req.vulkan12.storageBuffer8BitAccess == VK_TRUE));
+  CHECK(count_structs(head, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES) ==
+        (req.vulkan13.subgroupSizeControl ? 1 : 0));
+  CHECK(listed(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) == (req.vulkan13.subgroupSizeControl == VK_TRUE));
+  CHECK(count_structs(head, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES) ==
+        (req.vulkan13.synchronization2 ? 1 : 0));
+  CHECK(listed(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME) == (req.vulkan13.synchronization2 == VK_TRUE));
+  CHECK(req.vulkan12.vulkanMemoryModel == VK_FALSE);  // its kernels are SPIR-V 1.5 (Vulkan 1.2)
   engine.create_device(req.features(), req.extensions);
   auto context = Context::create(borrowed_context_info(engine, req));
   INFO((context ? std::string("context ok") : context.error().message));
   REQUIRE(context.ok());
   Context& ctx = *context.value();
-  CHECK_FALSE(ctx.capabilities().has(feature_memory_model));
+  const Capabilities& caps = ctx.capabilities();
+  CHECK_FALSE(caps.has(feature_memory_model));
+  if (caps.driver_id == VK_DRIVER_ID_MESA_LLVMPIPE) {
+    CHECK(caps.has(feature_storage_16bit));
+    CHECK(caps.has(feature_storage_8bit));
+    CHECK(caps.has(feature_subgroup_size_control));
+    CHECK(caps.has(feature_synchronization2));
+  }
+  CHECK(caps.has(feature_storage_8bit) == (req.vulkan12.storageBuffer8BitAccess == VK_TRUE));
+  CHECK(caps.has(feature_subgroup_size_control) == (req.vulkan13.subgroupSizeControl == VK_TRUE));
+  CHECK(caps.has(feature_synchronization2) == (req.vulkan13.synchronization2 == VK_TRUE));
   VKPRIM_TEST_RNG(rng);
   check_engine_reduce<uint32_t>(engine, ctx, DataType::u32, Op::add, ReduceAlgorithm::automatic, 100003, rng);
   {
@@ -496,18 +524,31 @@ TEST_CASE("scratch created with exactly the reported usage flags serves record a
     restore();
     std::vector<Result<void>> results;
     run_on_engine(engine, [&](VkCommandBuffer cmd) {
-      // record(..., n, scratch) or record_indirect(..., count buffer, scratch): the count comes right before
-      // scratch in every plan's signature.
+      // Reduce, Scan and RadixSort: record(..., n, scratch) or record_indirect(..., count buffer, scratch): the
+      // count comes right before scratch in their signatures.
       auto record = [&](const auto& plan, const BufferRange& scratch_range, auto... before_count) {
         if (!results.empty()) test::between_records(vkCmdPipelineBarrier, cmd);  // they share data buffers
         results.push_back(indirect ? plan.record_indirect(cmd, before_count..., cnt, scratch_range)
                                    : plan.record(cmd, before_count..., uint64_t(n), scratch_range));
       };
-      const BufferRange flag_range = flag_buffer.range(0, n * 4), one = selected.range(0, 4);
+      // Select and Partition take their buffers as one SelectOperands: record(operands, n) or
+      // record_indirect(operands, count buffer).
+      auto record_compaction = [&](const auto& plan, const SelectOperands& operands) {
+        if (!results.empty()) test::between_records(vkCmdPipelineBarrier, cmd);
+        results.push_back(indirect ? plan.record_indirect(cmd, operands, cnt)
+                                   : plan.record(cmd, operands, uint64_t(n)));
+      };
+      const SelectOperands select_operands{.input = in,
+                                           .flags = flag_buffer.range(0, n * 4),
+                                           .output = out,
+                                           .selected_count = selected.range(0, 4),
+                                           .scratch = whole(s_select)};
+      SelectOperands partition_operands = select_operands;
+      partition_operands.scratch = whole(s_partition);
       record(*reduce, whole(s_reduce), in, output.range(0, 4));
       record(*scan, whole(s_scan), in, out);
-      record(*select, whole(s_select), in, flag_range, out, one);
-      record(*partition, whole(s_partition), in, flag_range, out, one);
+      record_compaction(*select, select_operands);
+      record_compaction(*partition, partition_operands);
       record(*sort, whole(s_sort), in, values.range(0, n * 4));
     });
     for (const auto& r : results) {
@@ -597,13 +638,14 @@ TEST_CASE("DeviceRequirements::merge_into adds vkprim's features to an engine's 
     CHECK(std::memcmp(buffer.mapped, keys.data(), n * 4) == 0);
   }
 
-  // A chain of per-extension structs that lacks one vkprim needs is refused, untouched.
+  // A chain of per-extension structs that lacks one vkprim needs gets vkprim's own beside them, in the
+  // same call (before, merge_into refused it, naming the missing struct).
   if (v12 && req.vulkan12.vulkanMemoryModel && req.vulkan12.shaderBufferInt64Atomics) {
     VkPhysicalDeviceVulkanMemoryModelFeatures mm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
-    const auto none = merge_refused(req, &mm, "VkPhysicalDeviceShaderAtomicInt64Features");
-    CHECK(mm.vulkanMemoryModel == VK_FALSE);
-    CHECK(mm.pNext == nullptr);
-    CHECK(none.empty());
+    const VkPhysicalDeviceFeatures2 split = merged_chain(req, &mm);
+    CHECK(mm.vulkanMemoryModel == VK_TRUE);
+    CHECK(count_structs(&split, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES) == 1);
+    CHECK(count_structs(&split, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 0);
   }
   context.value().reset();
   engine.require_no_messages();
@@ -648,7 +690,7 @@ TEST_CASE("DeviceRequirements puts the pipeline-robustness struct at the end of 
 // Host-only: merge_into with 8- and 16-bit storage requested by hand, against engine chains of core structs,
 // of per-extension structs, and of per-extension structs that lack the storage ones.
 TEST_CASE("DeviceRequirements::merge_into ORs 8- and 16-bit storage into the engine's core or per-extension "
-          "structs, appends the core ones once, and refuses per-extension chains without the storage structs",
+          "structs, appends the core ones once, and completes per-extension chains with its own storage structs",
           "[borrowed][requirements]") {
   DeviceRequirements req;
   req.api_version = VK_API_VERSION_1_2;
@@ -692,42 +734,55 @@ TEST_CASE("DeviceRequirements::merge_into ORs 8- and 16-bit storage into the eng
     CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES) == 0);
     CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 0);
   }
-  SECTION("a 1.1 per-extension chain without VkPhysicalDevice16BitStorageFeatures is refused, untouched") {
+  SECTION("a 1.1 per-extension chain without VkPhysicalDevice16BitStorageFeatures gets vkprim's, no 1.1 core struct") {
     VkPhysicalDeviceShaderDrawParametersFeatures draw{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES};
-    merge_refused(req, &draw, "VkPhysicalDevice16BitStorageFeatures");
-    CHECK(draw.pNext == nullptr);
+    const VkPhysicalDeviceFeatures2 chain = merged_chain(req, &draw);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES) == 1);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES) == 0);
+    CHECK(req.extension_structs.storage16.storageBuffer16BitAccess == VK_TRUE);
   }
-  SECTION("a 1.2 per-extension chain without VkPhysicalDevice8BitStorageFeatures is refused, untouched") {
+  SECTION("a 1.2 per-extension chain without VkPhysicalDevice8BitStorageFeatures gets vkprim's, no 1.2 core struct") {
     VkPhysicalDeviceShaderAtomicInt64Features atomics{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
     VkPhysicalDevice16BitStorageFeatures own16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
     own16.pNext = &atomics;
-    merge_refused(req, &own16, "VkPhysicalDevice8BitStorageFeatures");
-    CHECK(own16.storageBuffer16BitAccess == VK_FALSE);
-    CHECK(atomics.pNext == nullptr);
+    const VkPhysicalDeviceFeatures2 chain = merged_chain(req, &own16);
+    CHECK(own16.storageBuffer16BitAccess == VK_TRUE);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES) == 1);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 0);
+    CHECK(req.extension_structs.storage8.storageBuffer8BitAccess == VK_TRUE);
   }
 }
 
 // Host-only: per-extension structs that vkprim does not use still forbid the core struct of their version
 // (VUID-VkDeviceCreateInfo-pNext-02830, -06532).
 TEST_CASE("DeviceRequirements::merge_into appends no Vulkan 1.2 or 1.3 core struct beside any per-extension "
-          "struct of that version, and refuses such a chain that lacks vkprim's structs, untouched",
+          "struct of that version, and completes such a chain with vkprim's per-extension structs in one call",
           "[borrowed][requirements]") {
   DeviceRequirements req;
   req.api_version = VK_API_VERSION_1_3;
   req.vulkan12.vulkanMemoryModel = VK_TRUE;
   req.vulkan12.vulkanMemoryModelDeviceScope = VK_TRUE;
   req.vulkan13.synchronization2 = VK_TRUE;
-  SECTION("timeline semaphores without the memory-model struct: refused, naming it") {
+  SECTION("timeline semaphores without the memory-model struct: vkprim's memory-model struct beside them") {
     VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
     timeline.timelineSemaphore = VK_TRUE;
-    const auto extensions = merge_refused(req, &timeline, "VkPhysicalDeviceVulkanMemoryModelFeatures");
-    CHECK(timeline.pNext == nullptr);
-    CHECK(extensions.empty());
+    const VkPhysicalDeviceFeatures2 chain = merged_chain(req, &timeline);
+    CHECK(timeline.timelineSemaphore == VK_TRUE);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES) == 1);
+    CHECK(req.extension_structs.memory_model.vulkanMemoryModel == VK_TRUE);
+    CHECK(req.extension_structs.memory_model.vulkanMemoryModelDeviceScope == VK_TRUE);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 0);
+    // Vulkan 1.3 structs: the chain has none of that version, so the core struct carries synchronization2.
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES) == 1);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES) == 0);
   }
-  SECTION("dynamic rendering without the synchronization2 struct: refused, naming it") {
+  SECTION("dynamic rendering without the synchronization2 struct: vkprim's synchronization2 struct beside it") {
     VkPhysicalDeviceDynamicRenderingFeatures rendering{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES};
-    merge_refused(req, &rendering, "VkPhysicalDeviceSynchronization2Features");
-    CHECK(rendering.pNext == nullptr);
+    const VkPhysicalDeviceFeatures2 chain = merged_chain(req, &rendering);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES) == 1);
+    CHECK(req.extension_structs.synchronization2.synchronization2 == VK_TRUE);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES) == 0);
+    CHECK(count_structs(&chain, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) == 1);
   }
   SECTION("with vkprim's per-extension structs beside them, they are switched on and no core struct is added") {
     VkPhysicalDeviceSynchronization2Features sync2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
@@ -860,4 +915,141 @@ TEST_CASE("an engine that enabled 64-bit atomics but not shaderInt64 gets chaine
   }  // plans go before their context
   context.value().reset();
   engine.require_no_messages();
+}
+
+namespace {
+
+// The engine's barrier between two of vkprim's records: compute-shader writes to compute-shader reads
+// and indirect-argument reads (the next plan reads the previous one's GPU count).
+void compute_to_next(VkCommandBuffer cmd) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &b, 0, nullptr,
+                       0, nullptr);
+}
+
+template <class Plan>
+Plan created(Result<Plan> plan) {
+  INFO((plan ? std::string("created") : plan.error().message));
+  REQUIRE(plan.ok());
+  return std::move(plan).value();
+}
+
+// An engine on an instance of `version`: its own feature chain completed by merge_into in one call, then
+// Select (keys below a pivot) -> RadixSort of the kept keys in place -> inclusive Scan of them, each
+// record_indirect reading the count the previous step wrote on the GPU, in one command buffer of the
+// engine's, under validation with synchronization validation.
+void select_sort_scan(uint32_t version) {
+  Engine engine;
+  engine.create_instance(version);
+  INFO("instance 1." << VK_API_VERSION_MINOR(engine.api_version));
+  DeviceRequirements req = requirements_of(engine);
+  // The engine's own chain: Features2 with a core feature of its own, merged with vkprim's in one call.
+  VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceFeatures supported{};
+  vkGetPhysicalDeviceFeatures(engine.physical_device, &supported);
+  chain.features.robustBufferAccess = supported.robustBufferAccess;
+  std::vector<const char*> extensions;
+  auto merged = req.merge_into(chain, extensions);
+  INFO(merged.message());
+  REQUIRE(merged.ok());
+  engine.create_device(&chain, extensions);
+  ContextCreateInfo info = engine_handles(engine);
+  info.enabled_features = &chain;
+  info.enabled_device_extensions = extensions;
+  info.debug_utils_enabled = engine.debug_utils;
+  auto context = Context::create(info);
+  INFO((context ? std::string("context ok") : context.error().message));
+  REQUIRE(context.ok());
+  Context& ctx = *context.value();
+  VKPRIM_TEST_RNG(rng);
+  {
+    const uint64_t max_count = 50000, n = 43211;
+    const uint32_t pivot = 0x60000000u;  // keeps about 3/8 of uniform u32 keys
+    auto select = created(Select::create(ctx, SelectDesc{DataType::u32, max_count, SelectPredicate::less}));
+    auto sort = created(RadixSort::create(ctx, SortDesc{DataType::u32, 0, SortOrder::ascending, max_count}));
+    ScanDesc scan_desc;
+    scan_desc.max_count = max_count;
+    auto scan = created(Scan::create(ctx, scan_desc));
+    INFO(to_string(select.algorithm()) << ", " << to_string(sort.algorithm()) << ", " << to_string(scan.algorithm()));
+    if (engine.api_version < VK_API_VERSION_1_2) {
+      CHECK(select.algorithm() == SelectAlgorithm::count_scan_scatter);
+      CHECK(scan.algorithm() == ScanAlgorithm::reduce_then_scan);
+    }
+
+    EngineBuffer input(engine, max_count * 4, 0);
+    EngineBuffer kept(engine, max_count * 4, 0);
+    EngineBuffer scanned(engine, max_count * 4, 0);
+    EngineBuffer counts(engine, 16, 0);  // [0]: the engine's count, [1]: Select's kept count
+    auto scratch_for = [&](const ScratchRequirements& need) {
+      return std::make_unique<EngineBuffer>(engine, std::max<VkDeviceSize>(need.size, 16), need.usage);
+    };
+    auto select_scratch = scratch_for(select.scratch_requirements());
+    auto sort_scratch = scratch_for(sort.scratch_requirements());
+    auto scan_scratch = scratch_for(scan.scratch_requirements());
+    const auto data = test::random_values<uint32_t>(max_count, rng);
+    std::memcpy(input.mapped, data.data(), max_count * 4);
+    std::fill_n(static_cast<uint32_t*>(kept.mapped), max_count, test::kPoison);
+    std::fill_n(static_cast<uint32_t*>(scanned.mapped), max_count, test::kPoison);
+    const uint32_t count_words[4] = {uint32_t(n), test::kPoison, test::kPoison, test::kPoison};
+    std::memcpy(counts.mapped, count_words, 16);
+
+    Result<void> selected, sorted, summed;
+    run_on_engine(engine, [&](VkCommandBuffer cmd) {
+      selected = select.record_indirect(cmd,
+                                        SelectOperands{input.range(0, max_count * 4), {}, kept.range(0, max_count * 4),
+                                                       counts.range(4, 4), select_scratch->range(0, select_scratch->size)},
+                                        counts.range(0, 4), Comparand::of(pivot));
+      compute_to_next(cmd);
+      sorted = sort.record_indirect(cmd, kept.range(0, max_count * 4), {}, counts.range(4, 4),
+                                    sort_scratch->range(0, sort_scratch->size));
+      compute_to_next(cmd);
+      summed = scan.record_indirect(cmd, kept.range(0, max_count * 4), scanned.range(0, max_count * 4),
+                                    counts.range(4, 4), scan_scratch->range(0, scan_scratch->size));
+    });
+    INFO(selected.message() << " / " << sorted.message() << " / " << summed.message());
+    REQUIRE(selected.ok());
+    REQUIRE(sorted.ok());
+    REQUIRE(summed.ok());
+
+    std::vector<uint32_t> expected;
+    for (uint64_t i = 0; i < n; ++i)
+      if (data[i] < pivot) expected.push_back(data[i]);
+    std::sort(expected.begin(), expected.end());
+    const uint32_t k = static_cast<const uint32_t*>(counts.mapped)[1];
+    REQUIRE(k == expected.size());
+    const auto* got_kept = static_cast<const uint32_t*>(kept.mapped);
+    const auto* got_scanned = static_cast<const uint32_t*>(scanned.mapped);
+    uint32_t sum = 0;
+    uint64_t wrong_keys = 0, wrong_sums = 0;
+    for (uint32_t i = 0; i < k; ++i) {
+      sum += expected[i];
+      wrong_keys += got_kept[i] != expected[i];
+      wrong_sums += got_scanned[i] != sum;
+    }
+    CHECK(wrong_keys == 0);
+    CHECK(wrong_sums == 0);
+    // Nothing past the kept count was written.
+    uint64_t touched = 0;
+    for (uint64_t i = k; i < max_count; ++i) touched += (got_kept[i] != test::kPoison) + (got_scanned[i] != test::kPoison);
+    CHECK(touched == 0);
+  }  // plans go before their context
+  context.value().reset();
+  engine.require_no_messages();
+}
+
+}  // namespace
+
+TEST_CASE("an engine on a Vulkan 1.1 instance chains select, sort and scan with GPU-driven counts in one command "
+          "buffer, validation-clean",
+          "[engine][indirect]") {
+  select_sort_scan(VK_API_VERSION_1_1);
+}
+
+TEST_CASE("an engine on a Vulkan 1.3 instance chains select, sort and scan with GPU-driven counts in one command "
+          "buffer, validation-clean",
+          "[engine][indirect]") {
+  select_sort_scan(VK_API_VERSION_1_3);
 }

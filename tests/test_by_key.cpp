@@ -171,14 +171,14 @@ bool check_reduce_by_key(Device& dev, const ReduceByKey& plan, Buffers& bufs, co
   std::vector<V> expected;
   host::reduce_by_key(keys, values, d.op, expected_keys, expected);
   stage(dev, bufs, all_keys, &all_values, o, gpu_count);
-  const BufferRange k = bufs.keys.range(o.keys * sizeof(K), n * sizeof(K));
-  const BufferRange v = bufs.values.range(o.values * sizeof(V), n * sizeof(V));
-  const BufferRange ua = bufs.a.range(o.a * sizeof(K), n * sizeof(K));
-  const BufferRange ub = bufs.b.range(o.b * sizeof(V), n * sizeof(V));
-  const BufferRange cnt = bufs.count.range(o.count * 4, 4);
+  const ReduceByKeyOperands operands{.keys = bufs.keys.range(o.keys * sizeof(K), n * sizeof(K)),
+                                     .values = bufs.values.range(o.values * sizeof(V), n * sizeof(V)),
+                                     .unique_keys = bufs.a.range(o.a * sizeof(K), n * sizeof(K)),
+                                     .aggregates = bufs.b.range(o.b * sizeof(V), n * sizeof(V)),
+                                     .run_count = bufs.count.range(o.count * 4, 4),
+                                     .scratch = bufs.scratch.range()};
   submit(dev, [&](VkCommandBuffer cmd) {
-    return gpu_count ? plan.record_indirect(cmd, k, v, ua, ub, cnt, bufs.count.range(48, 4), bufs.scratch.range())
-                     : plan.record(cmd, k, v, ua, ub, cnt, n, bufs.scratch.range());
+    return gpu_count ? plan.record_indirect(cmd, operands, bufs.count.range(48, 4)) : plan.record(cmd, operands, n);
   });
   const uint32_t runs = test::download<uint32_t>(dev, bufs.count, 16)[o.count];
   INFO("runs " << runs << ", expected " << expected.size());
@@ -209,8 +209,9 @@ void reduce_by_key_cases(Device& dev, DataType kt, DataType vt, Op op, const std
                          const std::vector<Runs>& shapes, std::mt19937_64& rng, uint32_t wg = 0, uint32_t items = 0,
                          KeyedAlgorithm algorithm = KeyedAlgorithm::automatic) {
   const uint64_t max_count = *std::max_element(sizes.begin(), sizes.end());
+  const Tuning tuning{.workgroup_size = wg, .items_per_thread = items};
   auto plan = make_plan<ReduceByKey>(
-      dev, ReduceByKeyDesc{kt, vt, op, std::max<uint64_t>(1, max_count), wg, items, nullptr, algorithm});
+      dev, ReduceByKeyDesc{kt, vt, op, std::max<uint64_t>(1, max_count), tuning, nullptr, algorithm});
   Buffers bufs(dev, max_count, sizeof(K), sizeof(V), plan.scratch_requirements().size);
   for (uint64_t n : sizes)
     for (const Runs& shape : shapes) {
@@ -258,12 +259,12 @@ bool check_scan_by_key(Device& dev, const ScanByKey& plan, Buffers& bufs, const 
   const std::vector<V> values(all_values.begin(), all_values.begin() + std::ptrdiff_t(used));
   const std::vector<V> expected = host::scan_by_key(keys, values, d.op, inclusive);
   stage(dev, bufs, all_keys, &all_values, o, gpu_count);
-  const BufferRange k = bufs.keys.range(o.keys * sizeof(K), n * sizeof(K));
-  const BufferRange v = bufs.values.range(o.values * sizeof(V), n * sizeof(V));
-  const BufferRange out = bufs.b.range(o.b * sizeof(V), n * sizeof(V));
+  const ScanByKeyOperands operands{.keys = bufs.keys.range(o.keys * sizeof(K), n * sizeof(K)),
+                                   .values = bufs.values.range(o.values * sizeof(V), n * sizeof(V)),
+                                   .output = bufs.b.range(o.b * sizeof(V), n * sizeof(V)),
+                                   .scratch = bufs.scratch.range()};
   submit(dev, [&](VkCommandBuffer cmd) {
-    return gpu_count ? plan.record_indirect(cmd, k, v, out, bufs.count.range(48, 4), bufs.scratch.range())
-                     : plan.record(cmd, k, v, out, n, bufs.scratch.range());
+    return gpu_count ? plan.record_indirect(cmd, operands, bufs.count.range(48, 4)) : plan.record(cmd, operands, n);
   });
   const auto got = fetch<V>(dev, bufs.b, o.b, n);
   std::vector<long double> magnitudes(used);
@@ -302,13 +303,16 @@ bool check_runs(Device& dev, const Plan& plan, Buffers& bufs, const std::vector<
   stage<K, uint32_t>(dev, bufs, all_keys, nullptr, o, gpu_count);
   const uint64_t out_n = kNonTrivial ? n / 2 : n;
   const uint32_t a_elem = kNonTrivial ? 4 : sizeof(K);
-  const BufferRange k = bufs.keys.range(o.keys * sizeof(K), n * sizeof(K));
-  const BufferRange a = bufs.a.range(o.a * a_elem, out_n * a_elem);
-  const BufferRange b = bufs.b.range(o.b * 4, out_n * 4);
-  const BufferRange cnt = bufs.count.range(o.count * 4, 4);
+  // RunLengthEncodeOperands {keys, unique_keys, lengths, run_count, scratch} or NonTrivialRunsOperands
+  // {keys, offsets, lengths, run_count, scratch}: output A is unique_keys or offsets, B the lengths.
+  using Operands = std::conditional_t<kNonTrivial, NonTrivialRunsOperands, RunLengthEncodeOperands>;
+  const Operands operands{bufs.keys.range(o.keys * sizeof(K), n * sizeof(K)),
+                          bufs.a.range(o.a * a_elem, out_n * a_elem),
+                          bufs.b.range(o.b * 4, out_n * 4),
+                          bufs.count.range(o.count * 4, 4),
+                          bufs.scratch.range()};
   submit(dev, [&](VkCommandBuffer cmd) {
-    return gpu_count ? plan.record_indirect(cmd, k, a, b, cnt, bufs.count.range(48, 4), bufs.scratch.range())
-                     : plan.record(cmd, k, a, b, cnt, n, bufs.scratch.range());
+    return gpu_count ? plan.record_indirect(cmd, operands, bufs.count.range(48, 4)) : plan.record(cmd, operands, n);
   });
   const uint32_t runs = test::download<uint32_t>(dev, bufs.count, 16)[o.count];
   INFO("runs " << runs << ", expected " << expected_lengths.size());
@@ -336,12 +340,12 @@ bool check_unique(Device& dev, const Unique& plan, Buffers& bufs, const std::vec
   const auto starts = host::run_starts(keys);
   stage<K, uint32_t>(dev, bufs, all_keys, nullptr, o, gpu_count);
   const uint32_t out_elem = indices ? 4 : sizeof(K);
-  const BufferRange k = bufs.keys.range(o.keys * sizeof(K), n * sizeof(K));
-  const BufferRange out = bufs.a.range(o.a * out_elem, n * out_elem);
-  const BufferRange cnt = bufs.count.range(o.count * 4, 4);
+  const UniqueOperands operands{.keys = bufs.keys.range(o.keys * sizeof(K), n * sizeof(K)),
+                                .output = bufs.a.range(o.a * out_elem, n * out_elem),
+                                .unique_count = bufs.count.range(o.count * 4, 4),
+                                .scratch = bufs.scratch.range()};
   submit(dev, [&](VkCommandBuffer cmd) {
-    return gpu_count ? plan.record_indirect(cmd, k, out, cnt, bufs.count.range(48, 4), bufs.scratch.range())
-                     : plan.record(cmd, k, out, cnt, n, bufs.scratch.range());
+    return gpu_count ? plan.record_indirect(cmd, operands, bufs.count.range(48, 4)) : plan.record(cmd, operands, n);
   });
   const uint32_t runs = test::download<uint32_t>(dev, bufs.count, 16)[o.count];
   INFO("runs " << runs << ", expected " << starts.size());
@@ -366,15 +370,16 @@ void all_primitives_u32(Device& dev, const std::vector<uint64_t>& sizes, const s
                         uint32_t items = 0) {
   const uint64_t max_count = std::max<uint64_t>(1, *std::max_element(sizes.begin(), sizes.end()));
   const DataType u32 = DataType::u32;
-  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{u32, u32, Op::add, max_count, wg, items, nullptr, algorithm});
+  const Tuning tuning{.workgroup_size = wg, .items_per_thread = items};
+  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{u32, u32, Op::add, max_count, tuning, nullptr, algorithm});
   auto incl = make_plan<ScanByKey>(
-      dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, max_count, wg, items, nullptr, algorithm});
+      dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, max_count, tuning, nullptr, algorithm});
   auto excl = make_plan<ScanByKey>(
-      dev, ScanByKeyDesc{u32, u32, Op::max, ScanKind::exclusive, max_count, wg, items, nullptr, algorithm});
-  auto rle = make_plan<RunLengthEncode>(dev, RunLengthEncodeDesc{u32, max_count, wg, items, algorithm});
-  auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{u32, max_count, wg, items, algorithm});
-  auto uniq = make_plan<Unique>(dev, UniqueDesc{u32, max_count, SelectOutput::elements, wg, items, algorithm});
-  auto uniq_idx = make_plan<Unique>(dev, UniqueDesc{u32, max_count, SelectOutput::indices, wg, items, algorithm});
+      dev, ScanByKeyDesc{u32, u32, Op::max, ScanKind::exclusive, max_count, tuning, nullptr, algorithm});
+  auto rle = make_plan<RunLengthEncode>(dev, RunLengthEncodeDesc{u32, max_count, tuning, algorithm});
+  auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{u32, max_count, tuning, algorithm});
+  auto uniq = make_plan<Unique>(dev, UniqueDesc{u32, max_count, SelectOutput::elements, tuning, algorithm});
+  auto uniq_idx = make_plan<Unique>(dev, UniqueDesc{u32, max_count, SelectOutput::indices, tuning, algorithm});
   VkDeviceSize scratch = 0;
   for (VkDeviceSize s : {rbk.scratch_requirements().size, incl.scratch_requirements().size,
                          rle.scratch_requirements().size, ntr.scratch_requirements().size,
@@ -396,10 +401,10 @@ void all_primitives_u32(Device& dev, const std::vector<uint64_t>& sizes, const s
     }
 }
 
-ContextOptions fallback_options(uint32_t period, bool subgroups) {
-  ContextOptions o = test::forced_fallback(period);
-  o.force_no_subgroups = !subgroups;
-  return o;
+test::DeviceSetup fallback_options(uint32_t period, bool subgroups) {
+  test::DeviceSetup s = test::forced_fallback(period);
+  s.options.force_no_subgroups = !subgroups;
+  return s;
 }
 
 // record_indirect of four primitives with `algorithm`: GPU counts 0, 1, tile + 1, n, past n and 2^32-1.
@@ -407,10 +412,10 @@ void indirect_counts(Device& dev, KeyedAlgorithm algorithm, std::mt19937_64& rng
   const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
   const uint64_t n = 4 * tile + 11;
   const DataType u32 = DataType::u32;
-  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{u32, u32, Op::add, n, 0, 0, nullptr, algorithm});
-  auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::exclusive, n, 0, 0, nullptr, algorithm});
-  auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{u32, n, 0, 0, algorithm});
-  auto uniq = make_plan<Unique>(dev, UniqueDesc{u32, n, SelectOutput::elements, 0, 0, algorithm});
+  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{u32, u32, Op::add, n, {}, nullptr, algorithm});
+  auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::exclusive, n, {}, nullptr, algorithm});
+  auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{u32, n, {}, algorithm});
+  auto uniq = make_plan<Unique>(dev, UniqueDesc{u32, n, SelectOutput::elements, {}, algorithm});
   Buffers bufs(dev, n, 4, 4, std::max({rbk.scratch_requirements().size, scan.scratch_requirements().size,
                                       ntr.scratch_requirements().size, uniq.scratch_requirements().size}));
   const auto keys = make_keys<uint32_t>(n, kRandom4, rng);
@@ -428,9 +433,9 @@ void unaligned_offsets(Device& dev, KeyedAlgorithm algorithm, std::mt19937_64& r
   const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
   const uint64_t n = 2 * tile + 5;
   const DataType u32 = DataType::u32;
-  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{u32, u32, Op::add, n, 0, 0, nullptr, algorithm});
-  auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, n, 0, 0, nullptr, algorithm});
-  auto rle = make_plan<RunLengthEncode>(dev, RunLengthEncodeDesc{u32, n, 0, 0, algorithm});
+  auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{u32, u32, Op::add, n, {}, nullptr, algorithm});
+  auto scan = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, n, {}, nullptr, algorithm});
+  auto rle = make_plan<RunLengthEncode>(dev, RunLengthEncodeDesc{u32, n, {}, algorithm});
 
   Buffers bufs(dev, n, 4, 4, std::max({rbk.scratch_requirements().size, scan.scratch_requirements().size,
                                       rle.scratch_requirements().size}));
@@ -446,10 +451,10 @@ void unaligned_offsets(Device& dev, KeyedAlgorithm algorithm, std::mt19937_64& r
 
 // The portable path: a device without the memory model (masked), optionally without subgroups.
 Device& portable_device(bool subgroups = true) {
-  ContextOptions o;
-  o.mask_features = feature_memory_model;
-  o.force_no_subgroups = !subgroups;
-  return test::device(o);
+  test::DeviceSetup s;
+  s.testing.mask_features = feature_memory_model;
+  s.options.force_no_subgroups = !subgroups;
+  return test::device(s);
 }
 
 
@@ -603,7 +608,7 @@ TEST_CASE("keyed primitives without 64-bit atomics keep their tile state in 16-b
           "[by_key][state_parts]") {
   for (uint32_t period : {0u, 3u}) {
     Device& dev =
-        test::device_without(feature_int64_atomics, period ? test::forced_fallback(period) : ContextOptions{});
+        test::device_without(feature_int64_atomics, period ? test::forced_fallback(period) : test::DeviceSetup{});
     if (!test::has_features(dev, feature_memory_model, "the keyed primitives")) return;
     VKPRIM_TEST_RNG(rng);
     INFO("fallback period " << period);
@@ -686,7 +691,8 @@ TEST_CASE("keyed plans tile counts up to 2^22 in 256 x 12; larger plans keep the
     CHECK(rbk.elements_per_tile() == 256u * 12);
     if (large) CHECK(scan.elements_per_tile(small + 1) == 512u * 12);
     // A tuned shape holds at every count.
-    auto tuned = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, max_count, 512, 12});
+    auto tuned = make_plan<ScanByKey>(dev, ScanByKeyDesc{u32, u32, Op::add, ScanKind::inclusive, max_count,
+                                                         Tuning{.workgroup_size = 512, .items_per_thread = 12}});
     CHECK(tuned.elements_per_tile(1) == 512u * 12);
   }
 }
@@ -765,10 +771,10 @@ TEST_CASE("keyed primitives refuse bad descriptions and bad buffers with a messa
           Status::invalid_argument, "bitwise");
   refused(ScanByKey::create(c, ScanByKeyDesc{DataType::u32, DataType::u32, Op::add, ScanKind(7), 100}),
           Status::invalid_argument, "kind");
-  refused(RunLengthEncode::create(c, RunLengthEncodeDesc{DataType::u32, 100, 96, 0}), Status::invalid_argument,
-          "workgroup_size");
-  refused(Unique::create(c, UniqueDesc{DataType::u32, 100, SelectOutput::elements, 0, 6}), Status::invalid_argument,
-          "items_per_thread");
+  refused(RunLengthEncode::create(c, RunLengthEncodeDesc{DataType::u32, 100, Tuning{.workgroup_size = 96}}),
+          Status::invalid_argument, "tuning.workgroup_size");
+  refused(Unique::create(c, UniqueDesc{DataType::u32, 100, SelectOutput::elements, Tuning{.items_per_thread = 6}}),
+          Status::invalid_argument, "tuning.items_per_thread");
   refused(Unique::create(c, UniqueDesc{DataType::u32, 100, SelectOutput(9)}), Status::invalid_argument, "output");
   // The sort-key types, as keys or as values.
   for (DataType type : {DataType::u8, DataType::u16}) {
@@ -792,8 +798,18 @@ TEST_CASE("keyed primitives refuse bad descriptions and bad buffers with a messa
   test::poison(dev, bufs.a);
   test::poison(dev, bufs.b);
   test::poison(dev, bufs.count);
-  const BufferRange k = bufs.keys.range(0, n * 4), v = bufs.values.range(0, n * 4), a = bufs.a.range(0, n * 4),
-                    b = bufs.b.range(0, n * 4), cnt = bufs.count.range(0, 4), s = bufs.scratch.range();
+  const ReduceByKeyOperands good{.keys = bufs.keys.range(0, n * 4),
+                                 .values = bufs.values.range(0, n * 4),
+                                 .unique_keys = bufs.a.range(0, n * 4),
+                                 .aggregates = bufs.b.range(0, n * 4),
+                                 .run_count = bufs.count.range(0, 4),
+                                 .scratch = bufs.scratch.range()};
+  // `good` with one operand changed.
+  auto with = [&](auto change) {
+    ReduceByKeyOperands changed = good;
+    change(changed);
+    return changed;
+  };
   auto record_refused = [&](const std::function<Result<void>(VkCommandBuffer)>& record, const char* words) {
     const Result<void> r = test::recorded_result(dev, record);
     INFO("expected a refusal naming '" << words << "', got " << (r ? std::string("success") : r.message()));
@@ -801,19 +817,26 @@ TEST_CASE("keyed primitives refuse bad descriptions and bad buffers with a messa
     CHECK(r.status() == Status::invalid_argument);
     CHECK(r.message().find(words) != std::string::npos);
   };
-  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, k, v, a, b, cnt, n + 1, s); }, "max_count");
-  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, BufferRange{}, v, a, b, cnt, n, s); }, "keys");
-  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, k, v, a, b, BufferRange{}, n, s); }, "run_count");
-  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, k, v, bufs.a.range(0, 40), b, cnt, n, s); },
-                 "unique_keys");
-  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, k, v, a, a, cnt, n, s); }, "overlap");
-  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, k, v, a, b, cnt, n, bufs.scratch.range(0, 16)); },
-                 "scratch");
-  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, k, v, bufs.a.range(2, n * 4), b, cnt, n, s); },
-                 "offset");
-  record_refused(
-      [&](VkCommandBuffer cmd) { return plan.record_indirect(cmd, k, v, a, b, cnt, bufs.count.range(2, 4), s); },
-      "count");
+  record_refused([&](VkCommandBuffer cmd) { return plan.record(cmd, good, n + 1); }, "max_count");
+  record_refused([&](VkCommandBuffer cmd) {
+    return plan.record(cmd, with([](ReduceByKeyOperands& o) { o.keys = {}; }), n);
+  }, "keys");
+  record_refused([&](VkCommandBuffer cmd) {
+    return plan.record(cmd, with([](ReduceByKeyOperands& o) { o.run_count = {}; }), n);
+  }, "run_count");
+  record_refused([&](VkCommandBuffer cmd) {
+    return plan.record(cmd, with([&](ReduceByKeyOperands& o) { o.unique_keys = bufs.a.range(0, 40); }), n);
+  }, "unique_keys");
+  record_refused([&](VkCommandBuffer cmd) {
+    return plan.record(cmd, with([](ReduceByKeyOperands& o) { o.aggregates = o.unique_keys; }), n);
+  }, "overlap");
+  record_refused([&](VkCommandBuffer cmd) {
+    return plan.record(cmd, with([&](ReduceByKeyOperands& o) { o.scratch = bufs.scratch.range(0, 16); }), n);
+  }, "scratch");
+  record_refused([&](VkCommandBuffer cmd) {
+    return plan.record(cmd, with([&](ReduceByKeyOperands& o) { o.unique_keys = bufs.a.range(2, n * 4); }), n);
+  }, "offset");
+  record_refused([&](VkCommandBuffer cmd) { return plan.record_indirect(cmd, good, bufs.count.range(2, 4)); }, "count");
   CHECK(test::still_poisoned(dev, bufs.a));
   CHECK(test::still_poisoned(dev, bufs.b));
   CHECK(test::still_poisoned(dev, bufs.count));
@@ -862,7 +885,7 @@ TEST_CASE("reduce_then_scan applies every value type's operators in input order 
         INFO("value type " << to_string(vt) << ", " << to_string(op));
         reduce_by_key_cases<uint32_t, V>(dev, DataType::u32, vt, op, {n}, {kRandom4}, rng, 0, 0, rts);
         for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-          auto plan = make_plan<ScanByKey>(dev, ScanByKeyDesc{DataType::u32, vt, op, kind, n, 0, 0, nullptr, rts});
+          auto plan = make_plan<ScanByKey>(dev, ScanByKeyDesc{DataType::u32, vt, op, kind, n, {}, nullptr, rts});
           Buffers bufs(dev, n, 4, sizeof(V), plan.scratch_requirements().size);
           check_scan_by_key(dev, plan, bufs, make_keys<uint32_t>(n, kRandom4, rng), make_values<V>(n, op, rng));
         }
@@ -874,11 +897,11 @@ TEST_CASE("reduce_then_scan applies every value type's operators in input order 
     // 64-bit keys that differ only in their high word: a plan comparing one word would merge runs.
     auto keys = make_keys<uint64_t>(n, kRandom4, rng);
     for (auto& k : keys) k = (k << 32) | 5u;
-    auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u64, DataType::u32, Op::add, n, 0, 0, nullptr, rts});
-    auto uniq = make_plan<Unique>(dev, UniqueDesc{DataType::u64, n, SelectOutput::elements, 0, 0, rts});
-    auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{DataType::u64, n, 0, 0, rts});
+    auto rbk = make_plan<ReduceByKey>(dev, ReduceByKeyDesc{DataType::u64, DataType::u32, Op::add, n, {}, nullptr, rts});
+    auto uniq = make_plan<Unique>(dev, UniqueDesc{DataType::u64, n, SelectOutput::elements, {}, rts});
+    auto ntr = make_plan<NonTrivialRuns>(dev, RunLengthEncodeDesc{DataType::u64, n, {}, rts});
     auto scan = make_plan<ScanByKey>(
-        dev, ScanByKeyDesc{DataType::u64, DataType::u64, Op::add, ScanKind::exclusive, n, 0, 0, nullptr, rts});
+        dev, ScanByKeyDesc{DataType::u64, DataType::u64, Op::add, ScanKind::exclusive, n, {}, nullptr, rts});
     Buffers bufs(dev, n, 8, 8,
                  std::max({rbk.scratch_requirements().size, uniq.scratch_requirements().size,
                            ntr.scratch_requirements().size, scan.scratch_requirements().size}));
@@ -899,12 +922,13 @@ TEST_CASE("reduce_then_scan on the no-subgroup path matches the CPU",
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("reduce_then_scan with push descriptors off records from the plan's descriptor-set cache and matches",
+TEST_CASE("reduce_then_scan with push descriptors off records through descriptor sets from the plan's pools and "
+          "matches",
           "[by_key][reduce_then_scan][descriptors]") {
-  ContextOptions o;
-  o.mask_features = feature_memory_model;
-  o.disable_push_descriptors = true;
-  o.descriptor_cache_size = 8;  // per plan; a record takes three
+  test::DeviceSetup o;
+  o.testing.mask_features = feature_memory_model;
+  o.options.disable_push_descriptors = true;
+  o.options.descriptor_sets_per_pool = 2;  // per pool; a record takes three, so records span several pools
   Device& dev = test::device(o);
   VKPRIM_TEST_RNG(rng);
   const uint64_t tile = tile_of(dev, DataType::u32, DataType::u32);
@@ -930,12 +954,12 @@ TEST_CASE("keyed primitives refuse chained without the memory model and an unkno
           "[by_key][reduce_then_scan][errors][host]") {
   Device& dev = portable_device();
   Context& c = dev.context();
-  auto chained = ReduceByKey::create(c, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, 100, 0, 0, nullptr,
+  auto chained = ReduceByKey::create(c, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, 100, {}, nullptr,
                                                         KeyedAlgorithm::chained});
   REQUIRE_FALSE(chained.ok());
   CHECK(chained.error().status == Status::unsupported);
   CHECK(chained.error().message.find("chained needs the vulkanMemoryModel") != std::string::npos);
-  auto unknown = Unique::create(c, UniqueDesc{DataType::u32, 100, SelectOutput::elements, 0, 0, KeyedAlgorithm(7)});
+  auto unknown = Unique::create(c, UniqueDesc{DataType::u32, 100, SelectOutput::elements, {}, KeyedAlgorithm(7)});
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.error().status == Status::invalid_argument);
   CHECK(unknown.error().message.find("unknown algorithm 7") != std::string::npos);

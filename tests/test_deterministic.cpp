@@ -33,14 +33,15 @@ constexpr uint64_t kLargeReduce = 300007;
 // The contexts every case runs under: plain, and every other tile skipping its publication with a spin
 // limit of 0 (test::forced_fallback), where a chained scan falls back past every skipped tile and its
 // float bits change from run to run.
-std::vector<ContextOptions> contexts() { return {ContextOptions{}, test::forced_fallback(2, 0)}; }
+std::vector<test::DeviceSetup> contexts() { return {test::DeviceSetup{}, test::forced_fallback(2, 0)}; }
 
-std::string describe(const ContextOptions& o) {
-  return o.debug_skip_publication_period ? "forced fallback (skip period " +
-                                               std::to_string(o.debug_skip_publication_period) + ", spin limit " +
-                                               std::to_string(o.fallback_spin_limit) + ")"
-                                         : std::string("plain context");
+std::string describe(const test::DeviceSetup& s) {
+  return s.testing.skip_publication_period ? "forced fallback (skip period " +
+                                                 std::to_string(s.testing.skip_publication_period) + ", spin limit " +
+                                                 std::to_string(s.options.fallback_spin_limit) + ")"
+                                           : std::string("plain context");
 }
+std::string describe(const Context& c) { return describe(test::DeviceSetup{c.options(), c.testing()}); }
 
 // Random signs and magnitudes from 2^-20 to 2^21: partial sums lose different low bits under every grouping.
 template <class T>
@@ -138,7 +139,7 @@ void check_scan_repeats(Device& dev, DataType type, ScanKind kind, std::mt19937_
   Buffer output = test::make_buffer(dev, desc.max_count * sizeof(T));
   Buffer scratch = test::make_scratch(dev, plan);
   for (uint64_t n : sizes) {
-    INFO(to_string(type) << " " << to_string(kind) << " add, n=" << n << ", " << describe(dev.context().options()));
+    INFO(to_string(type) << " " << to_string(kind) << " add, n=" << n << ", " << describe(dev.context()));
     const auto data = n > tile ? grouping_sensitive<T>(n, n, rng) : mixed_magnitudes<T>(n, rng);
     test::upload(dev, input, data);
     const VkDeviceSize bytes = n * sizeof(T);
@@ -170,7 +171,7 @@ void check_reduce_repeats(Device& dev, DataType type, ReduceAlgorithm algorithm,
   Buffer scratch = test::make_scratch(dev, plan);
   for (uint64_t n : sizes) {
     INFO(to_string(plan.algorithm()) << " " << to_string(type) << " add, n=" << n << ", "
-                                     << describe(dev.context().options()));
+                                     << describe(dev.context()));
     const auto data = n > tile ? grouping_sensitive<T>(n, n, rng) : mixed_magnitudes<T>(n, rng);
     test::upload(dev, input, data);
     const auto runs = run_repeatedly<T>(dev, output, 1, [&](VkCommandBuffer cmd) {
@@ -198,8 +199,8 @@ TEST_CASE("deterministic f32 and f64 scans resolve to reduce_then_scan and repea
           "under forced fallback",
           "[deterministic][scan]") {
   VKPRIM_TEST_RNG(rng);
-  for (const ContextOptions& options : contexts()) {
-    Device& dev = test::device(options);
+  for (const test::DeviceSetup& setup : contexts()) {
+    Device& dev = test::device(setup);
     for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
       check_scan_repeats<float>(dev, DataType::f32, kind, rng);
       if (!skip_unsupported(dev, DataType::f64)) check_scan_repeats<double>(dev, DataType::f64, kind, rng);
@@ -242,9 +243,9 @@ TEST_CASE("deterministic integer scans keep the chained scan where the memory mo
           "bits over 20 runs",
           "[deterministic][scan]") {
   VKPRIM_TEST_RNG(rng);
-  for (const ContextOptions& options : contexts()) {
-    Device& dev = test::device(options);
-    INFO(describe(options));
+  for (const test::DeviceSetup& setup : contexts()) {
+    Device& dev = test::device(setup);
+    INFO(describe(setup));
     const bool memory_model = dev.context().capabilities().has(feature_memory_model);
     const uint64_t n = 37 * 4096 + 11;
     ScanDesc desc{DataType::u32, Op::add, ScanKind::inclusive, n, ScanAlgorithm::automatic};
@@ -270,10 +271,10 @@ TEST_CASE("deterministic f32 and f64 reduces repeat their bits over 20 runs with
           "under forced fallback",
           "[deterministic][reduce]") {
   VKPRIM_TEST_RNG(rng);
-  for (const ContextOptions& options : contexts()) {
-    Device& dev = test::device(options);
+  for (const test::DeviceSetup& setup : contexts()) {
+    Device& dev = test::device(setup);
     // No reduce kernel reads the fallback options; automatic under them stands for the rest.
-    const bool plain = options.debug_skip_publication_period == 0;
+    const bool plain = setup.testing.skip_publication_period == 0;
     for (ReduceAlgorithm a : kReduceAlgorithms) {
       if (!plain && a != ReduceAlgorithm::automatic) continue;
       check_reduce_repeats<float>(dev, DataType::f32, a, rng);
@@ -330,10 +331,10 @@ TEST_CASE("deterministic plans recorded indirectly repeat their bits over 20 run
 TEST_CASE("a chained scan asked to be deterministic on a float type is invalid_argument on any device, while "
           "integer types and deterministic off are accepted",
           "[deterministic][errors]") {
-  ContextOptions masked;
-  masked.mask_features = feature_memory_model;
-  for (const ContextOptions& options : {ContextOptions{}, masked}) {
-    Device& dev = test::device(options);
+  test::DeviceSetup masked;
+  masked.testing.mask_features = feature_memory_model;
+  for (const test::DeviceSetup& setup : {test::DeviceSetup{}, masked}) {
+    Device& dev = test::device(setup);
     const bool memory_model = dev.context().capabilities().has(feature_memory_model);
     INFO((memory_model ? "memory model enabled" : "memory model masked"));
     for (DataType type : {DataType::f32, DataType::f64}) {

@@ -91,8 +91,8 @@ void record_or_fail(const Device& dev, const std::function<Result<void>(VkComman
 // Tiles of 256 x 4 vectors: 4096 u32 elements.
 ScanDesc scan_desc(uint64_t n) {
   ScanDesc desc{DataType::u32, Op::add, ScanKind::inclusive, n, ScanAlgorithm::chained_fallback};
-  desc.workgroup_size = 256;
-  desc.vectors_per_thread = 4;
+  desc.tuning.workgroup_size = 256;
+  desc.tuning.vectors_per_thread = 4;
   return desc;
 }
 constexpr uint64_t kScanTile = 4096;
@@ -126,8 +126,13 @@ void check_select(Device& dev, uint64_t n, std::mt19937_64& rng) {
   test::poison(dev, out);
   test::poison(dev, count);
   record_or_fail(dev, [&](VkCommandBuffer cmd) {
-    return plan.record(cmd, in.range(), BufferRange{}, out.range(), count.range(0, 4), n, scratch.range(),
-                       Comparand::of(bound));
+    return plan.record(cmd,
+                       SelectOperands{.input = in.range(),
+                                      .flags = {},
+                                      .output = out.range(),
+                                      .selected_count = count.range(0, 4),
+                                      .scratch = scratch.range()},
+                       n, Comparand::of(bound));
   });
   std::vector<uint32_t> expected;
   std::copy_if(input.begin(), input.end(), std::back_inserter(expected), [&](uint32_t v) { return v < bound; });
@@ -140,7 +145,7 @@ void check_select(Device& dev, uint64_t n, std::mt19937_64& rng) {
 // Every key differs from the one before it: every element is a run of its own.
 void check_run_length_encode(Device& dev, uint64_t n, std::mt19937_64& rng) {
   RunLengthEncode plan = created(
-      RunLengthEncode::create(dev.context(), RunLengthEncodeDesc{DataType::u32, n, 0, 0, KeyedAlgorithm::chained}));
+      RunLengthEncode::create(dev.context(), RunLengthEncodeDesc{DataType::u32, n, {}, KeyedAlgorithm::chained}));
   std::vector<uint32_t> keys(n);
   std::uniform_int_distribution<uint32_t> step(1, 3);
   keys[0] = uint32_t(rng());
@@ -153,7 +158,13 @@ void check_run_length_encode(Device& dev, uint64_t n, std::mt19937_64& rng) {
   test::poison(dev, lengths);
   test::poison(dev, count);
   record_or_fail(dev, [&](VkCommandBuffer cmd) {
-    return plan.record(cmd, in.range(), unique.range(), lengths.range(), count.range(0, 4), n, scratch.range());
+    return plan.record(cmd,
+                       RunLengthEncodeOperands{.keys = in.range(),
+                                               .unique_keys = unique.range(),
+                                               .lengths = lengths.range(),
+                                               .run_count = count.range(0, 4),
+                                               .scratch = scratch.range()},
+                       n);
   });
   const uint32_t k = test::download<uint32_t>(dev, count, 1)[0];
   check_statistics(dev, scratch, plan.statistics_offset(), ceil_div(n, plan.elements_per_tile(n)),
@@ -185,13 +196,19 @@ void check_runs_and_unique_u64(Device& dev, uint64_t n, std::mt19937_64& rng) {
   test::upload(dev, in, keys);
 
   NonTrivialRuns runs = created(
-      NonTrivialRuns::create(dev.context(), RunLengthEncodeDesc{DataType::u64, n, 0, 0, KeyedAlgorithm::chained}));
+      NonTrivialRuns::create(dev.context(), RunLengthEncodeDesc{DataType::u64, n, {}, KeyedAlgorithm::chained}));
   Buffer scratch = scratch_for(dev, runs.scratch_requirements());
   test::poison(dev, a);
   test::poison(dev, b);
   test::poison(dev, count);
   record_or_fail(dev, [&](VkCommandBuffer cmd) {
-    return runs.record(cmd, in.range(), a.range(), b.range(), count.range(0, 4), n, scratch.range());
+    return runs.record(cmd,
+                       NonTrivialRunsOperands{.keys = in.range(),
+                                              .offsets = a.range(),
+                                              .lengths = b.range(),
+                                              .run_count = count.range(0, 4),
+                                              .scratch = scratch.range()},
+                       n);
   });
   const uint32_t k = test::download<uint32_t>(dev, count, 1)[0];
   check_statistics(dev, scratch, runs.statistics_offset(), ceil_div(n, runs.elements_per_tile(n)),
@@ -207,7 +224,12 @@ void check_runs_and_unique_u64(Device& dev, uint64_t n, std::mt19937_64& rng) {
   test::poison(dev, a);
   test::poison(dev, count);
   record_or_fail(dev, [&](VkCommandBuffer cmd) {
-    return unique.record(cmd, in.range(), a.range(), count.range(0, 4), n, unique_scratch.range());
+    return unique.record(cmd,
+                         UniqueOperands{.keys = in.range(),
+                                        .output = a.range(),
+                                        .unique_count = count.range(0, 4),
+                                        .scratch = unique_scratch.range()},
+                         n);
   });
   const uint32_t u = test::download<uint32_t>(dev, count, 1)[0];
   check_statistics(dev, unique_scratch, unique.statistics_offset(), ceil_div(n, unique.elements_per_tile(n)),
@@ -276,10 +298,10 @@ TEST_CASE("chained kernels in launch order at 512 tiles with 4096 polls per pred
   }
   {
     RunLengthEncode probe = created(RunLengthEncode::create(
-        dev.context(), RunLengthEncodeDesc{DataType::u32, 1000, 0, 0, KeyedAlgorithm::chained}));
+        dev.context(), RunLengthEncodeDesc{DataType::u32, 1000, {}, KeyedAlgorithm::chained}));
     const uint64_t n = kLaunchTiles * probe.elements_per_tile();
     REQUIRE(probe.elements_per_tile() == created(RunLengthEncode::create(dev.context(), RunLengthEncodeDesc{
-                                                     DataType::u32, n, 0, 0, KeyedAlgorithm::chained}))
+                                                     DataType::u32, n, {}, KeyedAlgorithm::chained}))
                                              .elements_per_tile(n));
     check_run_length_encode(dev, n, rng);
   }

@@ -280,13 +280,13 @@ TEST_CASE("Reduce::create rejects max_count 0 and max_count above 2^40 with inva
 TEST_CASE("Reduce::create rejects vectors_per_thread above 16 with invalid_argument and takes 16", "[reduce][errors]") {
   Device& dev = test::device();
   ReduceDesc desc{DataType::u32, Op::add, 1000, ReduceAlgorithm::grid_stride};
-  desc.vectors_per_thread = 17;
+  desc.tuning.vectors_per_thread = 17;
   auto plan = Reduce::create(dev.context(), desc);
   REQUIRE_FALSE(plan.ok());
   INFO(plan.error().message);
   CHECK(plan.status() == Status::invalid_argument);
-  CHECK(mentions(plan.error().message, "vectors_per_thread 17"));
-  desc.vectors_per_thread = 16;
+  CHECK(mentions(plan.error().message, "tuning.vectors_per_thread 17"));
+  desc.tuning.vectors_per_thread = 16;
   VKPRIM_TEST_RNG(rng);
   test::ReduceRig<uint32_t> rig(dev, desc);
   CHECK(rig.check(test::random_values<uint32_t>(1000, rng)));
@@ -294,8 +294,8 @@ TEST_CASE("Reduce::create rejects vectors_per_thread above 16 with invalid_argum
 }
 
 TEST_CASE("64-bit types on a device without shaderInt64 and shaderFloat64 are unsupported", "[reduce][errors]") {
-  ContextOptions masked;
-  masked.mask_features = feature_int64 | feature_float64;
+  test::DeviceSetup masked;
+  masked.testing.mask_features = feature_int64 | feature_float64;
   Device& dev = test::device(masked);
   CHECK_FALSE(dev.context().capabilities().has(feature_int64));
   CHECK_FALSE(dev.context().capabilities().has(feature_float64));

@@ -223,8 +223,8 @@ TEST_CASE("an automatic scan created with in_place scans in place with and witho
   // Without in_place, automatic resolves to chained_fallback where the memory model is enabled, whose record
   // refuses in place, and to reduce_then_scan without it, which scans in place.
   VKPRIM_TEST_RNG(rng);
-  ContextOptions no_model;
-  no_model.mask_features = feature_memory_model;
+  test::DeviceSetup no_model;
+  no_model.testing.mask_features = feature_memory_model;
   for (Device* dev : {&test::device(), &test::device(no_model)}) {
     ScanDesc desc{DataType::u32, Op::add, ScanKind::exclusive, 40000};
     desc.in_place = true;
@@ -285,9 +285,9 @@ TEST_CASE("every algorithm scans inputs past the storage-range limit window by w
 }
 
 TEST_CASE("workgroup counts past the per-dimension limit spill into y and z", "[scan][dispatch][host]") {
-  ContextOptions options;
-  options.max_workgroups_per_dimension = 5;  // x, y, z <= 5: 26..125 workgroups need z
-  Device& dev = test::device(options);
+  test::DeviceSetup setup;
+  setup.testing.max_workgroups_per_dimension = 5;  // x, y, z <= 5: 26..125 workgroups need z
+  Device& dev = test::device(setup);
   VKPRIM_TEST_RNG(rng);
   for (ScanAlgorithm a : kAlgorithms)
     for (ScanKind kind : kKinds) {
@@ -327,7 +327,7 @@ TEST_CASE("hillis_steele scans a count that needs more than 65535 workgroups", "
 VKPRIM_SCAN_NOSG_ALGORITHM(subgroup_blocked)
 VKPRIM_SCAN_NOSG_ALGORITHM(reduce_then_scan)
 
-TEST_CASE("every algorithm works with push descriptors off (descriptor-set cache)", "[scan][descriptors][host]") {
+TEST_CASE("every algorithm works with push descriptors off (descriptor sets per record)", "[scan][descriptors][host]") {
   ContextOptions options;
   options.disable_push_descriptors = true;
   Device& dev = test::device(options);
@@ -483,14 +483,14 @@ TEST_CASE("invalid scan descriptions fail create with a Status and a message", "
   // Tuning overrides outside their ranges.
   {
     ScanDesc desc{DataType::u32, Op::add, ScanKind::inclusive, 100, ScanAlgorithm::chained_fallback};
-    desc.workgroup_size = 100;
+    desc.tuning.workgroup_size = 100;
     expect(desc, Status::invalid_argument);
-    desc.workgroup_size = 0;
-    desc.vectors_per_thread = 9;
+    desc.tuning.workgroup_size = 0;
+    desc.tuning.vectors_per_thread = 9;
     expect(desc, Status::invalid_argument);
   }
-  ContextOptions masked;
-  masked.mask_features = feature_int64 | feature_float64;
+  test::DeviceSetup masked;
+  masked.testing.mask_features = feature_int64 | feature_float64;
   Device& narrow = test::device(masked);
   for (DataType type : {DataType::u64, DataType::i64, DataType::f64}) {
     auto plan = Scan::create(narrow.context(), ScanDesc{type, Op::add, ScanKind::inclusive, 100});

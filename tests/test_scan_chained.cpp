@@ -1,6 +1,6 @@
 // Single-pass chained scans (chained_lookback, chained_fallback; issue 4, "Proving it"): every size from one
 // tile to two, every kind x type x op at edge and random sizes, 2^20+1, forced fallback (the test knob
-// ContextOptions::debug_skip_publication_period with spin limit 0) with the statistics counters in scratch,
+// detail::Testing::skip_publication_period with spin limit 0) with the statistics counters in scratch,
 // storage-range windows (the carry crosses windows), workgroup grids spilled into y/z (the ticket keeps
 // tile order), in place, the no-subgroup path, push descriptors off, and a context without the Vulkan
 // memory model. tests/CMakeLists.txt runs the whole binary again under LP_NUM_THREADS=1, 2 and 8.
@@ -30,8 +30,8 @@ constexpr uint64_t kRows = 4;         // 16-byte vectors per invocation
 // The tile-boundary and statistics cases need a known tile: pin 256 x 4 vectors, the default everywhere
 // but on NVIDIA's driver (where integer scans take 8 vectors; vkprim verify and the bench check that shape).
 ScanDesc pinned(ScanDesc d) {
-  d.workgroup_size = uint32_t(kWorkgroup);
-  d.vectors_per_thread = uint32_t(kRows);
+  d.tuning.workgroup_size = uint32_t(kWorkgroup);
+  d.tuning.vectors_per_thread = uint32_t(kRows);
   return d;
 }
 constexpr uint64_t kLargeCount = (uint64_t(1) << 20) + 1;
@@ -154,10 +154,10 @@ void check_matrix(ScanAlgorithm algorithm, DataType type, const ContextOptions& 
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-ContextOptions forced(uint32_t spin_limit, uint32_t period) {
-  ContextOptions o = test::forced_fallback(period, spin_limit);
-  o.collect_statistics = true;  // the forced cases check the look-back steps and depth too
-  return o;
+test::DeviceSetup forced(uint32_t spin_limit, uint32_t period) {
+  test::DeviceSetup s = test::forced_fallback(period, spin_limit);
+  s.options.collect_statistics = true;  // the forced cases check the look-back steps and depth too
+  return s;
 }
 
 }  // namespace
@@ -297,7 +297,7 @@ void check_forced(Device& dev, DataType type, Op op, ScanKind kind, ScanAlgorith
   if (lookback_refused(dev, a)) return;
   const uint64_t n = tiles * tile_of(type) + 5;
   ScanDesc desc = pinned(ScanDesc{type, op, kind, n, a});
-  desc.lookback_windows = lookback_windows;
+  desc.tuning.lookback_windows = lookback_windows;
   ChainRig<T> rig(dev, desc);
   CHECK(rig.check(test::random_values<T>(n, rng), 1, 0));
   const uint64_t windows = rig.plan().dispatch_count(n);
@@ -308,13 +308,13 @@ void check_forced(Device& dev, DataType type, Op op, ScanKind kind, ScanAlgorith
                     << " look-back windows " << lookback_windows << " (" << windows << " windows, " << last
                     << " tiles in the last) spin limit "
                     << dev.context().options().fallback_spin_limit << ", skip period "
-                    << dev.context().options().debug_skip_publication_period << ": " << describe(s));
+                    << dev.context().testing().skip_publication_period << ": " << describe(s));
   CHECK(s.tiles == last);
   CHECK(s.depth <= last - 1);
   CHECK(s.steps >= last - 1);  // every tile but the first looks back at least one step
   if (a == ScanAlgorithm::chained_lookback) CHECK(s.fallbacks == 0);
   if (a == ScanAlgorithm::chained_fallback) {
-    const uint64_t skipped = skipped_with_successor(last, dev.context().options().debug_skip_publication_period);
+    const uint64_t skipped = skipped_with_successor(last, dev.context().testing().skip_publication_period);
     INFO(skipped << " tiles of the last window skip their publication and have a successor");
     if (skipped > 0) CHECK(s.fallbacks > 0);
     CHECK(s.fallbacks >= skipped);
@@ -328,9 +328,9 @@ void check_forced(Device& dev, DataType type, Op op, ScanKind kind, ScanAlgorith
 TEST_CASE("with collect_statistics off the chained scan leaves the step and depth counters at zero, still counts "
           "fallbacks and matches the CPU",
           "[chained][statistics]") {
-  ContextOptions options = forced(0, 3);
-  options.collect_statistics = false;
-  Device& dev = test::device(options);
+  test::DeviceSetup setup = forced(0, 3);
+  setup.options.collect_statistics = false;
+  Device& dev = test::device(setup);
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 9 * tile_of(DataType::u32) + 5;
   ChainRig<uint32_t> rig(dev, pinned(ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, n, ScanAlgorithm::chained_fallback}));
@@ -359,7 +359,7 @@ TEST_CASE("chained_fallback with spin limit 0 and every k-th tile skipping its p
   VKPRIM_TEST_RNG(rng);
   for (uint32_t period : {1u, 2u, 3u, 7u}) {
     Device& dev = test::device(forced(0, period));
-    REQUIRE(dev.context().options().debug_skip_publication_period == period);
+    REQUIRE(dev.context().testing().skip_publication_period == period);
     REQUIRE(dev.context().options().fallback_spin_limit == 0);
     INFO("skip period " << period);
     check_forced<uint32_t>(dev, DataType::u32, Op::add, ScanKind::inclusive, ScanAlgorithm::chained_fallback, 64, rng);
@@ -399,8 +399,8 @@ TEST_CASE("chained_fallback with tiles taken in launch order (workgroup index, n
           "[chained][fallback][tile_order]") {
   VKPRIM_TEST_RNG(rng);
   for (uint32_t period : {0u, 3u}) {
-    ContextOptions o = test::launch_order(period);
-    o.collect_statistics = true;  // as in forced(): check_forced checks the look-back steps and depth
+    test::DeviceSetup o = test::launch_order(period);
+    o.options.collect_statistics = true;  // as in forced(): check_forced checks the look-back steps and depth
     Device& dev = test::device(o);
     INFO("skip period " << period);
     check_forced<uint32_t>(dev, DataType::u32, Op::add, ScanKind::inclusive, ScanAlgorithm::chained_fallback, 40, rng);
@@ -420,7 +420,7 @@ TEST_CASE("chained scans loading 2, 3 or 8 look-back windows per step match the 
     Device& dev = test::device();
     for (ScanAlgorithm a : chained_algorithms(dev)) {
       ScanDesc desc = pinned(ScanDesc{DataType::u32, Op::add, ScanKind::inclusive, 300 * tile_of(DataType::u32) + 5, a});
-      desc.lookback_windows = windows;
+      desc.tuning.lookback_windows = windows;
       ChainRig<uint32_t> rig(dev, desc);
       CHECK(rig.check(test::random_values<uint32_t>(desc.max_count, rng), 1, 0));
     }
@@ -436,16 +436,16 @@ TEST_CASE("chained scans loading 2, 3 or 8 look-back windows per step match the 
   }
   // Outside 1..8 the override is invalid_argument.
   ScanDesc desc{DataType::u32, Op::add, ScanKind::inclusive, 1000, ScanAlgorithm::chained_fallback};
-  desc.lookback_windows = 9;
+  desc.tuning.lookback_windows = 9;
   auto plan = Scan::create(test::device().context(), desc);
   CHECK(plan.status() == Status::invalid_argument);
-  if (!plan.ok()) CHECK(plan.error().message.find("lookback_windows") != std::string::npos);
+  if (!plan.ok()) CHECK(plan.error().message.find("tuning.lookback_windows") != std::string::npos);
 }
 
 TEST_CASE("chained_fallback with forced fallback on the no-subgroup path matches the CPU", "[chained][fallback][no_subgroups][no_subgroup_ops]") {
   VKPRIM_TEST_RNG(rng);
-  ContextOptions o = forced(0, 2);
-  o.force_no_subgroups = true;
+  test::DeviceSetup o = forced(0, 2);
+  o.options.force_no_subgroups = true;
   Device& dev = test::device(o);
   check_forced<uint32_t>(dev, DataType::u32, Op::add, ScanKind::inclusive, ScanAlgorithm::chained_fallback, 32, rng);
   if (test::type_supported(dev.context(), DataType::u64))
@@ -523,10 +523,10 @@ TEST_CASE("chained_fallback with forced fallback carries the running total acros
           "[chained][windows][fallback]") {
   VKPRIM_TEST_RNG(rng);
   for (uint32_t period : {1u, 2u}) {
-    ContextOptions o = small_windows();
-    o.fallback_spin_limit = 0;
-    o.debug_skip_publication_period = period;
-    o.collect_statistics = true;
+    test::DeviceSetup o = small_windows();
+    o.options.fallback_spin_limit = 0;
+    o.testing.skip_publication_period = period;
+    o.options.collect_statistics = true;
     Device& dev = test::device(o);
     INFO("skip period " << period);
     // Windows of 3 tiles; 9 full windows, then one of 3 tiles (the statistics are the last window's).
@@ -541,9 +541,9 @@ TEST_CASE("chained_fallback with forced fallback carries the running total acros
 
 TEST_CASE("chained scans over a grid spilled into y and z keep the tile order (about 100 tiles, 7 per dimension)",
           "[chained][dispatch][host]") {
-  ContextOptions options;
-  options.max_workgroups_per_dimension = 7;  // x, y, z <= 7: 50..343 workgroups need z
-  Device& dev = test::device(options);
+  test::DeviceSetup setup;
+  setup.testing.max_workgroups_per_dimension = 7;  // x, y, z <= 7: 50..343 workgroups need z
+  Device& dev = test::device(setup);
   VKPRIM_TEST_RNG(rng);
   for (ScanAlgorithm a : chained_algorithms(dev))
     for (ScanKind kind : kKinds) {
@@ -556,9 +556,9 @@ TEST_CASE("chained scans over a grid spilled into y and z keep the tile order (a
       CHECK(s.tiles == tiles);  // the grid is padded to 7 x 7 x 3; the extra workgroups take no ticket
     }
   // The same with forced fallback: tiles reduce predecessors wherever the spilled grid placed them.
-  options.fallback_spin_limit = 0;
-  options.debug_skip_publication_period = 2;
-  Device& forced_dev = test::device(options);
+  setup.options.fallback_spin_limit = 0;
+  setup.testing.skip_publication_period = 2;
+  Device& forced_dev = test::device(setup);
   const uint64_t n = 99 * tile_of(DataType::i64) + 5;
   if (test::type_supported(forced_dev.context(), DataType::i64)) {
     ChainRig<int64_t> rig(forced_dev, pinned(ScanDesc{DataType::i64, Op::add, ScanKind::exclusive, n, ScanAlgorithm::chained_fallback}));
@@ -639,7 +639,7 @@ TEST_CASE("chained_fallback in place is invalid_argument with a message and writ
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("chained scans work with push descriptors off (descriptor-set cache)", "[chained][descriptors][host]") {
+TEST_CASE("chained scans work with push descriptors off (descriptor sets per record)", "[chained][descriptors][host]") {
   ContextOptions options;
   options.disable_push_descriptors = true;
   Device& dev = test::device(options);
@@ -685,8 +685,8 @@ TEST_CASE("an automatic u32 plan for 2^25+5 elements scans 2^25+5 and then 2^20+
 
 TEST_CASE("without the Vulkan memory model an explicit chained scan is unsupported and automatic is reduce_then_scan",
           "[chained][errors][memory_model][host]") {
-  ContextOptions masked;
-  masked.mask_features = feature_memory_model;
+  test::DeviceSetup masked;
+  masked.testing.mask_features = feature_memory_model;
   Device& dev = test::device(masked);
   CHECK_FALSE(dev.context().capabilities().has(feature_memory_model));
   for (ScanAlgorithm a : kChained) {
@@ -699,7 +699,8 @@ TEST_CASE("without the Vulkan memory model an explicit chained scan is unsupport
   }
   VKPRIM_TEST_RNG(rng);
   for (ScanKind kind : kKinds) {
-    ChainRig<uint32_t> rig(dev, pinned(ScanDesc{DataType::u32, Op::add, kind, 20000, ScanAlgorithm::automatic}));
+    // No tile override: reduce_then_scan takes none.
+    ChainRig<uint32_t> rig(dev, ScanDesc{DataType::u32, Op::add, kind, 20000, ScanAlgorithm::automatic});
     CHECK(rig.plan().algorithm() == ScanAlgorithm::reduce_then_scan);
     for (uint64_t n : {1ull, 4097ull, 20000ull}) CHECK(rig.check(test::random_values<uint32_t>(n, rng)));
   }
@@ -737,9 +738,10 @@ namespace {
 // correctly. Returns the failed create's status (success when the plan ran).
 template <class T>
 Status check_shape(Device& dev, const ScanDesc& desc, std::mt19937_64& rng) {
-  const uint64_t tile = uint64_t(desc.workgroup_size) * desc.vectors_per_thread * (16 / sizeof(T));
-  INFO(to_string(desc.algorithm) << " " << to_string(desc.type) << " workgroup_size " << desc.workgroup_size
-                                 << ", vectors_per_thread " << desc.vectors_per_thread << " (tile " << tile << ")");
+  const uint64_t tile = uint64_t(desc.tuning.workgroup_size) * desc.tuning.vectors_per_thread * (16 / sizeof(T));
+  INFO(to_string(desc.algorithm) << " " << to_string(desc.type) << " workgroup_size " << desc.tuning.workgroup_size
+                                 << ", vectors_per_thread " << desc.tuning.vectors_per_thread << " (tile " << tile
+                                 << ")");
   const uint64_t messages_before = dev.validation_message_count();
   auto plan = Scan::create(dev.context(), desc);
   INFO("validation messages:\n" << test::describe_messages(dev));
@@ -772,8 +774,8 @@ TEST_CASE("chained scans with tuned tile shapes (workgroup_size, vectors_per_thr
     for (ScanAlgorithm a : chained_algorithms(dev)) {
       const uint64_t tile32 = uint64_t(shape.workgroup_size) * shape.vectors * 4;
       ScanDesc desc{DataType::u32, Op::add, ScanKind::inclusive, 3 * tile32 + 5, a};
-      desc.workgroup_size = shape.workgroup_size;
-      desc.vectors_per_thread = shape.vectors;
+      desc.tuning.workgroup_size = shape.workgroup_size;
+      desc.tuning.vectors_per_thread = shape.vectors;
       // The default-sized 32-bit shapes fit every device vkprim supports (32 KiB of shared memory).
       CHECK(check_shape<uint32_t>(dev, desc, rng) == Status::success);
       if (test::type_supported(dev.context(), DataType::f64)) {
@@ -788,8 +790,8 @@ TEST_CASE("chained scans with tuned tile shapes (workgroup_size, vectors_per_thr
   // Overrides outside the documented ranges are invalid_argument.
   for (auto [wg, vectors] : {std::pair{100u, 0u}, std::pair{32u, 0u}, std::pair{2048u, 0u}, std::pair{0u, 9u}}) {
     ScanDesc desc{DataType::u32, Op::add, ScanKind::inclusive, 1000, ScanAlgorithm::chained_fallback};
-    desc.workgroup_size = wg;
-    desc.vectors_per_thread = vectors;
+    desc.tuning.workgroup_size = wg;
+    desc.tuning.vectors_per_thread = vectors;
     auto plan = Scan::create(dev.context(), desc);
     INFO("workgroup_size " << wg << ", vectors_per_thread " << vectors << ": "
                            << (plan ? std::string("ok") : plan.error().message));

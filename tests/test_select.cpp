@@ -32,26 +32,26 @@ uint64_t tile_of(Context& context, DataType type) {
   return test::make_compaction<Plan>(context, SelectDesc{type, 1, SelectPredicate::flagged}).elements_per_tile();
 }
 
-ContextOptions no_memory_model() {
-  ContextOptions o;
-  o.mask_features = feature_memory_model;
-  return o;
+test::DeviceSetup no_memory_model() {
+  test::DeviceSetup s;
+  s.testing.mask_features = feature_memory_model;
+  return s;
 }
-ContextOptions no_subgroups(bool memory_model = true) {
-  ContextOptions o;
-  o.force_no_subgroups = true;
-  if (!memory_model) o.mask_features = feature_memory_model;
-  return o;
+test::DeviceSetup no_subgroups(bool memory_model = true) {
+  test::DeviceSetup s;
+  s.options.force_no_subgroups = true;
+  if (!memory_model) s.testing.mask_features = feature_memory_model;
+  return s;
 }
-ContextOptions no_push_descriptors() {
-  ContextOptions o;
-  o.disable_push_descriptors = true;
-  return o;
+test::DeviceSetup no_push_descriptors() {
+  test::DeviceSetup s;
+  s.options.disable_push_descriptors = true;
+  return s;
 }
-ContextOptions forced_fallback(uint32_t period, bool subgroups = true) {
-  ContextOptions o = test::forced_fallback(period);
-  o.force_no_subgroups = !subgroups;
-  return o;
+test::DeviceSetup forced_fallback(uint32_t period, bool subgroups = true) {
+  test::DeviceSetup s = test::forced_fallback(period);
+  s.options.force_no_subgroups = !subgroups;
+  return s;
 }
 
 // Values with many repeats (so equal/not_equal and the comparand's own value matter), and for floats
@@ -105,8 +105,9 @@ void check_type(Device& dev, DataType type, std::mt19937_64& rng, bool all_sizes
 }
 
 template <class Plan>
-void check_all_types(const ContextOptions& options, bool all_sizes = true, RejectedOrder order = RejectedOrder::input) {
-  Device& dev = test::device(options);
+void check_all_types(const test::DeviceSetup& setup, bool all_sizes = true,
+                     RejectedOrder order = RejectedOrder::input) {
+  Device& dev = test::device(setup);
   VKPRIM_TEST_RNG(rng);
   for (DataType type : kTypes) {
     if (!test::type_supported(dev.context(), type)) {
@@ -121,8 +122,8 @@ void check_all_types(const ContextOptions& options, bool all_sizes = true, Rejec
 // Every size from tile - 64 to tile + 64 (u32, flagged, ~50%), batched: up to 129 records in one command
 // buffer, each into its own output slot and count word, with the caller's barrier between records.
 template <class Plan>
-void check_every_size_across_a_tile(const ContextOptions& options, RejectedOrder order = RejectedOrder::input) {
-  Device& dev = test::device(options);
+void check_every_size_across_a_tile(const test::DeviceSetup& setup, RejectedOrder order = RejectedOrder::input) {
+  Device& dev = test::device(setup);
   VKPRIM_TEST_RNG(rng);
   constexpr bool partition = std::is_same_v<Plan, Partition>;
   const uint64_t tile = tile_of<Plan>(dev.context(), DataType::u32);
@@ -148,8 +149,13 @@ void check_every_size_across_a_tile(const ContextOptions& options, RejectedOrder
     for (uint64_t s = 0; s < sizes && recorded.ok(); ++s) {
       if (s > 0) test::between_records(barrier, cmd);  // the next record clears scratch and reuses it
       const uint64_t n = first + s;
-      recorded = plan.record(cmd, input.range(0, n * 4), flag_buffer.range(0, n * 4),
-                             output.range(s * max_n * 4, n * 4), counts.range(s * 4, 4), n, scratch.range());
+      recorded = plan.record(cmd,
+                             SelectOperands{.input = input.range(0, n * 4),
+                                            .flags = flag_buffer.range(0, n * 4),
+                                            .output = output.range(s * max_n * 4, n * 4),
+                                            .selected_count = counts.range(s * 4, 4),
+                                            .scratch = scratch.range()},
+                             n);
     }
   });
   INFO("record: " << recorded.message() << " submit: " << submitted.message());
@@ -184,8 +190,8 @@ Result<void> created(Context& context, const SelectDesc& desc) {
 
 // 2^20 + 13 u32 elements at the given flag density; n random u32 also for a comparison predicate.
 template <class Plan>
-void check_large(const ContextOptions& options, std::initializer_list<double> densities) {
-  Device& dev = test::device(options);
+void check_large(const test::DeviceSetup& setup, std::initializer_list<double> densities) {
+  Device& dev = test::device(setup);
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = (uint64_t(1) << 20) + 13;
   CompactionRig<uint32_t, Plan> rig(dev, SelectDesc{DataType::u32, n, SelectPredicate::flagged});
@@ -303,8 +309,8 @@ TEST_CASE("select with forced fallback (spin limit 0, every 3rd tile publishing 
 TEST_CASE("select and partition asked for a spin limit past lavapipe's loop cut (65535 iterations), with tiles "
           "that never publish, fall back and match",
           "[select][fallback][loop_limit]") {
-  ContextOptions o = forced_fallback(3);
-  o.fallback_spin_limit = 0xFFFFFFFFu;  // packed as 65535
+  test::DeviceSetup o = forced_fallback(3);
+  o.options.fallback_spin_limit = 0xFFFFFFFFu;  // packed as 65535
   Device& dev = test::device(o);
   if (dev.context().capabilities().driver_id != VK_DRIVER_ID_MESA_LLVMPIPE) {
     test::skip("only lavapipe cuts loops short; elsewhere this would wait for ever");
@@ -367,7 +373,7 @@ TEST_CASE("select on the no-subgroup path (chained and count_scan_scatter) match
 
 TEST_CASE("select_indirect reads the count on the GPU, clamps it to max_count and writes 0 for a zero count",
           "[select][indirect]") {
-  for (const ContextOptions& o : {ContextOptions{}, no_memory_model()}) {
+  for (const test::DeviceSetup& o : {test::DeviceSetup{}, no_memory_model()}) {
     Device& dev = test::device(o);
     VKPRIM_TEST_RNG(rng);
     const uint64_t tile = tile_of(dev.context(), DataType::u32);
@@ -392,8 +398,8 @@ TEST_CASE("select and partition with tuned tile shapes match std::copy_if and st
   VKPRIM_TEST_RNG(rng);
   for (auto [wg, vectors] : {std::pair{64u, 1u}, std::pair{128u, 8u}, std::pair{512u, 2u}, std::pair{1024u, 1u}}) {
     SelectDesc desc{DataType::u32, 0, SelectPredicate::flagged};
-    desc.workgroup_size = wg;
-    desc.vectors_per_thread = vectors;
+    desc.tuning.workgroup_size = wg;
+    desc.tuning.vectors_per_thread = vectors;
     desc.max_count = 3ull * wg * vectors * 4 + 5;
     INFO("workgroup_size " << wg << " x " << vectors);
     auto plan = Select::create(dev.context(), desc);
@@ -413,7 +419,7 @@ TEST_CASE("select and partition with tuned tile shapes match std::copy_if and st
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("select works with push descriptors off (descriptor-set cache)", "[select][descriptors][host]") {
+TEST_CASE("select works with push descriptors off (descriptor sets per record)", "[select][descriptors][host]") {
   Device& dev = test::device(no_push_descriptors());
   VKPRIM_TEST_RNG(rng);
   CompactionRig<uint32_t, Select> rig(dev, SelectDesc{DataType::u32, 10000, SelectPredicate::flagged});
@@ -446,8 +452,8 @@ namespace {
 // 100% (every element rejected, a mix, every element kept).
 void check_partition_paths(RejectedOrder order) {
   VKPRIM_TEST_RNG(rng);
-  for (const ContextOptions& o : {forced_fallback(2), forced_fallback(3, false), no_memory_model(), no_subgroups(),
-                                  no_subgroups(false)}) {
+  for (const test::DeviceSetup& o : {forced_fallback(2), forced_fallback(3, false), no_memory_model(), no_subgroups(),
+                                     no_subgroups(false)}) {
     Device& dev = test::device(o);
     const uint64_t n = 9 * tile_of<Partition>(dev.context(), DataType::u32) + 7;
     SelectDesc desc{DataType::u32, n, SelectPredicate::flagged};
@@ -536,14 +542,15 @@ void check_indices(Device& dev, SelectDesc desc, const std::vector<T>& data, con
   if (gpu_count) test::upload(dev, gpu, std::vector<uint32_t>{*gpu_count});
   test::poison(dev, output);
   test::poison(dev, count);
-  const BufferRange in = flagged ? BufferRange{} : input.range();
-  const BufferRange fl = flagged ? flag_buffer.range() : BufferRange{};
+  const SelectOperands operands{.input = flagged ? BufferRange{} : input.range(),
+                                .flags = flagged ? flag_buffer.range() : BufferRange{},
+                                .output = output.range(),
+                                .selected_count = count.range(0, 4),
+                                .scratch = scratch.range()};
   Result<void> recorded;
   auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
-    recorded = gpu_count ? plan.record_indirect(cmd, in, fl, output.range(), count.range(0, 4), gpu.range(0, 4),
-                                                scratch.range(), test::comparand_of(rhs))
-                         : plan.record(cmd, in, fl, output.range(), count.range(0, 4), n, scratch.range(),
-                                       test::comparand_of(rhs));
+    recorded = gpu_count ? plan.record_indirect(cmd, operands, gpu.range(0, 4), test::comparand_of(rhs))
+                         : plan.record(cmd, operands, n, test::comparand_of(rhs));
   });
   INFO("record: " << recorded.message() << " submit: " << submitted.message());
   REQUIRE(recorded.ok());
@@ -626,11 +633,11 @@ TEST_CASE("select and partition create refuse bad descriptions with a status and
   if (too_many < (uint64_t(1) << 32))
     expect(SelectDesc{DataType::u32, too_many, SelectPredicate::flagged}, Status::unsupported, "storage-buffer binding");
   SelectDesc bad_shape{DataType::u32, 1000, SelectPredicate::flagged};
-  bad_shape.workgroup_size = 100;
-  expect(bad_shape, Status::invalid_argument, "workgroup_size");
-  bad_shape.workgroup_size = 256;
-  bad_shape.vectors_per_thread = 9;
-  expect(bad_shape, Status::invalid_argument, "vectors_per_thread");
+  bad_shape.tuning.workgroup_size = 100;
+  expect(bad_shape, Status::invalid_argument, "tuning.workgroup_size");
+  bad_shape.tuning.workgroup_size = 256;
+  bad_shape.tuning.vectors_per_thread = 9;
+  expect(bad_shape, Status::invalid_argument, "tuning.vectors_per_thread");
   SelectDesc bad_predicate{DataType::u32, 1000, SelectPredicate(42)};
   expect(bad_predicate, Status::invalid_argument, "predicate");
   SelectDesc bad_output{DataType::u32, 1000, SelectPredicate::flagged};
@@ -653,8 +660,8 @@ TEST_CASE("select and partition create refuse bad descriptions with a status and
     sort_key.type = DataType::u16;
     expect(sort_key, Status::invalid_argument, "u16 is a sort-key type only (RadixSort)");
   }
-  ContextOptions masked;
-  masked.mask_features = feature_int64 | feature_float64;
+  test::DeviceSetup masked;
+  masked.testing.mask_features = feature_int64 | feature_float64;
   Device& no64 = test::device(masked);
   for (DataType t : {DataType::u64, DataType::i64, DataType::f64}) {
     auto plan = Select::create(no64.context(), SelectDesc{t, 100, SelectPredicate::less});
@@ -706,7 +713,13 @@ TEST_CASE("select and partition record refuse bad buffers with a message and rec
   test::poison(dev, cnt);
   for (const Case& k : cases) {
     const Result<void> r = test::recorded_result(dev, [&](VkCommandBuffer cmd) {
-      return plan.record(cmd, k.input, k.flags, k.output, k.count, k.n, k.scratch);
+      return plan.record(cmd,
+                         SelectOperands{.input = k.input,
+                                        .flags = k.flags,
+                                        .output = k.output,
+                                        .selected_count = k.count,
+                                        .scratch = k.scratch},
+                         k.n);
     });
     INFO(k.what << ": " << r.message());
     CHECK(r.status() == Status::invalid_argument);
@@ -718,7 +731,13 @@ TEST_CASE("select and partition record refuse bad buffers with a message and rec
   // A comparison predicate ignores flags; record_indirect checks its count buffer.
   auto record_indirect = [&](BufferRange count, BufferRange gpu_count) {
     return test::recorded_result(dev, [&](VkCommandBuffer cmd) {
-      return part.record_indirect(cmd, a.range(), {}, c.range(), count, gpu_count, scratch.range());
+      return part.record_indirect(cmd,
+                                  SelectOperands{.input = a.range(),
+                                                 .flags = {},
+                                                 .output = c.range(),
+                                                 .selected_count = count,
+                                                 .scratch = scratch.range()},
+                                  gpu_count);
     });
   };
   const Result<void> misaligned = record_indirect(cnt.range(), cnt.range(2, 4));
@@ -741,6 +760,11 @@ TEST_CASE("a comparand made for another type than the plan's is refused, record 
   Buffer scratch = test::make_buffer(dev, std::max(select.scratch_requirements().size, part.scratch_requirements().size));
   test::poison(dev, c);
   test::poison(dev, cnt);
+  const SelectOperands operands{.input = a.range(),
+                                .flags = {},
+                                .output = c.range(),
+                                .selected_count = cnt.range(0, 4),
+                                .scratch = scratch.range()};
   struct Case {
     const char* what;
     std::function<Result<void>(VkCommandBuffer)> record;
@@ -748,14 +772,13 @@ TEST_CASE("a comparand made for another type than the plan's is refused, record 
   };
   const std::vector<Case> cases = {
       {"f32 comparand on u32", [&](VkCommandBuffer cmd) {
-         return select.record(cmd, a.range(), {}, c.range(), cnt.range(0, 4), n, scratch.range(), Comparand::of(100.0f));
+         return select.record(cmd, operands, n, Comparand::of(100.0f));
        }, "f32"},
       {"i32 comparand on u32", [&](VkCommandBuffer cmd) {
-         return select.record(cmd, a.range(), {}, c.range(), cnt.range(0, 4), n, scratch.range(), Comparand::of(int32_t(-1)));
+         return select.record(cmd, operands, n, Comparand::of(int32_t(-1)));
        }, "i32"},
       {"f32 comparand on f64, indirect", [&](VkCommandBuffer cmd) {
-         return part.record_indirect(cmd, a.range(), {}, c.range(), cnt.range(0, 4), cnt.range(16, 4), scratch.range(),
-                                     Comparand::of(1.5f));
+         return part.record_indirect(cmd, operands, cnt.range(16, 4), Comparand::of(1.5f));
        }, "f32"},
   };
   for (const Case& k : cases) {
@@ -769,7 +792,7 @@ TEST_CASE("a comparand made for another type than the plan's is refused, record 
   CHECK(test::still_poisoned(dev, cnt));
   // The matching type records.
   const Result<void> ok = test::recorded_result(dev, [&](VkCommandBuffer cmd) {
-    return select.record(cmd, a.range(), {}, c.range(), cnt.range(0, 4), n, scratch.range(), Comparand::of(100u));
+    return select.record(cmd, operands, n, Comparand::of(100u));
   });
   INFO(ok.message());
   CHECK(ok.ok());

@@ -57,8 +57,8 @@ TEST_CASE("radix sort with 384 x 12 and 384 x 5 tiles (workgroups that are not a
     for_each_algorithm(dev, [&](SortAlgorithm a) {
       for (uint32_t vs : {0u, 4u}) {
         SortDesc d = desc_of(a, DataType::u32, 3 * 384 * items + 1, vs);
-        d.workgroup_size = 384;
-        d.items_per_thread = items;
+        d.tuning.workgroup_size = 384;
+        d.tuning.items_per_thread = items;
         SortRig rig(dev, d);
         INFO(to_string(a) << " 384 x " << items << ", value bytes " << vs);
         REQUIRE(rig.plan().keys_per_tile() == 384u * items);
@@ -85,8 +85,8 @@ TEST_CASE("onesweep tiles staged in two rounds (256 x 24 u32, 256 x 16 u64: over
     if (is_64bit(s.key) && !dev.context().capabilities().has(feature_int64)) continue;
     const uint64_t tile = 256u * s.items;
     SortDesc d = desc_of(SortAlgorithm::onesweep, s.key, 3 * tile + 1, s.value_bytes);
-    d.workgroup_size = 256;
-    d.items_per_thread = s.items;
+    d.tuning.workgroup_size = 256;
+    d.tuning.items_per_thread = s.items;
     SortRig rig(dev, d);
     INFO(to_string(s.key) << " 256 x " << s.items << ", value bytes " << s.value_bytes);
     REQUIRE(rig.plan().keys_per_tile() == tile);
@@ -315,8 +315,8 @@ TEST_CASE("onesweep with spin limit 0 and every 3rd tile (or every tile, tile 0 
           "[sort][fallback]") {
   // Period 1 makes a successor publish tile 0's counts too, with the histogram offsets tile 0 adds.
   for (uint32_t period : {3u, 1u}) {
-    ContextOptions o = test::forced_fallback(period);
-    o.collect_statistics = true;  // the tile count below
+    test::DeviceSetup o = test::forced_fallback(period);
+    o.options.collect_statistics = true;  // the tile count below
     Device& dev = test::device(o);
     if (!available(dev, SortAlgorithm::onesweep)) return;
     VKPRIM_TEST_RNG(rng);
@@ -404,8 +404,8 @@ TEST_CASE("onesweep with tiles taken in launch order (workgroup index, no ticket
 
 TEST_CASE("radix sort on the no-subgroup path matches std::stable_sort (both algorithms, forced onesweep fallback)",
           "[sort][no_subgroups][no_subgroup_ops]") {
-  ContextOptions o = test::forced_fallback(4);
-  o.force_no_subgroups = true;
+  test::DeviceSetup o = test::forced_fallback(4);
+  o.options.force_no_subgroups = true;
   Device& dev = test::device(o);
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 6 * tile_of(dev, 0) + 13;
@@ -440,9 +440,9 @@ TEST_CASE("onesweep sorts keys and pairs like std::stable_sort with feature_pipe
 
 TEST_CASE("radix sort with push descriptors off and a grid spilled into y matches std::stable_sort",
           "[sort][descriptors][spill][host]") {
-  ContextOptions o;
-  o.disable_push_descriptors = true;
-  o.max_workgroups_per_dimension = 7;  // 343 groups: the 256-group digit-table scan still fits
+  test::DeviceSetup o;
+  o.options.disable_push_descriptors = true;
+  o.testing.max_workgroups_per_dimension = 7;  // 343 groups: the 256-group digit-table scan still fits
   Device& dev = test::device(o);
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 11 * tile_of(dev, 0) + 1;
@@ -494,8 +494,8 @@ TEST_CASE("automatic sort resolves to onesweep with the memory model and to redu
     CHECK(tile_of(dev, 8, SortAlgorithm::onesweep) == 384u * 14u);
   }
 
-  ContextOptions o;
-  o.mask_features = feature_memory_model;
+  test::DeviceSetup o;
+  o.testing.mask_features = feature_memory_model;
   Device& plain = test::device(o);
   SortRig rts(plain, desc_of(SortAlgorithm::automatic, DataType::u32, 5000));
   CHECK(rts.plan().algorithm() == SortAlgorithm::reduce_then_scan);

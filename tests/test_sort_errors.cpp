@@ -53,19 +53,19 @@ TEST_CASE("RadixSort::create refuses bad counts, bits, value sizes, enums and ti
   expect_create_error(c, changed([](SortDesc& d) { d.order = SortOrder(3); }), bad, "order");
   expect_create_error(c, changed([](SortDesc& d) { d.ranking = SortRanking(7); }), bad, "ranking");
   expect_create_error(c, changed([](SortDesc& d) { d.scatter = SortScatter(7); }), bad, "scatter");
-  expect_create_error(c, changed([](SortDesc& d) { d.workgroup_size = 128; }), bad, "workgroup_size");
-  expect_create_error(c, changed([](SortDesc& d) { d.workgroup_size = 320; }), bad, "multiple of 128");
-  expect_create_error(c, changed([](SortDesc& d) { d.workgroup_size = 1152; }), bad, "multiple of 128");
-  expect_create_error(c, changed([](SortDesc& d) { d.items_per_thread = 33; }), bad, "items_per_thread");
+  expect_create_error(c, changed([](SortDesc& d) { d.tuning.workgroup_size = 128; }), bad, "tuning.workgroup_size");
+  expect_create_error(c, changed([](SortDesc& d) { d.tuning.workgroup_size = 320; }), bad, "multiple of 128");
+  expect_create_error(c, changed([](SortDesc& d) { d.tuning.workgroup_size = 1152; }), bad, "multiple of 128");
+  expect_create_error(c, changed([](SortDesc& d) { d.tuning.items_per_thread = 33; }), bad, "tuning.items_per_thread");
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
 TEST_CASE("RadixSort::create refuses 64-bit keys without shaderInt64, onesweep without the memory model and keys "
           "past one binding with unsupported",
           "[sort][errors]") {
-  ContextOptions o;
-  o.mask_features = feature_int64 | feature_memory_model;
-  o.max_storage_buffer_range = 1 << 20;
+  test::DeviceSetup o;
+  o.testing.mask_features = feature_int64 | feature_memory_model;
+  o.testing.max_storage_buffer_range = 1 << 20;
   Device& dev = test::device(o);
   Context& c = dev.context();
   const Status unsupported = Status::unsupported;

@@ -155,7 +155,7 @@ TEST_CASE("explicit algorithms, tile overrides, explicit ranking and wide values
       CHECK(big.keys_per_tile(n) == big.keys_per_tile());
   }
   SortDesc tiled = desc_of(SortAlgorithm::automatic, DataType::u32, uint64_t(1) << 20);
-  tiled.workgroup_size = 256;
+  tiled.tuning.workgroup_size = 256;
   const RadixSort tiled_plan = make_sort(dev.context(), tiled);
   CHECK(tiled_plan.one_workgroup_keys() == 0);
   CHECK(tiled_plan.keys_per_tile(1000) == tiled_plan.keys_per_tile());

@@ -163,8 +163,8 @@ TEST_CASE("onesweep with wide values in tiles staged in two rounds (256 x 24) ma
   VKPRIM_TEST_RNG(rng);
   const uint64_t tile = 256 * 24;
   SortDesc d = desc_of(SortAlgorithm::onesweep, DataType::u32, 2 * tile + 1, 32);
-  d.workgroup_size = 256;
-  d.items_per_thread = 24;
+  d.tuning.workgroup_size = 256;
+  d.tuning.items_per_thread = 24;
   SortRig rig(dev, d);
   REQUIRE(rig.plan().keys_per_tile() == tile);
   CHECK(rig.plan().staging_rounds() == 2u);
@@ -229,8 +229,8 @@ TEST_CASE("radix sort of u16 keys on a bit range, at odd element offsets, with t
 TEST_CASE("on the no-subgroup path with forced onesweep fallback, wide values and u16 / u8 keys sort like "
           "std::stable_sort",
           "[sort][payloads][narrow_keys][fallback][no_subgroups][no_subgroup_ops]") {
-  ContextOptions o = test::forced_fallback(3);
-  o.force_no_subgroups = true;
+  test::DeviceSetup o = test::forced_fallback(3);
+  o.options.force_no_subgroups = true;
   Device& dev = test::device(o);
   VKPRIM_TEST_RNG(rng);
   struct Case {

@@ -140,8 +140,13 @@ class SelectJob : public Job {
   }
   Result<void> record(VkCommandBuffer cmd) const override {
     const uint64_t n = data_.size();
-    return plan_.record(cmd, input_.range(0, n * 4), BufferRange{}, output_.range(0, n * 4), count_.range(0, 4), n,
-                        scratch_.range(), Comparand::of(kComparand));
+    return plan_.record(cmd,
+                        SelectOperands{.input = input_.range(0, n * 4),
+                                       .flags = {},
+                                       .output = output_.range(0, n * 4),
+                                       .selected_count = count_.range(0, 4),
+                                       .scratch = scratch_.range()},
+                        n, Comparand::of(kComparand));
   }
   void check() const override {
     const SelectDesc& d = plan_.desc();
@@ -367,7 +372,7 @@ TEST_CASE("one Reduce, Scan, Select and RadixSort plan each, recorded from four 
           "[threads]") {
   const bool push_descriptors = GENERATE(true, false);
   ContextOptions options;
-  options.disable_push_descriptors = !push_descriptors;  // off: records share each plan's descriptor-set cache
+  options.disable_push_descriptors = !push_descriptors;  // off: records take sets from each plan's shared pools
   Device& dev = test::device(options);
   INFO((push_descriptors ? "push descriptors where the device has them" : "push descriptors off"));
   VKPRIM_TEST_RNG(rng);

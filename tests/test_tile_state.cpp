@@ -43,10 +43,10 @@ LitmusResult run_litmus(Device& dev, const char* kernel_name, const char* varian
   pass.buffers[2] = {state.handle(), 0, state.size()};
   pass.groups = 2u * slots;
   pass.push = {slots, seed, polls};
-  detail::DescriptorCache cache(c, 4);
+  detail::DescriptorSets descriptors(c, 4);  // sets per pool (used without push descriptors)
   Result<void> recorded;
   auto submitted = submit_compute(dev, [&](VkCommandBuffer cmd) {
-    recorded = detail::record_passes(c, cache, cmd, {pass});
+    recorded = detail::record_passes(c, descriptors, cmd, {pass}, "tile-state litmus");
   });
   REQUIRE(recorded.ok());
   REQUIRE(submitted.ok());

@@ -205,9 +205,9 @@ void check_scan(Device& dev, ScanAlgorithm algorithm, ScanKind kind, uint64_t n,
                 << "/" << out_offset << " shape " << workgroup_size << "x" << per_invocation << "x"
                 << lookback_windows);
   ScanDesc desc = scan_desc(op, algorithm, kind, std::max<uint64_t>(n, 1));
-  desc.workgroup_size = workgroup_size;
-  desc.vectors_per_thread = per_invocation;
-  desc.lookback_windows = lookback_windows;
+  desc.tuning.workgroup_size = workgroup_size;
+  desc.tuning.vectors_per_thread = per_invocation;
+  desc.tuning.lookback_windows = lookback_windows;
   const Scan plan = test::make_scan(dev.context(), desc);
   REQUIRE(plan.algorithm() == algorithm);
   check_scan_plan<T>(dev, plan, kind, n, rng, in_offset, out_offset);
@@ -317,7 +317,7 @@ TEST_CASE("user chained scans without 64-bit atomics keep their tile state in 16
           "[user][scan][state_parts]") {
   for (uint32_t period : {0u, 3u}) {
     Device& dev =
-        test::device_without(feature_int64_atomics, period ? test::forced_fallback(period) : ContextOptions{});
+        test::device_without(feature_int64_atomics, period ? test::forced_fallback(period) : test::DeviceSetup{});
     if (!test::has_features(dev, feature_memory_model, "the chained scan")) return;
     std::mt19937_64 rng(test::fresh_seed());
     INFO("fallback period " << period);
@@ -373,7 +373,7 @@ TEST_CASE("user look-backs over several windows keep order, stuck predecessors a
   // the first not-ready one; the fallbacks recompute a stuck tile from 2 values per invocation (the owner's
   // scan) or 8 (folded as they load) and must give the owner's bits.
   for (uint32_t period : {0u, 2u, 5u}) {
-    Device& dev = test::device(period ? test::forced_fallback(period) : ContextOptions{});
+    Device& dev = test::device(period ? test::forced_fallback(period) : test::DeviceSetup{});
     if (!test::has_features(dev, feature_memory_model, "the chained scan")) return;
     std::mt19937_64 rng(test::fresh_seed());
     INFO("fallback period " << period);
@@ -606,8 +606,14 @@ void check_by_key(Device& dev, uint64_t n, uint32_t mean, std::mt19937_64& rng,
   test::poison(dev, out_keys);
   test::poison(dev, out_values);
   REQUIRE(test::submit_compute(dev, [&](VkCommandBuffer cmd) {
-            auto r = reduce.value().record(cmd, key_buf.range(), value_buf.range(), out_keys.range(), out_values.range(),
-                                           count.range(0, 4), n, scratch.range());
+            auto r = reduce.value().record(cmd,
+                                           ReduceByKeyOperands{.keys = key_buf.range(),
+                                                               .values = value_buf.range(),
+                                                               .unique_keys = out_keys.range(),
+                                                               .aggregates = out_values.range(),
+                                                               .run_count = count.range(0, 4),
+                                                               .scratch = scratch.range()},
+                                           n);
             INFO(r.error().message);
             REQUIRE(r.ok());
           }).ok());
@@ -635,8 +641,12 @@ void check_by_key(Device& dev, uint64_t n, uint32_t mean, std::mt19937_64& rng,
     Buffer scan_scratch = test::make_buffer(dev, std::max<VkDeviceSize>(16, scan_plan.value().scratch_requirements().size));
     test::poison(dev, out_values);
     REQUIRE(test::submit_compute(dev, [&](VkCommandBuffer cmd) {
-              auto r = scan_plan.value().record(cmd, key_buf.range(), value_buf.range(), out_values.range(), n,
-                                                scan_scratch.range());
+              auto r = scan_plan.value().record(cmd,
+                                                ScanByKeyOperands{.keys = key_buf.range(),
+                                                                  .values = value_buf.range(),
+                                                                  .output = out_values.range(),
+                                                                  .scratch = scan_scratch.range()},
+                                                n);
               INFO(r.error().message);
               REQUIRE(r.ok());
             }).ok());
@@ -684,8 +694,8 @@ TEST_CASE("keyed user reductions fall back in the owner's order", "[user][by_key
 
 TEST_CASE("user operators by key without the memory model take reduce_then_scan and keep input order",
           "[user][by_key][reduce_then_scan]") {
-  ContextOptions o;
-  o.mask_features = feature_memory_model;
+  test::DeviceSetup o;
+  o.testing.mask_features = feature_memory_model;
   Device& dev = test::device(o);
   std::mt19937_64 rng(test::fresh_seed());
   const KeyedAlgorithm rts = KeyedAlgorithm::reduce_then_scan;

@@ -99,6 +99,7 @@ int bench_reduce_typed(const Device& device, const std::vector<Variant>& variant
         return plan.record(cmd, input->range(0, n * elem), output->range(0, elem), n, scratch->range());
       };
       const auto t = warm_and_time(device, repeats, run);
+      plan.release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
       if (!t) {
         std::fprintf(stderr, "bench: reduce %s: %s\n", to_string(plan.algorithm()), t.error().message.c_str());
         return 1;
@@ -208,8 +209,8 @@ int run_bench(std::vector<std::string> args) {
       return 2;
     }
     ReduceDesc desc{type, op, 0, ReduceAlgorithm::grid_stride};
-    desc.max_workgroups = groups;
-    desc.vectors_per_thread = vectors;
+    desc.tuning.max_workgroups = groups;
+    desc.tuning.vectors_per_thread = vectors;
     variants.push_back({desc, "grid_stride[" + item + "]"});
     pos = comma + 1;
   }

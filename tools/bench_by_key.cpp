@@ -61,6 +61,7 @@ struct AnyPlan {
   std::function<Result<void>(VkCommandBuffer, const BufferRange&, const BufferRange&, const BufferRange&,
                              const BufferRange&, const BufferRange&, uint64_t, const BufferRange&)>
       record;
+  std::function<void()> release_descriptor_sets;
   VkDeviceSize scratch = 16;
   VkDeviceSize statistics = 0;
   KeyedAlgorithm algorithm = KeyedAlgorithm::chained;  // resolved
@@ -74,34 +75,59 @@ Result<AnyPlan> wrap(Result<Plan> made) {
   any.scratch = std::max<VkDeviceSize>(16, plan->scratch_requirements().size);
   any.statistics = plan->statistics_offset();
   any.algorithm = plan->algorithm();
+  any.release_descriptor_sets = [plan] { plan->release_descriptor_sets(); };
   any.record = [plan](VkCommandBuffer cmd, const BufferRange& k, const BufferRange& v, const BufferRange& a,
                       const BufferRange& b, const BufferRange& c, uint64_t n, const BufferRange& s) -> Result<void> {
-    if constexpr (std::is_same_v<Plan, ReduceByKey>) return plan->record(cmd, k, v, a, b, c, n, s);
-    else if constexpr (std::is_same_v<Plan, ScanByKey>) return plan->record(cmd, k, v, b, n, s);
-    else if constexpr (std::is_same_v<Plan, Unique>) return plan->record(cmd, k, a, c, n, s);
-    else return plan->record(cmd, k, a, b, c, n, s);
+    if constexpr (std::is_same_v<Plan, ReduceByKey>)
+      return plan->record(
+          cmd, {.keys = k, .values = v, .unique_keys = a, .aggregates = b, .run_count = c, .scratch = s}, n);
+    else if constexpr (std::is_same_v<Plan, ScanByKey>)
+      return plan->record(cmd, {.keys = k, .values = v, .output = b, .scratch = s}, n);
+    else if constexpr (std::is_same_v<Plan, Unique>)
+      return plan->record(cmd, {.keys = k, .output = a, .unique_count = c, .scratch = s}, n);
+    else if constexpr (std::is_same_v<Plan, RunLengthEncode>)
+      return plan->record(cmd, {.keys = k, .unique_keys = a, .lengths = b, .run_count = c, .scratch = s}, n);
+    else
+      return plan->record(cmd, {.keys = k, .offsets = a, .lengths = b, .run_count = c, .scratch = s}, n);
   };
   return any;
 }
 
-Result<AnyPlan> make_plan(Context& c, Prim p, uint64_t max_count, uint32_t wg, uint32_t items,
+// tuning: workgroup_size and items_per_thread, 0 (the default) unless NAME@WGxITEMS asked for them.
+Result<AnyPlan> make_plan(Context& c, Prim p, uint64_t max_count, const Tuning& tuning,
                           KeyedAlgorithm algorithm = KeyedAlgorithm::automatic) {
   switch (p) {
     case Prim::reduce_by_key:
-      return wrap(ReduceByKey::create(
-          c, ReduceByKeyDesc{DataType::u32, DataType::u32, Op::add, max_count, wg, items, nullptr, algorithm}));
+      return wrap(ReduceByKey::create(c, ReduceByKeyDesc{.key_type = DataType::u32,
+                                                         .value_type = DataType::u32,
+                                                         .op = Op::add,
+                                                         .max_count = max_count,
+                                                         .tuning = tuning,
+                                                         .algorithm = algorithm}));
     case Prim::inclusive_scan_by_key:
     case Prim::exclusive_scan_by_key:
-      return wrap(ScanByKey::create(c, ScanByKeyDesc{DataType::u32, DataType::u32, Op::add,
-                                                      p == Prim::inclusive_scan_by_key ? ScanKind::inclusive
-                                                                                       : ScanKind::exclusive,
-                                                      max_count, wg, items, nullptr, algorithm}));
+      return wrap(ScanByKey::create(
+          c, ScanByKeyDesc{.key_type = DataType::u32,
+                           .value_type = DataType::u32,
+                           .op = Op::add,
+                           .kind = p == Prim::inclusive_scan_by_key ? ScanKind::inclusive : ScanKind::exclusive,
+                           .max_count = max_count,
+                           .tuning = tuning,
+                           .algorithm = algorithm}));
     case Prim::rle_encode:
-      return wrap(RunLengthEncode::create(c, RunLengthEncodeDesc{DataType::u32, max_count, wg, items, algorithm}));
+      return wrap(RunLengthEncode::create(
+          c, RunLengthEncodeDesc{
+                 .key_type = DataType::u32, .max_count = max_count, .tuning = tuning, .algorithm = algorithm}));
     case Prim::rle_non_trivial_runs:
-      return wrap(NonTrivialRuns::create(c, RunLengthEncodeDesc{DataType::u32, max_count, wg, items, algorithm}));
+      return wrap(NonTrivialRuns::create(
+          c, RunLengthEncodeDesc{
+                 .key_type = DataType::u32, .max_count = max_count, .tuning = tuning, .algorithm = algorithm}));
     case Prim::unique:
-      return wrap(Unique::create(c, UniqueDesc{DataType::u32, max_count, SelectOutput::elements, wg, items, algorithm}));
+      return wrap(Unique::create(c, UniqueDesc{.key_type = DataType::u32,
+                                               .max_count = max_count,
+                                               .output = SelectOutput::elements,
+                                               .tuning = tuning,
+                                               .algorithm = algorithm}));
   }
   return Error{Status::invalid_argument, VK_SUCCESS, "unknown primitive"};
 }
@@ -155,6 +181,11 @@ int bench(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& c
   VkDeviceSize scratch_bytes = 16;
   const bool memory_model = device.context().capabilities().has(feature_memory_model);
   for (const AlgorithmChoice& ch : choices) {
+    if (ch.tuning) {  // a third number would be an override the keyed plans do not read
+      std::fprintf(stderr, "vkprim bench %s: '%s%s': the tile override is @WGxITEMS\n", prim_name(prim),
+                   ch.name.c_str(), ch.shape.c_str());
+      return 2;
+    }
     std::vector<KeyedAlgorithm> algorithms;
     KeyedAlgorithm one = KeyedAlgorithm::automatic;
     if (ch.name == "all") {
@@ -168,8 +199,8 @@ int bench(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& c
       return 2;
     }
     for (KeyedAlgorithm algorithm : algorithms) {
-      auto made =
-          make_plan(const_cast<Device&>(device).context(), prim, max_n, ch.workgroup_size, ch.per_thread, algorithm);
+      const Tuning tuning{.workgroup_size = ch.workgroup_size, .items_per_thread = ch.per_thread};
+      auto made = make_plan(const_cast<Device&>(device).context(), prim, max_n, tuning, algorithm);
       if (!made) {
         std::fprintf(stderr, "%s failed: %s\n", prim_name(prim), made.error().message.c_str());
         return 1;
@@ -214,6 +245,7 @@ int bench(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& c
       std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
       return 1;
     }
+    plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
     const auto ceilings = ceilings_for(device, keys.value(), b.value(), n * 4, repeats);
     if (!ceilings) return 1;
     add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
@@ -221,6 +253,7 @@ int bench(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& c
     });
     for (size_t i = 0; i < plans.size(); ++i) {
       const auto t = warm_and_time(device, repeats, record_for(plans[i]));
+      plans[i].release_descriptor_sets();
       if (!t) {
         std::fprintf(stderr, "bench: %s: %s\n", prim_name(prim), t.error().message.c_str());
         return 1;
@@ -264,7 +297,7 @@ int verify_by_key(const Device& device, std::mt19937_64& rng) {
   for (KeyedAlgorithm algorithm : algorithms) {
     for (Prim prim : {Prim::reduce_by_key, Prim::inclusive_scan_by_key, Prim::exclusive_scan_by_key, Prim::rle_encode,
                       Prim::rle_non_trivial_runs, Prim::unique}) {
-      auto plan = make_plan(const_cast<Device&>(device).context(), prim, kMax, 0, 0, algorithm);
+      auto plan = make_plan(const_cast<Device&>(device).context(), prim, kMax, Tuning{}, algorithm);
       auto scratch = plan ? device.create_buffer(plan->scratch) : Result<Buffer>(plan.error());
       if (!plan || !scratch) {
         ++failed;

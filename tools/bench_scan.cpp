@@ -83,13 +83,12 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
     ScanDesc desc = base;
     desc.max_count = max_n;
     desc.algorithm = variant.algorithm;
-    desc.workgroup_size = variant.workgroup_size;
-    desc.vectors_per_thread = variant.vectors_per_thread;
-    desc.lookback_windows = variant.lookback_windows;
+    desc.tuning = variant.tuning;  // set only where the algorithm came with @WGxV[xK]
     // An algorithm the device refuses (e.g. chained_lookback on lavapipe) is skipped: say so, go on.
     const std::string what = std::string("scan ") + to_string(variant.algorithm);
+    const Tuning& t = desc.tuning;
     auto added = set.add(Scan::create(const_cast<Device&>(device).context(), desc),
-                         shape_label(desc.workgroup_size, desc.vectors_per_thread, desc.lookback_windows), what);
+                         shape_label(t.workgroup_size, t.vectors_per_thread, t.lookback_windows), what);
     if (!added) {
       std::fprintf(stderr, "%s: %s\n", what.c_str(), added.error().message.c_str());
       return 1;
@@ -126,6 +125,7 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
       std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
       return 1;
     }
+    plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
     const auto ceilings = ceilings_for(device, input.value(), output.value(), n * elem, repeats);
     if (!ceilings) return 1;
     add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
@@ -139,6 +139,7 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
     for (size_t k = 0; k < plans.size(); ++k) {
       const Scan& plan = plans[k];
       const auto t = warm_and_time(device, repeats, record_for(plan));
+      plan.release_descriptor_sets();
       if (!t) {
         std::fprintf(stderr, "bench: scan %s: %s\n", to_string(plan.algorithm()), t.error().message.c_str());
         return 1;
@@ -193,9 +194,9 @@ int run_bench_scan(std::vector<std::string> args) {
   auto add = [&](ScanAlgorithm a, uint32_t wg, uint32_t vectors, uint32_t windows) {
     ScanDesc d;
     d.algorithm = a;
-    d.workgroup_size = wg;
-    d.vectors_per_thread = vectors;
-    d.lookback_windows = windows;
+    d.tuning.workgroup_size = wg;
+    d.tuning.vectors_per_thread = vectors;
+    d.tuning.lookback_windows = windows;
     algorithms.push_back(d);
   };
   if (common.algorithm == "all") {

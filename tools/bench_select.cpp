@@ -147,16 +147,19 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
              size_label(n).c_str(), (unsigned long long)kept);
     auto record_for = [&](const Plan& plan) -> Recorder {
       return [&, n](VkCommandBuffer cmd) {
-        const BufferRange in = reads_input ? input->range(0, n * elem) : BufferRange{};
-        const BufferRange out = output->range(0, n * out_elem);
-        const BufferRange fl = flagged ? flags->range(0, n * 4) : BufferRange{};
-        return plan.record(cmd, in, fl, out, count->range(0, 4), n, scratch->range(), comparand);
+        const SelectOperands operands{.input = reads_input ? input->range(0, n * elem) : BufferRange{},
+                                      .flags = flagged ? flags->range(0, n * 4) : BufferRange{},
+                                      .output = output->range(0, n * out_elem),
+                                      .selected_count = count->range(0, 4),
+                                      .scratch = scratch->range()};
+        return plan.record(cmd, operands, n, comparand);
       };
     };
     if (auto warmed = warm_up(device, record_for(plans.front())); !warmed) {
       std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
       return 1;
     }
+    plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
     const auto ceilings = ceilings_for(device, input.value(), output.value(), n * elem, repeats);
     if (!ceilings) return 1;
     add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
@@ -167,6 +170,7 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
                     ceilings->of_copy(moved / cpu), true, ""});
     for (size_t k = 0; k < plans.size(); ++k) {
       const auto t = warm_and_time(device, repeats, record_for(plans[k]));
+      plans[k].release_descriptor_sets();
       if (!t) {
         std::fprintf(stderr, "bench: %s %s: %s\n", prim, labels[k].c_str(), t.error().message.c_str());
         return 1;
@@ -238,11 +242,16 @@ int run_bench_select(std::vector<std::string> args) {
   // One name, "all", or a comma-separated list; NAME@WGxV overrides the tile shape (0 keeps the default).
   std::vector<Variant> variants;
   const std::string list = common.algorithm == "all" ? "chained,count_scan_scatter" : common.algorithm;
-  for (const AlgorithmChoice& choice : split_algorithms(list))
+  for (const AlgorithmChoice& choice : split_algorithms(list)) {
+    if (choice.tuning) {  // a third number would be an override Select does not read
+      std::fprintf(stderr, "vkprim bench select: '%s%s': the tile override is @WGxV\n", choice.name.c_str(),
+                   choice.shape.c_str());
+      return 2;
+    }
     for (RejectedOrder o : orders) {
       Variant v;
-      v.desc.workgroup_size = choice.workgroup_size;
-      v.desc.vectors_per_thread = choice.per_thread;
+      v.desc.tuning.workgroup_size = choice.workgroup_size;
+      v.desc.tuning.vectors_per_thread = choice.per_thread;
       v.desc.rejected_order = o;
       v.label = choice.shape + (o == RejectedOrder::reversed ? "/reversed" : "");
       if (!parse(choice.name.c_str(), v.desc.algorithm)) {
@@ -252,6 +261,7 @@ int run_bench_select(std::vector<std::string> args) {
       }
       variants.push_back(v);
     }
+  }
   char counting[224];
   std::snprintf(counting, sizeof(counting),
                 "; GB/s count input (unless flagged indices) + flags read + kept (partition: all) written as %s; "

@@ -125,14 +125,13 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
     SortDesc d = base;
     d.max_count = max_n;
     d.algorithm = v.algorithm;
-    d.workgroup_size = v.workgroup_size;
-    d.items_per_thread = v.items_per_thread;
+    d.tuning = v.tuning;  // set only where the algorithm came with @WGxITEMS
     const std::string what = std::string("sort ") + to_string(v.algorithm);
     // Rows name the ranking and scatter when they were asked for (experiments against the defaults).
     std::string asked = base.ranking == SortRanking::automatic ? "" : std::string("/") + to_string(base.ranking);
     if (base.scatter != SortScatter::automatic) asked += std::string("/") + to_string(base.scatter);
     auto added = set.add(RadixSort::create(const_cast<Device&>(device).context(), d),
-                         shape_label(d.workgroup_size, d.items_per_thread) + asked, what);
+                         shape_label(d.tuning.workgroup_size, d.tuning.items_per_thread) + asked, what);
     if (!added) {
       std::fprintf(stderr, "%s: %s\n", what.c_str(), added.error().message.c_str());
       return 1;
@@ -194,6 +193,7 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
       std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
       return 1;
     }
+    plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
     const auto ceilings = ceilings_for(device, pristine_keys.value(), keys.value(), n * kb, repeats);
     if (!ceilings) return 1;
     add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
@@ -204,6 +204,7 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
     for (size_t k = 0; k < plans.size(); ++k) {
       const RadixSort& plan = plans[k];
       const auto t = warm_and_time(device, repeats, record_for(plan), restore, kMaxWarmRuns);
+      plan.release_descriptor_sets();
       if (!t) {
         std::fprintf(stderr, "bench: sort %s: %s\n", labels[k].c_str(), t.error().message.c_str());
         return 1;
@@ -276,9 +277,14 @@ int run_bench_sort(std::vector<std::string> args) {
   std::vector<SortDesc> variants;  // algorithm + tile override ("onesweep@512x16")
   const std::string list = common.algorithm == "all" ? "onesweep,reduce_then_scan" : common.algorithm;
   for (const AlgorithmChoice& choice : split_algorithms(list)) {
+    if (choice.tuning) {  // a third number would be an override RadixSort does not read
+      std::fprintf(stderr, "vkprim bench sort: '%s%s': the tile override is @WGxITEMS\n", choice.name.c_str(),
+                   choice.shape.c_str());
+      return 2;
+    }
     SortDesc v;
-    v.workgroup_size = choice.workgroup_size;
-    v.items_per_thread = choice.per_thread;
+    v.tuning.workgroup_size = choice.workgroup_size;
+    v.tuning.items_per_thread = choice.per_thread;
     if (!parse(choice.name.c_str(), v.algorithm)) {
       std::fprintf(stderr, "vkprim bench sort: unknown sort algorithm '%s'\n", choice.name.c_str());
       return 2;

@@ -264,15 +264,19 @@ Result<Ceilings> measure_ceilings(const Device& device, const Buffer& src, const
                                   int repeats) {
   auto& c = device.context().impl();
   Ceilings out;
-  detail::DescriptorCache cache(c, 64);
+  // Without push descriptors every run writes fresh sets; they return once the runs have completed (warm_up
+  // and time_gpu wait for their submissions).
+  detail::DescriptorSets sets(c, c.options.descriptor_sets_per_pool);
   // The copy twice, straight and rotated by half the buffer; the ceiling is the faster.
   for (int which : {0, 1, 2}) {
     const bool copy = which < 2;
     auto passes = ceiling_passes(c, copy ? "ceiling/copy" : "ceiling/read", src, dst, bytes, copy, which == 1);
     if (!passes) return std::move(passes).error();
-    auto run = [&](VkCommandBuffer cmd) { return detail::record_passes(c, cache, cmd, passes.value()); };
+    auto run = [&](VkCommandBuffer cmd) { return detail::record_passes(c, sets, cmd, passes.value(), "ceiling"); };
     if (auto warmed = warm_up(device, run); !warmed) return warmed.error();
+    sets.release();
     auto ns = time_gpu(device, repeats, run);
+    sets.release();
     if (!ns) return std::move(ns).error();
     const double gbps = double(bytes) * (copy ? 2 : 1) / median(ns.value());
     (which == 0 ? out.copy_straight_gbps : which == 1 ? out.copy_rotated_gbps : out.read_gbps) = gbps;

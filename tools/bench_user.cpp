@@ -116,11 +116,11 @@ int bench_user_typed(const Device& device, bool is_scan, ScanKind kind, const st
         std::fprintf(stderr, "vkprim bench: unknown scan algorithm '%s'\n", choice.name.c_str());
         return 2;
       }
-      d.workgroup_size = choice.workgroup_size;
-      d.vectors_per_thread = choice.per_thread;
-      d.lookback_windows = choice.tuning;
+      d.tuning.workgroup_size = choice.workgroup_size;
+      d.tuning.vectors_per_thread = choice.per_thread;
+      d.tuning.lookback_windows = choice.tuning;
       const std::string what = "scan " + choice.name;
-      const std::string shape = shape_label(d.workgroup_size, d.vectors_per_thread, d.lookback_windows);
+      const std::string shape = shape_label(choice.workgroup_size, choice.per_thread, choice.tuning);
       if (auto added = scans.add(Scan::create(context, d), shape, what); !added) {
         std::fprintf(stderr, "%s: %s\n", what.c_str(), added.error().message.c_str());
         return 1;
@@ -134,7 +134,7 @@ int bench_user_typed(const Device& device, bool is_scan, ScanKind kind, const st
     ReduceDesc d;
     d.user_operator = &op;
     d.max_count = max_n;
-    d.vectors_per_thread = algorithms.front().per_thread;  // rows per tile (ordered@xR)
+    d.tuning.vectors_per_thread = algorithms.front().per_thread;  // rows per tile (ordered@xR)
     auto plan = Reduce::create(context, d);
     if (!plan) {
       std::fprintf(stderr, "reduce: %s\n", plan.error().message.c_str());
@@ -186,6 +186,9 @@ int bench_user_typed(const Device& device, bool is_scan, ScanKind kind, const st
         };
       }
       const auto t = warm_and_time(device, repeats, run);
+      // The runs have completed: hand back the descriptor sets each wrote without push descriptors.
+      if (is_scan) scans.plans[k].release_descriptor_sets();
+      else reduces.front().release_descriptor_sets();
       if (!t) {
         std::fprintf(stderr, "bench: %s: %s\n", label.c_str(), t.error().message.c_str());
         return 1;
@@ -237,6 +240,10 @@ int run_bench_user(bool is_scan, std::vector<std::string> args, const std::strin
       common.algorithm == "all" ? std::string("reduce_then_scan,chained_lookback,chained_fallback") : common.algorithm);
   if (!is_scan && algorithms.size() != 1) {
     std::fprintf(stderr, "vkprim bench reduce: one --algorithm (ordered or automatic)\n");
+    return 2;
+  }
+  if (!is_scan && (algorithms.front().workgroup_size || algorithms.front().tuning)) {  // Reduce reads neither
+    std::fprintf(stderr, "vkprim bench reduce: the tile override is ordered@0xR (R values per invocation)\n");
     return 2;
   }
   print_bench_header(*device, common.repeats, is_scan ? "; GB/s counts read + write" : "; GB/s counts the read");

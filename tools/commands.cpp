@@ -31,7 +31,7 @@ std::unique_ptr<Device> open_device(std::vector<std::string>& args, bool pipelin
   if (take_option(args, "--spin-limit", value)) options.options.fallback_spin_limit = uint32_t(std::stoul(value));
   options.options.collect_statistics = take_flag(args, "--lookback-stats");
   if (take_option(args, "--skip-publication", value))
-    options.options.debug_skip_publication_period = uint32_t(std::stoul(value));
+    options.testing.skip_publication_period = uint32_t(std::stoul(value));  // a test hook (detail::Testing)
   if (take_option(args, "--tile-order", value)) {
     if (value == "ticket") options.options.tile_order = TileOrder::ticket;
     else if (value == "launch") options.options.tile_order = TileOrder::launch;

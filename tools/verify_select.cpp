@@ -50,9 +50,13 @@ bool verify_one(const Device& device, const SelectDesc& desc, std::mt19937_64& r
     }
     Result<void> recorded;
     auto submitted = device.submit([&](VkCommandBuffer cmd) {
-      const BufferRange fl = desc.predicate == SelectPredicate::flagged ? flags->range(0, n * 4) : BufferRange{};
-      recorded = plan->record(cmd, input->range(0, n * sizeof(T)), fl, output->range(0, n * sizeof(T)),
-                              count->range(0, 4), n, scratch->range(), Comparand::of(rhs));
+      const SelectOperands operands{
+          .input = input->range(0, n * sizeof(T)),
+          .flags = desc.predicate == SelectPredicate::flagged ? flags->range(0, n * 4) : BufferRange{},
+          .output = output->range(0, n * sizeof(T)),
+          .selected_count = count->range(0, 4),
+          .scratch = scratch->range()};
+      recorded = plan->record(cmd, operands, n, Comparand::of(rhs));
     });
     if (!recorded || !submitted) {
       why = !recorded ? recorded.message() : submitted.message();

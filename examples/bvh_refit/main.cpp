@@ -163,9 +163,14 @@ int run(const Options& opt) {
                                 VK_ACCESS_SHADER_READ_BIT};
     for (uint32_t k = 0; k < levels; ++k) {
       const Buffer& values = k == 0 ? boxes : node_boxes[k - 1];
-      check(refit[k].record(cmd, keys[k].range(), values.range(), node_ids[k].range(), node_boxes[k].range(),
-                            node_counts[k].range(), parent[k].size(), scratch[k].range()),
-            "ReduceByKey::record");
+      ReduceByKeyOperands operands;  // by name (this example is C++17: no designated initializers)
+      operands.keys = keys[k].range();
+      operands.values = values.range();
+      operands.unique_keys = node_ids[k].range();
+      operands.aggregates = node_boxes[k].range();
+      operands.run_count = node_counts[k].range();
+      operands.scratch = scratch[k].range();
+      check(refit[k].record(cmd, operands, parent[k].size()), "ReduceByKey::record");
       barrier_fn(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &level, 0,
                  nullptr, 0, nullptr);
     }

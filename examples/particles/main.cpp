@@ -546,10 +546,18 @@ int run(const Options& opt) {
   vkprim_check(reduce_max.record(cmd, pos_y.range(), slot(max_y), n, scratch_range(s_reduce[3])), "Reduce max y");
 
   // 2. Live particles: the keys, and the ids (indices) with the same flags, so both lists line up.
-  vkprim_check(select.record(cmd, cell_key.range(), alive.range(), live_key.range(), slot(live_count), n,
-                             scratch_range(s_select[0])), "Select keys");
-  vkprim_check(select_ids.record(cmd, BufferRange{}, alive.range(), live_id.range(), slot(live_count_ids), n,
-                                 scratch_range(s_select[1])), "Select ids");
+  const SelectOperands key_operands{.input = cell_key.range(),
+                                    .flags = alive.range(),
+                                    .output = live_key.range(),
+                                    .selected_count = slot(live_count),
+                                    .scratch = scratch_range(s_select[0])};
+  vkprim_check(select.record(cmd, key_operands, n), "Select keys");
+  const SelectOperands id_operands{.input = {},  // indices of the flagged predicate read no input
+                                   .flags = alive.range(),
+                                   .output = live_id.range(),
+                                   .selected_count = slot(live_count_ids),
+                                   .scratch = scratch_range(s_select[1])};
+  vkprim_check(select_ids.record(cmd, id_operands, n), "Select ids");
   // Select wrote output and count with compute shaders: the sort reads them (and the count) in compute.
   // Only this example also copies Select's output aside, to check it before the sort overwrites it.
   barrier(cmd, kCompute, VK_ACCESS_SHADER_WRITE_BIT, kCompute | kTransfer,
@@ -578,6 +586,15 @@ int run(const Options& opt) {
   const auto t_submit = std::chrono::steady_clock::now();
   vk_check(vkQueueSubmit(engine.queue, 1, &submit, fence), "vkQueueSubmit");
   vk_check(vkWaitForFences(engine.device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  // The frame has completed, so no pending command buffer holds a record of these plans: they take back the
+  // descriptor sets their records wrote (there are some only without push descriptors). With frames in
+  // flight, an engine keeps plans per frame and releases a frame's plans when its fence signals.
+  reduce_min.release_descriptor_sets();
+  reduce_max.release_descriptor_sets();
+  select.release_descriptor_sets();
+  select_ids.release_descriptor_sets();
+  sort.release_descriptor_sets();
+  scan.release_descriptor_sets();
   const double gpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_submit).count();
 
   // ---- Check every stage against the CPU replay ---------------------------------------------------

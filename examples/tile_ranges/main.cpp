@@ -272,10 +272,20 @@ int run(const Options& opt) {
     vk.barrier(cmd, kTransfer, VK_ACCESS_TRANSFER_WRITE_BIT, kCompute, read);
 
     // 1. Visible splats: the keys and, with the same flags, their indices, so both lists line up.
-    recorded(select_keys.record(cmd, key.range(), visible.range(), sorted_key.range(), visible_count.range(), n,
-                                scratch_keys.range()), "Select keys");
-    recorded(select_ids.record(cmd, BufferRange{}, visible.range(), sorted_id.range(), visible_count_ids.range(), n,
-                               scratch_ids.range()), "Select indices");
+    //    Operands by name, one member at a time (this example is C++17: no designated initializers).
+    SelectOperands visible_keys;
+    visible_keys.input = key.range();
+    visible_keys.flags = visible.range();
+    visible_keys.output = sorted_key.range();
+    visible_keys.selected_count = visible_count.range();
+    visible_keys.scratch = scratch_keys.range();
+    recorded(select_keys.record(cmd, visible_keys, n), "Select keys");
+    SelectOperands visible_ids;  // input stays BufferRange{}: indices of the flagged predicate read no input
+    visible_ids.flags = visible.range();
+    visible_ids.output = sorted_id.range();
+    visible_ids.selected_count = visible_count_ids.range();
+    visible_ids.scratch = scratch_ids.range();
+    recorded(select_ids.record(cmd, visible_ids, n), "Select indices");
     // Each stage reads what the one before wrote (data and count) in compute shaders.
     vk.barrier(cmd, kCompute, write, kCompute, read);
 
@@ -289,8 +299,13 @@ int run(const Options& opt) {
     vk.barrier(cmd, kCompute, write, kCompute, read);
 
     // 4. One run per occupied tile: its id and its number of splats.
-    recorded(rle.record_indirect(cmd, tile_id.range(), tile.range(), length.range(), run_count.range(),
-                                 visible_count.range(), scratch_rle.range()), "RunLengthEncode::record_indirect");
+    RunLengthEncodeOperands tile_runs;
+    tile_runs.keys = tile_id.range();
+    tile_runs.unique_keys = tile.range();
+    tile_runs.lengths = length.range();
+    tile_runs.run_count = run_count.range();
+    tile_runs.scratch = scratch_rle.range();
+    recorded(rle.record_indirect(cmd, tile_runs, visible_count.range()), "RunLengthEncode::record_indirect");
     vk.barrier(cmd, kCompute, write, kCompute, read);
 
     // 5. begin = exclusive sum of the lengths, end = inclusive sum; the two only read the same lengths.

@@ -14,7 +14,7 @@
 
 namespace vkprim {
 
-// Device features vkprim can use. ContextOptions::mask_features hides them as if absent (for tests).
+// Device features vkprim can use. detail::Testing::mask_features hides them as if absent (for tests).
 enum Feature : uint32_t {
   feature_subgroup_arithmetic = 1u << 0,   // subgroupAdd/Min/..., scans and ballot in compute (1.1 property)
   feature_subgroup_size_control = 1u << 1, // requiredSubgroupSize + full subgroups
@@ -53,8 +53,8 @@ struct Capabilities {
   uint32_t max_shared_memory = 0;           // maxComputeSharedMemorySize
   uint32_t max_workgroup_invocations = 0;
   uint32_t max_workgroup_size[3] = {};
-  uint32_t max_workgroup_count[3] = {};     // after ContextOptions::max_workgroups_per_dimension
-  VkDeviceSize max_storage_buffer_range = 0;  // after ContextOptions::max_storage_buffer_range
+  uint32_t max_workgroup_count[3] = {};     // after detail::Testing::max_workgroups_per_dimension
+  VkDeviceSize max_storage_buffer_range = 0;  // after detail::Testing::max_storage_buffer_range
   VkDeviceSize min_storage_buffer_offset_alignment = 0;
   uint32_t max_push_constants = 0;
   // Streaming multiprocessors / compute units and resident threads per unit, where the driver says
@@ -79,28 +79,24 @@ enum class TileOrder { automatic, ticket, launch };
 
 struct ContextOptions {
   bool force_no_subgroups = false;       // use the shared-memory emulation of subgroup operations
-  bool disable_push_descriptors = false; // use the plan-owned descriptor-set cache instead
+  bool disable_push_descriptors = false; // bind through descriptor sets the plans allocate instead
   bool debug_labels = true;              // name each pass with VK_EXT_debug_utils where enabled
   uint32_t fallback_spin_limit = 64;     // chained kernels: not-ready polls before a tile falls back
                                          // (Select takes at most 65535, lavapipe at most 4096: its
                                          // loops stop after 65535 iterations)
-  uint32_t debug_skip_publication_period = 0;  // tests: every k-th chained-scan tile (not tile 0) publishes
-                                               // nothing under chained_fallback (successors must reduce it)
-                                               // and only its inclusive prefix under chained_lookback;
-                                               // the same for chained Select / Partition and keyed tiles,
-                                               // and for onesweep sort tiles (per digit pass; with
-                                               // k = 1 tile 0 too) and fallback_spin_limit bounds its
-                                               // look-back polls too
   // Look-back statistics counted in scratch by the chained scan, chained Select / Partition, the chained
   // keyed primitives and onesweep (statistics_offset()): look-back steps and deepest look-back, and
   // onesweep's tile count. Off (the default) saves two or three same-address atomics per tile; tiles
   // started (scan, select, keyed) and fallbacks taken are counted either way.
   bool collect_statistics = false;
   TileOrder tile_order = TileOrder::automatic;
-  uint32_t mask_features = 0;            // Feature bits to treat as absent
-  uint32_t max_workgroups_per_dimension = 0;  // 0 = device limit; lower it to test y/z spill
-  VkDeviceSize max_storage_buffer_range = 0;  // 0 = device limit; lower it to test windowing
-  uint32_t descriptor_cache_size = 256;  // descriptor sets per plan when push descriptors are off
+  // Without push descriptors (VK_KHR_push_descriptor absent, or disable_push_descriptors) each record
+  // writes one fresh descriptor set per dispatch, taken from pools of this many sets that the plan adds as
+  // it needs them: a record never fails for want of sets, and no set is ever looked up by buffer handle
+  // (a destroyed buffer's handle reused by the driver cannot meet a stale set). The sets stay allocated
+  // until the plan's release_descriptor_sets(), which the caller calls once no pending command buffer holds
+  // a record of that plan (with frames in flight: a plan per frame, released when its fence signals).
+  uint32_t descriptor_sets_per_pool = 64;
   // Create every pipeline with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR and keep the driver's statistics
   // (Context::kernel_statistics). Effective only where the device was created with
   // VK_KHR_pipeline_executable_properties and its pipelineExecutableInfo feature (feature_pipeline_statistics).
@@ -120,6 +116,22 @@ struct KernelStatistics {
   std::vector<std::pair<std::string, std::string>> values;
 };
 
+namespace detail {
+// Test hooks: they make a device look smaller or less capable than it is, or break the chained kernels'
+// publication on purpose, so tests reach the paths other devices take. Not for engines: nothing about them
+// is promised across versions.
+struct Testing {
+  uint32_t mask_features = 0;                 // Feature bits to treat as absent
+  uint32_t max_workgroups_per_dimension = 0;  // 0 = device limit; lower it to test y/z spill
+  VkDeviceSize max_storage_buffer_range = 0;  // 0 = device limit; lower it to test windowing
+  // Every k-th chained-scan tile (not tile 0) publishes nothing under chained_fallback (successors must
+  // reduce it) and only its inclusive prefix under chained_lookback; the same for chained Select /
+  // Partition and keyed tiles, and for onesweep sort tiles (per digit pass; with k = 1 tile 0 too), and
+  // ContextOptions::fallback_spin_limit bounds their look-back polls too. 0 = off.
+  uint32_t skip_publication_period = 0;
+};
+}  // namespace detail
+
 // Borrow an engine's device. Every Vulkan call goes through function tables loaded from
 // get_instance_proc_addr, so vkprim links into engines that use volk or VK_NO_PROTOTYPES and never
 // touches their global function pointers. enabled_features is the pNext chain given to vkCreateDevice
@@ -136,14 +148,37 @@ struct ContextCreateInfo {
   std::vector<const char*> enabled_device_extensions;
   bool debug_utils_enabled = false;  // VK_EXT_debug_utils enabled on the instance
   ContextOptions options{};
+  detail::Testing testing{};         // test hooks; leave default
 };
 
+namespace detail {
+// The per-extension feature structs that stand in for DeviceRequirements' Vulkan 1.1 / 1.2 / 1.3 structs
+// below those versions, or beside an engine's per-extension structs. features() and merge_into fill them
+// from the core structs; they are not meant to be set by hand.
+struct ExtensionFeatureStructs {
+  VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceVulkanMemoryModelFeatures memory_model{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+  VkPhysicalDeviceShaderAtomicInt64Features atomic_int64{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
+  VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures extended_types{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES};
+  VkPhysicalDeviceSubgroupSizeControlFeatures size_control{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
+  VkPhysicalDeviceSynchronization2Features synchronization2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
+};
+}  // namespace detail
+
 // What to enable at vkCreateDevice for vkprim's fastest paths on one physical device: the extensions
-// it supports among those vkprim uses, and the feature structs with the supported features set.
-// features() links the chain (Features2 -> 1.1 -> 1.2 -> 1.3 or the EXT structs) and returns its head;
-// the object must stay alive and unmoved while the chain is in use.
+// it supports among those vkprim uses, and the features it wants, held in the Vulkan 1.1 / 1.2 / 1.3
+// structs whatever api_version is. Below 1.2 (or 1.3) the features those structs carry reach the device
+// through the per-extension structs and extensions that provide them: 16-bit storage
+// (VkPhysicalDevice16BitStorageFeatures), 8-bit storage (VK_KHR_8bit_storage), subgroup size control
+// (VK_EXT_subgroup_size_control) and synchronization2 (VK_KHR_synchronization2), where the device has them.
+// features() links the chain (Features2, then the core structs of api_version or those per-extension
+// structs, then the pipeline-robustness struct) and returns its head; the object must stay alive and
+// unmoved while the chain is in use.
 struct DeviceRequirements {
-  uint32_t api_version = VK_API_VERSION_1_1;   // the device's, capped at 1.3
+  uint32_t api_version = VK_API_VERSION_1_1;   // min(device, instance), capped at 1.3
   std::vector<const char*> extensions;
   VkPhysicalDeviceFeatures2 features2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   VkPhysicalDeviceVulkan11Features vulkan11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
@@ -153,22 +188,24 @@ struct DeviceRequirements {
   // go without the bounds checks NVIDIA's driver otherwise puts on every storage-buffer access.
   VkPhysicalDevicePipelineRobustnessFeaturesEXT pipeline_robustness{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
+  detail::ExtensionFeatureStructs extension_structs{};
   VkPhysicalDeviceFeatures2* features();
 
-  // For an engine with its own feature chain: ORs the features vkprim wants into the matching structs of
-  // `chain` (VkPhysicalDeviceFeatures2, the Vulkan 1.1 / 1.2 / 1.3 structs, or the per-extension structs they
-  // replace, and the pipeline-robustness struct), appends vkprim's struct where the chain has no struct of
-  // that kind, and adds the missing extensions to `engine_extensions`. Nothing the engine enabled is cleared.
-  // Appended structs live in this object: keep it alive and unmoved until vkCreateDevice returns.
-  // invalid_argument (chain untouched): the chain holds some per-extension structs of a core version but
-  // lacks one vkprim wants (a core struct cannot be added beside them); the message names it.
+  // For an engine with its own feature chain, in one call: ORs the features vkprim wants into the matching
+  // structs of `chain` (VkPhysicalDeviceFeatures2, the Vulkan 1.1 / 1.2 / 1.3 structs, the per-extension
+  // structs they replace, the pipeline-robustness struct) and appends vkprim's own struct for each kind the
+  // chain lacks: the core struct of a version where api_version has it and the chain holds no per-extension
+  // struct of that version (a core struct may not sit beside them), else the per-extension structs. Adds the
+  // missing extensions to `engine_extensions`. Nothing the engine enabled is cleared. Appended structs live in
+  // this object: keep it alive and unmoved until vkCreateDevice returns. Merging twice adds nothing more.
   Result<void> merge_into(VkPhysicalDeviceFeatures2& chain, std::vector<const char*>& engine_extensions);
 };
 // instance_api_version: the apiVersion the instance was created with. The device's effective version is the
-// lower of it and the device's (capped at 1.3): below 1.2 the chain holds VkPhysicalDeviceFeatures2 alone
-// (and the pipeline-robustness struct), since the Vulkan 1.2 / 1.3 structs are not valid there, and the
-// features only they carry (the memory model, 8-bit storage, subgroup size control, ...) stay off: plans
-// then take their portable paths. invalid_argument: a null handle or an instance_api_version below 1.1.
+// lower of it and the device's (capped at 1.3), and the device is probed at that version. Below 1.2 the
+// Vulkan memory model, 64-bit atomics and subgroup extended types stay off (the kernels that use them are
+// SPIR-V 1.5, which needs Vulkan 1.2): plans then take their portable paths. 16- and 8-bit storage, subgroup
+// size control and synchronization2 come through their extensions below the version that made them core.
+// invalid_argument: a null handle or an instance_api_version below 1.1.
 Result<DeviceRequirements> device_requirements(VkPhysicalDevice physical_device,
                                                PFN_vkGetInstanceProcAddr get_instance_proc_addr,
                                                VkInstance instance, uint32_t instance_api_version);
@@ -186,6 +223,7 @@ class Context {
 
   const Capabilities& capabilities() const;
   const ContextOptions& options() const;
+  const detail::Testing& testing() const;
   // The order (ticket or launch, never automatic) in which a dispatch of `tiles` tiles of a chained kernel
   // that can fall back takes its tiles: ContextOptions::tile_order as resolved for this device and size.
   TileOrder tile_order(uint64_t tiles) const;

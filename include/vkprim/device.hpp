@@ -61,6 +61,7 @@ struct DeviceOptions {
   // Elsewhere nothing changes (no error).
   bool pipeline_statistics = false;
   ContextOptions options{};
+  detail::Testing testing{};  // test hooks (context.hpp); leave default
 };
 
 class Device {

@@ -47,10 +47,9 @@ struct ReduceDesc {
   // promise says so (as ScanDesc::deterministic does), and any algorithm that combines by timing (atomics,
   // look-back) must be refused or avoided under it.
   bool deterministic = false;
-  // grid_stride tuning overrides for benchmarking (0 = the device's default): workgroups in the grid,
-  // and 16-byte vectors each thread loads per step (1..16; ordered: values per invocation, 1..16).
-  uint32_t max_workgroups = 0;
-  uint32_t vectors_per_thread = 0;
+  // Benchmark overrides (types.hpp), grid_stride and ordered: max_workgroups (workgroups in the grid) and
+  // vectors_per_thread (16-byte vectors each thread loads per step, 1..16; ordered: values per invocation).
+  Tuning tuning{};
   // An engine's element type and combine function (vkprim/operator.hpp), or nullptr. When set, type and op
   // are ignored, elements are user_operator->size bytes, and the algorithm is ordered (automatic).
   const UserOperator* user_operator = nullptr;
@@ -86,12 +85,12 @@ class Reduce {
   // hazards). record places every barrier between its own passes, never submits or waits. After: output
   // is written by compute shaders; the caller adds a barrier (src COMPUTE_SHADER / SHADER_WRITE) before
   // consuming it. Clobbers the bound compute pipeline, descriptor set 0 and push constants. On error
-  // nothing is recorded. input/output/scratch must not overlap.
+  // nothing is recorded. input/output/scratch must not overlap. input and output: usage STORAGE_BUFFER.
   Result<void> record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output, uint64_t count,
                       const BufferRange& scratch) const;
 
-  // As record, with the count read on the GPU: a u32 at count_buffer.offset (4-byte aligned), clamped to
-  // max_count; workgroup counts are computed on the GPU and issued with vkCmdDispatchIndirect, so no CPU
+  // As record, with the count read on the GPU: a u32 at count_buffer.offset (usage STORAGE_BUFFER, 4-byte
+  // aligned), clamped to max_count; workgroup counts are computed on the GPU and issued with vkCmdDispatchIndirect, so no CPU
   // read-back is needed. input must hold max_count elements (only count are read). Before: the caller makes
   // the count's writes visible to compute-shader reads too. Count 0 writes the identity.
   // unsupported: algorithms other than grid_stride and ordered (their level structure follows the count), a
@@ -101,9 +100,8 @@ class Reduce {
   Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
                                const BufferRange& count_buffer, const BufferRange& scratch) const;
 
-  // Plans with push descriptors off keep a bounded cache of descriptor sets keyed by buffer handle and
-  // range; this frees them. Call only when no pending command buffer uses sets recorded by this plan, and
-  // call it after destroying a buffer this plan recorded with (drivers may reuse the handle).
+  // Without push descriptors (ContextOptions): returns the descriptor sets every record so far wrote to the
+  // plan's pools. Call it once no pending command buffer holds a record of this plan.
   void release_descriptor_sets() const;
 
  private:

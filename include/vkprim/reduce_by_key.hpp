@@ -45,7 +45,8 @@ namespace detail { struct ByKeyPlan; }
 //   a barrier to compute-shader reads), clamped to max_count; ranges are checked for max_count elements.
 //   unsupported at record_indirect: max_count past one storage-buffer window, or more tiles at max_count
 //   than maxComputeWorkGroupCount[0] x [1] (indirect dispatches spill into y only; record() spills into z).
-//  Tuning (0 = the tuned default): workgroup_size a power of two 64..1024, items_per_thread a multiple of 4
+//  Tuning (benchmark overrides, types.hpp; 0 = the tuned default): tuning.workgroup_size a power of two
+//   64..1024, tuning.items_per_thread a multiple of 4
 //   from 4 to 32.
 
 enum class KeyedAlgorithm { automatic, chained, reduce_then_scan };
@@ -57,13 +58,22 @@ struct ReduceByKeyDesc {
   DataType value_type = DataType::u32;  // any type the device supports
   Op op = Op::add;                      // bitwise operators for integer values only
   uint64_t max_count = 0;               // 1..2^32-1
-  uint32_t workgroup_size = 0;
-  uint32_t items_per_thread = 0;
+  Tuning tuning{};                      // workgroup_size and items_per_thread (above)
   // An engine's value type and combine function (vkprim/operator.hpp), or nullptr. When set, value_type and
   // op are ignored and values are user_operator->size bytes; runs combine left to right, so the operator
   // need not commute.
   const UserOperator* user_operator = nullptr;
   KeyedAlgorithm algorithm = KeyedAlgorithm::automatic;
+};
+
+// The buffers of one ReduceByKey record, by name; every range needs usage STORAGE_BUFFER, scratch what
+// scratch_requirements() says.
+struct ReduceByKeyOperands {
+  BufferRange keys, values;  // the inputs, `count` elements each
+  BufferRange unique_keys;   // `count` keys
+  BufferRange aggregates;    // `count` values
+  BufferRange run_count;     // one u32, offset a multiple of 4
+  BufferRange scratch;
 };
 
 class ReduceByKey {
@@ -91,20 +101,17 @@ class ReduceByKey {
   // For the k runs of keys[0..count): unique_keys[r] = the key of run r, aggregates[r] = op over run r's
   // values in input order; k is written as a u32 to run_count (0 for count 0). unique_keys and aggregates
   // must hold `count` elements; nothing at or past index k is written.
-  Result<void> record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
-                      const BufferRange& unique_keys, const BufferRange& aggregates, const BufferRange& run_count,
-                      uint64_t count, const BufferRange& scratch) const;
-  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
-                               const BufferRange& unique_keys, const BufferRange& aggregates,
-                               const BufferRange& run_count, const BufferRange& count_buffer,
-                               const BufferRange& scratch) const;
+  Result<void> record(VkCommandBuffer cmd, const ReduceByKeyOperands& operands, uint64_t count) const;
+  // count_buffer: usage STORAGE_BUFFER; the ranges must hold max_count elements (see Counts above).
+  Result<void> record_indirect(VkCommandBuffer cmd, const ReduceByKeyOperands& operands,
+                               const BufferRange& count_buffer) const;
 
   // Byte offset within scratch of four u32 counters the last record left: {tiles started, fallbacks taken,
   // look-back steps, deepest look-back}; steps and depth stay 0 unless ContextOptions::collect_statistics.
   // reduce_then_scan leaves all four 0.
   VkDeviceSize statistics_offset() const;
-  // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only when
-  // no pending command buffer uses sets recorded by this plan.
+  // Without push descriptors (ContextOptions): returns the descriptor sets every record so far wrote to the
+  // plan's pools. Call it once no pending command buffer holds a record of this plan.
   void release_descriptor_sets() const;
 
  private:

@@ -18,9 +18,18 @@ namespace vkprim {
 struct RunLengthEncodeDesc {
   DataType key_type = DataType::u32;  // compared as bits
   uint64_t max_count = 0;
-  uint32_t workgroup_size = 0;
-  uint32_t items_per_thread = 0;
+  Tuning tuning{};  // workgroup_size and items_per_thread (reduce_by_key.hpp)
   KeyedAlgorithm algorithm = KeyedAlgorithm::automatic;
+};
+
+// The buffers of one RunLengthEncode record, by name; every range needs usage STORAGE_BUFFER, scratch what
+// scratch_requirements() says.
+struct RunLengthEncodeOperands {
+  BufferRange keys;         // the input, `count` keys
+  BufferRange unique_keys;  // `count` keys
+  BufferRange lengths;      // `count` u32
+  BufferRange run_count;    // one u32, offset a multiple of 4
+  BufferRange scratch;
 };
 
 class RunLengthEncode {
@@ -41,18 +50,26 @@ class RunLengthEncode {
 
   // For the k runs of keys[0..count): unique_keys[r] = run r's key, lengths[r] = its length (u32); k to
   // run_count. unique_keys and lengths must hold `count` elements; nothing at or past k is written.
-  Result<void> record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& unique_keys,
-                      const BufferRange& lengths, const BufferRange& run_count, uint64_t count,
-                      const BufferRange& scratch) const;
-  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& unique_keys,
-                               const BufferRange& lengths, const BufferRange& run_count,
-                               const BufferRange& count_buffer, const BufferRange& scratch) const;
+  Result<void> record(VkCommandBuffer cmd, const RunLengthEncodeOperands& operands, uint64_t count) const;
+  // count_buffer: usage STORAGE_BUFFER; the ranges must hold max_count elements.
+  Result<void> record_indirect(VkCommandBuffer cmd, const RunLengthEncodeOperands& operands,
+                               const BufferRange& count_buffer) const;
   VkDeviceSize statistics_offset() const;
   void release_descriptor_sets() const;
 
  private:
   explicit RunLengthEncode(std::unique_ptr<detail::ByKeyPlan> plan);
   std::unique_ptr<detail::ByKeyPlan> plan_;
+};
+
+// The buffers of one NonTrivialRuns record, by name; every range needs usage STORAGE_BUFFER, scratch what
+// scratch_requirements() says.
+struct NonTrivialRunsOperands {
+  BufferRange keys;       // the input, `count` keys
+  BufferRange offsets;    // count / 2 u32
+  BufferRange lengths;    // count / 2 u32
+  BufferRange run_count;  // one u32, offset a multiple of 4
+  BufferRange scratch;
 };
 
 // The runs longer than one element: their offsets and lengths.
@@ -75,12 +92,10 @@ class NonTrivialRuns {
   // For the k runs of keys[0..count) longer than one element, in input order: offsets[r] = the index of
   // run r's first element, lengths[r] = its length (both u32); k to run_count. offsets and lengths must hold
   // count / 2 elements (at most that many runs have two or more elements); nothing at or past k is written.
-  Result<void> record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& offsets,
-                      const BufferRange& lengths, const BufferRange& run_count, uint64_t count,
-                      const BufferRange& scratch) const;
-  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& offsets,
-                               const BufferRange& lengths, const BufferRange& run_count,
-                               const BufferRange& count_buffer, const BufferRange& scratch) const;
+  Result<void> record(VkCommandBuffer cmd, const NonTrivialRunsOperands& operands, uint64_t count) const;
+  // count_buffer: usage STORAGE_BUFFER; keys must hold max_count keys, offsets and lengths max_count / 2.
+  Result<void> record_indirect(VkCommandBuffer cmd, const NonTrivialRunsOperands& operands,
+                               const BufferRange& count_buffer) const;
   VkDeviceSize statistics_offset() const;
   void release_descriptor_sets() const;
 

@@ -83,18 +83,16 @@ struct ScanDesc {
   // types keep their algorithm: integer operators give the same bits in any grouping. Nothing is promised
   // across plans, counts, devices or drivers (the tree follows the count and the device's subgroup size).
   bool deterministic = false;
-  // Chained scans: tuning overrides for benchmarking (0 = the tuned default). A tile is workgroup_size
-  // (a power of two, 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes. Tuned default: 256 x 4,
+  // Chained scans: benchmark overrides (types.hpp; 0 = the tuned default). A tile is tuning.workgroup_size
+  // (a power of two, 64..1024) x tuning.vectors_per_thread (1..8) vectors of 16 bytes. Tuned default: 256 x 4,
   // and 256 x 8 for chained_fallback on integer types on NVIDIA's driver for windows of 2^25 elements or
   // more (a plan whose max_count reaches 2^25 keeps both and picks per window; record_indirect takes
   // max_count's). A vectors_per_thread override fixes one shape for every count. User operators: values
   // per invocation instead of vectors (1..16), by default the largest power of two up to 16 within 128
   // bytes of them for values up to 32 bytes, within 64 bytes for larger ones.
-  uint32_t workgroup_size = 0;
-  uint32_t vectors_per_thread = 0;
-  // Chained scans: subgroup-wide windows of predecessor states one look-back step loads at once (1..8;
-  // 0 = the tuned default): a step covers lookback_windows x subgroup size predecessors.
-  uint32_t lookback_windows = 0;
+  // tuning.lookback_windows: subgroup-wide windows of predecessor states one look-back step loads at once
+  // (1..8): a step covers lookback_windows x subgroup size predecessors.
+  Tuning tuning{};
   // An engine's element type and combine function (vkprim/operator.hpp), or nullptr. When set, type and op
   // are ignored, elements are user_operator->size bytes (a 16-byte "vector" above is one element), and the
   // algorithm is reduce_then_scan (bit-reproducible), chained_lookback or chained_fallback (faster from
@@ -134,7 +132,8 @@ class Scan {
   // Longest chain of dependent operations behind any output (the float add error bound above).
   uint64_t float_add_depth(uint64_t count) const;
 
-  // output[0..count) = the scan of input[0..count); count 0 records nothing (after the checks).
+  // output[0..count) = the scan of input[0..count); count 0 records nothing (after the checks). input and
+  // output: usage STORAGE_BUFFER.
   // In place (input and output the same buffer and offset) works for every algorithm but
   // chained_fallback (a fallback re-reads a predecessor's input while it may be overwritten); partially
   // overlapping input/output ranges, or scratch overlapping either, are invalid_argument.
@@ -147,8 +146,8 @@ class Scan {
   Result<void> record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output, uint64_t count,
                       const BufferRange& scratch) const;
 
-  // As record, with the count read on the GPU: a u32 at count_buffer.offset (4-byte aligned), clamped to
-  // max_count; tile and block counts are computed on the GPU and issued with vkCmdDispatchIndirect, so no
+  // As record, with the count read on the GPU: a u32 at count_buffer.offset (usage STORAGE_BUFFER, 4-byte
+  // aligned), clamped to max_count; tile and block counts are computed on the GPU and issued with vkCmdDispatchIndirect, so no
   // CPU read-back is needed. input and output must hold max_count elements (only count are touched); count
   // 0 writes nothing. Before: the caller makes the count's writes visible to compute-shader reads too.
   // unsupported: algorithms other than chained_lookback, chained_fallback and reduce_then_scan (the others
@@ -164,8 +163,8 @@ class Scan {
   // depth stay 0 unless ContextOptions::collect_statistics.
   VkDeviceSize statistics_offset() const;
 
-  // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only
-  // when no pending command buffer uses sets recorded by this plan.
+  // Without push descriptors (ContextOptions): returns the descriptor sets every record so far wrote to the
+  // plan's pools. Call it once no pending command buffer holds a record of this plan.
   void release_descriptor_sets() const;
 
  private:

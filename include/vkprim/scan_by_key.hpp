@@ -22,10 +22,17 @@ struct ScanByKeyDesc {
   Op op = Op::add;
   ScanKind kind = ScanKind::inclusive;  // exclusive: each run starts from the operator's identity
   uint64_t max_count = 0;
-  uint32_t workgroup_size = 0;
-  uint32_t items_per_thread = 0;
+  Tuning tuning{};  // workgroup_size and items_per_thread (reduce_by_key.hpp)
   const UserOperator* user_operator = nullptr;  // as in ReduceByKeyDesc (vkprim/reduce_by_key.hpp)
   KeyedAlgorithm algorithm = KeyedAlgorithm::automatic;
+};
+
+// The buffers of one ScanByKey record, by name; every range needs usage STORAGE_BUFFER, scratch what
+// scratch_requirements() says.
+struct ScanByKeyOperands {
+  BufferRange keys, values;  // the inputs, `count` elements each
+  BufferRange output;        // `count` values
+  BufferRange scratch;
 };
 
 class ScanByKey {
@@ -47,11 +54,10 @@ class ScanByKey {
   // output[i] = op over the values of i's run up to i (inclusive) or before i (exclusive; the identity at
   // a run's first element), for i < count. Not in place: output must not overlap values (a look-back that
   // falls back re-reads other tiles' values).
-  Result<void> record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
-                      const BufferRange& output, uint64_t count, const BufferRange& scratch) const;
-  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
-                               const BufferRange& output, const BufferRange& count_buffer,
-                               const BufferRange& scratch) const;
+  Result<void> record(VkCommandBuffer cmd, const ScanByKeyOperands& operands, uint64_t count) const;
+  // count_buffer: usage STORAGE_BUFFER; the ranges must hold max_count elements.
+  Result<void> record_indirect(VkCommandBuffer cmd, const ScanByKeyOperands& operands,
+                               const BufferRange& count_buffer) const;
   VkDeviceSize statistics_offset() const;
   void release_descriptor_sets() const;
 

@@ -82,11 +82,20 @@ struct SelectDesc {
   SelectAlgorithm algorithm = SelectAlgorithm::automatic;
   SelectOutput output = SelectOutput::elements;  // indices: output holds u32 input positions
   RejectedOrder rejected_order = RejectedOrder::input;  // Partition only
-  // Tuning overrides for benchmarking (0 = the tuned default). A tile is workgroup_size (a power of two,
-  // 64..1024) x vectors_per_thread (1..8) vectors of 16 bytes. The tile stays in registers; its elements
+  // Benchmark overrides (types.hpp; 0 = the tuned default). A tile is tuning.workgroup_size (a power of
+  // two, 64..1024) x tuning.vectors_per_thread (1..8) vectors of 16 bytes. The tile stays in registers; its elements
   // are written one row per subgroup at a time through shared memory (16 bytes per invocation).
-  uint32_t workgroup_size = 0;
-  uint32_t vectors_per_thread = 0;
+  Tuning tuning{};
+};
+
+// The buffers of one Select or Partition record, by name. Every range needs usage STORAGE_BUFFER;
+// scratch as scratch_requirements() says.
+struct SelectOperands {
+  BufferRange input;           // the elements (BufferRange{} for indices of the flagged predicate)
+  BufferRange flags;           // one u32 per element, offset a multiple of 4: the flagged predicate only
+  BufferRange output;          // `count` elements (u32 indices with SelectOutput::indices)
+  BufferRange selected_count;  // one u32, offset a multiple of 4
+  BufferRange scratch;
 };
 
 namespace detail { struct SelectPlan; }
@@ -119,33 +128,30 @@ class Select {
   uint64_t elements_per_tile() const;
 
   // output[0..k) = the input elements the predicate keeps, in input order; k is written as a u32 to
-  // selected_count by the GPU (0 for count 0). flags (a u32 per element, offset a multiple of 4) is read
-  // only for the flagged predicate and may be BufferRange{} otherwise. comparand: comparison predicates.
-  // output must hold `count` elements (u32 indices with SelectOutput::indices; k is not known on the CPU);
-  // nothing past output[k) is written. Indices of the flagged predicate do not read input (may be null).
+  // selected_count by the GPU (0 for count 0). flags is read only for the flagged predicate and may be
+  // BufferRange{} otherwise. comparand: comparison predicates. output must hold `count` elements (k is
+  // not known on the CPU); nothing past output[k) is written. Indices of the flagged predicate do not read
+  // input (may be BufferRange{}).
   // Not in place: input, flags, output, selected_count and scratch must not overlap (invalid_argument).
   // Before: the caller makes input/flags writes visible to compute-shader reads, and scratch free of
   // hazards including transfer writes. After: output and selected_count are written by compute shaders;
   // the caller adds a barrier (src COMPUTE_SHADER / SHADER_WRITE) before consuming them. Records its own
   // barriers; clobbers the bound compute pipeline, descriptor set 0 and push constants. On error nothing
   // is recorded.
-  Result<void> record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
-                      const BufferRange& output, const BufferRange& selected_count, uint64_t count,
-                      const BufferRange& scratch, Comparand comparand = {}) const;
-  // As record, with the count read on the GPU: a u32 at count_buffer (4-byte aligned), clamped to
-  // max_count. input, flags and output are checked for max_count elements. count_buffer must be written
-  // before (barrier to compute-shader reads); it must not overlap the other ranges.
-  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
-                               const BufferRange& output, const BufferRange& selected_count,
-                               const BufferRange& count_buffer, const BufferRange& scratch,
+  Result<void> record(VkCommandBuffer cmd, const SelectOperands& operands, uint64_t count,
+                      Comparand comparand = {}) const;
+  // As record, with the count read on the GPU: a u32 at count_buffer (usage STORAGE_BUFFER, 4-byte
+  // aligned), clamped to max_count. input, flags and output must hold max_count elements. count_buffer must
+  // be written before (barrier to compute-shader reads); it must not overlap the other ranges.
+  Result<void> record_indirect(VkCommandBuffer cmd, const SelectOperands& operands, const BufferRange& count_buffer,
                                Comparand comparand = {}) const;
 
   // chained only: byte offset within scratch of four u32 counters the last record left:
   // {tiles started, fallbacks taken, look-back steps (summed over tiles), deepest look-back}; steps and
   // depth stay 0 unless ContextOptions::collect_statistics.
   VkDeviceSize statistics_offset() const;
-  // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only
-  // when no pending command buffer uses sets recorded by this plan.
+  // Without push descriptors (ContextOptions): returns the descriptor sets every record so far wrote to the
+  // plan's pools. Call it once no pending command buffer holds a record of this plan.
   void release_descriptor_sets() const;
 
  private:
@@ -177,12 +183,9 @@ class Partition {
   // chained: 1 with RejectedOrder::reversed, else 2 (1 for count 0); 3 for count_scan_scatter.
   uint32_t dispatch_count(uint64_t count) const;
   uint64_t elements_per_tile() const;  // as Select::elements_per_tile()
-  Result<void> record(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
-                      const BufferRange& output, const BufferRange& selected_count, uint64_t count,
-                      const BufferRange& scratch, Comparand comparand = {}) const;
-  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& flags,
-                               const BufferRange& output, const BufferRange& selected_count,
-                               const BufferRange& count_buffer, const BufferRange& scratch,
+  Result<void> record(VkCommandBuffer cmd, const SelectOperands& operands, uint64_t count,
+                      Comparand comparand = {}) const;
+  Result<void> record_indirect(VkCommandBuffer cmd, const SelectOperands& operands, const BufferRange& count_buffer,
                                Comparand comparand = {}) const;
   VkDeviceSize statistics_offset() const;
   void release_descriptor_sets() const;

@@ -71,11 +71,11 @@ struct SortDesc {
   // those bits keep their input order. One digit pass per 8 bits (the last may be narrower).
   uint32_t begin_bit = 0, end_bit = 0;
   SortAlgorithm algorithm = SortAlgorithm::automatic;
-  // Tuning overrides for benchmarking (0 = the tuned default on GPUs: onesweep 384 x 18 for 32-bit keys,
+  // Benchmark overrides (types.hpp; 0 = the tuned default on GPUs: onesweep 384 x 18 for 32-bit keys,
   // 384 x 22 with 4-byte values, 384 x 14 with 8-byte keys or values, 384 x 12 with wider values;
-  // reduce_then_scan 512 x 8; 256 x 8 on CPU drivers): a tile is workgroup_size (a multiple of 128, 256..1024) x items_per_thread (1..32) keys,
-  // at most 32768. An override, like an explicit ranking or scatter, also turns off the one-workgroup sort.
-  uint32_t workgroup_size = 0, items_per_thread = 0;
+  // reduce_then_scan 512 x 8; 256 x 8 on CPU drivers): a tile is tuning.workgroup_size (a multiple of 128,
+  // 256..1024) x tuning.items_per_thread (1..32) keys, at most 32768. An override, like an explicit ranking or scatter, also turns off the one-workgroup sort.
+  Tuning tuning{};
   SortRanking ranking = SortRanking::automatic;   // unsupported: partitioned without the extension
   SortScatter scatter = SortScatter::automatic;
 };
@@ -158,8 +158,8 @@ class RadixSort {
   Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
                                const BufferRange& count_buffer, const BufferRange& scratch) const;
 
-  // Plans with push descriptors off keep a bounded cache of descriptor sets; this frees them. Call only
-  // when no pending command buffer uses sets recorded by this plan.
+  // Without push descriptors (ContextOptions): returns the descriptor sets every record so far wrote to the
+  // plan's pools. Call it once no pending command buffer holds a record of this plan.
   void release_descriptor_sets() const;
 
  private:

@@ -44,4 +44,15 @@ struct ScratchRequirements {
   VkBufferUsageFlags usage = 0;
 };
 
+// Overrides of a plan's tuned shape, for benchmarking; 0 keeps the tuned default. Every description has
+// one `tuning` member; its header says which fields that plan reads and their ranges. A field the plan
+// does not read must stay 0 (invalid_argument at create), so an override is never silently ignored.
+struct Tuning {
+  uint32_t workgroup_size = 0;      // invocations per workgroup
+  uint32_t items_per_thread = 0;    // elements (keys) per invocation: RadixSort and the keyed plans
+  uint32_t vectors_per_thread = 0;  // 16-byte vectors per invocation: Reduce, Scan, Select, Partition
+  uint32_t max_workgroups = 0;      // Reduce's grid_stride: workgroups in the grid
+  uint32_t lookback_windows = 0;    // chained Scan: subgroup-wide windows per look-back step
+};
+
 }  // namespace vkprim

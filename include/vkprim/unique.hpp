@@ -20,9 +20,17 @@ struct UniqueDesc {
   DataType key_type = DataType::u32;  // compared as bits
   uint64_t max_count = 0;
   SelectOutput output = SelectOutput::elements;  // indices: u32 positions of the runs' first elements
-  uint32_t workgroup_size = 0;
-  uint32_t items_per_thread = 0;
+  Tuning tuning{};  // workgroup_size and items_per_thread (reduce_by_key.hpp)
   KeyedAlgorithm algorithm = KeyedAlgorithm::automatic;
+};
+
+// The buffers of one Unique record, by name; every range needs usage STORAGE_BUFFER, scratch what
+// scratch_requirements() says.
+struct UniqueOperands {
+  BufferRange keys;          // the input, `count` keys
+  BufferRange output;        // `count` keys (u32 indices with SelectOutput::indices)
+  BufferRange unique_count;  // one u32, offset a multiple of 4
+  BufferRange scratch;
 };
 
 class Unique {
@@ -43,11 +51,10 @@ class Unique {
 
   // output[r] = the first key of run r (or its index), for the k runs of keys[0..count); k to unique_count.
   // output must hold `count` elements; nothing at or past k is written.
-  Result<void> record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& output,
-                      const BufferRange& unique_count, uint64_t count, const BufferRange& scratch) const;
-  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& output,
-                               const BufferRange& unique_count, const BufferRange& count_buffer,
-                               const BufferRange& scratch) const;
+  Result<void> record(VkCommandBuffer cmd, const UniqueOperands& operands, uint64_t count) const;
+  // count_buffer: usage STORAGE_BUFFER; the ranges must hold max_count elements.
+  Result<void> record_indirect(VkCommandBuffer cmd, const UniqueOperands& operands,
+                               const BufferRange& count_buffer) const;
   VkDeviceSize statistics_offset() const;
   void release_descriptor_sets() const;
 

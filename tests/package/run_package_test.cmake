@@ -2,8 +2,8 @@
 #
 # Proves vkprim can be consumed both ways by an outside project that compiles volk itself:
 #  (a) configure/build/install the library alone (Release, no tests/tools/examples) into a temporary prefix, check the
-#      installed archive references no Vulkan loader symbol and that find_package(vkprim 0.2) refuses it,
-#      then build and run the consumer with find_package(vkprim 0.3) against that prefix, and check the
+#      installed archive references no Vulkan loader symbol and that find_package(vkprim 0.3) refuses it,
+#      then build and run the consumer with find_package(vkprim 0.4) against that prefix, and check the
 #      footprint: the archive's size, and what one sort plan adds to a program; then a user operator too large
 #      (refused at configure) and one whose combine does not compile (the build stops with glslang's message);
 #  (b) build and run the consumer with add_subdirectory(<vkprim source>) and VKPRIM_TYPES=u32.
@@ -77,13 +77,13 @@ endif()
 
 # The package carries its version: a request for another minor version must not find it.
 execute_process(COMMAND ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${WORK_DIR}/consumer-wrong-version"
-                -DCONSUMER_MODE=find_package -DVKPRIM_REQUEST_VERSION=0.2 "-DCMAKE_PREFIX_PATH=${prefix}"
+                -DCONSUMER_MODE=find_package -DVKPRIM_REQUEST_VERSION=0.3 "-DCMAKE_PREFIX_PATH=${prefix}"
                 RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE wrong_version_error)
 if(rc EQUAL 0 OR NOT wrong_version_error MATCHES "version")
-  message(FATAL_ERROR "[package] find_package(vkprim 0.2) found the installed package (exit ${rc}); its version "
-                      "file must accept 0.3.x only:\n${wrong_version_error}")
+  message(FATAL_ERROR "[package] find_package(vkprim 0.3) found the installed package (exit ${rc}); its version "
+                      "file must accept 0.4.x only:\n${wrong_version_error}")
 endif()
-message(STATUS "[package] find_package(vkprim 0.2): refused, as it should be")
+message(STATUS "[package] find_package(vkprim 0.3): refused, as it should be")
 
 step("configure consumer (find_package)" ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${WORK_DIR}/consumer-find_package"
      -DCMAKE_BUILD_TYPE=Release -DCONSUMER_MODE=find_package "-DCMAKE_PREFIX_PATH=${prefix}")

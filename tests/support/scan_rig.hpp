@@ -59,11 +59,12 @@ class ScanRig {
     REQUIRE(in_shift <= kGuard);
     REQUIRE(out_shift <= kGuard);
     const ContextOptions& o = dev_.context().options();
+    const detail::Testing& t = dev_.context().testing();
     INFO(to_string(plan_.algorithm()) << " " << to_string(d.kind) << " " << to_string(d.type) << " "
                                       << to_string(d.op) << " n=" << n << " input shift " << in_shift
                                       << " output shift " << out_shift << (in_place ? " in place" : "")
                                       << "; spin limit " << o.fallback_spin_limit << ", skip period "
-                                      << o.debug_skip_publication_period);
+                                      << t.skip_publication_period);
     // [hostile x in_shift][data][hostile x kGuard]
     std::vector<T> staged(in_shift + n + kGuard, hostile<T>(d.op));
     std::copy(data.begin(), data.end(), staged.begin() + std::ptrdiff_t(in_shift));

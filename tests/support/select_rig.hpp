@@ -97,17 +97,17 @@ class CompactionRig {
     poison(dev_, count_);
     if (gpu_count) upload(dev_, count_, std::vector<uint32_t>{*gpu_count}, 48);
     const bool flagged = d.predicate == SelectPredicate::flagged;
-    const BufferRange in = input_.range(s.input * sizeof(T), n * sizeof(T));
-    const BufferRange fl = flagged ? flags_.range(s.flags * 4, n * 4) : BufferRange{};
-    const BufferRange out = output_.range(s.output * sizeof(T), n * sizeof(T));
-    const BufferRange cnt = count_.range(s.count_word * 4, 4);
+    const SelectOperands operands{.input = input_.range(s.input * sizeof(T), n * sizeof(T)),
+                                  .flags = flagged ? flags_.range(s.flags * 4, n * 4) : BufferRange{},
+                                  .output = output_.range(s.output * sizeof(T), n * sizeof(T)),
+                                  .selected_count = count_.range(s.count_word * 4, 4),
+                                  .scratch = scratch_.range()};
     Result<void> recorded;
     auto submitted = submit_compute(dev_, [&](VkCommandBuffer cmd) {
       if (gpu_count)
-        recorded = plan_.record_indirect(cmd, in, fl, out, cnt, count_.range(48, 4), scratch_.range(),
-                                         comparand_of(rhs));
+        recorded = plan_.record_indirect(cmd, operands, count_.range(48, 4), comparand_of(rhs));
       else
-        recorded = plan_.record(cmd, in, fl, out, cnt, n, scratch_.range(), comparand_of(rhs));
+        recorded = plan_.record(cmd, operands, n, comparand_of(rhs));
     });
     INFO("record: " << recorded.message() << " submit: " << submitted.message());
     REQUIRE(recorded.ok());

@@ -16,12 +16,14 @@ namespace vkprim::test {
 
 namespace {
 
-auto key_of(const ContextOptions& o) {
+auto key_of(const DeviceSetup& s) {
+  const ContextOptions& o = s.options;
+  const detail::Testing& t = s.testing;
   return std::make_tuple(o.force_no_subgroups, o.disable_push_descriptors, o.debug_labels, o.fallback_spin_limit,
-                         o.debug_skip_publication_period, o.mask_features, o.max_workgroups_per_dimension, o.max_storage_buffer_range,
-                         o.descriptor_cache_size, o.collect_statistics, o.tile_order);
+                         o.descriptor_sets_per_pool, o.collect_statistics, o.tile_order, t.skip_publication_period,
+                         t.mask_features, t.max_workgroups_per_dimension, t.max_storage_buffer_range);
 }
-using Key = decltype(key_of(ContextOptions{}));
+using Key = decltype(key_of(DeviceSetup{}));
 
 std::mutex& devices_mutex() {
   static std::mutex m;
@@ -34,20 +36,23 @@ std::map<Key, std::unique_ptr<Device>>& devices() {
 
 }  // namespace
 
-Device& device(const ContextOptions& options) {
+Device& device(const ContextOptions& options) { return device(DeviceSetup{options, {}}); }
+
+Device& device(const DeviceSetup& setup) {
   std::lock_guard<std::mutex> lock(devices_mutex());
   auto& cache = devices();
-  const Key key = key_of(options);
+  const Key key = key_of(setup);
   auto it = cache.find(key);
   if (it != cache.end()) return *it->second;
   DeviceOptions device_options;
   device_options.validation = true;
   device_options.persistent_pipeline_cache = false;
-  device_options.options = options;
+  device_options.options = setup.options;
+  device_options.testing = setup.testing;
   // The unpinned-subgroup variants of the ctest suite hide features from every device they create
   // (VKPRIM_TEST_MASK_FEATURES, Feature bits), e.g. subgroup size control, as a driver without it would.
   if (const char* env = std::getenv("VKPRIM_TEST_MASK_FEATURES"); env && *env)
-    device_options.options.mask_features |= uint32_t(std::strtoul(env, nullptr, 0));
+    device_options.testing.mask_features |= uint32_t(std::strtoul(env, nullptr, 0));
   auto created = Device::create(device_options);
   INFO("Device::create with validation: " << (created ? std::string("ok") : created.error().message));
   REQUIRE(created.ok());
@@ -63,24 +68,24 @@ Device& device(const ContextOptions& options) {
   return dev;
 }
 
-Device& device_without(uint32_t features, ContextOptions options) {
-  options.mask_features |= features;
-  Device& dev = device(options);
+Device& device_without(uint32_t features, DeviceSetup setup) {
+  setup.testing.mask_features |= features;
+  Device& dev = device(setup);
   REQUIRE((dev.context().capabilities().features & features) == 0);
   return dev;
 }
 
-ContextOptions forced_fallback(uint32_t period, uint32_t spin_limit) {
-  ContextOptions o;
-  o.fallback_spin_limit = spin_limit;
-  o.debug_skip_publication_period = period;
-  return o;
+DeviceSetup forced_fallback(uint32_t period, uint32_t spin_limit) {
+  DeviceSetup s;
+  s.options.fallback_spin_limit = spin_limit;
+  s.testing.skip_publication_period = period;
+  return s;
 }
 
-ContextOptions launch_order(uint32_t period) {
-  ContextOptions o = forced_fallback(period, period == 0 ? 64 : 0);
-  o.tile_order = TileOrder::launch;
-  return o;
+DeviceSetup launch_order(uint32_t period) {
+  DeviceSetup s = forced_fallback(period, period == 0 ? 64 : 0);
+  s.options.tile_order = TileOrder::launch;
+  return s;
 }
 
 ContextOptions no_subgroups() {
@@ -89,10 +94,10 @@ ContextOptions no_subgroups() {
   return o;
 }
 
-ContextOptions small_windows() {
-  ContextOptions o;
-  o.max_storage_buffer_range = 64 * 1024;
-  return o;
+DeviceSetup small_windows() {
+  DeviceSetup s;
+  s.testing.max_storage_buffer_range = 64 * 1024;
+  return s;
 }
 
 namespace {

@@ -1,4 +1,4 @@
-// Shared test support: validated devices cached per ContextOptions, validation-message checks, a
+// Shared test support: validated devices cached per setup (options and test hooks), validation-message checks, a
 // per-test random generator whose seed is reported on failure, poison/upload/download helpers and a
 // checked reduce run against the host reference (tools/support/host_reference.hpp).
 #pragma once
@@ -24,24 +24,31 @@
 
 namespace vkprim::test {
 
+// What a cached test device is created with: the context options, and the test hooks (detail::Testing:
+// masked features, lowered limits, skipped publications) that reach the context beside them.
+struct DeviceSetup {
+  ContextOptions options{};
+  detail::Testing testing{};
+};
 // A Device with validation + synchronization validation on and no persisted pipeline cache, created
-// once per ContextOptions combination for the whole test binary.
+// once per ContextOptions and detail::Testing combination for the whole test binary.
 Device& device(const ContextOptions& options = {});
-// Options that force the chained kernels' decoupled fallback: every `period`-th tile publishes nothing
-// (ContextOptions::debug_skip_publication_period; 0: every tile publishes) and a waiting tile polls
-// `spin_limit` times before counting a predecessor itself.
-ContextOptions forced_fallback(uint32_t period, uint32_t spin_limit = 0);
+Device& device(const DeviceSetup& setup);
+// A setup that forces the chained kernels' decoupled fallback: every `period`-th tile publishes nothing
+// (detail::Testing::skip_publication_period; 0: every tile publishes) and a waiting tile polls
+// `spin_limit` times (ContextOptions::fallback_spin_limit) before counting a predecessor itself.
+DeviceSetup forced_fallback(uint32_t period, uint32_t spin_limit = 0);
 // forced_fallback(period) with tiles taken in launch order (ContextOptions::tile_order); without skips
 // (period 0) the spin limit is 64, so a driver that launches a successor first only costs a fallback.
-ContextOptions launch_order(uint32_t period);
+DeviceSetup launch_order(uint32_t period);
 // Options that take the shared-memory emulation of subgroup operations (ContextOptions::force_no_subgroups).
 ContextOptions no_subgroups();
-// Options with a 64 KiB storage-buffer range (ContextOptions::max_storage_buffer_range): 16384 32-bit
+// A setup with a 64 KiB storage-buffer range (detail::Testing::max_storage_buffer_range): 16384 32-bit
 // elements at most per binding, so plans split larger inputs into windows.
-ContextOptions small_windows();
-// device(options) with `features` masked as well (ContextOptions::mask_features); requires that they are
+DeviceSetup small_windows();
+// device(setup) with `features` masked as well (detail::Testing::mask_features); requires that they are
 // reported absent.
-Device& device_without(uint32_t features, ContextOptions options = {});
+Device& device_without(uint32_t features, DeviceSetup setup = {});
 // True where `dev` has every feature in `features`; else warns that the test case is skipped, naming
 // `what` needs them, and returns false: `if (!test::has_features(dev, feature_memory_model, "...")) return;`
 bool has_features(Device& dev, uint32_t features, const char* what);
