@@ -60,8 +60,8 @@ vkprim_add_kernel(select/copy_rejected select/copy_rejected.comp TYPES u32 u64 W
 # _k8, _k16, _k32, _k64) and the payload (none, _v32, _v64, or wide values _vw1 / _vw4 in units of 1 or 4
 # words, their count specialization constant 6); the key transform is a specialization constant.
 # Onesweep digit passes run under the Vulkan memory model (vulkan1.2). SortRanking::partitioned (suffix _p)
-# and SortScatter::direct (suffix _d) are built for 32- and 64-bit keys; every default kernel also gets the
-# no-subgroup variant. The one-workgroup sort (sort/single) takes keys with no payload or 4- and 8-byte ones.
+# and SortScatter::direct (suffix _d), which automatic never picks, are built for 32- and 64-bit keys under
+# the option VKPRIM_SORT_OPTION_KERNELS only; every default kernel also gets the no-subgroup variant. The one-workgroup sort (sort/single) takes keys with no payload or 4- and 8-byte ones.
 foreach(kw 8 16 32 64)
   set(key_defines "")
   if(kw EQUAL 64)
@@ -86,7 +86,7 @@ foreach(kw 8 16 32 64)
     endif()
     set(ranks "")
     set(scatters "")
-    if(kw GREATER 16)
+    if(kw GREATER 16 AND VKPRIM_SORT_OPTION_KERNELS)
       set(ranks _p)
       set(scatters _d)
     endif()

@@ -37,8 +37,34 @@ enum : uint32_t { kKeyVectors = 1u, kValueVectors = 2u, kOutVectors = 4u, kIndir
 // The portable kernel's phases (specialization constant 2), in recording order.
 enum Phase : uint32_t { kSummarize = 0, kScan = 1, kReplay = 2, kPhases = 3 };
 
-// Counts up to this take 256 x 12 tiles of 32-bit keys and values (create() below says why).
+// Counts up to this take 256 x 12 tiles of 32-bit keys and values (kKeyedShapes).
 constexpr uint64_t kSmallCount = uint64_t(1) << 22;
+
+// What a keyed plan's default tile shape follows.
+enum class KeyedClass {
+  user_narrow,       // an engine's values of up to 16 bytes
+  user_wide,         // an engine's values of 17..64 bytes
+  wide,              // 64-bit keys or values
+  scan_large,        // ScanByKey of 32-bit keys and values, max_count above kSmallCount
+  keys_only_large,   // RunLengthEncode, NonTrivialRuns, Unique of 32-bit keys, max_count above kSmallCount
+  narrow,            // the rest: 32-bit keys and values
+};
+// Default tiles (workgroup x items per invocation), measured on an H100 (docs/PERFORMANCE.md, "Keyed
+// primitives"). Plans of the two `_large` classes keep the `narrow` shape too, for records of counts up to
+// kSmallCount. User values: the workgroup is then halved until its shared memory fits (create_plan).
+struct KeyedShapeRow {
+  KeyedClass cls;
+  uint32_t wg, items;
+};
+constexpr KeyedShapeRow kKeyedShapes[] = {
+    {KeyedClass::user_narrow, 256, 8}, {KeyedClass::user_wide, 256, 4},        {KeyedClass::wide, 256, 8},
+    {KeyedClass::scan_large, 512, 12}, {KeyedClass::keys_only_large, 128, 24}, {KeyedClass::narrow, 256, 12},
+};
+constexpr KeyedShapeRow keyed_shape(KeyedClass cls) {
+  for (const KeyedShapeRow& row : kKeyedShapes)
+    if (row.cls == cls) return row;
+  return {KeyedClass::narrow, 256, 12};
+}
 
 }  // namespace
 
@@ -84,6 +110,14 @@ struct ByKeyPlan {
 };
 
 namespace {
+
+KeyedClass classify(const ByKeyPlan& p) {
+  if (p.user) return p.value_bytes <= 16 ? KeyedClass::user_narrow : KeyedClass::user_wide;
+  if (p.key_bytes == 8 || (p.reads_values() && p.value_bytes == 8)) return KeyedClass::wide;
+  if (p.max_count <= kSmallCount) return KeyedClass::narrow;
+  if (p.scan()) return KeyedClass::scan_large;
+  return p.reads_values() ? KeyedClass::narrow : KeyedClass::keys_only_large;
+}
 
 // What a description chooses beyond its types and count.
 struct Choices {
@@ -132,23 +166,16 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   plan->key_bytes = size_of(key_type);
   plan->user = user;
   plan->value_bytes = user ? user->size : size_of(value_type);
-  // Tile shapes measured on an H100 (docs/PERFORMANCE.md): keys and values, 256 x 12 (scan 512 x 12);
-  // keys alone, 128 x 24; 64-bit keys or values, 256 x 8. Counts up to kSmallCount of 32-bit keys and
-  // values take 256 x 12 (a plan for more keeps both shapes and picks by the count): the larger tiles
-  // leave SMs idle there (scan_by_key at 2^16 8.9 against 10.3 us, unique 8.2 against 9.7; 2^22 32.5
-  // against 34.4 and 18.1 against 20.8). User values (up to 64 bytes each): 8 per invocation up to 16
-  // bytes, else 4, in the largest workgroup whose shared memory fits (below).
-  const bool wide = plan->key_bytes == 8 || (plan->reads_values() && plan->value_bytes == 8);
+  const KeyedClass cls = classify(*plan);
+  const KeyedShapeRow row = keyed_shape(cls);
   const bool defaults = !choices.tuning.workgroup_size && !choices.tuning.items_per_thread;
-  uint32_t wg = 256, items = 12;
-  if (user) items = plan->value_bytes <= 16 ? 8 : 4;
-  else if (wide) items = 8;
-  else if (max_count > kSmallCount && plan->scan()) wg = 512;
-  else if (max_count > kSmallCount && !plan->reads_values()) wg = 128, items = 24;
-  if (defaults && !user && !wide && (wg != 256 || items != 12)) plan->small = ByKeyShape{256, 12};
+  if (defaults && (cls == KeyedClass::scan_large || cls == KeyedClass::keys_only_large)) {
+    const KeyedShapeRow narrow = keyed_shape(KeyedClass::narrow);
+    plan->small = ByKeyShape{narrow.wg, narrow.items};
+  }
   ByKeyShape& shape = plan->shape;
-  shape.wg = choices.tuning.workgroup_size ? choices.tuning.workgroup_size : wg;
-  shape.items = choices.tuning.items_per_thread ? choices.tuning.items_per_thread : items;
+  shape.wg = choices.tuning.workgroup_size ? choices.tuning.workgroup_size : row.wg;
+  shape.items = choices.tuning.items_per_thread ? choices.tuning.items_per_thread : row.items;
   if (shape.wg < 64 || shape.wg > 1024 || (shape.wg & (shape.wg - 1)) != 0)
     return make_error(Status::invalid_argument, name, ": tuning.workgroup_size ", shape.wg, " must be a power of two from 64 to 1024");
   if (shape.items < 4 || shape.items > 32 || shape.items % 4 != 0)

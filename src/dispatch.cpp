@@ -6,7 +6,6 @@
 #include "barriers.hpp"
 #include "context_impl.hpp"
 #include "errors.hpp"
-#include "indirect.hpp"
 
 namespace vkprim::detail {
 

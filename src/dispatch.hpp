@@ -39,6 +39,10 @@ ElementBinding bind_elements(const ContextImpl& context, const BufferRange& rang
 // rounded down to a multiple of `granule`.
 uint64_t window_elements(const ContextImpl& context, uint32_t elem_size, uint64_t granule);
 
+// Bytes per entry of a record_indirect arguments region (src/indirect.hpp, shaders/common/indirect.glsl): a
+// pass dispatched from entry k reads its vkCmdDispatchIndirect arguments at k times this.
+constexpr VkDeviceSize kIndirectEntryBytes = 32;
+
 struct Pass {
   const Kernel* kernel = nullptr;
   std::array<BoundBuffer, kMaxBindings> buffers{};

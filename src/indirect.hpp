@@ -20,7 +20,6 @@ namespace vkprim::detail {
 struct ContextImpl;
 
 constexpr uint32_t kMaxIndirectEntries = 6;
-constexpr VkDeviceSize kIndirectEntryBytes = 32;
 constexpr VkDeviceSize kIndirectRegionBytes = kMaxIndirectEntries * kIndirectEntryBytes;
 
 // How entry k's workgroup count follows from the count: n_k = the clamped count (source 0) or the

@@ -25,6 +25,7 @@
 #include "shader_groups.hpp"
 #include "indirect.hpp"
 #include "plan_common.hpp"
+#include "vkprim/version.hpp"
 
 namespace vkprim {
 
@@ -484,6 +485,11 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   if (plan->ranking == SortRanking::partitioned && !plan->subgroups)
     return make_error(Status::unsupported, "RadixSort: partitioned ranking needs the subgroup path (ballot, shuffle ",
                       "and subgroups of 8..128 invocations, subgroups not disabled)");
+  if (!VKPRIM_HAS_SORT_OPTION_KERNELS &&
+      (plan->ranking == SortRanking::partitioned || plan->scatter == SortScatter::direct))
+    return make_error(Status::unsupported, "RadixSort: ",
+                      plan->scatter == SortScatter::direct ? "SortScatter::direct" : "SortRanking::partitioned",
+                      " is built only with the CMake option VKPRIM_SORT_OPTION_KERNELS (automatic never picks it)");
   // Shared memory of the ranking kernels (common/radix.glsl and onesweep.comp), in words.
   // A tile staged in `rounds` rounds (STAGE_ROUNDS of common/radix.glsl) holds 1/rounds of it at a time.
   // Staged words per round: keys, or 4- and 8-byte values; wide values are gathered through one in-tile

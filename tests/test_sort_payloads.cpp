@@ -11,6 +11,7 @@
 #include "sort_rig.hpp"
 #include "test_support.hpp"
 #include "vkprim/sort.hpp"
+#include "vkprim/version.hpp"
 
 using namespace vkprim;
 using namespace vkprim::test;
@@ -119,6 +120,10 @@ TEST_CASE("direct scatter and partitioned ranking (where the device has it) move
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const bool partitioned = dev.context().capabilities().has(feature_subgroup_partitioned);
+  if (!VKPRIM_HAS_SORT_OPTION_KERNELS) {
+    test::skip("the direct scatter and partitioned ranking are not built (VKPRIM_SORT_OPTION_KERNELS off)");
+    return;
+  }
   for_each_algorithm(dev, [&](SortAlgorithm a) {
     for (uint32_t vb : {16u, 28u}) {
       const uint64_t n = 3 * tile_of(dev, vb, a) + 77;

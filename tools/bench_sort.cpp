@@ -21,6 +21,7 @@
 #include "host_sort.hpp"
 #include "sort_commands.hpp"
 #include "vkprim/sort.hpp"
+#include "vkprim/version.hpp"
 
 namespace vkprim::tools {
 
@@ -312,6 +313,8 @@ int verify_sort(const Device& device, std::mt19937_64& rng) {
   for (SortAlgorithm a : {SortAlgorithm::onesweep, SortAlgorithm::reduce_then_scan}) {
     if (a == SortAlgorithm::onesweep && !caps.has(feature_memory_model)) continue;
     if (r == SortRanking::partitioned && (!caps.has(feature_subgroup_partitioned) || sc == SortScatter::direct)) continue;
+    // The options automatic never picks exist only in builds with VKPRIM_SORT_OPTION_KERNELS.
+    if (!VKPRIM_HAS_SORT_OPTION_KERNELS && (r != SortRanking::ballots || sc != SortScatter::staged)) continue;
     for (DataType t : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64,
                        DataType::u16, DataType::u8}) {
       if (is_64bit(t) && !caps.has(feature_int64)) continue;

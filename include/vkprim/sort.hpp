@@ -43,7 +43,9 @@ bool parse(const char* name, SortAlgorithm& out);
 //   ballots      eight subgroup ballots per key (any device with ballot + shuffle);
 //   partitioned  one subgroupPartitionNV per key (VK_NV_shader_subgroup_partitioned: feature_subgroup_partitioned;
 //                device_requirements() lists the extension where the device has it).
-// automatic = ballots (partitioned measured slower on the H100: docs/PERFORMANCE.md).
+// automatic = ballots (partitioned measured slower on the H100: docs/PERFORMANCE.md). partitioned is built
+// only with the CMake option VKPRIM_SORT_OPTION_KERNELS (VKPRIM_HAS_SORT_OPTION_KERNELS in vkprim/version.hpp):
+// elsewhere unsupported.
 enum class SortRanking { automatic, ballots, partitioned };
 const char* to_string(SortRanking ranking);
 bool parse(const char* name, SortRanking& out);
@@ -52,7 +54,8 @@ bool parse(const char* name, SortRanking& out);
 //   staged  through shared memory, so consecutive invocations write consecutive positions of a digit's run
 //           (coalesced writes; two more barriers and a shared round trip per tile, and per payload);
 //   direct  each invocation writes its keys (and values) straight from registers to their positions.
-// automatic = staged (direct measured slower on the H100: docs/PERFORMANCE.md).
+// automatic = staged (direct measured slower on the H100: docs/PERFORMANCE.md). direct, like partitioned
+// ranking, is built only with VKPRIM_SORT_OPTION_KERNELS: elsewhere unsupported.
 enum class SortScatter { automatic, staged, direct };
 const char* to_string(SortScatter scatter);
 bool parse(const char* name, SortScatter& out);

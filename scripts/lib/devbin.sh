@@ -13,7 +13,7 @@ vkprim_tool_of() {
     git archive "$rev" | tar -x -C "$src"
   fi
   cmake -S "$src" -B "build/ab/$label" -DCMAKE_BUILD_TYPE=Release -DVKPRIM_BUILD_TESTS=OFF \
-    -DVKPRIM_BUILD_EXAMPLES=OFF -DVKPRIM_BUILD_CUB_BENCH=OFF >/dev/null
+    -DVKPRIM_BUILD_EXAMPLES=OFF -DVKPRIM_BUILD_CUB_BENCH=OFF -DVKPRIM_SORT_OPTION_KERNELS=ON >/dev/null
   cmake --build "build/ab/$label" --target vkprim_cli -j"$(nproc)"
   strip -o "$out" "build/ab/$label/tools/vkprim"
 }
