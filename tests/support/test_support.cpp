@@ -135,7 +135,16 @@ ChildOutcome run_in_child(const std::function<void()>& body) {
   int status = 0;
   REQUIRE(waitpid(pid, &status, 0) == pid);
   out.aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+  if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
   return out;
+}
+
+ChildOutcome run_case_in_new_process(const char* name) {
+  return run_in_child([name] {
+    execl("/proc/self/exe", "/proc/self/exe", name, static_cast<char*>(nullptr));
+    std::perror("execl /proc/self/exe");
+    std::_Exit(127);
+  });
 }
 
 bool has_features(Device& dev, uint32_t features, const char* what) {

@@ -60,12 +60,17 @@ void skip(const std::string& why);
 // How many skips were reported so far in this process.
 int skip_count();
 // Runs `body` in a forked child process (for calls that must abort): whether it died of SIGABRT, and what
-// it wrote to stderr. The child should create any Vulkan objects it needs itself.
+// it wrote to stderr. The child must not use Vulkan: a forked child of a process that initialised a GPU
+// driver may not use that driver (NVIDIA's fails there); see run_case_in_new_process.
 struct ChildOutcome {
   bool aborted = false;
+  int exit_code = -1;  // where it exited rather than died of a signal
   std::string stderr_text;
 };
 ChildOutcome run_in_child(const std::function<void()>& body);
+// Runs the hidden test case `name` (tag it "[.]") of this test binary in a new process (fork, then exec of
+// /proc/self/exe), which starts its Vulkan from nothing: for cases that must abort after using a device.
+ChildOutcome run_case_in_new_process(const char* name);
 // Every device created so far (the listener clears their messages when a test case starts).
 std::vector<Device*> cached_devices();
 // Destroys every cached device (called by main before exit).
