@@ -155,7 +155,8 @@ class RadixSort {
                       const BufferRange& scratch) const;
 
   // As record, with the count read on the GPU from a u32 at count_buffer (usage STORAGE_BUFFER, offset a
-  // multiple of 4, written before record_indirect like the keys), clamped to max_count. Every pass is
+  // multiple of 4, written before record_indirect like the keys), clamped to max_count. keys and values
+  // must hold max_count elements (only the count's are touched). Every pass is
   // recorded (dispatched indirectly), so the dispatch count does not depend on the count; a plan whose
   // max_count is at most one_workgroup_keys() records the one-workgroup sort alone.
   Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,

@@ -444,6 +444,9 @@ void sh_get_prefix(out uint c, out VALUE_T v) {
 #endif
 
 #if !defined(VKPRIM_BY_KEY_PORTABLE)
+// Not common/look_back.glsl (the scan's): with the run summary as one struct through it, ReduceByKey ran
+// 5.8-7.6% slower on an H200 and ScanByKey 5.5% at 2^20 (docs/PERFORMANCE.md, "Keyed primitives"), so this
+// copy stays until the shared one matches.
 // Run by subgroup 0 alone (invocation 0 without subgroups): combines the predecessors' summaries in front
 // of (pc_, pv), the combination of the nearer ones, up to the first inclusive one. Returns LOOK_DONE or
 // LOOK_FALLBACK + the predecessor that stayed not ready past the spin limit, or at all once the tile's

@@ -100,10 +100,6 @@ VALUE_T sh_get_prefix() {
 #define LOOK_REDUCE vk_subgroup_reduce
 #endif
 
-#define LOOK_ON 0u
-#define LOOK_DONE 1u
-#define LOOK_FALLBACK 2u
-
 #if !defined(VKPRIM_ORDERED)
 // A tile's vectors loaded into registers, every load issued before the first is used (no branch between
 // them when the tile is whole).
@@ -145,88 +141,24 @@ VALUE_T chain_rows(ROW_T row_totals[2]) {
 }
 #endif  // !VKPRIM_ORDERED
 
-// The look-back, run by subgroup 0 alone (no workgroup barrier per step). A step loads LOOK_WINDOWS
-// windows of predecessor states at once (lane i of window j reads predecessor look - j * subgroup size - i,
-// so each window is one contiguous read), then walks them in order: the ready aggregates up to the first
-// inclusive prefix are folded into `prefix` and end the look-back; a not-ready predecessor ends the step
-// after folding the aggregates before it, and is polled again (or, fallback only, reduced by the
-// workgroup after more than pc.param polls that saw no progress, or at once when the tile's look-back has
-// taken LOOK_TRIP_LIMIT steps: `steps` counts them over every call). Returns LOOK_DONE or LOOK_FALLBACK +
-// the stuck predecessor; `look` and `prefix` are uniform.
-uint look_back(inout uint look, inout VALUE_T prefix, inout uint depth, inout uint steps) {
-  uint polls = 0u;
-  for (;;) {
-    steps += 1u;
+// The look-back (common/look_back.glsl) over the tiles' aggregates and inclusive prefixes.
+#define LB_T VALUE_T
+#define LB_WINDOWS LOOK_WINDOWS
+#if defined(VKPRIM_FALLBACK)
+#define LB_FALLBACK 1
+#else
+#define LB_FALLBACK 0
+#endif
+uint lb_read(uint tile, out VALUE_T v) { return vk_state_read(tile, v); }
+VALUE_T lb_empty() { return vk_identity(); }
 #if !defined(VKPRIM_NO_SUBGROUPS)
-    const uint lane = gl_SubgroupInvocationID;
-    const VALUE_T identity = vk_identity();
-    uint flags[8];
-    VALUE_T values[8];
-    [[unroll]] for (uint j = 0u; j < LOOK_WINDOWS; ++j) {
-      const uint distance = j * gl_SubgroupSize + lane;
-      // Predecessors before tile 0 act as an inclusive identity. No lane branches apart before the ballots
-      // below (docs/ALGORITHMS.md, "Reconvergence"): those lanes read tile 0's state too, and drop it.
-      const bool in_range = distance <= look;
-      VALUE_T v;
-      const uint f = vk_state_read(look - min(distance, look), v);
-      flags[j] = in_range ? f : STATE_INCLUSIVE;
-      values[j] = vk_pick(in_range, v, identity);
-    }
-    [[unroll]] for (uint j = 0u; j < LOOK_WINDOWS; ++j) {
-      const uvec4 inclusive = subgroupBallot(flags[j] == STATE_INCLUSIVE);
-      const uvec4 not_ready = subgroupBallot(flags[j] == STATE_NOT_READY);
-      const bool any_inclusive = any(notEqual(inclusive, uvec4(0u)));
-      const uint stop = any_inclusive ? subgroupBallotFindLSB(inclusive) : gl_SubgroupSize;
-      const uint blocked = any(notEqual(not_ready, uvec4(0u))) ? subgroupBallotFindLSB(not_ready) : gl_SubgroupSize;
-      if (blocked < stop) {
-        // Fold the ready aggregates before the blocked predecessor, then poll it again (or fall back).
-        if (blocked > 0u) {
-          prefix = vk_op(LOOK_REDUCE(vk_pick(lane < blocked, values[j], identity)), prefix);
-          look -= blocked;
-          depth += blocked;
-          polls = 0u;
-        }
-        polls += 1u;
-#if defined(VKPRIM_FALLBACK)
-        if (polls > pc.param || steps > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
-#endif
-        break;
-      }
-      prefix = vk_op(LOOK_REDUCE(vk_pick(lane <= stop, values[j], identity)), prefix);
-      if (any_inclusive) {
-        depth += stop + 1u;
-        return LOOK_DONE;
-      }
-      look -= gl_SubgroupSize;
-      depth += gl_SubgroupSize;
-    }
-#else
-    // Emulation: one predecessor per step.
-    VALUE_T value;
-    const uint flag = vk_state_read(look, value);
-    if (flag == STATE_NOT_READY) {
-      polls += 1u;
-#if defined(VKPRIM_FALLBACK)
-      if (polls > pc.param || steps > LOOK_TRIP_LIMIT) return LOOK_FALLBACK + look;
-#endif
-      continue;
-    }
-    polls = 0u;
-    prefix = vk_op(value, prefix);
-    depth += 1u;
-    if (flag == STATE_INCLUSIVE) return LOOK_DONE;
-    look -= 1u;
-#endif
-  }
-  // Reached only where the driver cuts long loops short (llvmpipe stops every loop after 65535 iterations
-  // and falls through): never claim a prefix that was not found. With fallback, reduce the predecessor
-  // we were waiting for; without, ask to be called again.
-#if defined(VKPRIM_FALLBACK)
-  return LOOK_FALLBACK + look;
-#else
-  return LOOK_ON;
-#endif
+VALUE_T lb_pick(bool c, VALUE_T a, VALUE_T b) { return vk_pick(c, a, b); }
+void lb_prepend(VALUE_T v, uint taken, inout VALUE_T prefix) {
+  prefix = vk_op(LOOK_REDUCE(vk_pick(gl_SubgroupInvocationID < taken, v, vk_identity())), prefix);
 }
+#endif
+void lb_prepend_one(VALUE_T v, inout VALUE_T prefix) { prefix = vk_op(v, prefix); }
+#include "common/look_back.glsl"
 
 void main() {
   vk_scan_begin();
@@ -302,7 +234,7 @@ void main() {
       if (looker) {
         uint look = sh_get(W_LOOK);
         VALUE_T prefix = sh_get_prefix();
-        const uint action = look_back(look, prefix, depth, steps);
+        const uint action = look_back(pc.param, look, prefix, depth, steps);
         if (tid == 0u) {
           sh_set(W_LOOK, look);
           sh_set_prefix(prefix);

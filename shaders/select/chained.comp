@@ -60,6 +60,8 @@ uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_Storag
 #define LOOK_DONE 1u
 #define LOOK_FALLBACK 2u
 
+// Not common/look_back.glsl (the scan's): through it this kernel ran 1.1-1.3% slower on an H200 at 2^24 and
+// 2^28 (docs/PERFORMANCE.md, "Select and Partition"), so it keeps this copy until the shared one matches.
 // Run by subgroup 0 alone: lane i inspects predecessor look - i; ready counts up to the first inclusive
 // prefix are summed into `prefix`. Returns LOOK_DONE or LOOK_FALLBACK + the predecessor that stayed not
 // ready for more than `spin_limit` polls, or at all once the tile's look-back has taken LOOK_TRIP_LIMIT

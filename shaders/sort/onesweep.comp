@@ -131,7 +131,9 @@ void main() {
   sort_stage_keys();
 
   // Look-back per digit, LOOKBACK_TILES predecessors per step (independent loads, so one step costs one
-  // memory latency however many tiles it covers), with workgroup-wide fallback rounds.
+  // memory latency however many tiles it covers), with workgroup-wide fallback rounds. Not the shared
+  // common/look_back.glsl: every invocation here follows its own digit's chain (a digit per lane, no
+  // ballots over tiles), where that one walks one chain with a subgroup's lanes over the tiles.
   uint prefix = tile0_prefix, look = tile - 1u, steps = 0u;
   bool done = tile == 0u || !digit_owner;
   for (;;) {
