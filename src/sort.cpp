@@ -318,6 +318,50 @@ class SortPassBuilder {
 
 }  // namespace
 
+// Every check of a SortDesc on its own and against the device's features, before any choice is made.
+Result<void> check_sort_desc(const SortDesc& desc, const Capabilities& caps) {
+  if (int(desc.algorithm) < 0 || int(desc.algorithm) > int(SortAlgorithm::reduce_then_scan))
+    return make_error(Status::invalid_argument, "RadixSort: unknown algorithm ", int(desc.algorithm));
+  if (desc.order != SortOrder::ascending && desc.order != SortOrder::descending)
+    return make_error(Status::invalid_argument, "RadixSort: unknown order ", int(desc.order));
+  if (int(desc.ranking) < 0 || int(desc.ranking) > int(SortRanking::partitioned))
+    return make_error(Status::invalid_argument, "RadixSort: unknown ranking ", int(desc.ranking));
+  if (int(desc.scatter) < 0 || int(desc.scatter) > int(SortScatter::direct))
+    return make_error(Status::invalid_argument, "RadixSort: unknown scatter ", int(desc.scatter));
+  if (!known_type(desc.key_type))
+    return make_error(Status::invalid_argument, "RadixSort: unknown key type ", int(desc.key_type));
+  if (desc.value_size % 4 != 0 || desc.value_size > kMaxValueBytes)
+    return make_error(Status::invalid_argument, "RadixSort: value_size ", desc.value_size,
+                      " must be 0 (keys only) or a multiple of 4 bytes up to ", kMaxValueBytes);
+  if (desc.max_count == 0 || desc.max_count > kMaxSortCount)
+    return make_error(Status::invalid_argument, "RadixSort: max_count ", desc.max_count,
+                      " must be in 1..2^30-1 (onesweep's tile state packs 30-bit counts)");
+  const uint32_t key_bits = 8 * size_of(desc.key_type);
+  const uint32_t end_bit = desc.end_bit ? desc.end_bit : key_bits;
+  if (end_bit > key_bits || desc.begin_bit >= end_bit)
+    return make_error(Status::invalid_argument, "RadixSort: bits [", desc.begin_bit, ", ", end_bit,
+                      ") must satisfy begin_bit < end_bit <= ", key_bits, " for ", to_string(desc.key_type), " keys");
+  if (auto ok = check_tuning("RadixSort", desc.tuning, tune_workgroup_size | tune_items_per_thread);
+      !ok)
+    return ok.error();
+  if (is_64bit(desc.key_type) && !caps.has(feature_int64))
+    return make_error(Status::unsupported, "RadixSort: ", to_string(desc.key_type), " keys need shaderInt64, which ",
+                      "the device lacks or the caller did not enable");
+  if (desc.key_type == DataType::u8 && !caps.has(feature_storage_8bit))
+    return make_error(Status::unsupported, "RadixSort: u8 keys need storageBuffer8BitAccess (feature_storage_8bit), ",
+                      "which the device lacks or the caller did not enable");
+  if (desc.key_type == DataType::u16 && !caps.has(feature_storage_16bit))
+    return make_error(Status::unsupported, "RadixSort: u16 keys need storageBuffer16BitAccess ",
+                      "(feature_storage_16bit), which the device lacks or the caller did not enable");
+  // Partitioned ranking and direct scatter are built for 32- and 64-bit keys (shaders/kernels.cmake).
+  const bool narrow_keys = size_of(desc.key_type) < 4;
+  if (narrow_keys && (desc.ranking == SortRanking::partitioned || desc.scatter == SortScatter::direct))
+    return make_error(Status::unsupported, "RadixSort: ", to_string(desc.key_type), " keys sort with ballot ranking ",
+                      "and the staged scatter only (SortRanking::partitioned and SortScatter::direct take 32- and ",
+                      "64-bit keys)");
+  return {};
+}
+
 }  // namespace detail
 
 using detail::make_error;
@@ -361,45 +405,8 @@ void RadixSort::release_descriptor_sets() const { plan_->descriptors->release();
 Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
   detail::ContextImpl& c = context.impl();
   const Capabilities& caps = c.caps;
-  if (int(desc.algorithm) < 0 || int(desc.algorithm) > int(SortAlgorithm::reduce_then_scan))
-    return make_error(Status::invalid_argument, "RadixSort: unknown algorithm ", int(desc.algorithm));
-  if (desc.order != SortOrder::ascending && desc.order != SortOrder::descending)
-    return make_error(Status::invalid_argument, "RadixSort: unknown order ", int(desc.order));
-  if (int(desc.ranking) < 0 || int(desc.ranking) > int(SortRanking::partitioned))
-    return make_error(Status::invalid_argument, "RadixSort: unknown ranking ", int(desc.ranking));
-  if (int(desc.scatter) < 0 || int(desc.scatter) > int(SortScatter::direct))
-    return make_error(Status::invalid_argument, "RadixSort: unknown scatter ", int(desc.scatter));
-  if (!detail::known_type(desc.key_type))
-    return make_error(Status::invalid_argument, "RadixSort: unknown key type ", int(desc.key_type));
-  if (desc.value_size % 4 != 0 || desc.value_size > detail::kMaxValueBytes)
-    return make_error(Status::invalid_argument, "RadixSort: value_size ", desc.value_size,
-                      " must be 0 (keys only) or a multiple of 4 bytes up to ", detail::kMaxValueBytes);
-  if (desc.max_count == 0 || desc.max_count > detail::kMaxSortCount)
-    return make_error(Status::invalid_argument, "RadixSort: max_count ", desc.max_count,
-                      " must be in 1..2^30-1 (onesweep's tile state packs 30-bit counts)");
-  const uint32_t key_bits = 8 * size_of(desc.key_type);
-  const uint32_t end_bit = desc.end_bit ? desc.end_bit : key_bits;
-  if (end_bit > key_bits || desc.begin_bit >= end_bit)
-    return make_error(Status::invalid_argument, "RadixSort: bits [", desc.begin_bit, ", ", end_bit,
-                      ") must satisfy begin_bit < end_bit <= ", key_bits, " for ", to_string(desc.key_type), " keys");
-  if (auto ok = detail::check_tuning("RadixSort", desc.tuning, detail::tune_workgroup_size | detail::tune_items_per_thread);
-      !ok)
-    return ok.error();
-  if (is_64bit(desc.key_type) && !caps.has(feature_int64))
-    return make_error(Status::unsupported, "RadixSort: ", to_string(desc.key_type), " keys need shaderInt64, which ",
-                      "the device lacks or the caller did not enable");
-  if (desc.key_type == DataType::u8 && !caps.has(feature_storage_8bit))
-    return make_error(Status::unsupported, "RadixSort: u8 keys need storageBuffer8BitAccess (feature_storage_8bit), ",
-                      "which the device lacks or the caller did not enable");
-  if (desc.key_type == DataType::u16 && !caps.has(feature_storage_16bit))
-    return make_error(Status::unsupported, "RadixSort: u16 keys need storageBuffer16BitAccess ",
-                      "(feature_storage_16bit), which the device lacks or the caller did not enable");
-  // Partitioned ranking and direct scatter are built for 32- and 64-bit keys (shaders/kernels.cmake).
-  const bool narrow_keys = size_of(desc.key_type) < 4;
-  if (narrow_keys && (desc.ranking == SortRanking::partitioned || desc.scatter == SortScatter::direct))
-    return make_error(Status::unsupported, "RadixSort: ", to_string(desc.key_type), " keys sort with ballot ranking ",
-                      "and the staged scatter only (SortRanking::partitioned and SortScatter::direct take 32- and ",
-                      "64-bit keys)");
+  if (auto ok = detail::check_sort_desc(desc, caps); !ok) return ok.error();
+  const uint32_t end_bit = desc.end_bit ? desc.end_bit : 8 * size_of(desc.key_type);
   const bool memory_model = caps.has(feature_memory_model);
   auto plan = std::make_unique<detail::SortPlan>();
   plan->context = &c;
