@@ -370,7 +370,7 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
     pass.fill = {scratch.buffer, scratch.offset, state_clear_bytes(tiles, p.state_per_tile, p.state_bytes)};
     pass.label = label;
     passes.push_back(std::move(pass));
-    return record_passes(c, *p.descriptors, cmd, passes, std::string(p.name) + "::" + call);
+    return record_passes(c, *p.descriptors, cmd, passes, p.name, call);
   }
   // reduce_then_scan: every summary the scan reads is stored first, so only the statistics header is cleared.
   static constexpr const char* kPhaseNames[kPhases] = {" summarize", " scan", " replay"};
@@ -390,7 +390,7 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
     }
     passes.push_back(std::move(step));
   }
-  return record_passes(c, *p.descriptors, cmd, passes, std::string(p.name) + "::" + call);
+  return record_passes(c, *p.descriptors, cmd, passes, p.name, call);
 }
 
 ScratchRequirements scratch_of(const ByKeyPlan& p) {

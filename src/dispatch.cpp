@@ -68,15 +68,16 @@ uint64_t window_elements(const ContextImpl& c, uint32_t elem_size, uint64_t gran
 }
 
 Result<void> record_passes(ContextImpl& c, DescriptorSets& descriptors, VkCommandBuffer cmd,
-                           const std::vector<Pass>& passes, const std::string& call) {
-  if (!cmd) return make_error(Status::invalid_argument, call, ": command buffer is VK_NULL_HANDLE");
+                           const std::vector<Pass>& passes, const char* plan, const char* call) {
+  if (!cmd) return make_error(Status::invalid_argument, plan, "::", call, ": command buffer is VK_NULL_HANDLE");
   std::vector<DispatchSize> sizes;
   sizes.reserve(passes.size());
   for (const Pass& p : passes) {
     if (p.kernel->desc.push_bytes > sizeof(p.push))
-      return make_error(Status::invalid_argument, call, ": ", p.label, ": push constants larger than a pass holds");
+      return make_error(Status::invalid_argument, plan, "::", call, ": ", p.label,
+                        ": push constants larger than a pass holds");
     auto size = split_groups(c, p.indirect_entry >= 0 ? 1 : p.groups);
-    if (!size) return make_error(size.status(), call, ": ", size.error().message);
+    if (!size) return make_error(size.status(), plan, "::", call, ": ", size.error().message);
     sizes.push_back(size.value());
   }
   std::vector<VkDescriptorSet> sets;
@@ -90,7 +91,7 @@ Result<void> record_passes(ContextImpl& c, DescriptorSets& descriptors, VkComman
       contents.push_back(s);
     }
     auto written = descriptors.write(contents);
-    if (!written) return make_error(written.status(), call, ": ", written.error().message);
+    if (!written) return make_error(written.status(), plan, "::", call, ": ", written.error().message);
     sets = std::move(written).value();
   }
 

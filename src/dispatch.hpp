@@ -62,8 +62,8 @@ struct Pass {
 // Records the passes in order with a compute->compute barrier between consecutive ones. All descriptor
 // sets are acquired and every dispatch size checked before the first command, so on error nothing
 // is recorded.
-// call ("Reduce::record") starts every error message.
+// "<plan>::<call>: " ("Reduce::record: ") starts every error message; the strings are read only on error.
 Result<void> record_passes(ContextImpl& context, DescriptorSets& descriptors, VkCommandBuffer cmd,
-                           const std::vector<Pass>& passes, const std::string& call);
+                           const std::vector<Pass>& passes, const char* plan, const char* call);
 
 }  // namespace vkprim::detail

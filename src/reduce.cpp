@@ -299,7 +299,7 @@ Result<void> Reduce::record(VkCommandBuffer cmd, const BufferRange& input, const
     source = target;
     n = partials;
   }
-  return detail::record_passes(c, *p.descriptors, cmd, passes, "Reduce::record");
+  return detail::record_passes(c, *p.descriptors, cmd, passes, "Reduce", "record");
 }
 
 Result<void> Reduce::record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
@@ -353,7 +353,7 @@ Result<void> Reduce::record_indirect(VkCommandBuffer cmd, const BufferRange& inp
     source = target;
     n = partials;
   }
-  return detail::record_passes(c, *p.descriptors, cmd, passes, "Reduce::record_indirect");
+  return detail::record_passes(c, *p.descriptors, cmd, passes, "Reduce", "record_indirect");
 }
 
 }  // namespace vkprim

@@ -782,7 +782,7 @@ Result<void> Scan::record(VkCommandBuffer cmd, const BufferRange& input, const B
   if (auto ok = detail::check_buffers(p, "Scan::record", input, output, count, scratch, need); !ok) return ok;
   std::vector<detail::Pass> passes;
   if (count > 0) detail::PassBuilder(p, input, output, scratch, passes).scan(count);
-  return detail::record_passes(c, *p.descriptors, cmd, passes, "Scan::record");
+  return detail::record_passes(c, *p.descriptors, cmd, passes, "Scan", "record");
 }
 
 Result<void> Scan::record_indirect(VkCommandBuffer cmd, const BufferRange& input, const BufferRange& output,
@@ -821,7 +821,7 @@ Result<void> Scan::record_indirect(VkCommandBuffer cmd, const BufferRange& input
   detail::PassBuilder builder(p, input, output, scratch, passes);
   builder.set_indirect(region);
   builder.scan(max_count);
-  return detail::record_passes(c, *p.descriptors, cmd, passes, "Scan::record_indirect");
+  return detail::record_passes(c, *p.descriptors, cmd, passes, "Scan", "record_indirect");
 }
 
 }  // namespace vkprim

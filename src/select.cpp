@@ -427,7 +427,7 @@ Result<void> record_plan(const SelectPlan& p, VkCommandBuffer cmd, const SelectO
   if (auto ok = check_comparand(p, "record", comparand); !ok) return ok;
   std::vector<Pass> passes;
   PassBuilder(p, o, comparand, count).build(count, false, nullptr, passes);
-  return record_passes(*p.context, *p.descriptors, cmd, passes, std::string(p.name) + "::record");
+  return record_passes(*p.context, *p.descriptors, cmd, passes, p.name, "record");
 }
 
 Result<void> record_plan_indirect(const SelectPlan& p, VkCommandBuffer cmd, const SelectOperands& o,
@@ -441,7 +441,7 @@ Result<void> record_plan_indirect(const SelectPlan& p, VkCommandBuffer cmd, cons
   if (auto ok = check_comparand(p, "record_indirect", comparand); !ok) return ok;
   std::vector<Pass> passes;
   PassBuilder(p, o, comparand, max_n).build(max_n, true, &count_buffer, passes);
-  return record_passes(*p.context, *p.descriptors, cmd, passes, call);
+  return record_passes(*p.context, *p.descriptors, cmd, passes, p.name, "record_indirect");
 }
 
 }  // namespace

@@ -769,7 +769,7 @@ Result<void> RadixSort::record(VkCommandBuffer cmd, const BufferRange& keys, con
     return ok;
   std::vector<detail::Pass> passes;
   if (count > 1) detail::SortPassBuilder(p, keys, values, scratch, passes, false).build(count);
-  return detail::record_passes(*p.context, *p.descriptors, cmd, passes, "RadixSort::record");
+  return detail::record_passes(*p.context, *p.descriptors, cmd, passes, "RadixSort", "record");
 }
 
 Result<void> RadixSort::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
@@ -802,7 +802,7 @@ Result<void> RadixSort::record_indirect(VkCommandBuffer cmd, const BufferRange& 
   std::vector<detail::Pass> passes;
   passes.push_back(detail::make_indirect_args_pass(c, p.args, count_buffer, region, max_count, entries));
   detail::SortPassBuilder(p, keys, values, scratch, passes, true).build(max_count);
-  return detail::record_passes(c, *p.descriptors, cmd, passes, "RadixSort::record_indirect");
+  return detail::record_passes(c, *p.descriptors, cmd, passes, "RadixSort", "record_indirect");
 }
 
 }  // namespace vkprim

@@ -46,7 +46,7 @@ LitmusResult run_litmus(Device& dev, const char* kernel_name, const char* varian
   detail::DescriptorSets descriptors(c, 4);  // sets per pool (used without push descriptors)
   Result<void> recorded;
   auto submitted = submit_compute(dev, [&](VkCommandBuffer cmd) {
-    recorded = detail::record_passes(c, descriptors, cmd, {pass}, "tile-state litmus");
+    recorded = detail::record_passes(c, descriptors, cmd, {pass}, "tile-state litmus", "record");
   });
   REQUIRE(recorded.ok());
   REQUIRE(submitted.ok());

@@ -272,7 +272,7 @@ Result<Ceilings> measure_ceilings(const Device& device, const Buffer& src, const
     const bool copy = which < 2;
     auto passes = ceiling_passes(c, copy ? "ceiling/copy" : "ceiling/read", src, dst, bytes, copy, which == 1);
     if (!passes) return std::move(passes).error();
-    auto run = [&](VkCommandBuffer cmd) { return detail::record_passes(c, sets, cmd, passes.value(), "ceiling"); };
+    auto run = [&](VkCommandBuffer cmd) { return detail::record_passes(c, sets, cmd, passes.value(), "ceiling", "record"); };
     if (auto warmed = warm_up(device, run); !warmed) return warmed.error();
     sets.release();
     auto ns = time_gpu(device, repeats, run);
