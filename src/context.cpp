@@ -248,6 +248,33 @@ TileOrder Context::tile_order(uint64_t tiles) const {
 }
 VkDevice Context::device() const { return impl_->device; }
 
+namespace detail {
+
+Result<const Kernel*> get_kernel(ContextImpl& c, const KernelDesc& desc) {
+  auto key = std::make_tuple(desc.group, desc.kernel, desc.variant, desc.op, desc.workgroup_size, desc.items, desc.tuning,
+                             desc.mode, desc.rounds, desc.width, desc.bindings, desc.push_bytes, desc.uses_subgroups,
+                             desc.unchecked_storage);
+  std::lock_guard<std::mutex> lock(c.kernel_mutex);
+  auto it = c.kernels.find(key);
+  if (it != c.kernels.end()) return static_cast<const Kernel*>(it->second.get());
+  const uint32_t full = desc.uses_subgroups ? c.full_subgroup_size(desc.workgroup_size) : 0;
+  auto built = build_kernel(c.kernel_device(), desc, {full, full && c.pins_largest_subgroup(desc.workgroup_size)});
+  if (!built && desc.plan) return make_error(built.status(), desc.plan, ": ", built.error().message);
+  if (!built) return std::move(built).error();
+  const Kernel* kernel = built.value().get();
+  c.kernels.emplace(std::move(key), std::move(built).value());
+  return kernel;
+}
+
+void destroy_kernels(ContextImpl& c) {
+  std::lock_guard<std::mutex> lock(c.kernel_mutex);
+  const KernelDevice device = c.kernel_device();
+  for (auto& [key, kernel] : c.kernels) destroy_kernel(device, *kernel);
+  c.kernels.clear();
+}
+
+}  // namespace detail
+
 std::vector<KernelStatistics> Context::kernel_statistics() const {
   std::vector<KernelStatistics> out;
   if (!impl_->capture_statistics) return out;
@@ -259,14 +286,21 @@ std::vector<KernelStatistics> Context::kernel_statistics() const {
   return out;
 }
 
-Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) {
-  using detail::make_error;
+namespace detail {
+namespace {
+
+Result<void> check_create_info(const ContextCreateInfo& info) {
   if (!info.instance || !info.physical_device || !info.device || !info.get_instance_proc_addr)
     return make_error(Status::invalid_argument,
                       "ContextCreateInfo needs instance, physical_device, device and get_instance_proc_addr");
   if (info.api_version < VK_API_VERSION_1_1)
     return make_error(Status::unsupported, "vkprim needs an instance created with apiVersion >= 1.1");
-  auto impl = std::make_unique<detail::ContextImpl>();
+  return {};
+}
+
+// The caller's handles and options, and the function tables loaded through them.
+Result<std::unique_ptr<ContextImpl>> borrow(const ContextCreateInfo& info) {
+  auto impl = std::make_unique<ContextImpl>();
   impl->instance = info.instance;
   impl->physical_device = info.physical_device;
   impl->device = info.device;
@@ -279,15 +313,11 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
     return make_error(Status::unsupported, "instance function ", missing, " is not available");
   if (const char* missing = impl->vk.load(impl->vki.vkGetDeviceProcAddr, info.device))
     return make_error(Status::unsupported, "device function ", missing, " is not available");
+  return impl;
+}
 
-  auto probed = detail::probe_device(impl->vki, info.physical_device, info.queue_family_index, info.api_version);
-  if (!probed) return std::move(probed).error();
-  const detail::ProbedDevice& p = probed.value();
-  const detail::EnabledFeatures enabled = detail::read_enabled(info.enabled_features);
-  const uint32_t version = std::min(p.properties.apiVersion, info.api_version);
-  const auto& ext = info.enabled_device_extensions;
-
-  Capabilities& c = impl->caps;
+// What the device is, at the version both it and the instance have.
+void describe_device(Capabilities& c, const ProbedDevice& p, uint32_t version) {
   c.device_name = p.properties.deviceName;
   c.vendor_id = p.properties.vendorID;
   c.device_id = p.properties.deviceID;
@@ -300,20 +330,33 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
   c.subgroup_size = p.subgroup.subgroupSize;
   c.subgroup_operations = p.subgroup.supportedOperations;
   c.min_subgroup_size = c.max_subgroup_size = c.subgroup_size;
+}
+
+// The limits plans are sized by, lowered where detail::Testing asks, and the queue's timestamps.
+void describe_limits(Capabilities& c, const ProbedDevice& p, const Testing& testing) {
   const auto& limits = p.properties.limits;
   c.max_shared_memory = limits.maxComputeSharedMemorySize;
   c.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;
   for (int i = 0; i < 3; ++i) {
     c.max_workgroup_size[i] = limits.maxComputeWorkGroupSize[i];
     c.max_workgroup_count[i] = limits.maxComputeWorkGroupCount[i];
-    if (info.testing.max_workgroups_per_dimension)
-      c.max_workgroup_count[i] = std::min(c.max_workgroup_count[i], info.testing.max_workgroups_per_dimension);
+    if (testing.max_workgroups_per_dimension)
+      c.max_workgroup_count[i] = std::min(c.max_workgroup_count[i], testing.max_workgroups_per_dimension);
   }
   c.max_storage_buffer_range = limits.maxStorageBufferRange;
-  if (info.testing.max_storage_buffer_range)
-    c.max_storage_buffer_range = std::min<VkDeviceSize>(c.max_storage_buffer_range, info.testing.max_storage_buffer_range);
+  if (testing.max_storage_buffer_range)
+    c.max_storage_buffer_range = std::min<VkDeviceSize>(c.max_storage_buffer_range, testing.max_storage_buffer_range);
   c.min_storage_buffer_offset_alignment = limits.minStorageBufferOffsetAlignment;
   c.max_push_constants = limits.maxPushConstantsSize;
+  if (p.timestamps) {
+    c.features |= feature_timestamps;
+    c.timestamp_period_ns = p.timestamp_period;
+    c.timestamp_valid_bits = p.timestamp_bits;
+  }
+}
+
+// Compute units and resident threads per unit from NVIDIA's SM builtins, else AMD's core properties.
+void count_compute_units(Capabilities& c, const ProbedDevice& p) {
   if (p.has_sm_builtins && p.sm_builtins.shaderSMCount) {
     c.compute_units = p.sm_builtins.shaderSMCount;
     c.threads_per_compute_unit = p.sm_builtins.shaderWarpsPerSM * 32;
@@ -322,12 +365,51 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
                       p.amd_cores.computeUnitsPerShaderArray;
     c.threads_per_compute_unit = p.amd_cores.simdPerComputeUnit * p.amd_cores.wavefrontsPerSimd * p.amd_cores.wavefrontSize;
   }
-  if (p.timestamps) {
-    c.features |= feature_timestamps;
-    c.timestamp_period_ns = p.timestamp_period;
-    c.timestamp_valid_bits = p.timestamp_bits;
-  }
+}
 
+// Features the caller turns on: the feature bits it enabled in its chain (none for an extension without
+// features), usable from core_version on, or below it where it enabled `extension`.
+struct EnabledFeatureRow {
+  Feature feature;
+  bool EnabledFeatures::*enabled;  // nullptr: the extension alone
+  bool EnabledFeatures::*also;     // a second feature bit it needs, or nullptr
+  uint32_t core_version;           // 0: only through the extension
+  const char* extension;           // nullptr: none brings it below core_version
+};
+constexpr EnabledFeatureRow kEnabledFeatures[] = {
+    {feature_int64, &EnabledFeatures::int64, nullptr, VK_API_VERSION_1_0, nullptr},
+    {feature_float64, &EnabledFeatures::float64, nullptr, VK_API_VERSION_1_0, nullptr},
+    {feature_subgroup_extended_types, &EnabledFeatures::subgroup_extended_types, nullptr, VK_API_VERSION_1_2, nullptr},
+    // The enabled bit alone decides: neither the version nor VK_KHR_shader_atomic_int64 is checked.
+    {feature_int64_atomics, &EnabledFeatures::int64_atomics, nullptr, VK_API_VERSION_1_0, nullptr},
+    {feature_memory_model, &EnabledFeatures::memory_model, &EnabledFeatures::memory_model_device_scope,
+     VK_API_VERSION_1_2, nullptr},
+    {feature_push_descriptors, nullptr, nullptr, 0, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME},
+    {feature_synchronization2, &EnabledFeatures::sync2, nullptr, VK_API_VERSION_1_3,
+     VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME},
+    // Capturing statistics needs the feature enabled: validation rejects the pipeline flag otherwise.
+    {feature_pipeline_statistics, &EnabledFeatures::pipeline_executable_info, nullptr, 0,
+     VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME},
+    {feature_pipeline_robustness, &EnabledFeatures::pipeline_robustness, nullptr, 0,
+     VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME},
+    {feature_storage_16bit, &EnabledFeatures::storage_16bit, nullptr, VK_API_VERSION_1_1, nullptr},
+    {feature_storage_8bit, &EnabledFeatures::storage_8bit, nullptr, VK_API_VERSION_1_2,
+     VK_KHR_8BIT_STORAGE_EXTENSION_NAME},
+};
+
+uint32_t enabled_features(const EnabledFeatures& e, uint32_t version, const std::vector<const char*>& ext) {
+  uint32_t features = 0;
+  for (const EnabledFeatureRow& row : kEnabledFeatures)
+    if ((!row.enabled || e.*row.enabled) && (!row.also || e.*row.also) &&
+        ((row.core_version && version >= row.core_version) || (row.extension && has_name(ext, row.extension))))
+      features |= row.feature;
+  return features;
+}
+
+// The subgroup features, which the device's subgroup properties decide as well; subgroup size control
+// also sets the sizes a pipeline may require.
+void add_subgroup_features(Capabilities& c, const ProbedDevice& p, const EnabledFeatures& enabled, uint32_t version,
+                           const std::vector<const char*>& ext) {
   const VkSubgroupFeatureFlags needed =
       VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
   if ((p.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) && (p.subgroup.supportedOperations & needed) == needed &&
@@ -335,7 +417,7 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
     c.features |= feature_subgroup_arithmetic;
   const bool size_control_enabled =
       p.has_size_control_ext && enabled.subgroup_size_control && enabled.full_subgroups &&
-      (version >= VK_API_VERSION_1_3 || detail::has_name(ext, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME)) &&
+      (version >= VK_API_VERSION_1_3 || has_name(ext, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME)) &&
       (p.size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
   if (size_control_enabled) {
     c.features |= feature_subgroup_size_control;
@@ -343,41 +425,58 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
     c.max_subgroup_size = p.size_control.maxSubgroupSize;
     c.max_workgroup_subgroups = p.size_control.maxComputeWorkgroupSubgroups;
   }
-  if (enabled.int64) c.features |= feature_int64;
-  if (enabled.float64) c.features |= feature_float64;
-  if (enabled.subgroup_extended_types && version >= VK_API_VERSION_1_2) c.features |= feature_subgroup_extended_types;
-  if (enabled.int64_atomics) c.features |= feature_int64_atomics;
-  if (enabled.memory_model && enabled.memory_model_device_scope && version >= VK_API_VERSION_1_2)
-    c.features |= feature_memory_model;
-  if (detail::has_name(ext, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) && !info.options.disable_push_descriptors)
-    c.features |= feature_push_descriptors;
-  if (enabled.sync2 && (version >= VK_API_VERSION_1_3 || detail::has_name(ext, VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME)))
-    c.features |= feature_synchronization2;
-  if (detail::has_name(ext, VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME) &&
+  if (has_name(ext, VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME) &&
       (p.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
       (p.subgroup.supportedOperations & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV))
     c.features |= feature_subgroup_partitioned;
-  if (info.debug_utils_enabled && impl->vki.vkCmdBeginDebugUtilsLabelEXT && impl->vki.vkCmdEndDebugUtilsLabelEXT)
+}
+
+// Every feature the device has and the caller enabled, as ContextOptions allows, before the test mask.
+void add_features(Capabilities& c, const ProbedDevice& p, const ContextCreateInfo& info, uint32_t version,
+                  const InstanceFunctions& vki) {
+  const EnabledFeatures enabled = read_enabled(info.enabled_features);
+  const auto& ext = info.enabled_device_extensions;
+  c.features |= enabled_features(enabled, version, ext);
+  add_subgroup_features(c, p, enabled, version, ext);
+  if (info.options.disable_push_descriptors) c.features &= ~feature_push_descriptors;
+  if (info.debug_utils_enabled && vki.vkCmdBeginDebugUtilsLabelEXT && vki.vkCmdEndDebugUtilsLabelEXT)
     c.features |= feature_debug_utils;
-  // Capturing statistics needs the feature enabled (validation rejects the pipeline flag otherwise) and both
-  // query functions (a loader or layer may not expose them).
-  if (enabled.pipeline_executable_info &&
-      detail::has_name(ext, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) &&
-      impl->vk.vkGetPipelineExecutablePropertiesKHR && impl->vk.vkGetPipelineExecutableStatisticsKHR)
-    c.features |= feature_pipeline_statistics;
-  if (enabled.pipeline_robustness && detail::has_name(ext, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME))
-    c.features |= feature_pipeline_robustness;
-  // 16-bit storage is core in Vulkan 1.1, 8-bit storage in 1.2 (before that, VK_KHR_8bit_storage).
-  if (enabled.storage_16bit) c.features |= feature_storage_16bit;
-  if (enabled.storage_8bit && (version >= VK_API_VERSION_1_2 || detail::has_name(ext, VK_KHR_8BIT_STORAGE_EXTENSION_NAME)))
-    c.features |= feature_storage_8bit;
-  c.features &= ~info.testing.mask_features;
-  if (!c.has(feature_push_descriptors) || !impl->vk.vkCmdPushDescriptorSetKHR) c.features &= ~feature_push_descriptors;
-  if (c.has(feature_synchronization2) && !impl->vk.vkCmdPipelineBarrier2) {
-    impl->vk.vkCmdPipelineBarrier2 = impl->vk.vkCmdPipelineBarrier2KHR;
-    if (!impl->vk.vkCmdPipelineBarrier2) c.features &= ~feature_synchronization2;
+}
+
+// Features whose device functions a loader or layer may not expose are dropped without them;
+// synchronization2 takes the KHR entry point where the core one is missing.
+void require_device_functions(Capabilities& c, DeviceFunctions& vk) {
+  if (!vk.vkGetPipelineExecutablePropertiesKHR || !vk.vkGetPipelineExecutableStatisticsKHR)
+    c.features &= ~feature_pipeline_statistics;
+  if (!vk.vkCmdPushDescriptorSetKHR) c.features &= ~feature_push_descriptors;
+  if (c.has(feature_synchronization2) && !vk.vkCmdPipelineBarrier2) {
+    vk.vkCmdPipelineBarrier2 = vk.vkCmdPipelineBarrier2KHR;
+    if (!vk.vkCmdPipelineBarrier2) c.features &= ~feature_synchronization2;
   }
+}
+
+}  // namespace
+}  // namespace detail
+
+Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) {
+  if (auto checked = detail::check_create_info(info); !checked) return checked.error();
+  auto borrowed = detail::borrow(info);
+  if (!borrowed) return std::move(borrowed).error();
+  std::unique_ptr<detail::ContextImpl> impl = std::move(borrowed).value();
+  auto probed = detail::probe_device(impl->vki, info.physical_device, info.queue_family_index, info.api_version);
+  if (!probed) return std::move(probed).error();
+  const detail::ProbedDevice& p = probed.value();
+  const uint32_t version = std::min(p.properties.apiVersion, info.api_version);
+
+  Capabilities& c = impl->caps;
+  detail::describe_device(c, p, version);
+  detail::describe_limits(c, p, info.testing);
+  detail::count_compute_units(c, p);
+  detail::add_features(c, p, info, version, impl->vki);
+  c.features &= ~info.testing.mask_features;
+  detail::require_device_functions(c, impl->vk);
   if (!c.has(feature_subgroup_size_control)) c.min_subgroup_size = c.max_subgroup_size = c.subgroup_size;
+
   impl->sync2 = c.has(feature_synchronization2);
   impl->debug_labels = c.has(feature_debug_utils) && info.options.debug_labels;
   impl->capture_statistics = c.has(feature_pipeline_statistics) && info.options.capture_pipeline_statistics;

@@ -57,7 +57,7 @@ struct ContextImpl {
   // active, or 0 where no pipeline can guarantee that. Without REQUIRE_FULL_SUBGROUPS a driver may launch
   // subgroups with only some lanes active (lavapipe at 1024-bit vectors reports 32 and runs 16), so the
   // subgroup kernels, which count lanes by gl_SubgroupSize and order a tile by lane, run only where this
-  // is nonzero (use_subgroups) and take the shared-memory emulation elsewhere. kernel.cpp pins the same size:
+  // is nonzero (use_subgroups) and take the shared-memory emulation elsewhere. build_kernel (kernel.cpp) pins the same size:
   // the device's largest with requiredSubgroupSize where the workgroup holds few enough subgroups
   // (maxComputeWorkgroupSubgroups), else the default size with full subgroups alone.
   uint32_t full_subgroup_size(uint32_t wg) const {
@@ -99,7 +99,17 @@ struct ContextImpl {
                             : options.tile_order == TileOrder::launch;
     return launch && (caps.driver_id != VK_DRIVER_ID_MESA_LLVMPIPE || tiles <= kLoopBudgetLaunchTiles);
   }
+  // What build_kernel needs of this context.
+  KernelDevice kernel_device() const {
+    return {vk, device, pipeline_cache, caps, use_push_descriptors(), capture_statistics};
+  }
 };
+
+// Returns the kernel of `desc` from the context's cache, building it on first use (valid as long as the
+// context); a build error starts with desc.plan where set. Thread-safe.
+Result<const Kernel*> get_kernel(ContextImpl& context, const KernelDesc& desc);
+// Destroys every cached pipeline (~Context).
+void destroy_kernels(ContextImpl& context);
 
 // A plan's pointer to its context, counted in ContextImpl::live_plans while the plan lives: a plan that
 // outlived its context would use freed memory when recorded or destroyed, so ~Context aborts instead.

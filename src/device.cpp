@@ -104,14 +104,13 @@ Result<const Loader*> loader() {
   return static_cast<const Loader*>(&instance);
 }
 
+// Device types in the order an unselected device is preferred; any other type comes last.
+constexpr VkPhysicalDeviceType kTypePreference[] = {VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
+                                                    VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU,
+                                                    VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU, VK_PHYSICAL_DEVICE_TYPE_CPU};
+
 int type_rank(VkPhysicalDeviceType type) {
-  switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-    default: return 4;
-  }
+  return int(std::find(std::begin(kTypePreference), std::end(kTypePreference), type) - std::begin(kTypePreference));
 }
 
 std::string lower(std::string s) {
@@ -358,70 +357,85 @@ bool supports_pipeline_statistics(const Device::Impl& d) {
   return executable.pipelineExecutableInfo == VK_TRUE;
 }
 
-}  // namespace
+// What the instance enables, chosen before it is created.
+struct InstanceSetup {
+  uint32_t api_version = VK_API_VERSION_1_0;
+  bool debug_utils = false;  // VK_EXT_debug_utils: the Context's labels and the validation messenger
+  std::vector<const char*> extensions;
+  std::vector<const char*> layers;
+};
 
-Result<std::unique_ptr<Device>> Device::create(const DeviceOptions& options) {
-  auto ld = loader();
-  if (!ld) return std::move(ld).error();
-  const Loader& l = *ld.value();
-  auto impl = std::make_unique<Impl>();
-  Impl& d = *impl;
-  d.loader = &l;
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 
+// The loader's version, at most 1.3; a 1.0 loader cannot run vkprim.
+Result<uint32_t> instance_api_version(const Loader& l) {
   uint32_t loader_version = VK_API_VERSION_1_0;
   if (l.vkEnumerateInstanceVersion) l.vkEnumerateInstanceVersion(&loader_version);
   if (loader_version < VK_API_VERSION_1_1)
     return make_error(Status::unsupported, "the Vulkan loader supports only Vulkan 1.0; vkprim needs 1.1");
-  const uint32_t api_version = std::min(loader_version, VK_API_VERSION_1_3);
+  return std::min(loader_version, VK_API_VERSION_1_3);
+}
 
+bool has_instance_layer(const Loader& l, const char* name) {
+  uint32_t count = 0;
+  l.vkEnumerateInstanceLayerProperties(&count, nullptr);
+  std::vector<VkLayerProperties> layers(count);
+  l.vkEnumerateInstanceLayerProperties(&count, layers.data());
+  return std::any_of(layers.begin(), layers.end(),
+                     [&](const VkLayerProperties& p) { return std::strcmp(p.layerName, name) == 0; });
+}
+
+// Debug utils wherever the loader has it; validation needs the Khronos layer and debug utils both.
+Result<InstanceSetup> resolve_instance(const Loader& l, bool validation) {
+  auto version = instance_api_version(l);
+  if (!version) return std::move(version).error();
+  InstanceSetup s;
+  s.api_version = version.value();
   uint32_t count = 0;
   l.vkEnumerateInstanceExtensionProperties(nullptr, &count, nullptr);
   std::vector<VkExtensionProperties> available(count);
   l.vkEnumerateInstanceExtensionProperties(nullptr, &count, available.data());
-  auto has_ext = [&](const char* name) {
-    return std::any_of(available.begin(), available.end(),
-                       [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
-  };
-  std::vector<const char*> extensions;
-  std::vector<const char*> layers;
-  const bool debug_utils = has_ext(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-  if (debug_utils) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-  const char* validation_layer = "VK_LAYER_KHRONOS_validation";
-  VkValidationFeatureEnableEXT sync_validation = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
-  VkValidationFeaturesEXT validation_features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
-  validation_features.enabledValidationFeatureCount = 1;
-  validation_features.pEnabledValidationFeatures = &sync_validation;
-  if (options.validation) {
-    l.vkEnumerateInstanceLayerProperties(&count, nullptr);
-    std::vector<VkLayerProperties> layer_props(count);
-    l.vkEnumerateInstanceLayerProperties(&count, layer_props.data());
-    if (!std::any_of(layer_props.begin(), layer_props.end(),
-                     [&](const VkLayerProperties& p) { return std::strcmp(p.layerName, validation_layer) == 0; }))
-      return make_error(Status::unsupported, "validation requested but ", validation_layer,
+  s.debug_utils = std::any_of(available.begin(), available.end(), [](const VkExtensionProperties& e) {
+    return std::strcmp(e.extensionName, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) == 0;
+  });
+  if (s.debug_utils) s.extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  if (validation) {
+    if (!has_instance_layer(l, kValidationLayer))
+      return make_error(Status::unsupported, "validation requested but ", kValidationLayer,
                         " is not installed (Debian: vulkan-validationlayers)");
-    if (!debug_utils) return make_error(Status::unsupported, "validation requested but VK_EXT_debug_utils is missing");
-    layers.push_back(validation_layer);
-    extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    if (!s.debug_utils) return make_error(Status::unsupported, "validation requested but VK_EXT_debug_utils is missing");
+    s.layers.push_back(kValidationLayer);
+    s.extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
   }
+  return s;
+}
 
+// The instance and its functions; with validation, synchronization validation and a messenger that counts
+// every warning and error.
+Result<void> create_instance(Device::Impl& d, const InstanceSetup& s, bool validation) {
+  const Loader& l = *d.loader;
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "vkprim";
   app.pEngineName = "vkprim";
-  app.apiVersion = api_version;
+  app.apiVersion = s.api_version;
   VkDebugUtilsMessengerCreateInfoEXT messenger_info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
   messenger_info.messageSeverity =
       VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
   messenger_info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                                VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
-  messenger_info.pfnUserCallback = &Impl::on_message;
+  messenger_info.pfnUserCallback = &Device::Impl::on_message;
   messenger_info.pUserData = &d;
+  VkValidationFeatureEnableEXT sync_validation = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  VkValidationFeaturesEXT validation_features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+  validation_features.enabledValidationFeatureCount = 1;
+  validation_features.pEnabledValidationFeatures = &sync_validation;
   VkInstanceCreateInfo instance_info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   instance_info.pApplicationInfo = &app;
-  instance_info.enabledExtensionCount = uint32_t(extensions.size());
-  instance_info.ppEnabledExtensionNames = extensions.data();
-  instance_info.enabledLayerCount = uint32_t(layers.size());
-  instance_info.ppEnabledLayerNames = layers.data();
-  if (options.validation) {
+  instance_info.enabledExtensionCount = uint32_t(s.extensions.size());
+  instance_info.ppEnabledExtensionNames = s.extensions.data();
+  instance_info.enabledLayerCount = uint32_t(s.layers.size());
+  instance_info.ppEnabledLayerNames = s.layers.data();
+  if (validation) {
     validation_features.pNext = &messenger_info;  // also catches messages from vkCreateInstance itself
     instance_info.pNext = &validation_features;
   }
@@ -429,115 +443,156 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceOptions& options) {
   if (r != VK_SUCCESS) return vk_error(r, "vkCreateInstance");
 #define VKPRIM_LOAD_INSTANCE(name) d.name = reinterpret_cast<PFN_##name>(l.gipa(d.instance, #name));
   VKPRIM_STANDALONE_INSTANCE(VKPRIM_LOAD_INSTANCE)
-  if (options.validation) {
+  if (validation) {
     auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
         l.gipa(d.instance, "vkCreateDebugUtilsMessengerEXT"));
     d.destroy_messenger = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
         l.gipa(d.instance, "vkDestroyDebugUtilsMessengerEXT"));
     if (create_messenger) create_messenger(d.instance, &messenger_info, nullptr, &d.messenger);
   }
+  return {};
+}
 
+// Without a selection, the first Vulkan 1.1 device of the most preferred type (type_rank).
+Result<uint32_t> preferred_device(const std::vector<VkPhysicalDeviceProperties>& props) {
+  int chosen = -1;
+  for (uint32_t i = 0; i < props.size(); ++i)
+    if (props[i].apiVersion >= VK_API_VERSION_1_1 &&
+        (chosen < 0 || type_rank(props[i].deviceType) < type_rank(props[chosen].deviceType)))
+      chosen = int(i);
+  if (chosen < 0) return make_error(Status::unsupported, "no Vulkan 1.1 device found");
+  return uint32_t(chosen);
+}
+
+// DeviceOptions::select, else VKPRIM_DEVICE: an index, or else a case-insensitive name substring (the first
+// device whose name holds it); with neither, preferred_device.
+Result<uint32_t> select_device(const std::vector<VkPhysicalDeviceProperties>& props, std::string select) {
+  const uint32_t count = uint32_t(props.size());
+  if (select.empty())
+    if (const char* env = std::getenv("VKPRIM_DEVICE")) select = env;
+  if (select.empty()) return preferred_device(props);
+  if (std::all_of(select.begin(), select.end(), [](unsigned char ch) { return std::isdigit(ch); })) {
+    const unsigned long index = std::strtoul(select.c_str(), nullptr, 10);
+    if (index >= count)
+      return make_error(Status::invalid_argument, "device index ", index, " is out of range (", count, " devices)");
+    return uint32_t(index);
+  }
+  for (uint32_t i = 0; i < count; ++i)
+    if (lower(props[i].deviceName).find(lower(select)) != std::string::npos) return i;
+  return make_error(Status::invalid_argument, "no Vulkan device name contains '", select, "'");
+}
+
+// The physical device, its properties and memory types.
+Result<void> choose_physical_device(Device::Impl& d, const std::string& select) {
+  uint32_t count = 0;
   d.vkEnumeratePhysicalDevices(d.instance, &count, nullptr);
   if (count == 0) return make_error(Status::unsupported, "no Vulkan physical device found");
   std::vector<VkPhysicalDevice> devices(count);
   d.vkEnumeratePhysicalDevices(d.instance, &count, devices.data());
   std::vector<VkPhysicalDeviceProperties> props(count);
   for (uint32_t i = 0; i < count; ++i) d.vkGetPhysicalDeviceProperties(devices[i], &props[i]);
-
-  std::string select = options.select;
-  if (select.empty())
-    if (const char* env = std::getenv("VKPRIM_DEVICE")) select = env;
-  int chosen = -1;
-  if (!select.empty()) {
-    const bool numeric = std::all_of(select.begin(), select.end(), [](unsigned char ch) { return std::isdigit(ch); });
-    if (numeric) {
-      const unsigned long index = std::strtoul(select.c_str(), nullptr, 10);
-      if (index >= count)
-        return make_error(Status::invalid_argument, "device index ", index, " is out of range (", count, " devices)");
-      chosen = int(index);
-    } else {
-      for (uint32_t i = 0; i < count && chosen < 0; ++i)
-        if (lower(props[i].deviceName).find(lower(select)) != std::string::npos) chosen = int(i);
-      if (chosen < 0) return make_error(Status::invalid_argument, "no Vulkan device name contains '", select, "'");
-    }
-  } else {
-    for (uint32_t i = 0; i < count; ++i)
-      if (props[i].apiVersion >= VK_API_VERSION_1_1 &&
-          (chosen < 0 || type_rank(props[i].deviceType) < type_rank(props[chosen].deviceType)))
-        chosen = int(i);
-    if (chosen < 0) return make_error(Status::unsupported, "no Vulkan 1.1 device found");
-  }
-  d.physical_device = devices[chosen];
-  d.properties = props[chosen];
+  auto chosen = select_device(props, select);
+  if (!chosen) return chosen.error();
+  d.physical_device = devices[chosen.value()];
+  d.properties = props[chosen.value()];
   d.vkGetPhysicalDeviceMemoryProperties(d.physical_device, &d.memory);
+  return {};
+}
 
+// The first queue family with compute.
+Result<void> choose_queue_family(Device::Impl& d) {
+  uint32_t count = 0;
   d.vkGetPhysicalDeviceQueueFamilyProperties(d.physical_device, &count, nullptr);
   std::vector<VkQueueFamilyProperties> families(count);
   d.vkGetPhysicalDeviceQueueFamilyProperties(d.physical_device, &count, families.data());
-  bool found = false;
-  for (uint32_t i = 0; i < count && !found; ++i)
+  for (uint32_t i = 0; i < count; ++i)
     if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
       d.family = i;
-      found = true;
+      return {};
     }
-  if (!found) return make_error(Status::unsupported, "device has no compute queue");
+  return make_error(Status::unsupported, "device has no compute queue");
+}
 
-  auto req = device_requirements(d.physical_device, l.gipa, d.instance, api_version);
+// What vkCreateDevice enables. The same chain and extension list go to the Context, which reads what was
+// enabled from them.
+struct DeviceSetup {
+  VkPhysicalDeviceFeatures2* features = nullptr;  // d.requirements' chain
+  std::vector<const char*> extensions;
+  bool pipeline_statistics = false;  // DeviceOptions::pipeline_statistics, where the device supports it
+};
+
+// vkprim's device requirements, plus pipeline executable properties where asked for and supported.
+Result<DeviceSetup> resolve_device(Device::Impl& d, uint32_t api_version, bool pipeline_statistics) {
+  auto req = device_requirements(d.physical_device, d.loader->gipa, d.instance, api_version);
   if (!req) return std::move(req).error();
   d.requirements = std::move(req).value();
-  // The same chain and extension list go to vkCreateDevice and to the Context, which reads what was enabled
-  // from them. features() relinks the chain, so it is taken once, before anything is appended.
-  VkPhysicalDeviceFeatures2* features = d.requirements.features();
-  std::vector<const char*> device_extensions = d.requirements.extensions;
-  const bool pipeline_statistics = options.pipeline_statistics && supports_pipeline_statistics(d);
-  if (pipeline_statistics) {
+  DeviceSetup s;
+  // features() relinks the chain, so it is taken once, before anything is appended.
+  s.features = d.requirements.features();
+  s.extensions = d.requirements.extensions;
+  s.pipeline_statistics = pipeline_statistics && supports_pipeline_statistics(d);
+  if (s.pipeline_statistics) {
     d.executable_info.pipelineExecutableInfo = VK_TRUE;
     d.executable_info.pNext = nullptr;
-    auto* last = reinterpret_cast<VkBaseOutStructure*>(features);
+    auto* last = reinterpret_cast<VkBaseOutStructure*>(s.features);
     while (last->pNext) last = last->pNext;
     last->pNext = reinterpret_cast<VkBaseOutStructure*>(&d.executable_info);
-    device_extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    s.extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   }
+  return s;
+}
+
+// The device with one compute queue, its functions and the queue.
+Result<void> create_logical_device(Device::Impl& d, const DeviceSetup& s) {
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue_info.queueFamilyIndex = d.family;
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-  device_info.pNext = features;
+  device_info.pNext = s.features;
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
-  device_info.enabledExtensionCount = uint32_t(device_extensions.size());
-  device_info.ppEnabledExtensionNames = device_extensions.data();
-  r = d.vkCreateDevice(d.physical_device, &device_info, nullptr, &d.device);
+  device_info.enabledExtensionCount = uint32_t(s.extensions.size());
+  device_info.ppEnabledExtensionNames = s.extensions.data();
+  VkResult r = d.vkCreateDevice(d.physical_device, &device_info, nullptr, &d.device);
   if (r != VK_SUCCESS) return vk_error(r, "vkCreateDevice");
 #define VKPRIM_LOAD_DEVICE(name) d.name = reinterpret_cast<PFN_##name>(d.vkGetDeviceProcAddr(d.device, #name));
   VKPRIM_STANDALONE_DEVICE(VKPRIM_LOAD_DEVICE)
   d.vkGetDeviceQueue(d.device, d.family, 0, &d.queue);
+  return {};
+}
 
+// The pool of submit()'s command buffer, which is re-recorded (Impl::submit_locked).
+Result<void> create_command_pool(Device::Impl& d) {
   VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool_info.queueFamilyIndex = d.family;
-  r = d.vkCreateCommandPool(d.device, &pool_info, nullptr, &d.pool);
+  VkResult r = d.vkCreateCommandPool(d.device, &pool_info, nullptr, &d.pool);
   if (r != VK_SUCCESS) return vk_error(r, "vkCreateCommandPool");
+  return {};
+}
 
-  // A persisted pipeline cache, used only when its header matches this device and driver.
-  d.pipeline_cache_file = options.persistent_pipeline_cache ? cache_path(d.properties) : std::string();
-  std::vector<char> cache_data;
-  if (!d.pipeline_cache_file.empty()) {
-    std::ifstream in(d.pipeline_cache_file, std::ios::binary);
-    cache_data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    VkPipelineCacheHeaderVersionOne header{};
-    if (cache_data.size() < sizeof(header)) {
-      cache_data.clear();
-    } else {
-      std::memcpy(&header, cache_data.data(), sizeof(header));
-      if (header.headerVersion != VK_PIPELINE_CACHE_HEADER_VERSION_ONE || header.vendorID != d.properties.vendorID ||
-          header.deviceID != d.properties.deviceID ||
-          std::memcmp(header.pipelineCacheUUID, d.properties.pipelineCacheUUID, VK_UUID_SIZE) != 0)
-        cache_data.clear();
-    }
-  }
+// The persisted cache at `path`, or nothing unless its header matches this device and driver.
+std::vector<char> read_pipeline_cache(const std::string& path, const VkPhysicalDeviceProperties& props) {
+  if (path.empty()) return {};
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> data(std::istreambuf_iterator<char>(in), (std::istreambuf_iterator<char>()));
+  VkPipelineCacheHeaderVersionOne header{};
+  if (data.size() < sizeof(header)) return {};
+  std::memcpy(&header, data.data(), sizeof(header));
+  if (header.headerVersion != VK_PIPELINE_CACHE_HEADER_VERSION_ONE || header.vendorID != props.vendorID ||
+      header.deviceID != props.deviceID ||
+      std::memcmp(header.pipelineCacheUUID, props.pipelineCacheUUID, VK_UUID_SIZE) != 0)
+    return {};
+  return data;
+}
+
+// The device's pipeline cache, seeded from the persisted one where it matches; empty if the driver
+// refuses that data. Never an error: without a cache, pipelines are only slower to build.
+void create_pipeline_cache(Device::Impl& d, bool persistent) {
+  d.pipeline_cache_file = persistent ? cache_path(d.properties) : std::string();
+  const std::vector<char> cache_data = read_pipeline_cache(d.pipeline_cache_file, d.properties);
   VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   cache_info.initialDataSize = cache_data.size();
   cache_info.pInitialData = cache_data.empty() ? nullptr : cache_data.data();
@@ -546,22 +601,51 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceOptions& options) {
     cache_info.pInitialData = nullptr;
     d.vkCreatePipelineCache(d.device, &cache_info, nullptr, &d.pipeline_cache);
   }
+}
 
+// The Context borrows the device with what was enabled on it.
+ContextCreateInfo context_info(const Device::Impl& d, const DeviceOptions& options, const InstanceSetup& instance,
+                               const DeviceSetup& device) {
   ContextCreateInfo ctx{};
   ctx.instance = d.instance;
   ctx.physical_device = d.physical_device;
   ctx.device = d.device;
   ctx.queue_family_index = d.family;
-  ctx.get_instance_proc_addr = l.gipa;
+  ctx.get_instance_proc_addr = d.loader->gipa;
   ctx.pipeline_cache = d.pipeline_cache;
-  ctx.api_version = api_version;
-  ctx.enabled_features = features;
-  ctx.enabled_device_extensions = device_extensions;
-  ctx.debug_utils_enabled = debug_utils;
+  ctx.api_version = instance.api_version;
+  ctx.enabled_features = device.features;
+  ctx.enabled_device_extensions = device.extensions;
+  ctx.debug_utils_enabled = instance.debug_utils;
   ctx.options = options.options;
   ctx.testing = options.testing;
-  if (pipeline_statistics) ctx.options.capture_pipeline_statistics = true;
-  auto context = Context::create(ctx);
+  if (device.pipeline_statistics) ctx.options.capture_pipeline_statistics = true;
+  return ctx;
+}
+
+}  // namespace
+
+// Each step fails with the first error it meets; ~Impl releases whatever the earlier steps made.
+Result<std::unique_ptr<Device>> Device::create(const DeviceOptions& options) {
+  auto ld = loader();
+  if (!ld) return std::move(ld).error();
+  auto impl = std::make_unique<Impl>();
+  Impl& d = *impl;
+  d.loader = ld.value();
+
+  auto instance_setup = resolve_instance(*d.loader, options.validation);
+  if (!instance_setup) return std::move(instance_setup).error();
+  if (auto made = create_instance(d, instance_setup.value(), options.validation); !made) return made.error();
+  if (auto chosen = choose_physical_device(d, options.select); !chosen) return chosen.error();
+  if (auto found = choose_queue_family(d); !found) return found.error();
+
+  auto device_setup = resolve_device(d, instance_setup.value().api_version, options.pipeline_statistics);
+  if (!device_setup) return std::move(device_setup).error();
+  if (auto made = create_logical_device(d, device_setup.value()); !made) return made.error();
+  if (auto made = create_command_pool(d); !made) return made.error();
+  create_pipeline_cache(d, options.persistent_pipeline_cache);
+
+  auto context = Context::create(context_info(d, options, instance_setup.value(), device_setup.value()));
   if (!context) return std::move(context).error();
   d.context = std::move(context).value();
   return std::unique_ptr<Device>(new Device(std::move(impl)));

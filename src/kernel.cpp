@@ -4,20 +4,19 @@
 #include <string>
 #include <vector>
 
-#include "context_impl.hpp"
 #include "errors.hpp"
 #include "kernel.hpp"
 #include "shader_registry.hpp"
 
 namespace vkprim::detail {
 
-namespace {
-
-void destroy_kernel(ContextImpl& c, Kernel& k) {
+void destroy_kernel(const KernelDevice& c, Kernel& k) {
   if (k.pipeline) c.vk.vkDestroyPipeline(c.device, k.pipeline, nullptr);
   if (k.layout) c.vk.vkDestroyPipelineLayout(c.device, k.layout, nullptr);
   if (k.set_layout) c.vk.vkDestroyDescriptorSetLayout(c.device, k.set_layout, nullptr);
 }
+
+namespace {
 
 std::string statistic_text(const VkPipelineExecutableStatisticKHR& s) {
   char text[64];
@@ -40,7 +39,7 @@ std::string statistic_text(const VkPipelineExecutableStatisticKHR& s) {
 
 // The driver's statistics for every executable of `pipeline` (one for a compute pipeline on most drivers).
 // They are diagnostics only: a query that fails leaves them empty instead of failing the plan.
-std::vector<std::pair<std::string, std::string>> read_statistics(const ContextImpl& c, VkPipeline pipeline) {
+std::vector<std::pair<std::string, std::string>> read_statistics(const KernelDevice& c, VkPipeline pipeline) {
   std::vector<std::pair<std::string, std::string>> out;
   VkPipelineInfoKHR pipeline_info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
   pipeline_info.pipeline = pipeline;
@@ -66,7 +65,8 @@ std::vector<std::pair<std::string, std::string>> read_statistics(const ContextIm
   return out;
 }
 
-Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& desc) {
+// The kernel's SPIR-V, as embedded in the library.
+Result<std::vector<uint32_t>> embedded_spirv(const KernelDesc& desc) {
   const ShaderVariant* shader = desc.group ? find_shader(*desc.group, desc.kernel, desc.variant) : nullptr;
   if (!shader)
     return make_error(Status::unsupported, "kernel '", desc.kernel, "' has no embedded variant '", desc.variant,
@@ -75,7 +75,10 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   if (!unpack_shader(*desc.group, *shader, words))
     return make_error(Status::vulkan_error, "the embedded SPIR-V of kernel '", desc.kernel, "' [", desc.variant,
                       "] is corrupt");
-  const Capabilities& caps = c.caps;
+  return words;
+}
+
+Result<void> check_limits(const Capabilities& caps, const KernelDesc& desc) {
   if (desc.workgroup_size == 0 || desc.workgroup_size > caps.max_workgroup_size[0] ||
       desc.workgroup_size > caps.max_workgroup_invocations)
     return make_error(Status::unsupported, "workgroup size ", desc.workgroup_size, " exceeds the device's limit of ",
@@ -83,63 +86,80 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   if (desc.push_bytes > caps.max_push_constants)
     return make_error(Status::unsupported, "kernel needs ", desc.push_bytes, " bytes of push constants; device has ",
                       caps.max_push_constants);
+  return {};
+}
 
-  auto kernel = std::make_unique<Kernel>();
-  kernel->desc = desc;
-  kernel->push_descriptors = c.use_push_descriptors();
-  auto fail = [&](VkResult r, const char* what) {
-    destroy_kernel(c, *kernel);
-    return vk_error(r, what, " for kernel ", desc.kernel, " [", variant_label(desc), "]");
-  };
+// Releases what was built so far and says which call failed for which kernel.
+Error build_failed(const KernelDevice& c, Kernel& kernel, VkResult r, const char* what) {
+  destroy_kernel(c, kernel);
+  return vk_error(r, what, " for kernel ", kernel.desc.kernel, " [", variant_label(kernel.desc), "]");
+}
 
+// `bindings` storage buffers at set 0, pushed where the context uses push descriptors.
+VkResult create_set_layout(const KernelDevice& c, Kernel& kernel) {
+  const KernelDesc& desc = kernel.desc;
   std::vector<VkDescriptorSetLayoutBinding> bindings(desc.bindings);
   for (uint32_t i = 0; i < desc.bindings; ++i)
     bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  set_info.flags = kernel->push_descriptors ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR : 0;
+  set_info.flags = kernel.push_descriptors ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR : 0;
   set_info.bindingCount = desc.bindings;
   set_info.pBindings = bindings.data();
-  VkResult r = c.vk.vkCreateDescriptorSetLayout(c.device, &set_info, nullptr, &kernel->set_layout);
-  if (r != VK_SUCCESS) return fail(r, "vkCreateDescriptorSetLayout");
+  return c.vk.vkCreateDescriptorSetLayout(c.device, &set_info, nullptr, &kernel.set_layout);
+}
 
-  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, desc.push_bytes};
+VkResult create_pipeline_layout(const KernelDevice& c, Kernel& kernel) {
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kernel.desc.push_bytes};
   VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = &kernel->set_layout;
-  layout_info.pushConstantRangeCount = desc.push_bytes ? 1 : 0;
+  layout_info.pSetLayouts = &kernel.set_layout;
+  layout_info.pushConstantRangeCount = kernel.desc.push_bytes ? 1 : 0;
   layout_info.pPushConstantRanges = &push;
-  r = c.vk.vkCreatePipelineLayout(c.device, &layout_info, nullptr, &kernel->layout);
-  if (r != VK_SUCCESS) return fail(r, "vkCreatePipelineLayout");
+  return c.vk.vkCreatePipelineLayout(c.device, &layout_info, nullptr, &kernel.layout);
+}
 
+VkResult create_module(const KernelDevice& c, const std::vector<uint32_t>& words, VkShaderModule& module) {
   VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   module_info.codeSize = words.size() * 4;
   module_info.pCode = words.data();
-  VkShaderModule module = VK_NULL_HANDLE;
-  r = c.vk.vkCreateShaderModule(c.device, &module_info, nullptr, &module);
-  if (r != VK_SUCCESS) return fail(r, "vkCreateShaderModule");
+  return c.vk.vkCreateShaderModule(c.device, &module_info, nullptr, &module);
+}
 
-  // Constants 2, 3, 4 and 6 are passed only when set, so 0 keeps the shader's own default. Constant 5 takes
-  // vkprim::Op's value (common/types.glsl numbers the operators the same way).
+// Specialization constants 0..6, each value at offset 4 * id. Constants 0 and 1 are always passed; 2, 3,
+// 4 and 6 only when set, so 0 keeps the shader's own default. Constant 5 takes vkprim::Op's value
+// (common/types.glsl numbers the operators the same way).
+struct Specialization {
+  static constexpr uint32_t kConstants = 7;
+  uint32_t values[kConstants];
+  VkSpecializationMapEntry entries[kConstants];
+  uint32_t count = 0;
+  VkSpecializationInfo info() const { return {count, entries, sizeof(values), values}; }
+};
+
+Specialization specialization(const KernelDesc& desc) {
   static_assert(uint32_t(Op::add) == 0 && uint32_t(Op::min) == 1 && uint32_t(Op::max) == 2 &&
                 uint32_t(Op::bit_and) == 3 && uint32_t(Op::bit_or) == 4 && uint32_t(Op::bit_xor) == 5);
-  const uint32_t spec_values[7] = {desc.workgroup_size, desc.items, desc.tuning, desc.mode, desc.rounds,
-                                   uint32_t(desc.op.value_or(Op::add)), desc.width};
-  VkSpecializationMapEntry spec_entries[7] = {{0, 0, 4}, {1, 4, 4}};
-  uint32_t spec_count = 2;
-  if (desc.tuning) spec_entries[spec_count++] = {2, 8, 4};
-  if (desc.mode) spec_entries[spec_count++] = {3, 12, 4};
-  if (desc.rounds) spec_entries[spec_count++] = {4, 16, 4};
-  if (desc.op) spec_entries[spec_count++] = {5, 20, 4};
-  if (desc.width) spec_entries[spec_count++] = {6, 24, 4};
-  VkSpecializationInfo spec{spec_count, spec_entries, sizeof(spec_values), spec_values};
+  Specialization s{{desc.workgroup_size, desc.items, desc.tuning, desc.mode, desc.rounds,
+                    uint32_t(desc.op.value_or(Op::add)), desc.width},
+                   {}};
+  const bool passed[Specialization::kConstants] = {true, true, desc.tuning != 0, desc.mode != 0, desc.rounds != 0,
+                                                   desc.op.has_value(), desc.width != 0};
+  for (uint32_t id = 0; id < Specialization::kConstants; ++id)
+    if (passed[id]) s.entries[s.count++] = {id, 4 * id, 4};
+  return s;
+}
 
+VkResult create_pipeline(const KernelDevice& c, Kernel& kernel, VkShaderModule module, KernelSubgroups subgroups) {
+  const KernelDesc& desc = kernel.desc;
+  const Specialization constants = specialization(desc);
+  const VkSpecializationInfo spec = constants.info();
   VkComputePipelineCreateInfo pipe_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   pipe_info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   pipe_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   pipe_info.stage.module = module;
   pipe_info.stage.pName = "main";
   pipe_info.stage.pSpecializationInfo = &spec;
-  pipe_info.layout = kernel->layout;
+  pipe_info.layout = kernel.layout;
   // NVIDIA's driver bounds-checks every storage-buffer access unless told otherwise, robustBufferAccess or
   // not (a compare and a predicate per access in the SASS: onesweep 2183 -> 2063 instructions).
   VkPipelineRobustnessCreateInfoEXT robustness{VK_STRUCTURE_TYPE_PIPELINE_ROBUSTNESS_CREATE_INFO_EXT};
@@ -147,53 +167,51 @@ Result<std::unique_ptr<Kernel>> build_kernel(ContextImpl& c, const KernelDesc& d
   robustness.uniformBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DEVICE_DEFAULT_EXT;
   robustness.vertexInputs = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DEVICE_DEFAULT_EXT;
   robustness.images = VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DEVICE_DEFAULT_EXT;
-  if (desc.unchecked_storage && caps.has(feature_pipeline_robustness)) pipe_info.pNext = &robustness;
+  if (desc.unchecked_storage && c.caps.has(feature_pipeline_robustness)) pipe_info.pNext = &robustness;
   if (c.capture_statistics) pipe_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   // Full subgroups of the size the plans chose the variant for (ContextImpl::full_subgroup_size).
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
-  const uint32_t full = desc.uses_subgroups ? c.full_subgroup_size(desc.workgroup_size) : 0;
-  if (full) {
+  if (subgroups.full) {
     pipe_info.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
-    if (c.pins_largest_subgroup(desc.workgroup_size)) {
-      required.requiredSubgroupSize = full;
+    if (subgroups.pinned) {
+      required.requiredSubgroupSize = subgroups.full;
       pipe_info.stage.pNext = &required;
     }
   }
-  r = c.vk.vkCreateComputePipelines(c.device, c.pipeline_cache, 1, &pipe_info, nullptr, &kernel->pipeline);
+  return c.vk.vkCreateComputePipelines(c.device, c.pipeline_cache, 1, &pipe_info, nullptr, &kernel.pipeline);
+}
+
+
+}  // namespace
+
+Result<std::unique_ptr<Kernel>> build_kernel(const KernelDevice& c, const KernelDesc& desc, KernelSubgroups subgroups) {
+  auto words = embedded_spirv(desc);
+  if (!words) return std::move(words).error();
+  if (auto fits = check_limits(c.caps, desc); !fits) return fits.error();
+
+  auto kernel = std::make_unique<Kernel>();
+  kernel->desc = desc;
+  kernel->push_descriptors = c.push_descriptors;
+  if (VkResult r = create_set_layout(c, *kernel); r != VK_SUCCESS)
+    return build_failed(c, *kernel, r, "vkCreateDescriptorSetLayout");
+  if (VkResult r = create_pipeline_layout(c, *kernel); r != VK_SUCCESS)
+    return build_failed(c, *kernel, r, "vkCreatePipelineLayout");
+  VkShaderModule module = VK_NULL_HANDLE;
+  if (VkResult r = create_module(c, words.value(), module); r != VK_SUCCESS)
+    return build_failed(c, *kernel, r, "vkCreateShaderModule");
+  const VkResult r = create_pipeline(c, *kernel, module, subgroups);
   c.vk.vkDestroyShaderModule(c.device, module, nullptr);
-  if (r != VK_SUCCESS) return fail(r, "vkCreateComputePipelines");
+  if (r != VK_SUCCESS) return build_failed(c, *kernel, r, "vkCreateComputePipelines");
   if (c.capture_statistics) kernel->statistics = read_statistics(c, kernel->pipeline);
   return kernel;
 }
-
-}  // namespace
 
 std::string variant_label(const KernelDesc& desc) {
   const std::string op = desc.op ? std::string(".") + to_string(*desc.op) : std::string();
   if (op.empty() || desc.variant.find(op) != std::string::npos) return desc.variant;  // "f32.min" has it
   const size_t dot = desc.variant.find('.');
   return dot == std::string::npos ? desc.variant + op : desc.variant.substr(0, dot) + op + desc.variant.substr(dot);
-}
-
-Result<const Kernel*> get_kernel(ContextImpl& c, const KernelDesc& desc) {
-  auto key = std::make_tuple(desc.group, desc.kernel, desc.variant, desc.op, desc.workgroup_size, desc.items, desc.tuning, desc.mode,
-                             desc.rounds, desc.width, desc.bindings, desc.push_bytes, desc.uses_subgroups, desc.unchecked_storage);
-  std::lock_guard<std::mutex> lock(c.kernel_mutex);
-  auto it = c.kernels.find(key);
-  if (it != c.kernels.end()) return static_cast<const Kernel*>(it->second.get());
-  auto built = build_kernel(c, desc);
-  if (!built && desc.plan) return make_error(built.status(), desc.plan, ": ", built.error().message);
-  if (!built) return std::move(built).error();
-  const Kernel* kernel = built.value().get();
-  c.kernels.emplace(std::move(key), std::move(built).value());
-  return kernel;
-}
-
-void destroy_kernels(ContextImpl& c) {
-  std::lock_guard<std::mutex> lock(c.kernel_mutex);
-  for (auto& [key, kernel] : c.kernels) destroy_kernel(c, *kernel);
-  c.kernels.clear();
 }
 
 }  // namespace vkprim::detail

@@ -1,4 +1,5 @@
-// Compute pipelines built from embedded SPIR-V, cached per context by (kernel, variant, specialization).
+// Compute pipelines built from embedded SPIR-V. The context caches them by (kernel, variant, specialization):
+// get_kernel in context_impl.hpp.
 #pragma once
 
 #include <cstdint>
@@ -9,12 +10,13 @@
 
 #include <vulkan/vulkan_core.h>
 
+#include "vk_functions.hpp"
+#include "vkprim/context.hpp"
 #include "vkprim/result.hpp"
 #include "vkprim/types.hpp"
 
 namespace vkprim::detail {
 
-struct ContextImpl;
 struct ShaderGroup;
 
 // A kernel's binding model: `bindings` storage buffers at set 0, bindings 0..n-1, and `push_bytes`
@@ -47,15 +49,34 @@ struct Kernel {
   VkPipeline pipeline = VK_NULL_HANDLE;
   bool push_descriptors = false;
   // The driver's statistics, read right after creation when the context captures them
-  // (ContextImpl::capture_statistics); see vkprim::KernelStatistics for the format.
+  // (KernelDevice::capture_statistics); see vkprim::KernelStatistics for the format.
   std::vector<std::pair<std::string, std::string>> statistics;
 };
 
 // The variant with its operator, as reported to users and in errors: "u32.min", "u32.min.nosg", "default".
 std::string variant_label(const KernelDesc& desc);
 
-// Returns a kernel owned by the context's cache (valid as long as the context).
-Result<const Kernel*> get_kernel(ContextImpl& context, const KernelDesc& desc);
-void destroy_kernels(ContextImpl& context);
+// What building a pipeline needs of the device that runs it (the context fills it in; this layer knows
+// no context).
+struct KernelDevice {
+  const DeviceFunctions& vk;
+  VkDevice device;
+  VkPipelineCache pipeline_cache;
+  const Capabilities& caps;
+  bool push_descriptors;    // set layouts for vkCmdPushDescriptorSetKHR
+  bool capture_statistics;  // VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR, read back into Kernel::statistics
+};
+
+// The subgroups a kernel that uses them runs with: `full` invocations each, all active (0: no requirement),
+// that size required exactly where `pinned` (ContextImpl::full_subgroup_size, pins_largest_subgroup).
+struct KernelSubgroups {
+  uint32_t full = 0;
+  bool pinned = false;
+};
+
+// Builds the pipeline of `desc` from its embedded SPIR-V; errors name the kernel and its variant.
+Result<std::unique_ptr<Kernel>> build_kernel(const KernelDevice& device, const KernelDesc& desc,
+                                             KernelSubgroups subgroups);
+void destroy_kernel(const KernelDevice& device, Kernel& kernel);
 
 }  // namespace vkprim::detail

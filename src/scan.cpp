@@ -10,7 +10,6 @@
 #include "vkprim/scan.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -59,8 +58,8 @@ namespace {
 constexpr uint32_t kScanPushBytes = 8 * sizeof(uint32_t);
 constexpr uint32_t kScanBindings = 4;
 constexpr uint32_t kWorkgroup = 256;
-// reduce_then_scan: 128 invocations x 4 vectors per tile rescanned 2-3% faster than 256 x 4 on an H200
-// (more resident workgroups overlap one tile's scan with another's loads); 6 or 8 vectors were slower.
+// reduce_then_scan: tiles of 128 invocations x 4 vectors, whose more resident workgroups overlap one tile's
+// scan with another's loads (docs/PERFORMANCE.md, Scan).
 constexpr uint32_t kTileWorkgroup = 128;
 constexpr uint32_t kRows = 4;
 
@@ -76,11 +75,8 @@ struct ChainedTuning {
   uint32_t lookback_windows;
 };
 constexpr ChainedTuning kChainedTuning[] = {
-    // H100 (and H200), driver 580 (docs/PERFORMANCE.md): 8 vectors at 2^28 0.948x copy against 0.925 with 4
-    // (i64: 0.88 against 0.79); 4 vectors 8% faster at 2^22 and 4% at 2^24, even at 2^26. Float scans keep 4
-    // (f32 with 6 or 8 measured 1.1-2.4x slower at 2^28 in one run and 2% faster in another: not settled),
-    // and so does chained_lookback (2x slower with 8 at 2^28 in one run). One look-back window:
-    // 2-4 measured 2-10% slower on the H100 and the H200, though with fewer steps per tile.
+    // NVIDIA: 8 vectors for integer windows from 2^25, 4 (faster) below; one look-back window, as more
+    // measured slower (docs/PERFORMANCE.md, Scan).
     {VK_DRIVER_ID_NVIDIA_PROPRIETARY, 32, 256, 4, 8, uint64_t(1) << 25, 1},
     // Every other device (lavapipe, subgroup size 8, is tuned for correctness runs only).
     {VkDriverId(0), 0, 256, 4, 0, 0, 1},
@@ -480,230 +476,312 @@ VkDeviceSize Scan::statistics_offset() const { return plan_->state_offset; }
 
 void Scan::release_descriptor_sets() const { plan_->descriptors->release(); }
 
+namespace detail {
 namespace {
 
+// Whether float results must repeat bit for bit: deterministic with a float type or a user operator (which
+// may hold floats), whose combines are not associative bit for bit.
+bool needs_fixed_tree(const ScanDesc& desc) {
+  return desc.deterministic && (desc.user_operator || !is_integer(desc.type));
+}
+
 // automatic: the single-pass chained scan with fallback wherever the Vulkan memory model is enabled, unless
-// float results must repeat bit for bit (`fixed_tree`). In place (desc.in_place), where a fallback could
+// float results must repeat bit for bit (needs_fixed_tree). In place (desc.in_place), where a fallback could
 // re-read an input its owner is overwriting: chained_lookback where the driver gives forward progress, else
 // reduce_then_scan.
-// User operators: the chained scan for values of at most 16 bytes in plans of at least 2^20 elements,
-// else reduce_then_scan. Measured on an H100 (docs/PERFORMANCE.md, "User operators"): from 2^20 the
-// chained scan takes 0.69-0.76 of reduce_then_scan's time for a vec4 sum and 0.86-0.95 for Welford, and
-// is level (0.82-1.01) for ArgMin; below 2^20 it is 12-36% slower for all three. Of the larger values it
-// is faster for boxes (32 bytes) but 1.2-1.5 times slower for the affine maps (24) and Mat4 (64), whose
-// combines cost more, and the size of a value is all a plan knows of its combine.
-ScanAlgorithm automatic_algorithm(const detail::ContextImpl& c, const ScanDesc& desc, bool fixed_tree) {
+// User operators: the chained scan for values of at most 16 bytes in plans of at least 2^20 elements, else
+// reduce_then_scan: the chained scan measured slower below 2^20 and for larger values with costly combines,
+// and a value's size is all a plan knows of its combine (docs/PERFORMANCE.md, User operators).
+ScanAlgorithm automatic_algorithm(const ContextImpl& c, const ScanDesc& desc) {
   constexpr uint32_t kUserChainedMaxBytes = 16;
   constexpr uint64_t kUserChainedMinCount = uint64_t(1) << 20;
   const UserOperator* user = desc.user_operator;
   const bool user_chained = user && user->size <= kUserChainedMaxBytes && desc.max_count >= kUserChainedMinCount;
-  if (!c.caps.has(feature_memory_model) || fixed_tree || (user && !user_chained)) return ScanAlgorithm::reduce_then_scan;
+  if (!c.caps.has(feature_memory_model) || needs_fixed_tree(desc) || (user && !user_chained))
+    return ScanAlgorithm::reduce_then_scan;
   if (!desc.in_place) return ScanAlgorithm::chained_fallback;
-  return detail::lacks_forward_progress(c.caps.driver_id) ? ScanAlgorithm::reduce_then_scan
-                                                          : ScanAlgorithm::chained_lookback;
+  return lacks_forward_progress(c.caps.driver_id) ? ScanAlgorithm::reduce_then_scan : ScanAlgorithm::chained_lookback;
 }
 
-}  // namespace
+// The algorithm a plan of `desc` runs (desc checked by check_scan_request).
+ScanAlgorithm scan_algorithm(const ContextImpl& c, const ScanDesc& desc) {
+  return desc.algorithm == ScanAlgorithm::automatic ? automatic_algorithm(c, desc) : desc.algorithm;
+}
 
-Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
-  detail::ContextImpl& c = context.impl();
+// The checks of the description alone: its enums, operator or type, max_count, and the requests that
+// contradict themselves on any device.
+Result<void> check_scan_request(const ContextImpl& c, const ScanDesc& desc) {
   if (int(desc.algorithm) < 0 || int(desc.algorithm) > int(ScanAlgorithm::chained_fallback))
     return make_error(Status::invalid_argument, "Scan: unknown algorithm ", int(desc.algorithm));
   if (desc.kind != ScanKind::inclusive && desc.kind != ScanKind::exclusive)
     return make_error(Status::invalid_argument, "Scan: unknown kind ", int(desc.kind));
   const UserOperator* user = desc.user_operator;
   if (user) {
-    if (auto ok = detail::check_user_operator(*user, "Scan"); !ok) return ok.error();
+    if (auto ok = check_user_operator(*user, "Scan"); !ok) return ok;
     if (desc.algorithm != ScanAlgorithm::automatic && desc.algorithm != ScanAlgorithm::reduce_then_scan &&
-        !detail::is_chained(desc.algorithm))
+        !is_chained(desc.algorithm))
       return make_error(Status::invalid_argument, "Scan: user operator ", user->name, " scans with reduce_then_scan, ",
                         "chained_lookback or chained_fallback, not ", to_string(desc.algorithm));
-  } else if (auto ok = detail::check_type_op(c, desc.type, desc.op, "Scan"); !ok) {
-    return ok.error();
+  } else if (auto ok = check_type_op(c, desc.type, desc.op, "Scan"); !ok) {
+    return ok;
   }
-  if (desc.max_count == 0 || desc.max_count > detail::kMaxCount)
+  if (desc.max_count == 0 || desc.max_count > kMaxCount)
     return make_error(Status::invalid_argument, "Scan: max_count ", desc.max_count, " must be in 1..2^40");
   // deterministic: float operators (and user operators, which may hold floats) are not associative bit for
   // bit, and the chained scans' look-back folds aggregates in whatever grouping the race between tiles
   // leaves. Checked before the memory-model check: the request contradicts itself on any device.
-  const bool fixed_tree = desc.deterministic && (user || !is_integer(desc.type));
-  if (fixed_tree && detail::is_chained(desc.algorithm))
+  if (needs_fixed_tree(desc) && is_chained(desc.algorithm))
     return make_error(Status::invalid_argument, "Scan: ", to_string(desc.algorithm), " cannot be deterministic for ",
                       user ? user->name : to_string(desc.type), ": its look-back groups predecessor aggregates by timing, so float "
                       "results may differ in the last bits from run to run; use reduce_then_scan (what automatic "
                       "picks with deterministic) or leave deterministic off");
-  auto plan = std::make_unique<detail::ScanPlan>();
-  plan->context = &c;
-  plan->desc = desc;
   if (desc.in_place && desc.algorithm == ScanAlgorithm::chained_fallback)
     return make_error(Status::invalid_argument, "Scan: chained_fallback cannot run in place (in_place is set): a ",
                       "fallback re-reads a predecessor's input, which that predecessor may already be overwriting; ",
                       "leave the algorithm automatic");
-  const bool memory_model = c.caps.has(feature_memory_model);
-  plan->algorithm = desc.algorithm == ScanAlgorithm::automatic ? automatic_algorithm(c, desc, fixed_tree) : desc.algorithm;
-  const bool chained = detail::is_chained(plan->algorithm);
-  if (chained && !memory_model)
-    return make_error(Status::unsupported, "Scan: ", to_string(plan->algorithm), " needs the vulkanMemoryModel and ",
+  return {};
+}
+
+// The checks of the algorithm the plan runs: against the device's features and driver, then which tuning
+// overrides it reads.
+Result<void> check_scan_algorithm(const ContextImpl& c, const ScanDesc& desc, ScanAlgorithm algorithm) {
+  const bool chained = is_chained(algorithm);
+  if (chained && !c.caps.has(feature_memory_model))
+    return make_error(Status::unsupported, "Scan: ", to_string(algorithm), " needs the vulkanMemoryModel and ",
                       "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
                       "(device_requirements() lists them)");
   // Without forward progress between workgroups only chained_fallback, which stops waiting after
   // fallback_spin_limit polls, is safe: a spinning look-back can hang the device.
-  if (plan->algorithm == ScanAlgorithm::chained_lookback && detail::lacks_forward_progress(c.caps.driver_id))
+  if (algorithm == ScanAlgorithm::chained_lookback && lacks_forward_progress(c.caps.driver_id))
     return make_error(Status::unsupported, "Scan: chained_lookback needs forward progress between workgroups, which ",
                       "this driver (", c.caps.driver_name, ") is known not to give; use chained_fallback");
-  plan->elem = user ? user->size : size_of(desc.type);
-  plan->vec = user ? 1 : 16 / plan->elem;
-  if (plan->algorithm == ScanAlgorithm::reduce_then_scan)
-    plan->wg = user ? detail::user_workgroup(c, detail::kTileWorkgroup, plan->elem) : detail::kTileWorkgroup;
-  const detail::ChainedTuning& row = detail::chained_tuning(c.caps);  // chained tile shapes for this device
   // Only the chained scans take overrides.
-  const uint32_t reads = chained ? detail::tune_workgroup_size | detail::tune_vectors_per_thread |
-                                       detail::tune_lookback_windows
-                                 : 0u;
-  if (auto ok = detail::check_tuning("Scan", desc.tuning, reads); !ok)
-    return make_error(ok.status(), ok.message(), chained ? "" : std::string(" (") + to_string(plan->algorithm) +
+  const uint32_t reads = chained ? tune_workgroup_size | tune_vectors_per_thread | tune_lookback_windows : 0u;
+  if (auto ok = check_tuning("Scan", desc.tuning, reads); !ok)
+    return make_error(ok.status(), ok.message(), chained ? "" : std::string(" (") + to_string(algorithm) +
                                                                   " takes no override; only the chained scans do)");
-  if (chained) {
-    plan->wg = desc.tuning.workgroup_size ? desc.tuning.workgroup_size : row.workgroup_size;
-    if (user && !desc.tuning.workgroup_size) plan->wg = detail::user_workgroup(c, plan->wg, plan->elem);
-    if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
-      return make_error(Status::invalid_argument, "Scan: tuning.workgroup_size ", plan->wg,
-                        " must be a power of two from 64 to 1024");
-  }
-  const uint32_t wg = plan->wg;
-  const uint64_t vec = plan->vec;
+  return {};
+}
 
-  uint32_t tuning = 0;  // specialization constant 2 of the kernels built next (chained: look-back windows)
-  auto kernel = [&](const char* name, uint32_t items, bool uses_subgroups) -> Result<const detail::Kernel*> {
-    detail::KernelDesc kd;
+// Every check of the description, in the order they fire: the request alone, then the algorithm it runs.
+Result<void> check_scan_desc(const ContextImpl& c, const ScanDesc& desc) {
+  if (auto ok = check_scan_request(c, desc); !ok) return ok;
+  return check_scan_algorithm(c, desc, scan_algorithm(c, desc));
+}
+
+// What a plan runs: the algorithm and its tile shapes (kChainedTuning, the constants above, and the user
+// operators' rules of plan_common.hpp), tuning overrides applied.
+struct ScanPolicy {
+  ScanAlgorithm algorithm = ScanAlgorithm::reduce_then_scan;
+  uint32_t elem = 4;              // bytes per value
+  uint32_t vec = 4;               // values per 16-byte vector (a user operator's "vector" is one value)
+  uint32_t wg = kWorkgroup;       // invocations per workgroup of every kernel
+  uint32_t items = 1;             // chained and reduce_then_scan: vectors per invocation of a tile
+  uint32_t narrow_items = 0;      // chained with wide tiles: vectors per invocation of the narrow tile, else 0
+  uint64_t wide_from = 0;         // chained with wide tiles: windows of this many elements or more take them
+  uint32_t lookback_windows = 0;  // chained: look-back windows per step (specialization constant 2)
+};
+
+// Invocations per workgroup where tuning.workgroup_size leaves the choice to the plan.
+uint32_t default_workgroup(ScanAlgorithm algorithm, const ChainedTuning& row) {
+  if (is_chained(algorithm)) return row.workgroup_size;
+  return algorithm == ScanAlgorithm::reduce_then_scan ? kTileWorkgroup : kWorkgroup;
+}
+
+// Whether a chained plan takes the row's wide tile for its large windows: integer chained_fallback plans
+// without a vectors_per_thread override, as floats (not settled) and chained_lookback measured slower with
+// it (docs/PERFORMANCE.md, Scan).
+bool takes_wide_tiles(const ScanDesc& desc, ScanAlgorithm algorithm, const ChainedTuning& row) {
+  return row.wide_vectors && !desc.user_operator && is_integer(desc.type) &&
+         algorithm == ScanAlgorithm::chained_fallback && !desc.tuning.vectors_per_thread &&
+         desc.max_count >= row.wide_from;
+}
+
+// The plan's algorithm and tile shapes (desc checked by check_scan_desc). Each shape is the device's or the
+// algorithm's default, then a user operator's rule, then the tuning override.
+ScanPolicy resolve_scan_policy(const ContextImpl& c, const ScanDesc& desc) {
+  const UserOperator* user = desc.user_operator;
+  const Tuning& t = desc.tuning;
+  const ChainedTuning& row = chained_tuning(c.caps);  // chained tile shapes for this device
+  ScanPolicy p;
+  p.algorithm = scan_algorithm(c, desc);
+  p.elem = user ? user->size : size_of(desc.type);
+  p.vec = user ? 1 : 16 / p.elem;
+  p.wg = default_workgroup(p.algorithm, row);
+  if (user) p.wg = user_workgroup(c, p.wg, p.elem);
+  if (t.workgroup_size) p.wg = t.workgroup_size;
+  // User operators: blocked tiles of user_items values per invocation.
+  if (p.algorithm == ScanAlgorithm::reduce_then_scan) p.items = user ? user_items(p.elem) : kRows;
+  if (!is_chained(p.algorithm)) return p;
+  const bool wide = takes_wide_tiles(desc, p.algorithm, row);
+  p.items = wide ? row.wide_vectors : row.vectors;
+  if (user) p.items = user_chained_items(p.elem);
+  if (t.vectors_per_thread) p.items = t.vectors_per_thread;
+  p.lookback_windows = t.lookback_windows ? t.lookback_windows : row.lookback_windows;
+  if (wide) {
+    p.narrow_items = row.vectors;
+    p.wide_from = row.wide_from;
+  }
+  return p;
+}
+
+// The checks of the resolved chained tile, before any kernel is built: the overrides' ranges, then its
+// shared memory against the device's.
+Result<void> check_scan_policy(const ContextImpl& c, const ScanDesc& desc, const ScanPolicy& p) {
+  if (!is_chained(p.algorithm)) return {};
+  if (p.wg < 64 || p.wg > 1024 || (p.wg & (p.wg - 1)) != 0)
+    return make_error(Status::invalid_argument, "Scan: tuning.workgroup_size ", p.wg,
+                      " must be a power of two from 64 to 1024");
+  const UserOperator* user = desc.user_operator;
+  const uint32_t max_items = user ? kMaxUserChainedItems : 8;
+  if (p.items > max_items)
+    return make_error(Status::invalid_argument, "Scan: tuning.vectors_per_thread ", p.items, " exceeds ", max_items);
+  if (p.lookback_windows > 8)
+    return make_error(Status::invalid_argument, "Scan: tuning.lookback_windows ", p.lookback_windows, " exceeds 8");
+  // Shared memory: the workgroup scan's ROW_T per invocation (common/workgroup_scan.glsl), the fallback's
+  // workgroup reduction's value per invocation (common/workgroup.glsl) and the look-back words.
+  const uint64_t row_values = user ? 1 : kRows;  // ROW_N (common/scan_types.glsl)
+  const uint64_t shared_bytes = (uint64_t(p.wg) + 1) * row_values * p.elem + uint64_t(p.wg) * p.elem + 64;
+  if (shared_bytes > c.caps.max_shared_memory)
+    return make_error(Status::unsupported, "Scan: a ", p.wg, "-invocation chained tile of ",
+                      user ? user->name : to_string(desc.type),
+                      " needs ", shared_bytes, " bytes of shared memory; the device allows ",
+                      c.caps.max_shared_memory);
+  return {};
+}
+
+// How a scan kernel is built: with subgroup operations (its subgroup variant where the device and the
+// workgroup allow), and with binding 4, record_indirect's region (the kernels record_indirect runs).
+struct KernelUse {
+  bool subgroups;
+  bool indirect_capable;
+};
+constexpr KernelUse kPlain{.subgroups = false, .indirect_capable = false};
+constexpr KernelUse kSubgroupIndirect{.subgroups = true, .indirect_capable = true};
+
+// Builds a plan's kernels in turn; after the first failure it builds no more and keeps that error.
+struct ScanKernels {
+  ContextImpl& c;
+  const ScanDesc& desc;
+  ScanPlan& plan;
+  uint32_t tuning;  // specialization constant 2 (chained: look-back windows)
+  Result<void> built{};
+
+  void need(const Kernel*& slot, const char* name, uint32_t items, KernelUse use) {
+    if (!built) return;
+    auto k = build(name, items, use);
+    if (!k) built = std::move(k).error();
+    else slot = k.value();
+  }
+
+  Result<const Kernel*> build(const char* name, uint32_t items, KernelUse use) {
+    const UserOperator* user = desc.user_operator;
+    KernelDesc kd;
     kd.plan = "Scan";
-    kd.group = user ? user->kernels : &detail::kShaderGroup_scan;
+    kd.group = user ? user->kernels : &kShaderGroup_scan;
     kd.kernel = name;
     if (!user) kd.op = desc.op;
-    kd.workgroup_size = wg;
+    kd.workgroup_size = plan.wg;
     kd.items = items;
     kd.tuning = tuning;
-    const bool indirect_capable = std::strncmp(name, "scan/chained", 12) == 0 ||
-                                  std::strncmp(name, "scan/reduce_then_scan", 21) == 0 ||
-                                  std::strcmp(name, "scan/subgroup_block") == 0;
-    kd.bindings = indirect_capable ? detail::kIndirectBindings : detail::kScanBindings;
-    kd.push_bytes = detail::kScanPushBytes;
-    auto variant = detail::value_variant(c, desc.type, desc.op, user, uses_subgroups, wg);
+    kd.bindings = use.indirect_capable ? kIndirectBindings : kScanBindings;
+    kd.push_bytes = kScanPushBytes;
+    auto variant = value_variant(c, desc.type, desc.op, user, use.subgroups, plan.wg);
     if (!variant) return std::move(variant).error();
     kd.variant = variant.value();
     const bool sg = kd.variant.find(".nosg") == std::string::npos;
-    if (uses_subgroups) plan->subgroups = sg;
-    kd.uses_subgroups = uses_subgroups && sg;
-    return detail::get_kernel(c, kd);
-  };
-  // Builds every kernel the algorithm needs; the first failure is returned.
-  Result<void> built;
-  auto need = [&](const detail::Kernel*& slot, const char* name, uint32_t items, bool uses_subgroups) {
-    if (!built) return;
-    auto k = kernel(name, items, uses_subgroups);
-    if (!k) built = std::move(k).error();
-    else slot = k.value();
-  };
-  uint64_t granule = wg;
-  switch (plan->algorithm) {
-    case ScanAlgorithm::hillis_steele: need(plan->step, "scan/hillis_steele", 1, false); break;
+    if (use.subgroups) plan.subgroups = sg;
+    kd.uses_subgroups = use.subgroups && sg;
+    return get_kernel(c, kd);
+  }
+};
+
+// The chained kernel: "scan/<algorithm>", with "64" where the tile state is 64-bit {flag, value} words (one
+// per tile for 32-bit values, one per word of a user operator's value), else the value in 16-bit parts
+// across u32 words (common/tile_state.glsl). The bytes per tile are the same.
+std::string chained_kernel_name(const ContextImpl& c, const ScanDesc& desc, ScanAlgorithm algorithm) {
+  const bool state64 = state64_enabled(c) && (desc.user_operator || !is_64bit(desc.type));
+  return std::string("scan/") + to_string(algorithm) + (state64 ? "64" : "");
+}
+
+// Builds the kernels of the plan's algorithm, and record_indirect's args kernel where it has that call, and
+// sets the block and tile sizes they scan. The first failure is returned.
+Result<void> build_scan_kernels(ContextImpl& c, const ScanDesc& desc, const ScanPolicy& policy, ScanPlan& plan) {
+  ScanKernels k{c, desc, plan, policy.lookback_windows};
+  const uint64_t wg = plan.wg, vec = plan.vec;
+  switch (plan.algorithm) {
+    case ScanAlgorithm::hillis_steele: k.need(plan.step, "scan/hillis_steele", 1, kPlain); break;
     case ScanAlgorithm::blelloch_global:
-      need(plan->up, "scan/blelloch_upsweep", 1, false);
-      need(plan->down, "scan/blelloch_downsweep", 1, false);
+      k.need(plan.up, "scan/blelloch_upsweep", 1, kPlain);
+      k.need(plan.down, "scan/blelloch_downsweep", 1, kPlain);
       break;
     case ScanAlgorithm::blocked_blelloch:
-      need(plan->block, "scan/blelloch_block", 1, false);
-      need(plan->add, "scan/add_carry", 1, false);
-      plan->block_elements = 2 * wg;
-      granule = plan->block_elements;
+      k.need(plan.block, "scan/blelloch_block", 1, kPlain);
+      k.need(plan.add, "scan/add_carry", 1, kPlain);
+      plan.block_elements = 2 * wg;
       break;
     case ScanAlgorithm::subgroup_blocked:
-      need(plan->block, "scan/subgroup_block", detail::kRows, true);
-      need(plan->add, "scan/add_carry", 1, false);
-      plan->block_elements = uint64_t(wg) * detail::kRows;
-      granule = plan->block_elements;
+      k.need(plan.block, "scan/subgroup_block", kRows, kSubgroupIndirect);
+      k.need(plan.add, "scan/add_carry", 1, kPlain);
+      plan.block_elements = wg * kRows;
       break;
     case ScanAlgorithm::chained_lookback:
     case ScanAlgorithm::chained_fallback: {
-      // Where 64-bit atomics are enabled: one 64-bit {flag, value} word per tile for 32-bit values, one per
-      // word of a user operator's value; otherwise the value in 16-bit parts across u32 words
-      // (common/tile_state.glsl). The bytes per tile are the same.
-      const bool state64 = detail::state64_enabled(c) && (user || !is_64bit(desc.type));
-      const std::string name = std::string("scan/") + to_string(plan->algorithm) + (state64 ? "64" : "");
-      const bool wide_tiles = row.wide_vectors && !user && is_integer(desc.type) &&
-                              plan->algorithm == ScanAlgorithm::chained_fallback && !desc.tuning.vectors_per_thread &&
-                              desc.max_count >= row.wide_from;
-      uint32_t items =
-          desc.tuning.vectors_per_thread ? desc.tuning.vectors_per_thread : (wide_tiles ? row.wide_vectors : row.vectors);
-      if (user && !desc.tuning.vectors_per_thread) items = detail::user_chained_items(plan->elem);
-      const uint32_t max_items = user ? detail::kMaxUserChainedItems : 8;
-      if (items > max_items)
-        return make_error(Status::invalid_argument, "Scan: tuning.vectors_per_thread ", items, " exceeds ", max_items);
-      tuning = desc.tuning.lookback_windows ? desc.tuning.lookback_windows : row.lookback_windows;
-      if (tuning > 8)
-        return make_error(Status::invalid_argument, "Scan: tuning.lookback_windows ", tuning, " exceeds 8");
-      // Shared memory: the workgroup scan's ROW_T per invocation (common/workgroup_scan.glsl), the fallback's
-      // workgroup reduction's value per invocation (common/workgroup.glsl) and the look-back words.
-      const uint64_t row_values = user ? 1 : detail::kRows;  // ROW_N (common/scan_types.glsl)
-      const uint64_t shared_bytes = (uint64_t(wg) + 1) * row_values * plan->elem + uint64_t(wg) * plan->elem + 64;
-      if (shared_bytes > c.caps.max_shared_memory)
-        return make_error(Status::unsupported, "Scan: a ", wg, "-invocation chained tile of ",
-                          user ? user->name : to_string(desc.type),
-                          " needs ", shared_bytes, " bytes of shared memory; the device allows ",
-                          c.caps.max_shared_memory);
-      need(plan->chained, name.c_str(), items, true);
-      plan->tile_elements = uint64_t(wg) * items * vec;
-      if (wide_tiles) {
-        need(plan->chained_narrow, name.c_str(), row.vectors, true);
-        plan->narrow_tile_elements = uint64_t(wg) * row.vectors * vec;
-        plan->wide_from = row.wide_from;
+      const std::string name = chained_kernel_name(c, desc, plan.algorithm);
+      k.need(plan.chained, name.c_str(), policy.items, kSubgroupIndirect);
+      plan.tile_elements = wg * policy.items * vec;
+      if (policy.narrow_items) {
+        k.need(plan.chained_narrow, name.c_str(), policy.narrow_items, kSubgroupIndirect);
+        plan.narrow_tile_elements = wg * policy.narrow_items * vec;
+        plan.wide_from = policy.wide_from;
       }
-      granule = plan->tile_elements;
       break;
     }
     default: {
-      // User operators: blocked tiles of user_items values per invocation, and tile sums one per
-      // invocation (ROW_N is 1 for them: common/scan_types.glsl).
-      const uint32_t tile_items = user ? detail::user_items(plan->elem) : detail::kRows;
-      const uint32_t block_items = user ? 1 : detail::kRows;
-      need(plan->tile_reduce, "scan/reduce_then_scan_reduce", tile_items, true);
-      need(plan->tile_scan, "scan/reduce_then_scan_scan", tile_items, true);
-      need(plan->block, "scan/subgroup_block", block_items, true);
-      need(plan->add, "scan/add_carry", 1, false);
-      plan->block_elements = uint64_t(wg) * block_items;
-      plan->tile_elements = uint64_t(wg) * tile_items * vec;
-      granule = plan->tile_elements;
+      // Tile sums one per invocation for user operators (ROW_N is 1 for them: common/scan_types.glsl).
+      const uint32_t block_items = desc.user_operator ? 1 : kRows;
+      k.need(plan.tile_reduce, "scan/reduce_then_scan_reduce", policy.items, kSubgroupIndirect);
+      k.need(plan.tile_scan, "scan/reduce_then_scan_scan", policy.items, kSubgroupIndirect);
+      k.need(plan.block, "scan/subgroup_block", block_items, kSubgroupIndirect);
+      k.need(plan.add, "scan/add_carry", 1, kPlain);
+      plan.block_elements = wg * block_items;
+      plan.tile_elements = wg * policy.items * vec;
       break;
     }
   }
-  if (!built) return built.error();
+  if (!k.built) return std::move(k.built);
+  if (!is_chained(plan.algorithm) && plan.algorithm != ScanAlgorithm::reduce_then_scan) return {};
+  auto args = indirect_args_kernel(c, "Scan");
+  if (!args) return std::move(args).error();
+  plan.args_kernel = args.value();
+  return {};
+}
 
-  plan->window = detail::window_elements(c, plan->elem, granule);
-  if (plan->algorithm == ScanAlgorithm::blelloch_global) {
-    // The working array is the window rounded up to a power of two: keep windows powers of two.
-    uint64_t pow2 = 1;
-    while (pow2 * 2 <= plan->window) pow2 *= 2;
-    plan->window = pow2;
-  }
-  plan->scratch_align = detail::binding_alignment(c);
-  const VkDeviceSize granule_bytes = detail::region_granule(plan->scratch_align, plan->elem);
-  auto align_up = [&](VkDeviceSize v) { return (v + granule_bytes - 1) / granule_bytes * granule_bytes; };
-  // Level sizes only shrink with the count, so those of min(max_count, window) bound every smaller count.
-  const uint64_t n = std::min(desc.max_count, plan->window);
+// Elements a window is a whole number of: the plan's tile, else its block, else its workgroup.
+uint64_t window_granule(const ScanPlan& plan) {
+  if (plan.tile_elements) return plan.tile_elements;
+  if (plan.block_elements) return plan.block_elements;
+  return plan.wg;
+}
+
+// Elements of each scratch region for a window of n elements: Hillis-Steele's two ping-pong arrays,
+// Blelloch's power-of-two working array, or the sums of every block level but the top (reduce_then_scan:
+// after its tile sums). The chained tile state is placed apart.
+std::vector<uint64_t> region_elements(const ScanPlan& plan, uint64_t n) {
   std::vector<uint64_t> regions;
   auto block_sums = [&](uint64_t m) {
-    for (uint64_t b = detail::ceil_div(m, plan->block_elements); b > 1; b = detail::ceil_div(b, plan->block_elements))
+    for (uint64_t b = ceil_div(m, plan.block_elements); b > 1; b = ceil_div(b, plan.block_elements))
       regions.push_back(b);
   };
-  switch (plan->algorithm) {
+  switch (plan.algorithm) {
     case ScanAlgorithm::hillis_steele: regions = {n, n}; break;
-    case ScanAlgorithm::blelloch_global: regions = {uint64_t(1) << std::max<uint32_t>(1, detail::ceil_log2(n))}; break;
+    case ScanAlgorithm::blelloch_global: regions = {uint64_t(1) << std::max<uint32_t>(1, ceil_log2(n))}; break;
     case ScanAlgorithm::blocked_blelloch:
     case ScanAlgorithm::subgroup_blocked: block_sums(n); break;
     case ScanAlgorithm::chained_lookback:
-    case ScanAlgorithm::chained_fallback: break;  // the tile state is placed below
+    case ScanAlgorithm::chained_fallback: break;
     default: {
-      const uint64_t tiles = detail::ceil_div(n, plan->tile_elements);
+      const uint64_t tiles = ceil_div(n, plan.tile_elements);
       if (tiles > 1) {
         regions.push_back(tiles);
         block_sums(tiles);
@@ -711,33 +789,67 @@ Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
       break;
     }
   }
+  return regions;
+}
+
+// Lays out scratch for max_count: the window, then the regions, the chained tile state, the two carry slots
+// (windowed plans) and record_indirect's args region.
+void lay_out_scan_scratch(const ContextImpl& c, ScanPlan& plan) {
+  plan.window = window_elements(c, plan.elem, window_granule(plan));
+  if (plan.algorithm == ScanAlgorithm::blelloch_global) {
+    // The working array is the window rounded up to a power of two: keep windows powers of two.
+    uint64_t pow2 = 1;
+    while (pow2 * 2 <= plan.window) pow2 *= 2;
+    plan.window = pow2;
+  }
+  plan.scratch_align = binding_alignment(c);
+  const VkDeviceSize granule_bytes = region_granule(plan.scratch_align, plan.elem);
+  auto align_up = [&](VkDeviceSize v) { return (v + granule_bytes - 1) / granule_bytes * granule_bytes; };
+  // Level sizes only shrink with the count, so those of min(max_count, window) bound every smaller count.
+  const uint64_t n = std::min(plan.desc.max_count, plan.window);
   VkDeviceSize offset = 0;
-  for (uint64_t r : regions) {
-    plan->region_offset.push_back(offset);
-    plan->region_bytes.push_back(align_up(r * plan->elem));
-    offset += plan->region_bytes.back();
+  for (uint64_t r : region_elements(plan, n)) {
+    plan.region_offset.push_back(offset);
+    plan.region_bytes.push_back(align_up(r * plan.elem));
+    offset += plan.region_bytes.back();
   }
-  if (chained) {
-    const uint64_t tiles = plan->chained_max_tiles(n);
+  if (is_chained(plan.algorithm)) {
+    const uint64_t tiles = plan.chained_max_tiles(n);
     // 4 or 2 u32 parts, or one u64 word; a user operator's value takes 2 parts (or one u64 word) per word.
-    plan->state_tile_bytes = user ? 8 * user->words : (is_64bit(desc.type) ? 16 : 8);
-    plan->state_offset = offset;
-    plan->state_bytes = align_up(detail::kStateHeaderBytes + tiles * plan->state_tile_bytes);
-    offset += plan->state_bytes;
+    const UserOperator* user = plan.desc.user_operator;
+    plan.state_tile_bytes = user ? 8 * user->words : (is_64bit(plan.desc.type) ? 16 : 8);
+    plan.state_offset = offset;
+    plan.state_bytes = align_up(kStateHeaderBytes + tiles * plan.state_tile_bytes);
+    offset += plan.state_bytes;
   }
-  if (desc.max_count > plan->window) {
-    plan->carry_offset = offset;
-    plan->carry_bytes = align_up(2 * plan->elem);
-    offset += plan->carry_bytes;
+  if (plan.desc.max_count > plan.window) {
+    plan.carry_offset = offset;
+    plan.carry_bytes = align_up(2 * plan.elem);
+    offset += plan.carry_bytes;
   }
-  plan->indirect_offset = offset;
-  offset += align_up(detail::kIndirectRegionBytes);
-  if (chained || plan->algorithm == ScanAlgorithm::reduce_then_scan) {
-    auto args = detail::indirect_args_kernel(c, "Scan");
-    if (!args) return std::move(args).error();
-    plan->args_kernel = args.value();
-  }
-  plan->scratch_bytes = offset;
+  plan.indirect_offset = offset;
+  plan.scratch_bytes = offset + align_up(kIndirectRegionBytes);
+}
+
+}  // namespace
+}  // namespace detail
+
+// Validate the description, resolve the algorithm and its tiles, check those against the device, build the
+// kernels, lay out scratch; the checks fire in that order.
+Result<Scan> Scan::create(Context& context, const ScanDesc& desc) {
+  detail::ContextImpl& c = context.impl();
+  if (auto ok = detail::check_scan_desc(c, desc); !ok) return ok.error();
+  const detail::ScanPolicy policy = detail::resolve_scan_policy(c, desc);
+  if (auto ok = detail::check_scan_policy(c, desc, policy); !ok) return ok.error();
+  auto plan = std::make_unique<detail::ScanPlan>();
+  plan->context = &c;
+  plan->desc = desc;
+  plan->algorithm = policy.algorithm;
+  plan->elem = policy.elem;
+  plan->vec = policy.vec;
+  plan->wg = policy.wg;
+  if (auto ok = detail::build_scan_kernels(c, desc, policy, *plan); !ok) return ok.error();
+  detail::lay_out_scan_scratch(c, *plan);
   plan->descriptors = std::make_unique<detail::DescriptorSets>(c, c.options.descriptor_sets_per_pool);
   return Scan(std::move(plan));
 }

@@ -80,6 +80,8 @@ namespace {
 
 constexpr uint32_t kPushBytes = 8 * sizeof(uint32_t);
 constexpr uint32_t kBindings = 6;  // common/select_io.glsl
+// The tile: 256 invocations x 4 vectors; no other shape measured faster overall
+// (docs/PERFORMANCE.md, Select and Partition).
 constexpr uint32_t kDefaultWorkgroup = 256;
 constexpr uint32_t kDefaultVectors = 4;
 constexpr uint32_t kScanCountsWorkgroup = 256;
@@ -291,9 +293,22 @@ class PassBuilder {
   std::array<uint32_t, 8> push_{};
 };
 
-Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDesc& desc, bool partition) {
-  ContextImpl& c = context.impl();
-  const char* name = partition ? "Partition" : "Select";
+const char* plan_name(bool partition) { return partition ? "Partition" : "Select"; }
+
+// The algorithm a plan of `desc` runs (desc checked): automatic takes chained where the memory model is enabled.
+SelectAlgorithm select_algorithm(const ContextImpl& c, const SelectDesc& desc) {
+  if (desc.algorithm != SelectAlgorithm::automatic) return desc.algorithm;
+  return c.caps.has(feature_memory_model) ? SelectAlgorithm::chained : SelectAlgorithm::count_scan_scatter;
+}
+
+// The tile: the tuning overrides, else the defaults above.
+uint32_t select_workgroup(const Tuning& t) { return t.workgroup_size ? t.workgroup_size : kDefaultWorkgroup; }
+uint32_t select_vectors(const Tuning& t) { return t.vectors_per_thread ? t.vectors_per_thread : kDefaultVectors; }
+
+// Every check of the description: its enums, type and max_count, the algorithm against the device's
+// features, then the tuning overrides.
+Result<void> check_select_desc(const ContextImpl& c, const SelectDesc& desc, bool partition) {
+  const char* name = plan_name(partition);
   if (int(desc.predicate) < 0 || int(desc.predicate) > int(SelectPredicate::not_equal))
     return make_error(Status::invalid_argument, name, ": unknown predicate ", int(desc.predicate));
   if (int(desc.algorithm) < 0 || int(desc.algorithm) > int(SelectAlgorithm::count_scan_scatter))
@@ -305,107 +320,178 @@ Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDe
   if (!partition && desc.rejected_order != RejectedOrder::input)
     return make_error(Status::invalid_argument, name,
                       ": rejected_order reversed applies to Partition only (Select writes no rejected elements)");
-  if (auto ok = check_type_op(c, desc.type, Op::add, name); !ok) return ok.error();
+  if (auto ok = check_type_op(c, desc.type, Op::add, name); !ok) return ok;
   if (desc.max_count == 0 || desc.max_count > 0xFFFFFFFFull)
     return make_error(Status::invalid_argument, name, ": max_count ", desc.max_count,
                       " must be in 1..2^32-1 (the count is a u32 on the GPU)");
+  if (select_algorithm(c, desc) == SelectAlgorithm::chained && !c.caps.has(feature_memory_model))
+    return make_error(Status::unsupported, name, ": chained needs the vulkanMemoryModel and ",
+                      "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
+                      "(device_requirements() lists them); count_scan_scatter works without them");
+  if (auto ok = check_tuning(name, desc.tuning, tune_workgroup_size | tune_vectors_per_thread); !ok) return ok;
+  const uint32_t wg = select_workgroup(desc.tuning);
+  if (wg < 64 || wg > 1024 || (wg & (wg - 1)) != 0)
+    return make_error(Status::invalid_argument, name, ": tuning.workgroup_size ", wg,
+                      " must be a power of two from 64 to 1024");
+  if (const uint32_t items = select_vectors(desc.tuning); items > 8)
+    return make_error(Status::invalid_argument, name, ": tuning.vectors_per_thread ", items, " exceeds 8");
+  return {};
+}
+
+// The plan's algorithm, element sizes and tile (desc checked by check_select_desc).
+std::unique_ptr<SelectPlan> resolve_select_policy(ContextImpl& c, const SelectDesc& desc, bool partition) {
   auto plan = std::make_unique<SelectPlan>();
   plan->context = &c;
   plan->desc = desc;
   plan->partition = partition;
-  plan->name = name;
-  const bool memory_model = c.caps.has(feature_memory_model);
-  plan->algorithm = desc.algorithm;
-  if (desc.algorithm == SelectAlgorithm::automatic)
-    plan->algorithm = memory_model ? SelectAlgorithm::chained : SelectAlgorithm::count_scan_scatter;
-  if (plan->algorithm == SelectAlgorithm::chained && !memory_model)
-    return make_error(Status::unsupported, name, ": chained needs the vulkanMemoryModel and ",
-                      "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
-                      "(device_requirements() lists them); count_scan_scatter works without them");
+  plan->name = plan_name(partition);
+  plan->algorithm = select_algorithm(c, desc);
   plan->elem = size_of(desc.type);
   plan->out_elem = desc.output == SelectOutput::indices ? 4 : plan->elem;
   plan->reads_input = !(desc.output == SelectOutput::indices && desc.predicate == SelectPredicate::flagged);
-  if (auto ok = check_tuning(name, desc.tuning, tune_workgroup_size | tune_vectors_per_thread); !ok)
-    return ok.error();
-  plan->wg = desc.tuning.workgroup_size ? desc.tuning.workgroup_size : kDefaultWorkgroup;
-  plan->items = desc.tuning.vectors_per_thread ? desc.tuning.vectors_per_thread : kDefaultVectors;
-  if (plan->wg < 64 || plan->wg > 1024 || (plan->wg & (plan->wg - 1)) != 0)
-    return make_error(Status::invalid_argument, name, ": tuning.workgroup_size ", plan->wg,
-                      " must be a power of two from 64 to 1024");
-  if (plan->items > 8)
-    return make_error(Status::invalid_argument, name, ": tuning.vectors_per_thread ", plan->items, " exceeds 8");
+  plan->wg = select_workgroup(desc.tuning);
+  plan->items = select_vectors(desc.tuning);
   plan->tile_elements = uint64_t(plan->wg) * plan->items * (16 / plan->elem);
+  plan->max_tiles = plan->tiles_for(desc.max_count);
+  return plan;
+}
+
+VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize align) { return (v + align - 1) / align * align; }
+// Scratch of the chained path: the tile state for max_tiles, then (spills) the rejected elements of max_count.
+VkDeviceSize state_region_bytes(const SelectPlan& p, VkDeviceSize align) {
+  return align_up(kStateHeaderBytes + p.max_tiles * kStatePerTileBytes, align);
+}
+VkDeviceSize spill_region_bytes(const SelectPlan& p, VkDeviceSize align) {
+  return p.spills() ? align_up(p.desc.max_count * p.out_elem, align) : 0;
+}
+
+// The checks of the resolved tile and scratch against the device, before any kernel is built: shared
+// memory, one binding for max_count, then the chained path's scratch binding.
+Result<void> check_select_limits(const ContextImpl& c, const SelectPlan& p) {
   // Shared memory: one row of each subgroup staged at a time (16 bytes per invocation,
   // common/select_tile.glsl), the count scan's uvec4 per invocation, the look-back words.
-  const uint64_t shared_bytes = uint64_t(plan->wg) * 16 + (uint64_t(plan->wg) + 1) * 16 + 16;
+  const uint64_t shared_bytes = uint64_t(p.wg) * 16 + (uint64_t(p.wg) + 1) * 16 + 16;
   if (shared_bytes > c.caps.max_shared_memory)
-    return make_error(Status::unsupported, name, ": a tile of ", plan->wg, " x ", plan->items,
+    return make_error(Status::unsupported, p.name, ": a tile of ", p.wg, " x ", p.items,
                       " vectors needs ", shared_bytes, " bytes of shared memory; the device allows ",
                       c.caps.max_shared_memory, " (lower workgroup_size or vectors_per_thread)");
-  const uint64_t window = window_elements(c, plan->elem, plan->tile_elements);
-  if (desc.max_count > window)
-    return make_error(Status::unsupported, name, ": max_count ", desc.max_count, " ", to_string(desc.type),
+  const uint64_t window = window_elements(c, p.elem, p.tile_elements);
+  if (p.desc.max_count > window)
+    return make_error(Status::unsupported, p.name, ": max_count ", p.desc.max_count, " ", to_string(p.desc.type),
                       " elements exceed one storage-buffer binding (", window,
                       " elements, from maxStorageBufferRange); compaction does not split into windows");
-  plan->max_tiles = plan->tiles_for(desc.max_count);
+  if (!p.chained_path()) return {};
+  const VkDeviceSize align = binding_alignment(c);
+  const VkDeviceSize binding = state_region_bytes(p, align) + spill_region_bytes(p, align);
+  if (binding > c.caps.max_storage_buffer_range)
+    return make_error(Status::unsupported, p.name, ": the tile state and the spill of ", p.desc.max_count,
+                      " rejected elements need a ", binding,
+                      "-byte scratch binding; maxStorageBufferRange is ", c.caps.max_storage_buffer_range,
+                      " (use RejectedOrder::reversed, count_scan_scatter or a smaller max_count)");
+  return {};
+}
 
-  const std::string type = to_string(desc.type);
-  const bool subgroups = c.use_subgroups(plan->wg);
-  const std::string variant = type + (subgroups ? "" : ".nosg");
-  auto kernel = [&](const char* kernel_name, const std::string& v, uint32_t wg, uint32_t items, bool uses_subgroups,
-                    uint32_t mode = 0) -> Result<const Kernel*> {
-    KernelDesc kd;
-    kd.plan = name;
-    kd.group = &kShaderGroup_select;
-    kd.kernel = kernel_name;
-    kd.variant = v;
-    kd.workgroup_size = wg;
-    kd.items = items;
-    kd.bindings = kBindings;
-    kd.push_bytes = kPushBytes;
-    kd.uses_subgroups = uses_subgroups;
-    kd.mode = mode;
-    return get_kernel(c, kd);
-  };
-  Result<void> built;
-  auto need = [&](const Kernel*& slot, Result<const Kernel*> k) {
-    if (!built) return;
-    if (!k) built = std::move(k).error();
+// One kernel of shaders/select/.
+struct SelectKernel {
+  const char* kernel;
+  std::string variant;
+  uint32_t workgroup_size, items;
+  bool uses_subgroups;
+  uint32_t mode = 0;  // specialization constant 3
+};
+
+Result<const Kernel*> get_select_kernel(ContextImpl& c, const char* plan, const SelectKernel& k) {
+  KernelDesc kd;
+  kd.plan = plan;
+  kd.group = &kShaderGroup_select;
+  kd.kernel = k.kernel;
+  kd.variant = k.variant;
+  kd.workgroup_size = k.workgroup_size;
+  kd.items = k.items;
+  kd.bindings = kBindings;
+  kd.push_bytes = kPushBytes;
+  kd.uses_subgroups = k.uses_subgroups;
+  kd.mode = k.mode;
+  return get_kernel(c, kd);
+}
+
+// Keeps the first failure of a series of kernel builds (each build still runs).
+struct FirstFailure {
+  Result<void> result{};
+  void keep(const Kernel*& slot, Result<const Kernel*> k) {
+    if (!result) return;
+    if (!k) result = std::move(k).error();
     else slot = k.value();
-  };
-  plan->scratch_align = binding_alignment(c);
-  auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
-  if (plan->chained_path()) {
-    const bool state64 = state64_enabled(c);
-    const char* chained_kernel = partition ? (state64 ? "select/partition_chained64" : "select/partition_chained")
-                                           : (state64 ? "select/chained64" : "select/chained");
+  }
+};
+
+// The chained kernel: Select's or Partition's, with its tile state in 64-bit atomic words where enabled.
+const char* chained_kernel_name(const ContextImpl& c, bool partition) {
+  const bool state64 = state64_enabled(c);
+  if (partition) return state64 ? "select/partition_chained64" : "select/partition_chained";
+  return state64 ? "select/chained64" : "select/chained";
+}
+
+// Builds the kernels of the plan's algorithm and record_indirect's args kernel; the first failure is returned.
+Result<void> build_select_kernels(ContextImpl& c, SelectPlan& plan) {
+  const std::string variant = std::string(to_string(plan.desc.type)) + (c.use_subgroups(plan.wg) ? "" : ".nosg");
+  FirstFailure built;
+  if (plan.chained_path()) {
     // Specialization constant 3 of the Partition kernel: 1 writes the rejected elements reversed, in place.
-    need(plan->chained, kernel(chained_kernel, variant, plan->wg, plan->items, true, plan->reversed() ? 1u : 0u));
-    if (plan->spills())
-      need(plan->copy_rejected, kernel("select/copy_rejected", plan->out_elem == 8 ? "u64" : "u32", kCopyWorkgroup,
-                                       kCopyItems, false));
-    plan->state_bytes = align_up(kStateHeaderBytes + plan->max_tiles * kStatePerTileBytes);
-    plan->spill_offset = plan->state_bytes;
-    plan->spill_bytes = plan->spills() ? align_up(desc.max_count * plan->out_elem) : 0;
-    plan->indirect_offset = plan->spill_offset + plan->spill_bytes;
-    if (plan->state_bytes + plan->spill_bytes > c.caps.max_storage_buffer_range)
-      return make_error(Status::unsupported, name, ": the tile state and the spill of ", desc.max_count,
-                        " rejected elements need a ", plan->state_bytes + plan->spill_bytes,
-                        "-byte scratch binding; maxStorageBufferRange is ", c.caps.max_storage_buffer_range,
-                        " (use RejectedOrder::reversed, count_scan_scatter or a smaller max_count)");
+    built.keep(plan.chained, get_select_kernel(c, plan.name, {.kernel = chained_kernel_name(c, plan.partition),
+                                                              .variant = variant, .workgroup_size = plan.wg,
+                                                              .items = plan.items, .uses_subgroups = true,
+                                                              .mode = plan.reversed() ? 1u : 0u}));
+    if (plan.spills())
+      built.keep(plan.copy_rejected,
+                 get_select_kernel(c, plan.name, {.kernel = "select/copy_rejected",
+                                                  .variant = plan.out_elem == 8 ? "u64" : "u32",
+                                                  .workgroup_size = kCopyWorkgroup, .items = kCopyItems,
+                                                  .uses_subgroups = false}));
   } else {
-    need(plan->tile_count, kernel("select/tile_count", variant, plan->wg, plan->items, true));
+    built.keep(plan.tile_count, get_select_kernel(c, plan.name, {.kernel = "select/tile_count", .variant = variant,
+                                                                 .workgroup_size = plan.wg, .items = plan.items,
+                                                                 .uses_subgroups = true}));
     auto counts_variant = variant_name(c, DataType::u32, std::nullopt, true, kScanCountsWorkgroup);
     if (!counts_variant) return counts_variant.error();
-    need(plan->scan_counts, kernel("select/scan_counts", counts_variant.value(), kScanCountsWorkgroup, 1, true));
-    need(plan->scatter, kernel("select/scatter", variant, plan->wg, plan->items, true));
-    plan->counts_bytes = align_up(plan->max_tiles * 4);
-    plan->indirect_offset = plan->counts_bytes;
+    built.keep(plan.scan_counts, get_select_kernel(c, plan.name, {.kernel = "select/scan_counts",
+                                                                  .variant = counts_variant.value(),
+                                                                  .workgroup_size = kScanCountsWorkgroup,
+                                                                  .items = 1, .uses_subgroups = true}));
+    built.keep(plan.scatter, get_select_kernel(c, plan.name, {.kernel = "select/scatter", .variant = variant,
+                                                              .workgroup_size = plan.wg, .items = plan.items,
+                                                              .uses_subgroups = true}));
   }
-  auto args = indirect_args_kernel(c, name);
-  need(plan->args, std::move(args));
-  if (!built) return built.error();
-  plan->scratch_bytes = plan->indirect_offset + align_up(kIndirectRegionBytes);
+  built.keep(plan.args, indirect_args_kernel(c, plan.name));
+  return std::move(built.result);
+}
+
+// Lays out scratch for max_count: chained = [tile state][Partition in input order: spill][indirect args];
+// count_scan_scatter = [tile counts][indirect args].
+void lay_out_select_scratch(const ContextImpl& c, SelectPlan& plan) {
+  plan.scratch_align = binding_alignment(c);
+  const VkDeviceSize align = plan.scratch_align;
+  if (plan.chained_path()) {
+    plan.state_bytes = state_region_bytes(plan, align);
+    plan.spill_offset = plan.state_bytes;
+    plan.spill_bytes = spill_region_bytes(plan, align);
+    plan.indirect_offset = plan.spill_offset + plan.spill_bytes;
+  } else {
+    plan.counts_bytes = align_up(plan.max_tiles * 4, align);
+    plan.indirect_offset = plan.counts_bytes;
+  }
+  plan.scratch_bytes = plan.indirect_offset + align_up(kIndirectRegionBytes, align);
+}
+
+// Validate the description, resolve the algorithm and tile, check them against the device, build the
+// kernels, lay out scratch; the checks fire in that order.
+Result<std::unique_ptr<SelectPlan>> create_plan(Context& context, const SelectDesc& desc, bool partition) {
+  ContextImpl& c = context.impl();
+  if (auto ok = check_select_desc(c, desc, partition); !ok) return ok.error();
+  std::unique_ptr<SelectPlan> plan = resolve_select_policy(c, desc, partition);
+  if (auto ok = check_select_limits(c, *plan); !ok) return ok.error();
+  if (auto ok = build_select_kernels(c, *plan); !ok) return ok.error();
+  lay_out_select_scratch(c, *plan);
   plan->descriptors = std::make_unique<DescriptorSets>(c, c.options.descriptor_sets_per_pool);
   return plan;
 }

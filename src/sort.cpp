@@ -143,6 +143,7 @@ struct SortPlan {
   struct Single {
     uint64_t keys = 0;
     const Kernel* kernel = nullptr;
+    uint32_t wg = 0, items = 0, min_sg = 0;  // the tile, ranked with subgroups of min_sg (0: the emulation)
   };
   std::vector<Single> singles;
   uint64_t single_keys = 0;
@@ -154,6 +155,7 @@ struct SortPlan {
     uint64_t up_to = 0, tile = 0;
     const Kernel* kernel = nullptr;
     const Kernel* histogram = nullptr;
+    uint32_t wg = 0, items = 0, min_sg = 0;
   };
   std::vector<SmallTile> small_tiles;
   VkDeviceSize align = 16;
@@ -402,129 +404,160 @@ VkDeviceSize RadixSort::statistics_offset() const { return plan_->meta_offset + 
 
 void RadixSort::release_descriptor_sets() const { plan_->descriptors->release(); }
 
-Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
-  detail::ContextImpl& c = context.impl();
-  const Capabilities& caps = c.caps;
-  if (auto ok = detail::check_sort_desc(desc, caps); !ok) return ok.error();
-  const uint32_t end_bit = desc.end_bit ? desc.end_bit : 8 * size_of(desc.key_type);
-  const bool memory_model = caps.has(feature_memory_model);
-  auto plan = std::make_unique<detail::SortPlan>();
-  plan->context = &c;
-  plan->desc = desc;
-  plan->algorithm = desc.algorithm;
-  // Onesweep wherever it can run: at 384 x 13 it measured 1.20x reduce_then_scan (at its best tile,
-  // 512 x 8) for u32 keys at 2^26 (2210 against 2651 us) and 1.9x for pairs (2727 against 5090-5096; H100).
+namespace detail {
+namespace {
+
+// The tile of automatic plans, no tuning: the first row matching the device class, the algorithm and the
+// payload applies (docs/PERFORMANCE.md, Radix sort). NVIDIA runs onesweep workgroups two or three to a
+// multiprocessor only within about 48 KiB of shared memory (kTwoPerSmShared), so the GPU onesweep tiles are
+// the largest that stage in two rounds within 24 KiB and keep the registers of that occupancy.
+enum class Payload { any, keys, values32, bytes8, gathered };
+struct TileRow {
+  bool cpu;
+  SortAlgorithm algorithm;  // automatic: either
+  Payload payload;
+  uint32_t workgroup_size, items;
+};
+constexpr TileRow kTileShapes[] = {
+    {true, SortAlgorithm::automatic, Payload::any, 256, 8},  // lavapipe: 32 KiB of shared memory
+    {false, SortAlgorithm::onesweep, Payload::keys, 384, 18},
+    {false, SortAlgorithm::onesweep, Payload::values32, 384, 22},
+    {false, SortAlgorithm::onesweep, Payload::bytes8, 384, 14},    // 8-byte keys or values
+    {false, SortAlgorithm::onesweep, Payload::gathered, 384, 12},  // values over 8 bytes
+    {false, SortAlgorithm::automatic, Payload::any, 512, 8},
+};
+// Where a row's workgroup exceeds the device's limit, or the plan overrides the tile.
+constexpr uint32_t kFallbackWorkgroup = 256, kDefaultItems = 8;
+
+// Onesweep's smaller tiles for small counts, in workgroups of 512 (CPU drivers 256): keys per invocation,
+// and the tiles up to which a count takes them (docs/PERFORMANCE.md, Small sorts). A tile's serial work sets
+// the time while there are too few tiles to fill the GPU.
+struct SmallTileRow {
+  uint32_t items, max_tiles;
+};
+constexpr SmallTileRow kSmallTiles[] = {{4, 64}, {8, 256}};
+
+// The one-workgroup sort's ladder, smallest tile first: a count takes the first rung that holds it, the
+// fewest keys per invocation (each subgroup ranks its rows one after another). 16 keys per invocation only
+// where onesweep has no smaller tiles (docs/PERFORMANCE.md, Small sorts).
+struct SingleRow {
+  uint32_t workgroup_size, items;
+};
+constexpr SingleRow kSingleLadder[] = {{256, 4}, {512, 4}, {256, 8}, {512, 8}, {256, 16}, {512, 16}};
+
+Payload payload_of(const SortPlan& p) {
+  if (p.value_units) return Payload::gathered;
+  if (std::max(p.key_bytes, p.value_bytes) == 8) return Payload::bytes8;
+  return p.value_bytes ? Payload::values32 : Payload::keys;
+}
+
+const TileRow& tile_row(bool cpu, SortAlgorithm algorithm, Payload payload) {
+  for (const TileRow& r : kTileShapes)
+    if (r.cpu == cpu && (r.algorithm == SortAlgorithm::automatic || r.algorithm == algorithm) &&
+        (r.payload == Payload::any || r.payload == payload))
+      return r;
+  return kTileShapes[std::size(kTileShapes) - 1];
+}
+
+// The subgroup size the multisplit ranks with in a workgroup of `group` invocations, or 0 for the emulation.
+// The multisplit needs ballot and shuffle and full subgroups of 8..128 invocations (its shared arrays are
+// sized for that), of the size kernel.cpp pins (ContextImpl::full_subgroup_size).
+uint32_t ranking_subgroup(const ContextImpl& c, uint32_t group) {
+  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                        VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  const uint32_t smallest = c.full_subgroup_size(group);
+  const bool usable = c.use_subgroups(group) && (c.caps.subgroup_operations & needed) == needed && smallest >= 8 &&
+                      smallest <= 128;
+  return usable ? smallest : 0u;
+}
+
+// Shared memory of a ranking kernel (common/radix.glsl, onesweep.comp) for a group x items tile staged in
+// `rounds` rounds (STAGE_ROUNDS: a round holds 1/rounds of the tile). min_sg: the smallest subgroup, 0 for
+// the emulation; running: reduce_then_scan's downsweep (its s_running).
+uint64_t ranking_shared_bytes(const SortPlan& p, uint64_t group, uint32_t items, uint32_t rounds, uint64_t min_sg,
+                              bool running) {
+  // Staged words per key: the key, or a 4- or 8-byte value; wide values are gathered through one in-tile
+  // source index per position, so they need no more than the keys.
+  const uint64_t stage_width = std::max<uint64_t>(p.key_bytes == 8 ? 2 : 1, p.value_units ? 0 : p.value_bytes / 4);
+  const uint64_t sg = min_sg ? min_sg : 16;
+  const uint64_t counters = group / sg * (kDigits / 2);
+  const uint64_t stage = group * (items / rounds) * stage_width;
+  const uint64_t scan = min_sg ? group / sg : 3 * group;
+  return 4 * (std::max(counters, stage) + 2 * kDigits + scan + (running ? kDigits : 0) + 3);
+}
+
+// The algorithm, digit passes, ranking and scatter; refuses what the device or the build cannot run.
+Result<void> resolve_sort_algorithm(const ContextImpl& c, const SortDesc& desc, SortPlan& plan) {
+  const bool memory_model = c.caps.has(feature_memory_model);
+  plan.algorithm = desc.algorithm;
+  // Onesweep wherever it can run (docs/PERFORMANCE.md, Radix sort).
   if (desc.algorithm == SortAlgorithm::automatic)
-    plan->algorithm = memory_model ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan;
-  const bool onesweep = plan->algorithm == SortAlgorithm::onesweep;
-  if (onesweep && !memory_model)
+    plan.algorithm = memory_model ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan;
+  if (plan.algorithm == SortAlgorithm::onesweep && !memory_model)
     return make_error(Status::unsupported, "RadixSort: onesweep needs the vulkanMemoryModel and ",
                       "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
                       "(device_requirements() lists them); use reduce_then_scan");
-  plan->key_bytes = size_of(desc.key_type);
-  plan->value_bytes = desc.value_size;
-  if (plan->value_bytes > 8) {
-    plan->value_unit = plan->value_bytes % 16 == 0 ? 4 : 1;
-    plan->value_units = plan->value_bytes / (4 * plan->value_unit);
+  plan.key_bytes = size_of(desc.key_type);
+  plan.value_bytes = desc.value_size;
+  if (plan.value_bytes > 8) {
+    plan.value_unit = plan.value_bytes % 16 == 0 ? 4 : 1;
+    plan.value_units = plan.value_bytes / (4 * plan.value_unit);
   }
-  plan->begin_bit = desc.begin_bit;
-  plan->end_bit = end_bit;
-  plan->passes = (end_bit - desc.begin_bit + 7) / 8;
+  plan.begin_bit = desc.begin_bit;
+  plan.end_bit = desc.end_bit ? desc.end_bit : 8 * plan.key_bytes;
+  plan.passes = (plan.end_bit - desc.begin_bit + 7) / 8;
+  plan.ranking = desc.ranking == SortRanking::automatic ? SortRanking::ballots : desc.ranking;
+  plan.scatter = desc.scatter == SortScatter::automatic ? SortScatter::staged : desc.scatter;
+  return {};
+}
 
-  // Tile shape. CPU drivers: 256 x 8 (shared memory is 32 KiB on lavapipe). GPUs: reduce_then_scan 512 x 8;
-  // onesweep 384 x 18 for 32-bit keys, 384 x 22 for 32-bit keys with 4-byte values, 384 x 14 where keys or
-  // values take 8 bytes, all staged in two rounds. On the H100 a 512 x 8 ranking kernel holds
-  // 50-60 registers and 20 KiB of shared memory, so two workgroups share a multiprocessor; 512 x 16 (92
-  // registers, 37 KiB) runs one and measured 2-16% slower.
-  // Shared memory is onesweep's hard limit: NVIDIA's driver fits onesweep workgroups on a multiprocessor
-  // within about 48 KiB of it, so two need <= 24 KiB each and three <= 16 KiB (registers permitting: three
-  // of 384 need <= 56). Measured at 2^26 u32 keys, digit-pass time (H100): 384 x 13 at 24,124
-  // bytes 464-467 us, padded with 2 KiB of unused shared memory 688-691; 384 x 15 at 25,148 bytes 624-628;
-  // 256 x 22 at 24,628 689-694; 384 x 14 at 23,612 (s_start/s_base and s_count/fallback counts sharing
-  // arrays) 444-448. Staging the ranked tile in two rounds (kTwoPerSmShared, STAGE_ROUNDS) halves its
-  // largest shared array: 384 x 16 takes 14,396 bytes and 56 registers (three workgroups) and 366 us,
-  // 384 x 18 15,932 bytes, 56 registers and 348 us (keys 1521 us against CUB's 1636 in the same command),
-  // 384 x 20 17,468 bytes and 80 registers (two) 384 us, 384 x 22 371, 256 x 24 366, 512 x 12 427. Pairs
-  // (4-byte values) run two workgroups per SM at any of these shapes, so they take the largest tile that
-  // keeps 80 registers: 384 x 22 (19,004 bytes, 80 registers with packed positions and digits) 515 us per
-  // pass, 2197 us in all; 384 x 18 (68) 542, 384 x 20 (77) 522, 384 x 24 (80, 22,080 bytes) 563, 512 x 14
-  // (64) 531, 512 x 16 552. With 8-byte keys or values two rounds of 384 x 14 take
-  // 23,612 bytes, the most under 24 KiB: against 512 x 8, u32 keys with 8-byte values 2^26 3487 -> 3265 us,
-  // u64 keys with 8-byte values 2^24 2111 -> 2022, u64 keys 2^24 1375 -> 1239 (384 x 12 3378, 2071, 1309;
-  // 512 x 10 3325; 256 x 16 3422). Values over 8 bytes are gathered (common/radix.glsl), which shared memory
-  // does not bound: 16-byte values at 2^24 took 1260 us at 384 x 12, 1257 at 512 x 12, 1385 at 384 x 8,
-  // 1516 at 384 x 16 and 1437 at 384 x 22.
+// The tile (workgroup x items, staging rounds) and the subgroup it ranks with.
+Result<void> resolve_sort_tile(const ContextImpl& c, const SortDesc& desc, SortPlan& plan) {
+  const Capabilities& caps = c.caps;
   const bool cpu = caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
-  const uint32_t widest = std::max(plan->key_bytes, plan->value_bytes);
-  const bool wide_tile = !cpu && onesweep && !desc.tuning.workgroup_size && !desc.tuning.items_per_thread;
-  uint32_t wg = desc.tuning.workgroup_size ? desc.tuning.workgroup_size : (cpu ? 256u : wide_tile ? 384u : 512u);
+  const bool onesweep = plan.algorithm == SortAlgorithm::onesweep;
+  const bool tuned = desc.tuning.workgroup_size || desc.tuning.items_per_thread;
+  const TileRow& row = tuned ? tile_row(cpu, SortAlgorithm::reduce_then_scan, Payload::any)
+                             : tile_row(cpu, plan.algorithm, payload_of(plan));
   const uint32_t max_group = std::min(caps.max_workgroup_invocations, caps.max_workgroup_size[0]);
-  if (!desc.tuning.workgroup_size && wg > max_group) wg = 256;
+  uint32_t wg = desc.tuning.workgroup_size ? desc.tuning.workgroup_size : row.workgroup_size;
+  uint32_t items = desc.tuning.items_per_thread ? desc.tuning.items_per_thread : tuned ? kDefaultItems : row.items;
+  if (!desc.tuning.workgroup_size && wg > max_group) {
+    wg = kFallbackWorkgroup;
+    if (!desc.tuning.items_per_thread) items = kDefaultItems;
+  }
   // A multiple of 128, so that every subgroup size up to 128 divides it (CUB's tuned onesweep uses 384).
   if (wg < 256 || wg > 1024 || wg % 128 != 0)
     return make_error(Status::invalid_argument, "RadixSort: tuning.workgroup_size ", wg,
                       " must be a multiple of 128 from 256 to 1024 (one invocation per digit, whole subgroups)");
-  uint32_t items = 8;
-  if (desc.tuning.items_per_thread) items = desc.tuning.items_per_thread;
-  else if (wide_tile && wg == 384) items = plan->value_units ? 12u : widest == 8 ? 14u : plan->value_bytes ? 22u : 18u;
   if (items < 1 || items > 32 || uint64_t(wg) * items > 32768)
     return make_error(Status::invalid_argument, "RadixSort: tuning.items_per_thread ", items, " must be 1..32 with at most ",
                       "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");
-  // The subgroup multisplit needs ballot and shuffle and full subgroups of 8..128 invocations (shared arrays
-  // are sized for that), of the size kernel.cpp pins (ContextImpl::full_subgroup_size).
-  // ranking_subgroup: that size for a workgroup of `group` where the multisplit can use subgroups, else 0
-  // (the emulation).
-  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
-                                        VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
-  auto ranking_subgroup = [&](uint32_t group) -> uint32_t {
-    const uint32_t smallest = c.full_subgroup_size(group);
-    const bool usable = c.use_subgroups(group) && (caps.subgroup_operations & needed) == needed && smallest >= 8 &&
-                        smallest <= 128;
-    return usable ? smallest : 0u;
-  };
-  const uint32_t plan_subgroup = ranking_subgroup(wg);
-  plan->subgroups = plan_subgroup != 0;
-  plan->ranking = desc.ranking == SortRanking::automatic ? SortRanking::ballots : desc.ranking;
-  plan->scatter = desc.scatter == SortScatter::automatic ? SortScatter::staged : desc.scatter;
-  if (plan->ranking == SortRanking::partitioned && !caps.has(feature_subgroup_partitioned))
+  const uint32_t min_sg = ranking_subgroup(c, wg);
+  plan.subgroups = min_sg != 0;
+  if (plan.ranking == SortRanking::partitioned && !caps.has(feature_subgroup_partitioned))
     return make_error(Status::unsupported, "RadixSort: partitioned ranking needs VK_NV_shader_subgroup_partitioned ",
                       "(subgroupPartitionNV in compute), which the device lacks or the caller did not enable");
-  if (plan->ranking == SortRanking::partitioned && !plan->subgroups)
+  if (plan.ranking == SortRanking::partitioned && !plan.subgroups)
     return make_error(Status::unsupported, "RadixSort: partitioned ranking needs the subgroup path (ballot, shuffle ",
                       "and subgroups of 8..128 invocations, subgroups not disabled)");
   if (!VKPRIM_HAS_SORT_OPTION_KERNELS &&
-      (plan->ranking == SortRanking::partitioned || plan->scatter == SortScatter::direct))
+      (plan.ranking == SortRanking::partitioned || plan.scatter == SortScatter::direct))
     return make_error(Status::unsupported, "RadixSort: ",
-                      plan->scatter == SortScatter::direct ? "SortScatter::direct" : "SortRanking::partitioned",
+                      plan.scatter == SortScatter::direct ? "SortScatter::direct" : "SortRanking::partitioned",
                       " is built only with the CMake option VKPRIM_SORT_OPTION_KERNELS (automatic never picks it)");
-  // Shared memory of the ranking kernels (common/radix.glsl and onesweep.comp), in words.
-  // A tile staged in `rounds` rounds (STAGE_ROUNDS of common/radix.glsl) holds 1/rounds of it at a time.
-  // Staged words per round: keys, or 4- and 8-byte values; wide values are gathered through one in-tile
-  // source index per position (common/radix.glsl), so they need no more than the keys.
-  const uint64_t stage_width =
-      std::max<uint64_t>(plan->key_bytes == 8 ? 2 : 1, plan->value_units ? 0 : plan->value_bytes / 4);
-  // Of a wg x it tile in `rounds` rounds; min_sg: the smallest subgroup, 0 for the emulation; running:
-  // reduce_then_scan's downsweep (its s_running).
-  auto ranking_shared_bytes = [&](uint64_t group, uint32_t it, uint32_t rounds, uint64_t min_sg, bool running) {
-    const uint64_t sg = min_sg ? min_sg : 16;
-    const uint64_t counters = group / sg * (detail::kDigits / 2);
-    const uint64_t stage = group * (it / rounds) * stage_width;
-    const uint64_t scan = min_sg ? group / sg : 3 * group;
-    return 4 * (std::max(counters, stage) + 2 * detail::kDigits + scan + (running ? detail::kDigits : 0) + 3);
-  };
   auto shared_bytes = [&](uint32_t it, uint32_t rounds) {
-    return ranking_shared_bytes(wg, it, rounds, plan_subgroup, !onesweep);
+    return ranking_shared_bytes(plan, wg, it, rounds, min_sg, !onesweep);
   };
-  // Onesweep stages a tile that exceeds kTwoPerSmShared in two rounds where that brings it within; the
-  // default wide tile shrinks until it fits one way or the other.
+  // Onesweep stages a tile in two rounds where one would exceed kTwoPerSmShared and two bring it within;
+  // a table tile shrinks until it fits one way or the other.
   auto rounds_for = [&](uint32_t it) -> uint32_t {
-    return onesweep && it % 2 == 0 && shared_bytes(it, 1) > detail::kTwoPerSmShared &&
-                   shared_bytes(it, 2) <= detail::kTwoPerSmShared
+    return onesweep && it % 2 == 0 && shared_bytes(it, 1) > kTwoPerSmShared && shared_bytes(it, 2) <= kTwoPerSmShared
                ? 2u
                : 1u;
   };
-  if (wide_tile)
-    while (items > 8 && shared_bytes(items, rounds_for(items)) > detail::kTwoPerSmShared) --items;
+  if (!cpu && onesweep && !tuned)
+    while (items > kDefaultItems && shared_bytes(items, rounds_for(items)) > kTwoPerSmShared) --items;
   // Rounds follow the final item count (two need it even), also where the device's limit halves it.
   if (!desc.tuning.items_per_thread)
     while (items > 1 && shared_bytes(items, rounds_for(items)) > caps.max_shared_memory) items /= 2;
@@ -533,203 +566,243 @@ Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
     return make_error(Status::unsupported, "RadixSort: a ", wg, " x ", items, " tile needs ",
                       shared_bytes(items, rounds), " bytes of shared memory; the device allows ",
                       caps.max_shared_memory);
-  plan->wg = wg;
-  plan->items = items;
-  plan->stage_rounds = rounds;
-  plan->tile = uint64_t(wg) * items;
-  // Enough workgroups to fill every multiprocessor several times over: the histogram is bound by memory
-  // latency (H100, u32 keys: with 2 per compute unit and unbatched loads 1.17 ms at 2^28, 3.4x a read; with
-  // batched loads, histogram.comp, 130-132 us at 2^26, 1.5x a read).
-  plan->histogram_groups_cap = cpu ? 8u : (caps.compute_units ? 8 * caps.compute_units : 1024u);
-  plan->groups_cap = cpu ? 16u : 1024u;
-  // Each workgroup of the histogram, upsweep and downsweep loops over its share of the tiles. llvmpipe
-  // stops every loop after 65535 iterations and falls through, so no share may come near that: where
-  // max_count needs it, more workgroups take smaller shares.
-  const uint64_t min_groups = detail::ceil_div(plan->tiles_for(desc.max_count), detail::kMaxLoopTrips);
-  plan->histogram_groups_cap = uint32_t(std::max<uint64_t>(plan->histogram_groups_cap, min_groups));
-  plan->groups_cap = uint32_t(std::max<uint64_t>(plan->groups_cap, min_groups));
+  plan.wg = wg;
+  plan.items = items;
+  plan.stage_rounds = rounds;
+  plan.tile = uint64_t(wg) * items;
+  return {};
+}
 
-  // by_count: the plans whose shapes follow the count (the one-workgroup sort, onesweep's smaller tiles).
+// Workgroups of the grid-stride passes: the histogram is bound by memory latency, so enough to fill every
+// multiprocessor several times over. llvmpipe stops every loop after 65535 iterations and falls through,
+// so where max_count needs it more workgroups take smaller shares (kMaxLoopTrips).
+void resolve_sort_grids(const ContextImpl& c, const SortDesc& desc, SortPlan& plan) {
+  const bool cpu = c.caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  plan.histogram_groups_cap = cpu ? 8u : (c.caps.compute_units ? 8 * c.caps.compute_units : 1024u);
+  plan.groups_cap = cpu ? 16u : 1024u;
+  const uint64_t min_groups = ceil_div(plan.tiles_for(desc.max_count), kMaxLoopTrips);
+  plan.histogram_groups_cap = uint32_t(std::max<uint64_t>(plan.histogram_groups_cap, min_groups));
+  plan.groups_cap = uint32_t(std::max<uint64_t>(plan.groups_cap, min_groups));
+}
+
+// The shapes that follow the count, for automatic plans with no override and no wide payload: onesweep's
+// smaller tiles (kSmallTiles) and the one-workgroup sort (kSingleLadder), each kept where the device allows
+// its workgroup, its tile fits shared memory and is smaller than the plan's (onesweep) or larger than the
+// rung before (one workgroup). Kernels are built later, only up to the shape that holds max_count.
+void resolve_sort_ladders(const ContextImpl& c, const SortDesc& desc, SortPlan& plan) {
   const bool by_count = desc.algorithm == SortAlgorithm::automatic && !desc.tuning.workgroup_size &&
                         !desc.tuning.items_per_thread && desc.ranking == SortRanking::automatic &&
-                        desc.scatter == SortScatter::automatic && !plan->value_units;
-
-  // Onesweep's tile is sized for large counts: a tile's serial work (ITEMS rows ranked, scattered, looked
-  // back) sets the time while there are too few tiles to fill the GPU. So the same automatic plans take
-  // smaller tiles for small counts: 4 keys per invocation up to 64 tiles, 8 up to 256, in workgroups of 512
-  // (CPU drivers: 256, the main tile's), each where its tile is smaller than the main one and fits shared
-  // memory. On the H100 (u32 keys, us): 2^14 32.0 at 512 x 4 against 45.2 at 384 x 18; 2^16 35.6 against
-  // 44.7; 2^17 38.3 against 46.6; 2^18 43.5 at 512 x 8 against 50.0; 2^20 63.5 against 64.9; 2^21 99.4
-  // against 86.0. Pairs (4-byte values): 2^16 38.7 against 56.0 at 384 x 18; 2^20 74.6 against 83.9.
-  struct SmallShape {
-    uint32_t wg = 0, items = 0, min_sg = 0;
-    uint64_t up_to = 0;
+                        desc.scatter == SortScatter::automatic && !plan.value_units;
+  if (!by_count) return;
+  const uint32_t max_group = std::min(c.caps.max_workgroup_invocations, c.caps.max_workgroup_size[0]);
+  auto fits = [&](uint32_t group, uint32_t items, uint32_t min_sg) {
+    return ranking_shared_bytes(plan, group, items, 1, min_sg, false) <= c.caps.max_shared_memory;
   };
-  std::vector<SmallShape> small_shapes;
-  if (by_count && onesweep) {
-    const uint32_t group = cpu ? 256u : 512u;
-    const uint32_t min_sg = ranking_subgroup(group);
-    for (uint32_t it : {4u, 8u}) {
-      const uint64_t small_tile = uint64_t(group) * it;
-      if (group > max_group || small_tile >= plan->tile ||
-          ranking_shared_bytes(group, it, 1, min_sg, false) > caps.max_shared_memory)
-        continue;
-      small_shapes.push_back({group, it, min_sg, small_tile * (it == 4 ? 64u : 256u)});
+  if (plan.algorithm == SortAlgorithm::onesweep) {
+    const uint32_t group = c.caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 256u : 512u;
+    const uint32_t min_sg = ranking_subgroup(c, group);
+    for (const SmallTileRow& r : kSmallTiles) {
+      const uint64_t tile = uint64_t(group) * r.items;
+      if (group <= max_group && tile < plan.tile && fits(group, r.items, min_sg))
+        plan.small_tiles.push_back({tile * r.max_tiles, tile, nullptr, nullptr, group, r.items, min_sg});
     }
   }
-
-  // The one-workgroup sort (sort/single.comp): automatic plans whose keys carry no payload or a 4- or 8-byte
-  // one, with no tile, ranking or scatter override. Every digit pass ranks ITEMS rows per subgroup one after
-  // another, and that serial work, not the count, sets the time: on the H100 1024 u32 keys took 11.3 us at
-  // 256 x 4, 12.7 at 512 x 4, 13.8 at 256 x 8 and 21.7 at 256 x 16; 4096 keys 20.8 at 512 x 8, 22.8 at
-  // 1024 x 4 (more invocations wait at every barrier of a pass) and 23.5 at 256 x 16. So a count takes the
-  // fewest keys per invocation that hold it, in a workgroup of 256 or else 512: the ladder 256 x 4, 512 x 4,
-  // 256 x 8, 512 x 8, 256 x 16, 512 x 16, each rung kept where the device allows its workgroup size, its
-  // staged tile fits shared memory (the whole tile is staged at once) and its tile is larger than the rung
-  // before. 16 keys per invocation only where onesweep has no smaller tiles (above): 8192 keys took 34.1 us
-  // at 512 x 16 against 31.1 in onesweep's passes at 512 x 4 (pairs 38.7 against 33.3; 6000 keys 31.0
-  // against 31.1; 4097 28.6 against 31.1), and 45.0 at its default 384 x 18. On NVIDIA the rungs are 1024,
-  // 2048 and 4096 u32 keys.
-  struct SingleShape {
-    uint32_t wg = 0, items = 0, min_sg = 0;
-    uint64_t keys() const { return uint64_t(wg) * items; }
-  };
-  std::vector<SingleShape> single_shapes;
-  if (by_count) {
-    for (uint32_t it : {4u, 8u, 16u})
-      for (uint32_t group : {256u, 512u}) {
-        if (group > max_group) continue;
-        if (it == 16 && !small_shapes.empty()) continue;
-        if (!single_shapes.empty() && uint64_t(group) * it <= single_shapes.back().keys()) continue;
-        const uint32_t min_sg = ranking_subgroup(group);
-        if (ranking_shared_bytes(group, it, 1, min_sg, false) <= caps.max_shared_memory)
-          single_shapes.push_back({group, it, min_sg});
-      }
+  for (const SingleRow& r : kSingleLadder) {
+    const uint64_t keys = uint64_t(r.workgroup_size) * r.items;
+    if (r.workgroup_size > max_group || (r.items == 16 && !plan.small_tiles.empty())) continue;
+    if (!plan.singles.empty() && keys <= plan.singles.back().keys) continue;
+    const uint32_t min_sg = ranking_subgroup(c, r.workgroup_size);
+    if (fits(r.workgroup_size, r.items, min_sg)) plan.singles.push_back({keys, nullptr, r.workgroup_size, r.items, min_sg});
   }
+  plan.single_keys = plan.singles.empty() ? 0 : plan.singles.back().keys;
+}
 
-  // One binding covers all keys (and all values): refuse what would need storage-range windows.
-  const uint64_t key_window = detail::window_elements(c, plan->key_bytes, 1);
+// One binding covers all keys (and all values): the plan refuses what would need storage-range windows.
+Result<void> check_sort_bindings(ContextImpl& c, const SortDesc& desc, const SortPlan& plan) {
+  const uint64_t key_window = window_elements(c, plan.key_bytes, 1);
   if (desc.max_count > key_window)
     return make_error(Status::unsupported, "RadixSort: max_count ", desc.max_count, " ", to_string(desc.key_type),
-                      " keys exceed one storage-buffer binding (maxStorageBufferRange ", caps.max_storage_buffer_range,
-                      " bytes: ", key_window, " keys); sorting in windows is not implemented");
-  if (plan->value_bytes && desc.max_count > detail::window_elements(c, plan->value_bytes, 1))
-    return make_error(Status::unsupported, "RadixSort: max_count ", desc.max_count, " values of ", plan->value_bytes,
+                      " keys exceed one storage-buffer binding (maxStorageBufferRange ",
+                      c.caps.max_storage_buffer_range, " bytes: ", key_window,
+                      " keys); sorting in windows is not implemented");
+  if (plan.value_bytes && desc.max_count > window_elements(c, plan.value_bytes, 1))
+    return make_error(Status::unsupported, "RadixSort: max_count ", desc.max_count, " values of ", plan.value_bytes,
                       " bytes exceed one storage-buffer binding (maxStorageBufferRange ",
-                      caps.max_storage_buffer_range, " bytes)");
+                      c.caps.max_storage_buffer_range, " bytes)");
+  return {};
+}
 
-  const std::string kw = "_k" + std::to_string(8 * plan->key_bytes);
-  const std::string vw = plan->value_units   ? "_vw" + std::to_string(plan->value_unit)
-                         : plan->value_bytes ? "_v" + std::to_string(8 * plan->value_bytes)
-                                             : std::string();
-  // onesweep_ranking: the onesweep digit-pass kernel (plan->onesweep). The tile: kwg x kitems, ranked with
-  // subgroups of at least min_sg (0: the emulation).
-  auto kernel = [&](const std::string& name, bool ranking, bool onesweep_ranking, uint32_t kwg, uint32_t kitems,
-                    uint32_t min_sg, uint32_t krounds, uint32_t extra_mode = 0) -> Result<const detail::Kernel*> {
-    detail::KernelDesc kd;
+// The sort kernels are named <family>_k<key bits>[<payload>][_p][_d] (shaders/kernels.cmake): a family takes
+// the key width only, the key width and payload, or those and the ranking / scatter options.
+enum class Suffix { none, keys, values, options };
+
+// Builds the kernels of one plan.
+class SortKernels {
+ public:
+  SortKernels(ContextImpl& c, const SortPlan& plan) : c_(c), p_(plan) {
+    kw_ = "_k" + std::to_string(8 * p_.key_bytes);
+    vw_ = p_.value_units   ? "_vw" + std::to_string(p_.value_unit)
+          : p_.value_bytes ? "_v" + std::to_string(8 * p_.value_bytes)
+                           : std::string();
+    rank_ = std::string(p_.ranking == SortRanking::partitioned ? "_p" : "") +
+            (p_.scatter == SortScatter::direct ? "_d" : "");
+  }
+
+  // ranking: a kernel that ranks digits (subgroups of min_sg, 0 for the emulation); onesweep_ranking: the
+  // onesweep digit pass. extra_mode: KEY_FLAGS bits beside the key transform.
+  Result<const Kernel*> get(const char* family, Suffix suffix, bool ranking, bool onesweep_ranking, uint32_t wg,
+                            uint32_t items, uint32_t min_sg, uint32_t rounds, uint32_t extra_mode = 0) const {
+    KernelDesc kd;
     kd.plan = "RadixSort";
-    kd.group = &detail::kShaderGroup_sort;
-    kd.kernel = name;
+    kd.group = &kShaderGroup_sort;
+    kd.kernel = family;
+    if (suffix != Suffix::none) kd.kernel += kw_;
+    if (suffix == Suffix::values || suffix == Suffix::options) kd.kernel += vw_;
+    if (suffix == Suffix::options) kd.kernel += rank_;
     kd.variant = ranking && !min_sg ? "nosg" : "default";
-    kd.workgroup_size = kwg;
-    kd.items = kitems;
-    kd.bindings = detail::kSortBindings;
-    kd.push_bytes = detail::kSortPushBytes;
+    kd.workgroup_size = wg;
+    kd.items = items;
+    kd.bindings = kSortBindings;
+    kd.push_bytes = kSortPushBytes;
     kd.uses_subgroups = ranking && min_sg;
     if (ranking && min_sg) kd.tuning = min_sg;  // SUBGROUP_MIN of common/radix.glsl
-    // The key transform is a specialization constant, not a push constant: the driver folds it (u32
-    // ascending: no transform at all; onesweep lost ~30 instructions per key on NVIDIA).
-    kd.mode = plan->key_flags() | extra_mode;
-    // Onesweep indexes only below the count and the plan's tile state: without the driver's bounds checks
-    // (feature_pipeline_robustness) u32 keys sorted 2207 -> 2098 us at 2^26 and pairs 2725 -> 2636 (H100).
-    // reduce_then_scan measured 2650 -> 2806 that way (the scan kernels not at all), so only
-    // onesweep's ranking kernel opts out.
+    // The key transform is a specialization constant, which the driver folds (u32 ascending: none).
+    kd.mode = p_.key_flags() | extra_mode;
+    // Onesweep indexes only below the count and the plan's tile state, so its ranking kernel runs without
+    // the driver's bounds checks where allowed (docs/PERFORMANCE.md, Radix sort).
     kd.unchecked_storage = onesweep_ranking;
-    if (name.find("_vw") != std::string::npos) kd.width = plan->value_units;  // VALUE_UNITS of common/radix.glsl
-    if (onesweep_ranking && krounds > 1) kd.rounds = krounds;
-    return detail::get_kernel(c, kd);
-  };
-  Result<void> built;
-  auto need = [&](const detail::Kernel*& slot, const std::string& name, bool ranking, uint32_t extra_mode = 0) {
-    if (!built) return;
-    auto k = kernel(name, ranking, &slot == &plan->onesweep, wg, items, plan_subgroup, plan->stage_rounds, extra_mode);
-    if (!k) built = std::move(k).error();
-    else slot = k.value();
-  };
-  const std::string rank = std::string(plan->ranking == SortRanking::partitioned ? "_p" : "") +
-                           (plan->scatter == SortScatter::direct ? "_d" : "");
-  // The one-workgroup sorts, for automatic plans that take them (SingleShape above): the rungs up to the first
-  // that holds max_count; a plan whose max_count they cover needs no other kernel.
-  plan->single_keys = single_shapes.empty() ? 0 : single_shapes.back().keys();
-  for (const SingleShape& shape : single_shapes) {
-    if (!plan->singles.empty() && plan->singles.back().keys >= desc.max_count) break;
-    auto k = kernel("sort/single" + kw + vw, true, false, shape.wg, shape.items, shape.min_sg, 1);
-    if (!k) return std::move(k).error();
-    plan->singles.push_back({shape.keys(), k.value()});
+    // VALUE_UNITS of common/radix.glsl, in the kernels that move wide values (_vw).
+    if (p_.value_units && suffix != Suffix::none && suffix != Suffix::keys) kd.width = p_.value_units;
+    if (onesweep_ranking && rounds > 1) kd.rounds = rounds;
+    return get_kernel(c_, kd);
   }
-  const bool multi_pass = desc.max_count > plan->single_keys;
-  if (multi_pass && onesweep) {
-    const uint32_t main_mode = detail::partials_mode(plan->tile);
-    need(plan->histogram, "sort/histogram" + kw, false, main_mode);
-    need(plan->onesweep, "sort/onesweep" + kw + vw + rank, true, main_mode);
-    // The smaller tiles (SmallShape above), those that take counts above the one-workgroup sort's, up to the
-    // first that holds max_count.
-    for (const SmallShape& shape : small_shapes) {
-      if (!built || shape.up_to <= plan->single_keys) continue;
-      if (!plan->small_tiles.empty() && plan->small_tiles.back().up_to >= desc.max_count) break;
-      const uint32_t mode = detail::partials_mode(uint64_t(shape.wg) * shape.items);
-      auto k = kernel("sort/onesweep" + kw + vw + rank, true, true, shape.wg, shape.items, shape.min_sg, 1, mode);
-      if (!k) return std::move(k).error();
-      auto h = kernel("sort/histogram" + kw, false, false, shape.wg, shape.items, shape.min_sg, 1, mode);
-      if (!h) return std::move(h).error();
-      plan->small_tiles.push_back({shape.up_to, uint64_t(shape.wg) * shape.items, k.value(), h.value()});
+
+ private:
+  ContextImpl& c_;
+  const SortPlan& p_;
+  std::string kw_, vw_, rank_;
+};
+
+// Every kernel the plan records: the one-workgroup rungs up to the first that holds max_count, and where
+// max_count exceeds them the digit passes of the algorithm (onesweep's smaller tiles likewise trimmed).
+Result<void> build_sort_kernels(ContextImpl& c, const SortDesc& desc, SortPlan& plan) {
+  const SortKernels k(c, plan);
+  const uint32_t sg = ranking_subgroup(c, plan.wg);
+  auto take = [](const Kernel*& slot, Result<const Kernel*> r) -> Result<void> {
+    if (!r) return std::move(r).error();
+    slot = r.value();
+    return {};
+  };
+  size_t rungs = 0;
+  while (rungs < plan.singles.size() && (rungs == 0 || plan.singles[rungs - 1].keys < desc.max_count)) {
+    SortPlan::Single& s = plan.singles[rungs++];
+    if (auto ok = take(s.kernel, k.get("sort/single", Suffix::values, true, false, s.wg, s.items, s.min_sg, 1)); !ok)
+      return ok;
+  }
+  plan.singles.resize(rungs);
+  const bool multi_pass = desc.max_count > plan.single_keys;
+  std::vector<SortPlan::SmallTile> small;
+  if (multi_pass && plan.algorithm == SortAlgorithm::onesweep) {
+    const uint32_t mode = partials_mode(plan.tile);
+    if (auto ok = take(plan.histogram, k.get("sort/histogram", Suffix::keys, false, false, plan.wg, plan.items, sg,
+                                             plan.stage_rounds, mode));
+        !ok)
+      return ok;
+    if (auto ok = take(plan.onesweep, k.get("sort/onesweep", Suffix::options, true, true, plan.wg, plan.items, sg,
+                                            plan.stage_rounds, mode));
+        !ok)
+      return ok;
+    for (SortPlan::SmallTile t : plan.small_tiles) {
+      if (t.up_to <= plan.single_keys) continue;
+      if (!small.empty() && small.back().up_to >= desc.max_count) break;
+      const uint32_t small_mode = partials_mode(t.tile);
+      if (auto ok = take(t.kernel, k.get("sort/onesweep", Suffix::options, true, true, t.wg, t.items, t.min_sg, 1, small_mode));
+          !ok)
+        return ok;
+      if (auto ok = take(t.histogram, k.get("sort/histogram", Suffix::keys, false, false, t.wg, t.items, t.min_sg, 1,
+                                            small_mode));
+          !ok)
+        return ok;
+      small.push_back(t);
     }
   } else if (multi_pass) {
-    need(plan->upsweep, "sort/upsweep" + kw, false);
-    need(plan->scan, "sort/scan", true);
-    need(plan->downsweep, "sort/downsweep" + kw + vw + rank, true);
+    if (auto ok = take(plan.upsweep, k.get("sort/upsweep", Suffix::keys, false, false, plan.wg, plan.items, sg, 1)); !ok)
+      return ok;
+    if (auto ok = take(plan.scan, k.get("sort/scan", Suffix::none, true, false, plan.wg, plan.items, sg, 1)); !ok) return ok;
+    if (auto ok = take(plan.downsweep, k.get("sort/downsweep", Suffix::options, true, false, plan.wg, plan.items, sg, 1));
+        !ok)
+      return ok;
   }
-  if (multi_pass && plan->passes % 2 == 1) need(plan->copy, "sort/copy" + kw + vw, false);
-  if (!built) return built.error();
-  auto args = detail::indirect_args_kernel(c, "RadixSort");
+  plan.small_tiles = std::move(small);
+  if (multi_pass && plan.passes % 2 == 1)
+    if (auto ok = take(plan.copy, k.get("sort/copy", Suffix::values, false, false, plan.wg, plan.items, sg, 1)); !ok)
+      return ok;
+  auto args = indirect_args_kernel(c, "RadixSort");
   if (!args) return std::move(args).error();
-  plan->args = args.value();
+  plan.args = args.value();
+  return {};
+}
 
-  plan->align = detail::binding_alignment(c);
-  auto align_up = [&](VkDeviceSize v) { return (v + plan->align - 1) / plan->align * plan->align; };
-  uint64_t max_tiles = plan->tiles_for(desc.max_count);
-  for (const detail::SortPlan::SmallTile& t : plan->small_tiles)
-    max_tiles = std::max(max_tiles, detail::ceil_div(std::min(desc.max_count, t.up_to), t.tile));
+// Scratch: meta (header, histograms, tile state or digit table, per-workgroup histogram slots), the
+// ping-pong keys and values of multi-pass sorts, the record_indirect region.
+Result<void> lay_out_sort_scratch(ContextImpl& c, const SortDesc& desc, SortPlan& plan) {
+  plan.align = binding_alignment(c);
+  auto align_up = [&](VkDeviceSize v) { return (v + plan.align - 1) / plan.align * plan.align; };
+  const bool multi_pass = desc.max_count > plan.single_keys;
+  uint64_t max_tiles = plan.tiles_for(desc.max_count);
+  for (const SortPlan::SmallTile& t : plan.small_tiles)
+    max_tiles = std::max(max_tiles, ceil_div(std::min(desc.max_count, t.up_to), t.tile));
   // A plan whose every count the one-workgroup sort takes keeps only the header (statistics_offset() stays
-  // inside scratch) and the record_indirect region: no histograms, tile state or ping-pong buffers.
-  uint64_t meta_words = multi_pass ? detail::kRegionWord : detail::kHeaderWords;
-  if (multi_pass && onesweep) {
-    meta_words += max_tiles * detail::kDigits;
+  // inside scratch) and the record_indirect region.
+  uint64_t meta_words = multi_pass ? kRegionWord : kHeaderWords;
+  if (multi_pass && plan.algorithm == SortAlgorithm::onesweep) {
+    meta_words += max_tiles * kDigits;
     // Per-workgroup histogram slots, for tiles of at most kPartialTileKeys: as many as the smallest tile's
     // count of max_count needs, at most 32 (u32 keys: 128 KiB).
-    const uint64_t smallest = plan->small_tiles.empty() ? plan->tile : plan->small_tiles[0].tile;
-    if (detail::takes_partials(smallest))
-      plan->partial_slots = uint32_t(std::min<uint64_t>({32, plan->histogram_groups_cap,
-                                                         detail::ceil_div(desc.max_count, smallest)}));
-    plan->partials_word = uint32_t(meta_words);
-    meta_words += uint64_t(plan->partial_slots) * plan->passes * detail::kDigits;
+    const uint64_t smallest = plan.small_tiles.empty() ? plan.tile : plan.small_tiles[0].tile;
+    if (takes_partials(smallest))
+      plan.partial_slots =
+          uint32_t(std::min<uint64_t>({32, plan.histogram_groups_cap, ceil_div(desc.max_count, smallest)}));
+    plan.partials_word = uint32_t(meta_words);
+    meta_words += uint64_t(plan.partial_slots) * plan.passes * kDigits;
   } else if (multi_pass) {
-    meta_words += detail::kDigits + detail::kDigits * plan->groups_for(desc.max_count);
+    meta_words += kDigits + kDigits * plan.groups_for(desc.max_count);
   }
-  plan->meta_bytes = align_up(meta_words * 4);
-  if (plan->meta_bytes > caps.max_storage_buffer_range)
-    return make_error(Status::unsupported, "RadixSort: the tile state of ", max_tiles, " tiles (", plan->meta_bytes,
+  plan.meta_bytes = align_up(meta_words * 4);
+  if (plan.meta_bytes > c.caps.max_storage_buffer_range)
+    return make_error(Status::unsupported, "RadixSort: the tile state of ", max_tiles, " tiles (", plan.meta_bytes,
                       " bytes) exceeds one storage-buffer binding; use larger tiles or a smaller max_count");
-  VkDeviceSize offset = plan->meta_bytes;
-  plan->keys_offset = offset;
-  plan->keys_bytes = multi_pass ? align_up(desc.max_count * plan->key_bytes) : 0;
-  offset += plan->keys_bytes;
-  plan->values_offset = offset;
-  plan->values_bytes = multi_pass ? align_up(desc.max_count * plan->value_bytes) : 0;
-  offset += plan->values_bytes;
-  plan->indirect_offset = offset;
-  offset += align_up(detail::kIndirectRegionBytes);
-  plan->scratch_bytes = offset;
+  VkDeviceSize offset = plan.meta_bytes;
+  plan.keys_offset = offset;
+  plan.keys_bytes = multi_pass ? align_up(desc.max_count * plan.key_bytes) : 0;
+  offset += plan.keys_bytes;
+  plan.values_offset = offset;
+  plan.values_bytes = multi_pass ? align_up(desc.max_count * plan.value_bytes) : 0;
+  offset += plan.values_bytes;
+  plan.indirect_offset = offset;
+  offset += align_up(kIndirectRegionBytes);
+  plan.scratch_bytes = offset;
+  return {};
+}
+
+}  // namespace
+}  // namespace detail
+
+// validate → resolve the algorithm and policy (kTileShapes, kSmallTiles, kSingleLadder) → build the kernels
+// → lay out scratch.
+Result<RadixSort> RadixSort::create(Context& context, const SortDesc& desc) {
+  detail::ContextImpl& c = context.impl();
+  if (auto ok = detail::check_sort_desc(desc, c.caps); !ok) return ok.error();
+  auto plan = std::make_unique<detail::SortPlan>();
+  plan->context = &c;
+  plan->desc = desc;
+  if (auto ok = detail::resolve_sort_algorithm(c, desc, *plan); !ok) return ok.error();
+  if (auto ok = detail::resolve_sort_tile(c, desc, *plan); !ok) return ok.error();
+  detail::resolve_sort_grids(c, desc, *plan);
+  detail::resolve_sort_ladders(c, desc, *plan);
+  if (auto ok = detail::check_sort_bindings(c, desc, *plan); !ok) return ok.error();
+  if (auto ok = detail::build_sort_kernels(c, desc, *plan); !ok) return ok.error();
+  if (auto ok = detail::lay_out_sort_scratch(c, desc, *plan); !ok) return ok.error();
   plan->descriptors = std::make_unique<detail::DescriptorSets>(c, c.options.descriptor_sets_per_pool);
   return RadixSort(std::move(plan));
 }
