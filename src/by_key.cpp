@@ -51,7 +51,7 @@ enum class KeyedClass {
 };
 // Default tiles (workgroup x items per invocation), measured on an H100 (docs/PERFORMANCE.md, "Keyed
 // primitives"). Plans of the two `_large` classes keep the `narrow` shape too, for records of counts up to
-// kSmallCount. User values: the workgroup is then halved until its shared memory fits (create_plan).
+// kSmallCount. User values: the workgroup is then halved until its shared memory fits (resolve_keyed_tile).
 struct KeyedShapeRow {
   KeyedClass cls;
   uint32_t wg, items;
@@ -126,32 +126,173 @@ struct Choices {
   KeyedAlgorithm algorithm = KeyedAlgorithm::automatic;
 };
 
-Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* name, Mode mode, DataType key_type,
-                                               DataType value_type, Op op, uint64_t max_count, Choices choices) {
-  ContextImpl& c = context.impl();
+// Every check of a keyed description before any choice is made: the types and operator, max_count, the
+// algorithm and tuning fields, then the algorithm against the device's features.
+Result<void> check_keyed_desc(const ContextImpl& c, const char* name, DataType key_type, DataType value_type, Op op,
+                              uint64_t max_count, const Choices& choices) {
   if (!known_type(key_type))
     return make_error(Status::invalid_argument, name, ": unknown key type ", int(key_type));
   if (!known_type(value_type))
     return make_error(Status::invalid_argument, name, ": unknown value type ", int(value_type));
   if (int(op) < 0 || int(op) > int(Op::bit_xor)) return make_error(Status::invalid_argument, name, ": unknown operator ", int(op));
-  if (auto ok = check_type_op(c, key_type, Op::add, name); !ok) return ok.error();
-  const UserOperator* user = choices.user;
-  if (user) {
-    if (auto ok = check_user_operator(*user, name); !ok) return ok.error();
+  if (auto ok = check_type_op(c, key_type, Op::add, name); !ok) return ok;
+  if (const UserOperator* user = choices.user) {
+    if (auto ok = check_user_operator(*user, name); !ok) return ok;
   } else if (auto ok = check_type_op(c, value_type, op, name); !ok) {
-    return ok.error();
+    return ok;
   }
   if (max_count == 0 || max_count > 0xFFFFFFFFull)
     return make_error(Status::invalid_argument, name, ": max_count ", max_count,
                       " must be in 1..2^32-1 (counts are u32 on the GPU)");
   if (int(choices.algorithm) < 0 || int(choices.algorithm) > int(KeyedAlgorithm::reduce_then_scan))
     return make_error(Status::invalid_argument, name, ": unknown algorithm ", int(choices.algorithm));
-  if (auto ok = check_tuning(name, choices.tuning, tune_workgroup_size | tune_items_per_thread); !ok) return ok.error();
-  const bool memory_model = c.caps.has(feature_memory_model);
-  if (choices.algorithm == KeyedAlgorithm::chained && !memory_model)
+  if (auto ok = check_tuning(name, choices.tuning, tune_workgroup_size | tune_items_per_thread); !ok) return ok;
+  if (choices.algorithm == KeyedAlgorithm::chained && !c.caps.has(feature_memory_model))
     return make_error(Status::unsupported, name, ": chained needs the vulkanMemoryModel and ",
                       "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
                       "(device_requirements() lists them); reduce_then_scan (or automatic) runs without them");
+  return {};
+}
+
+// automatic: chained where the memory model is enabled, else reduce_then_scan.
+KeyedAlgorithm resolve_keyed_algorithm(const ContextImpl& c, KeyedAlgorithm asked) {
+  if (asked != KeyedAlgorithm::automatic) return asked;
+  return c.caps.has(feature_memory_model) ? KeyedAlgorithm::chained : KeyedAlgorithm::reduce_then_scan;
+}
+
+// Shared memory of a workgroup of `wg_size`: a count word and a value per invocation (the workgroup scan),
+// the look-back words, and the staging of compacted outputs (shaders/by_key/chained.comp STAGE: 4 per
+// invocation, at most 2048, of A (keys, indices or offsets) and B (values or lengths)).
+uint64_t shared_bytes_for(const ByKeyPlan& p, uint64_t wg_size) {
+  const uint64_t stage = p.scan() ? 0 : std::min<uint64_t>(wg_size * 4, 2048);
+  const uint64_t stage_bytes = stage * (p.mode == Mode::non_trivial ? 4 : p.key_bytes) +
+                               (p.mode == Mode::unique ? 0 : stage * p.value_bytes);
+  return wg_size * (4 + p.value_bytes) + 32 + (p.user ? 4 * p.user->words : 0) + stage_bytes;
+}
+
+// The tiles: the tuning's, else the class's row (a user operator's workgroup halved until its shared
+// memory fits), plus the narrow tiles for small counts where the class keeps them and they fit.
+Result<void> resolve_keyed_tile(const ContextImpl& c, const Tuning& tuning, ByKeyPlan& plan) {
+  const char* name = plan.name;
+  const KeyedClass cls = classify(plan);
+  const KeyedShapeRow row = keyed_shape(cls);
+  const bool defaults = !tuning.workgroup_size && !tuning.items_per_thread;
+  if (defaults && (cls == KeyedClass::scan_large || cls == KeyedClass::keys_only_large)) {
+    const KeyedShapeRow narrow = keyed_shape(KeyedClass::narrow);
+    plan.small = ByKeyShape{narrow.wg, narrow.items};
+  }
+  ByKeyShape& shape = plan.shape;
+  shape.wg = tuning.workgroup_size ? tuning.workgroup_size : row.wg;
+  shape.items = tuning.items_per_thread ? tuning.items_per_thread : row.items;
+  if (shape.wg < 64 || shape.wg > 1024 || (shape.wg & (shape.wg - 1)) != 0)
+    return make_error(Status::invalid_argument, name, ": tuning.workgroup_size ", shape.wg, " must be a power of two from 64 to 1024");
+  if (shape.items < 4 || shape.items > 32 || shape.items % 4 != 0)
+    return make_error(Status::invalid_argument, name, ": tuning.items_per_thread ", shape.items,
+                      " must be a multiple of 4 from 4 to 32");
+  if (plan.user && !tuning.workgroup_size)
+    while (shape.wg > 64 && shared_bytes_for(plan, shape.wg) > c.caps.max_shared_memory) shape.wg /= 2;
+  const uint64_t shared_bytes = shared_bytes_for(plan, shape.wg);
+  if (shared_bytes > c.caps.max_shared_memory)
+    return make_error(Status::unsupported, name, ": a workgroup of ", shape.wg, " needs ", shared_bytes,
+                      " bytes of shared memory; the device allows ", c.caps.max_shared_memory,
+                      " (lower workgroup_size)");
+  if (plan.small && shared_bytes_for(plan, plan.small->wg) > c.caps.max_shared_memory) plan.small.reset();
+  return {};
+}
+
+// Checks that max_count fits one binding, then lays out scratch: the tile state of the most tiles any
+// record takes, then record_indirect's args region.
+Result<void> lay_out_keyed_scratch(const ContextImpl& c, ByKeyPlan& plan) {
+  const char* name = plan.name;
+  const uint64_t max_count = plan.max_count;
+  const uint32_t widest = std::max(plan.key_bytes, plan.reads_values() ? plan.value_bytes : 4u);
+  const uint64_t window = window_elements(c, widest, plan.shape.tile_elements());
+  if (max_count > window)
+    return make_error(Status::unsupported, name, ": max_count ", max_count, " elements of ", widest,
+                      " bytes exceed one storage-buffer binding (", window,
+                      " elements, from maxStorageBufferRange); the keyed primitives do not split into windows");
+  plan.max_tiles = plan.shape.tiles_for(max_count);
+  if (plan.small) plan.max_tiles = std::max(plan.max_tiles, plan.small->tiles_for(kSmallCount));
+  // chained tile state: two 16-bit-part words for the count, two or four for the value (two per word of a
+  // user value; none for Unique), or in the same bytes one 64-bit word per 32 bits (state64 in
+  // build_keyed_kernels). reduce_then_scan summaries: the count word and the value's words.
+  const uint32_t value_words = plan.mode == Mode::unique ? 0 : (plan.user ? plan.user->words : plan.value_bytes / 4);
+  plan.state_per_tile = VkDeviceSize(plan.chained() ? 2 + 2 * value_words : 1 + value_words) * 4;
+  plan.scratch_align = binding_alignment(c);
+  auto align_up = [&](VkDeviceSize v) { return (v + plan.scratch_align - 1) / plan.scratch_align * plan.scratch_align; };
+  plan.state_bytes = align_up(kStateHeaderBytes + plan.max_tiles * plan.state_per_tile);
+  plan.indirect_offset = plan.state_bytes;
+  plan.scratch_bytes = plan.indirect_offset + align_up(kIndirectRegionBytes);
+  if (plan.state_bytes > c.caps.max_storage_buffer_range)
+    return make_error(Status::unsupported, name, ": the tile state of ", max_count, " elements needs ", plan.state_bytes,
+                      " bytes, past maxStorageBufferRange ", c.caps.max_storage_buffer_range);
+  return {};
+}
+
+// The kernel of a plan's tiles: chained (in 64-bit state words where `state64`, but for the exclusive
+// scan's tiles of large counts) or portable, by key width.
+std::string keyed_kernel_name(const ByKeyPlan& p, bool state64, bool large_counts) {
+  const bool words = state64 && !(large_counts && p.mode == Mode::scan_exclusive);
+  return std::string(p.chained() ? (words ? "by_key/chained64" : "by_key/chained") : "by_key/portable") +
+         (p.key_bytes == 8 ? "_k64" : "_k32");
+}
+
+// One shape's kernels: one chained pass, or reduce_then_scan's phases (specialization constant 2).
+Result<void> build_shape_kernels(ContextImpl& c, const ByKeyPlan& plan, KernelDesc kd, std::string kernel,
+                                 ByKeyShape& sh) {
+  kd.kernel = std::move(kernel);
+  kd.workgroup_size = sh.wg;
+  kd.items = sh.items;
+  for (uint32_t phase = 0; phase < (plan.chained() ? 1u : kPhases); ++phase) {
+    kd.tuning = plan.chained() ? 0u : phase;
+    auto built = get_kernel(c, kd);
+    if (!built) return make_error(built.status(), plan.name, ": ", built.error().message);
+    (plan.chained() ? sh.kernel : sh.phases[phase]) = built.value();
+  }
+  return {};
+}
+
+// The kernels of the plan's shapes (max_count's, then the small counts'), then record_indirect's args kernel.
+Result<void> build_keyed_kernels(ContextImpl& c, ByKeyPlan& plan) {
+  const UserOperator* user = plan.user;
+  auto variant = value_variant(c, plan.value_type, std::nullopt, user, true, plan.shape.wg);
+  if (!variant) return variant.error();
+  std::string v = variant.value();
+  // The look-back's ballots (chained) and the shuffles of neighbouring keys (user_variant already asks for both).
+  const VkSubgroupFeatureFlags needed =
+      VkSubgroupFeatureFlags(VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT) |
+      (plan.chained() ? VkSubgroupFeatureFlags(VK_SUBGROUP_FEATURE_BALLOT_BIT) : 0u);
+  if (v.find(".nosg") == std::string::npos && (c.caps.subgroup_operations & needed) != needed) v += ".nosg";
+  const bool subgroups = v.find(".nosg") == std::string::npos;
+  KernelDesc kd;
+  kd.group = user ? user->kernels : &kShaderGroup_by_key;
+  // The chained tile state in 64-bit words (half the atomics per publish and per look-back read) where
+  // 64-bit atomics are enabled; built for the built-in types with subgroups (shaders/kernels.cmake). The
+  // exclusive scan's tiles for counts above kSmallCount keep the 16-bit parts, measured faster there
+  // (docs/PERFORMANCE.md, Keyed primitives).
+  const bool state64 = plan.chained() && !user && subgroups && state64_enabled(c);
+  kd.variant = v;
+  if (!user) kd.op = plan.op;
+  kd.mode = uint32_t(plan.mode);
+  kd.bindings = kBindings;
+  kd.push_bytes = kPushBytes;
+  kd.uses_subgroups = subgroups;
+  const std::string kernel = keyed_kernel_name(plan, state64, plan.max_count > kSmallCount);
+  if (auto ok = build_shape_kernels(c, plan, kd, kernel, plan.shape); !ok) return ok;
+  if (plan.small) {
+    const std::string small_kernel = keyed_kernel_name(plan, state64, false);
+    if (auto ok = build_shape_kernels(c, plan, kd, small_kernel, *plan.small); !ok) return ok;
+  }
+  auto args = indirect_args_kernel(c, plan.name);
+  if (!args) return args.error();
+  plan.args = args.value();
+  return {};
+}
+
+Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* name, Mode mode, DataType key_type,
+                                               DataType value_type, Op op, uint64_t max_count, Choices choices) {
+  ContextImpl& c = context.impl();
+  if (auto ok = check_keyed_desc(c, name, key_type, value_type, op, max_count, choices); !ok) return ok.error();
   auto plan = std::make_unique<ByKeyPlan>();
   plan->context = &c;
   plan->name = name;
@@ -160,113 +301,13 @@ Result<std::unique_ptr<ByKeyPlan>> create_plan(Context& context, const char* nam
   plan->value_type = value_type;
   plan->op = op;
   plan->max_count = max_count;
-  plan->algorithm = choices.algorithm != KeyedAlgorithm::automatic ? choices.algorithm
-                    : memory_model                               ? KeyedAlgorithm::chained
-                                                                 : KeyedAlgorithm::reduce_then_scan;
+  plan->algorithm = resolve_keyed_algorithm(c, choices.algorithm);
   plan->key_bytes = size_of(key_type);
-  plan->user = user;
-  plan->value_bytes = user ? user->size : size_of(value_type);
-  const KeyedClass cls = classify(*plan);
-  const KeyedShapeRow row = keyed_shape(cls);
-  const bool defaults = !choices.tuning.workgroup_size && !choices.tuning.items_per_thread;
-  if (defaults && (cls == KeyedClass::scan_large || cls == KeyedClass::keys_only_large)) {
-    const KeyedShapeRow narrow = keyed_shape(KeyedClass::narrow);
-    plan->small = ByKeyShape{narrow.wg, narrow.items};
-  }
-  ByKeyShape& shape = plan->shape;
-  shape.wg = choices.tuning.workgroup_size ? choices.tuning.workgroup_size : row.wg;
-  shape.items = choices.tuning.items_per_thread ? choices.tuning.items_per_thread : row.items;
-  if (shape.wg < 64 || shape.wg > 1024 || (shape.wg & (shape.wg - 1)) != 0)
-    return make_error(Status::invalid_argument, name, ": tuning.workgroup_size ", shape.wg, " must be a power of two from 64 to 1024");
-  if (shape.items < 4 || shape.items > 32 || shape.items % 4 != 0)
-    return make_error(Status::invalid_argument, name, ": tuning.items_per_thread ", shape.items,
-                      " must be a multiple of 4 from 4 to 32");
-  // Shared memory: a count word and a value per invocation (the workgroup scan), the look-back words, and
-  // the staging of compacted outputs (shaders/by_key/chained.comp STAGE: 4 per invocation, at most 2048,
-  // of A (keys, indices or offsets) and B (values or lengths)).
-  auto shared_for = [&](uint64_t wg_size) {
-    const uint64_t stage = plan->scan() ? 0 : std::min<uint64_t>(wg_size * 4, 2048);
-    const uint64_t stage_bytes = stage * (mode == Mode::non_trivial ? 4 : plan->key_bytes) +
-                                 (mode == Mode::unique ? 0 : stage * plan->value_bytes);
-    return wg_size * (4 + plan->value_bytes) + 32 + (user ? 4 * user->words : 0) + stage_bytes;
-  };
-  if (user && !choices.tuning.workgroup_size)
-    while (shape.wg > 64 && shared_for(shape.wg) > c.caps.max_shared_memory) shape.wg /= 2;
-  const uint64_t shared_bytes = shared_for(shape.wg);
-  if (shared_bytes > c.caps.max_shared_memory)
-    return make_error(Status::unsupported, name, ": a workgroup of ", shape.wg, " needs ", shared_bytes,
-                      " bytes of shared memory; the device allows ", c.caps.max_shared_memory,
-                      " (lower workgroup_size)");
-  if (plan->small && shared_for(plan->small->wg) > c.caps.max_shared_memory) plan->small.reset();
-  const uint32_t widest = std::max(plan->key_bytes, plan->reads_values() ? plan->value_bytes : 4u);
-  const uint64_t window = window_elements(c, widest, shape.tile_elements());
-  if (max_count > window)
-    return make_error(Status::unsupported, name, ": max_count ", max_count, " elements of ", widest,
-                      " bytes exceed one storage-buffer binding (", window,
-                      " elements, from maxStorageBufferRange); the keyed primitives do not split into windows");
-  plan->max_tiles = shape.tiles_for(max_count);
-  if (plan->small) plan->max_tiles = std::max(plan->max_tiles, plan->small->tiles_for(kSmallCount));
-  // chained tile state: two 16-bit-part words for the count, two or four for the value (two per word of a
-  // user value; none for Unique), or in the same bytes one 64-bit word per 32 bits (state64 below).
-  // reduce_then_scan summaries: the count word and the value's words.
-  const uint32_t value_words = mode == Mode::unique ? 0 : (user ? user->words : plan->value_bytes / 4);
-  plan->state_per_tile = VkDeviceSize(plan->chained() ? 2 + 2 * value_words : 1 + value_words) * 4;
-  plan->scratch_align = binding_alignment(c);
-  auto align_up = [&](VkDeviceSize v) { return (v + plan->scratch_align - 1) / plan->scratch_align * plan->scratch_align; };
-  plan->state_bytes = align_up(kStateHeaderBytes + plan->max_tiles * plan->state_per_tile);
-  plan->indirect_offset = plan->state_bytes;
-  plan->scratch_bytes = plan->indirect_offset + align_up(kIndirectRegionBytes);
-  if (plan->state_bytes > c.caps.max_storage_buffer_range)
-    return make_error(Status::unsupported, name, ": the tile state of ", max_count, " elements needs ", plan->state_bytes,
-                      " bytes, past maxStorageBufferRange ", c.caps.max_storage_buffer_range);
-
-  auto variant = value_variant(c, value_type, std::nullopt, user, true, shape.wg);
-  if (!variant) return variant.error();
-  std::string v = variant.value();
-  // The look-back's ballots (chained) and the shuffles of neighbouring keys (user_variant already asks for both).
-  const VkSubgroupFeatureFlags needed =
-      VkSubgroupFeatureFlags(VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT) |
-      (plan->chained() ? VkSubgroupFeatureFlags(VK_SUBGROUP_FEATURE_BALLOT_BIT) : 0u);
-  if (v.find(".nosg") == std::string::npos && (c.caps.subgroup_operations & needed) != needed) v += ".nosg";
-  const bool subgroups = v.find(".nosg") == std::string::npos;
-  KernelDesc kd;
-  kd.group = user ? user->kernels : &kShaderGroup_by_key;
-  // The chained tile state in 64-bit words (half the atomics per publish and per look-back read) where
-  // 64-bit atomics are enabled; built for the built-in types with subgroups (shaders/kernels.cmake). The
-  // exclusive scan's tiles for counts above kSmallCount keep the 16-bit parts: with the words they ran 7-8%
-  // slower on an H100 at 2^26-2^28 (512 x 12), while its 256 x 12 tiles ran 2-4% faster with them (u32 keys
-  // and values; docs/PERFORMANCE.md).
-  const bool state64 = plan->chained() && !user && subgroups && state64_enabled(c);
-  auto kernel_name = [&](bool large_counts) {
-    const bool words = state64 && !(large_counts && mode == Mode::scan_exclusive);
-    return std::string(plan->chained() ? (words ? "by_key/chained64" : "by_key/chained") : "by_key/portable") +
-           (plan->key_bytes == 8 ? "_k64" : "_k32");
-  };
-  kd.variant = v;
-  if (!user) kd.op = op;
-  kd.mode = uint32_t(mode);
-  kd.bindings = kBindings;
-  kd.push_bytes = kPushBytes;
-  kd.uses_subgroups = subgroups;
-  // The shape's kernels: one chained pass, or reduce_then_scan's phases (specialization constant 2).
-  auto make_kernels = [&](ByKeyShape& sh, bool large_counts) -> Result<void> {
-    kd.kernel = kernel_name(large_counts);
-    kd.workgroup_size = sh.wg;
-    kd.items = sh.items;
-    for (uint32_t phase = 0; phase < (plan->chained() ? 1u : kPhases); ++phase) {
-      kd.tuning = plan->chained() ? 0u : phase;
-      auto kernel = get_kernel(c, kd);
-      if (!kernel) return make_error(kernel.status(), name, ": ", kernel.error().message);
-      (plan->chained() ? sh.kernel : sh.phases[phase]) = kernel.value();
-    }
-    return {};
-  };
-  if (auto ok = make_kernels(shape, max_count > kSmallCount); !ok) return ok.error();
-  if (plan->small)
-    if (auto ok = make_kernels(*plan->small, false); !ok) return ok.error();
-  auto args = indirect_args_kernel(c, name);
-  if (!args) return args.error();
-  plan->args = args.value();
+  plan->user = choices.user;
+  plan->value_bytes = choices.user ? choices.user->size : size_of(value_type);
+  if (auto ok = resolve_keyed_tile(c, choices.tuning, *plan); !ok) return ok.error();
+  if (auto ok = lay_out_keyed_scratch(c, *plan); !ok) return ok.error();
+  if (auto ok = build_keyed_kernels(c, *plan); !ok) return ok.error();
   plan->descriptors = std::make_unique<DescriptorSets>(c, c.options.descriptor_sets_per_pool);
   return plan;
 }
@@ -312,65 +353,72 @@ Result<void> check_operands(const ByKeyPlan& p, const char* call, const Operands
   return {};
 }
 
-Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer cmd, const Operands& o,
-                         uint64_t count, const BufferRange* count_buffer, const BufferRange& scratch) {
-  const bool indirect = count_buffer != nullptr;
-  const std::string full_call = std::string(p.name) + "::" + call;
-  if (indirect) {
+// The checks of a record before anything is bound: record_indirect's limits and count buffer, or the
+// count against max_count; then the operands and scratch.
+Result<void> check_record(const ByKeyPlan& p, const char* call, const Operands& o, uint64_t count,
+                          const BufferRange* count_buffer, const BufferRange& scratch) {
+  if (count_buffer) {
     const uint64_t window = window_elements(*p.context, std::max(p.key_bytes, p.value_bytes), p.shape.tile_elements());
     if (auto ok = check_indirect_limits(*p.context, p.max_count, window, p.max_tiles, p.name); !ok) return ok;
+    const std::string full_call = std::string(p.name) + "::" + call;
     if (auto ok = check_count_buffer(*count_buffer, full_call.c_str()); !ok) return ok;
   } else if (count > p.max_count) {
     return make_error(Status::invalid_argument, p.name, "::", call, ": count ", count, " exceeds max_count ", p.max_count);
   }
-  const uint64_t n = indirect ? p.max_count : count;
-  if (auto ok = check_operands(p, call, o, count_buffer, scratch); !ok) return ok;
+  return check_operands(p, call, o, count_buffer, scratch);
+}
 
-  ContextImpl& c = *p.context;
-  const BoundBuffer region{scratch.buffer, scratch.offset + p.indirect_offset, kIndirectRegionBytes};
+// A record's operands bound for `n` elements; an absent or empty operand binds the args region instead.
+struct OperandBindings {
+  ElementBinding keys, values, a, b, cnt;
+};
+OperandBindings bind_operands(const ContextImpl& c, const Operands& o, uint64_t n, const BoundBuffer& region) {
   auto bind = [&](const Operand& op, uint64_t elements) {
     if (!op.what || !op.range.buffer || elements == 0) return ElementBinding{region, 0};
     return bind_elements(c, op.range, 0, elements, op.elem);
   };
-  const ElementBinding keys = bind(o.keys, n);
-  const ElementBinding values = bind(o.values, n);
-  const ElementBinding a = bind(o.a, o.a.bytes / std::max<uint32_t>(1, o.a.elem));
-  const ElementBinding b = bind(o.b, o.b.bytes / std::max<uint32_t>(1, o.b.elem));
-  const ElementBinding cnt = bind(o.count, 1);
-  const uint32_t key_vec = 16 / p.key_bytes, value_vec = p.user ? 1 : 16 / p.value_bytes;
+  return {bind(o.keys, n), bind(o.values, n), bind(o.a, o.a.bytes / std::max<uint32_t>(1, o.a.elem)),
+          bind(o.b, o.b.bytes / std::max<uint32_t>(1, o.b.elem)), bind(o.count, 1)};
+}
 
-  std::vector<Pass> passes;
-  if (indirect)
-    passes.push_back(make_indirect_args_pass(c, p.args, *count_buffer, region, p.max_count,
-                                             {{uint32_t(p.shape.tile_elements()), 1, 0, 0}}));
+// The kernel pass over `tiles` tiles with its bindings, push constants, dispatch (record_indirect: entry 0
+// of the args region) and fill; its kernel, label and fill range are the algorithm's.
+Pass keyed_pass(const ByKeyPlan& p, const OperandBindings& bound, const BufferRange& scratch, const BoundBuffer& region,
+                uint64_t count, uint64_t tiles, bool indirect) {
+  const uint32_t key_vec = 16 / p.key_bytes, value_vec = p.user ? 1 : 16 / p.value_bytes;
   Pass pass;
-  pass.buffers = {keys.bound, values.bound, BoundBuffer{scratch.buffer, scratch.offset, p.state_bytes}, a.bound, b.bound,
-                  cnt.bound, region};
+  const BoundBuffer state{scratch.buffer, scratch.offset, p.state_bytes};
+  pass.buffers = {bound.keys.bound, bound.values.bound, state, bound.a.bound, bound.b.bound, bound.cnt.bound, region};
   pass.push[0] = uint32_t(count);
-  pass.push[1] = keys.shift;
-  pass.push[2] = values.shift;
-  pass.push[3] = a.shift;
-  pass.push[4] = b.shift;
-  pass.push[5] = cnt.shift;
-  pass.push[7] = (keys.shift % key_vec == 0 ? kKeyVectors : 0u) | (values.shift % value_vec == 0 ? kValueVectors : 0u) |
-                 (p.scan() && b.shift % value_vec == 0 ? kOutVectors : 0u) | (p.indices ? kIndices : 0u) |
+  pass.push[1] = bound.keys.shift;
+  pass.push[2] = bound.values.shift;
+  pass.push[3] = bound.a.shift;
+  pass.push[4] = bound.b.shift;
+  pass.push[5] = bound.cnt.shift;
+  pass.push[7] = (bound.keys.shift % key_vec == 0 ? kKeyVectors : 0u) |
+                 (bound.values.shift % value_vec == 0 ? kValueVectors : 0u) |
+                 (p.scan() && bound.b.shift % value_vec == 0 ? kOutVectors : 0u) | (p.indices ? kIndices : 0u) |
                  (indirect ? kIndirect : 0u);
-  const ByKeyShape& shape = p.shape_for(n, indirect);
-  const uint64_t tiles = shape.tiles_for(n);
   pass.groups = tiles;
-  pass.push[6] = packed_knobs(c, tiles);
+  pass.push[6] = packed_knobs(*p.context, tiles);
   if (indirect) {
     pass.indirect_entry = 0;
     pass.indirect_region = region;
   }
   pass.fill_before = true;
+  return pass;
+}
+
+// Appends `pass` as the plan's algorithm runs it: the one chained pass, or reduce_then_scan's three phases.
+void add_kernel_passes(const ByKeyPlan& p, const ByKeyShape& shape, Pass pass, uint64_t tiles, bool indirect,
+                       const BufferRange& scratch, std::vector<Pass>& passes) {
   const std::string label = std::string("vkprim ") + p.name + (indirect ? " (indirect)" : "");
   if (p.chained()) {
     pass.kernel = shape.kernel;
     pass.fill = {scratch.buffer, scratch.offset, state_clear_bytes(tiles, p.state_per_tile, p.state_bytes)};
     pass.label = label;
     passes.push_back(std::move(pass));
-    return record_passes(c, *p.descriptors, cmd, passes, p.name, call);
+    return;
   }
   // reduce_then_scan: every summary the scan reads is stored first, so only the statistics header is cleared.
   static constexpr const char* kPhaseNames[kPhases] = {" summarize", " scan", " replay"};
@@ -390,6 +438,24 @@ Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer c
     }
     passes.push_back(std::move(step));
   }
+}
+
+Result<void> record_plan(const ByKeyPlan& p, const char* call, VkCommandBuffer cmd, const Operands& o,
+                         uint64_t count, const BufferRange* count_buffer, const BufferRange& scratch) {
+  if (auto ok = check_record(p, call, o, count, count_buffer, scratch); !ok) return ok;
+  const bool indirect = count_buffer != nullptr;
+  const uint64_t n = indirect ? p.max_count : count;
+  ContextImpl& c = *p.context;
+  const BoundBuffer region{scratch.buffer, scratch.offset + p.indirect_offset, kIndirectRegionBytes};
+  const OperandBindings bound = bind_operands(c, o, n, region);
+  std::vector<Pass> passes;
+  if (indirect)
+    passes.push_back(make_indirect_args_pass(c, p.args, *count_buffer, region, p.max_count,
+                                             {{uint32_t(p.shape.tile_elements()), 1, 0, 0}}));
+  const ByKeyShape& shape = p.shape_for(n, indirect);
+  const uint64_t tiles = shape.tiles_for(n);
+  add_kernel_passes(p, shape, keyed_pass(p, bound, scratch, region, count, tiles, indirect), tiles, indirect, scratch,
+                    passes);
   return record_passes(c, *p.descriptors, cmd, passes, p.name, call);
 }
 

@@ -36,16 +36,12 @@ void link_feature_chain(uint32_t version, VkPhysicalDeviceFeatures2& features2, 
   }
 }
 
-Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice physical_device,
-                                  uint32_t queue_family_index, uint32_t instance_version) {
-  ProbedDevice p;
-  vki.vkGetPhysicalDeviceProperties(physical_device, &p.properties);
-  if (p.properties.apiVersion < VK_API_VERSION_1_1)
-    return make_error(Status::unsupported, "device '", p.properties.deviceName,
-                      "' supports only Vulkan 1.0; vkprim needs Vulkan 1.1");
-  // Physical-device functionality of a version needs both the device and the instance to have it.
-  const uint32_t version = std::min(p.properties.apiVersion, instance_version);
+namespace {
 
+// Reads the device's extensions into the has_* flags, each true where `version` or an extension brings it.
+// Returns whether VkPhysicalDeviceDriverProperties may be queried (Vulkan 1.2 or VK_KHR_driver_properties).
+bool find_extensions(const InstanceFunctions& vki, VkPhysicalDevice physical_device, uint32_t version,
+                     ProbedDevice& p) {
   uint32_t count = 0;
   vki.vkEnumerateDeviceExtensionProperties(physical_device, nullptr, &count, nullptr);
   std::vector<VkExtensionProperties> extensions(count);
@@ -64,7 +60,13 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   p.has_amd_cores = has_extension(VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
   p.has_partitioned = has_extension(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
   p.has_pipeline_robustness_ext = has_extension(VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME);
+  return driver_properties;
+}
 
+// The subgroup properties, and those of size control, the driver, NVIDIA's SM builtins and AMD's shader
+// cores where the device has them, in one vkGetPhysicalDeviceProperties2.
+void read_properties(const InstanceFunctions& vki, VkPhysicalDevice physical_device, bool driver_properties,
+                     ProbedDevice& p) {
   VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   p.subgroup = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   p.size_control = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
@@ -78,7 +80,12 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   if (p.has_sm_builtins) { *tail = &p.sm_builtins; tail = &p.sm_builtins.pNext; }
   if (p.has_amd_cores) { *tail = &p.amd_cores; tail = &p.amd_cores.pNext; }
   vki.vkGetPhysicalDeviceProperties2(physical_device, &props2);
+}
 
+// The features at `version`, in one vkGetPhysicalDeviceFeatures2; those that reach it only through
+// extensions are read from their per-extension structs into v11 / v12 / v13.
+void read_features(const InstanceFunctions& vki, VkPhysicalDevice physical_device, uint32_t version,
+                   ProbedDevice& p) {
   p.features2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   p.v11 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   p.v12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
@@ -113,7 +120,12 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   }
   p.features2.pNext = nullptr;  // ProbedDevice is copied: no pointers into it
   p.v11.pNext = p.v12.pNext = p.v13.pNext = p.pipeline_robustness.pNext = nullptr;
+}
 
+// Checks that the queue family exists and computes, and reads its timestamp support.
+Result<void> read_queue_family(const InstanceFunctions& vki, VkPhysicalDevice physical_device,
+                               uint32_t queue_family_index, ProbedDevice& p) {
+  uint32_t count = 0;
   vki.vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, nullptr);
   std::vector<VkQueueFamilyProperties> families(count);
   vki.vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, families.data());
@@ -125,6 +137,24 @@ Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice
   p.timestamp_bits = families[queue_family_index].timestampValidBits;
   p.timestamps = p.timestamp_bits > 0 && p.properties.limits.timestampPeriod > 0;
   p.timestamp_period = p.properties.limits.timestampPeriod;
+  return {};
+}
+
+}  // namespace
+
+Result<ProbedDevice> probe_device(const InstanceFunctions& vki, VkPhysicalDevice physical_device,
+                                  uint32_t queue_family_index, uint32_t instance_version) {
+  ProbedDevice p;
+  vki.vkGetPhysicalDeviceProperties(physical_device, &p.properties);
+  if (p.properties.apiVersion < VK_API_VERSION_1_1)
+    return make_error(Status::unsupported, "device '", p.properties.deviceName,
+                      "' supports only Vulkan 1.0; vkprim needs Vulkan 1.1");
+  // Physical-device functionality of a version needs both the device and the instance to have it.
+  const uint32_t version = std::min(p.properties.apiVersion, instance_version);
+  const bool driver_properties = find_extensions(vki, physical_device, version, p);
+  read_properties(vki, physical_device, driver_properties, p);
+  read_features(vki, physical_device, version, p);
+  if (auto ok = read_queue_family(vki, physical_device, queue_family_index, p); !ok) return ok.error();
   return p;
 }
 
@@ -144,82 +174,85 @@ struct EnabledFeatures {
   bool storage_16bit = false, storage_8bit = false;
 };
 
+template <typename M>
+struct MemberOf;
+template <typename S, typename V>
+struct MemberOf<V S::*> {
+  using Struct = S;
+};
+
+// Feature bit M of the chain struct `s`, which is an M's struct.
+template <auto M>
+VkBool32 bit(const VkBaseInStructure* s) {
+  return reinterpret_cast<const typename MemberOf<decltype(M)>::Struct*>(s)->*M;
+}
+// Feature bit M of VkPhysicalDeviceFeatures2::features.
+template <VkBool32 VkPhysicalDeviceFeatures::*M>
+VkBool32 features2_bit(const VkBaseInStructure* s) {
+  return reinterpret_cast<const VkPhysicalDeviceFeatures2*>(s)->features.*M;
+}
+
+// Which feature bit of which chain struct enables what: a feature is enabled where any of its rows reads
+// VK_TRUE (its core struct or its per-extension struct).
+struct EnabledBitRow {
+  VkStructureType type;
+  bool EnabledFeatures::*enabled;
+  VkBool32 (*read)(const VkBaseInStructure*);
+};
+constexpr EnabledBitRow kEnabledBits[] = {
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &EnabledFeatures::int64,
+     features2_bit<&VkPhysicalDeviceFeatures::shaderInt64>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &EnabledFeatures::float64,
+     features2_bit<&VkPhysicalDeviceFeatures::shaderFloat64>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &EnabledFeatures::storage_16bit,
+     bit<&VkPhysicalDeviceVulkan11Features::storageBuffer16BitAccess>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &EnabledFeatures::storage_8bit,
+     bit<&VkPhysicalDeviceVulkan12Features::storageBuffer8BitAccess>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &EnabledFeatures::subgroup_extended_types,
+     bit<&VkPhysicalDeviceVulkan12Features::shaderSubgroupExtendedTypes>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &EnabledFeatures::int64_atomics,
+     bit<&VkPhysicalDeviceVulkan12Features::shaderBufferInt64Atomics>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &EnabledFeatures::memory_model,
+     bit<&VkPhysicalDeviceVulkan12Features::vulkanMemoryModel>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &EnabledFeatures::memory_model_device_scope,
+     bit<&VkPhysicalDeviceVulkan12Features::vulkanMemoryModelDeviceScope>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, &EnabledFeatures::subgroup_size_control,
+     bit<&VkPhysicalDeviceVulkan13Features::subgroupSizeControl>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, &EnabledFeatures::full_subgroups,
+     bit<&VkPhysicalDeviceVulkan13Features::computeFullSubgroups>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, &EnabledFeatures::sync2,
+     bit<&VkPhysicalDeviceVulkan13Features::synchronization2>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES, &EnabledFeatures::subgroup_size_control,
+     bit<&VkPhysicalDeviceSubgroupSizeControlFeatures::subgroupSizeControl>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES, &EnabledFeatures::full_subgroups,
+     bit<&VkPhysicalDeviceSubgroupSizeControlFeatures::computeFullSubgroups>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES, &EnabledFeatures::sync2,
+     bit<&VkPhysicalDeviceSynchronization2Features::synchronization2>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES, &EnabledFeatures::memory_model,
+     bit<&VkPhysicalDeviceVulkanMemoryModelFeatures::vulkanMemoryModel>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES, &EnabledFeatures::memory_model_device_scope,
+     bit<&VkPhysicalDeviceVulkanMemoryModelFeatures::vulkanMemoryModelDeviceScope>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES, &EnabledFeatures::storage_16bit,
+     bit<&VkPhysicalDevice16BitStorageFeatures::storageBuffer16BitAccess>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, &EnabledFeatures::storage_8bit,
+     bit<&VkPhysicalDevice8BitStorageFeatures::storageBuffer8BitAccess>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES, &EnabledFeatures::int64_atomics,
+     bit<&VkPhysicalDeviceShaderAtomicInt64Features::shaderBufferInt64Atomics>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT, &EnabledFeatures::pipeline_robustness,
+     bit<&VkPhysicalDevicePipelineRobustnessFeaturesEXT::pipelineRobustness>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+     &EnabledFeatures::pipeline_executable_info,
+     bit<&VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR::pipelineExecutableInfo>},
+    {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES,
+     &EnabledFeatures::subgroup_extended_types,
+     bit<&VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures::shaderSubgroupExtendedTypes>},
+};
+
 EnabledFeatures read_enabled(const VkPhysicalDeviceFeatures2* head) {
   EnabledFeatures e;
-  for (auto* s = reinterpret_cast<const VkBaseInStructure*>(head); s; s = s->pNext) {
-    switch (s->sType) {
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2: {
-        auto* f = reinterpret_cast<const VkPhysicalDeviceFeatures2*>(s);
-        e.int64 |= f->features.shaderInt64 == VK_TRUE;
-        e.float64 |= f->features.shaderFloat64 == VK_TRUE;
-        break;
-      }
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES: {
-        e.storage_16bit |= reinterpret_cast<const VkPhysicalDeviceVulkan11Features*>(s)->storageBuffer16BitAccess == VK_TRUE;
-        break;
-      }
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: {
-        auto* f = reinterpret_cast<const VkPhysicalDeviceVulkan12Features*>(s);
-        e.storage_8bit |= f->storageBuffer8BitAccess == VK_TRUE;
-        e.subgroup_extended_types |= f->shaderSubgroupExtendedTypes == VK_TRUE;
-        e.int64_atomics |= f->shaderBufferInt64Atomics == VK_TRUE;
-        e.memory_model |= f->vulkanMemoryModel == VK_TRUE;
-        e.memory_model_device_scope |= f->vulkanMemoryModelDeviceScope == VK_TRUE;
-        break;
-      }
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES: {
-        auto* f = reinterpret_cast<const VkPhysicalDeviceVulkan13Features*>(s);
-        e.subgroup_size_control |= f->subgroupSizeControl == VK_TRUE;
-        e.full_subgroups |= f->computeFullSubgroups == VK_TRUE;
-        e.sync2 |= f->synchronization2 == VK_TRUE;
-        break;
-      }
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES: {
-        auto* f = reinterpret_cast<const VkPhysicalDeviceSubgroupSizeControlFeatures*>(s);
-        e.subgroup_size_control |= f->subgroupSizeControl == VK_TRUE;
-        e.full_subgroups |= f->computeFullSubgroups == VK_TRUE;
-        break;
-      }
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES: {
-        e.sync2 |= reinterpret_cast<const VkPhysicalDeviceSynchronization2Features*>(s)->synchronization2 == VK_TRUE;
-        break;
-      }
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES: {
-        auto* f = reinterpret_cast<const VkPhysicalDeviceVulkanMemoryModelFeatures*>(s);
-        e.memory_model |= f->vulkanMemoryModel == VK_TRUE;
-        e.memory_model_device_scope |= f->vulkanMemoryModelDeviceScope == VK_TRUE;
-        break;
-      }
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES: {
-        e.storage_16bit |= reinterpret_cast<const VkPhysicalDevice16BitStorageFeatures*>(s)->storageBuffer16BitAccess == VK_TRUE;
-        break;
-      }
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES: {
-        e.storage_8bit |= reinterpret_cast<const VkPhysicalDevice8BitStorageFeatures*>(s)->storageBuffer8BitAccess == VK_TRUE;
-        break;
-      }
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES: {
-        e.int64_atomics |= reinterpret_cast<const VkPhysicalDeviceShaderAtomicInt64Features*>(s)->shaderBufferInt64Atomics == VK_TRUE;
-        break;
-      }
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT: {
-        auto* f = reinterpret_cast<const VkPhysicalDevicePipelineRobustnessFeaturesEXT*>(s);
-        e.pipeline_robustness |= f->pipelineRobustness == VK_TRUE;
-        break;
-      }
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR: {
-        auto* f = reinterpret_cast<const VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR*>(s);
-        e.pipeline_executable_info |= f->pipelineExecutableInfo == VK_TRUE;
-        break;
-      }
-      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES: {
-        e.subgroup_extended_types |= reinterpret_cast<const VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures*>(s)
-                                         ->shaderSubgroupExtendedTypes == VK_TRUE;
-        break;
-      }
-      default: break;
-    }
-  }
+  for (auto* s = reinterpret_cast<const VkBaseInStructure*>(head); s; s = s->pNext)
+    for (const EnabledBitRow& row : kEnabledBits)
+      if (row.type == s->sType) e.*row.enabled |= row.read(s) == VK_TRUE;
   return e;
 }
 

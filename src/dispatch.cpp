@@ -67,9 +67,11 @@ uint64_t window_elements(const ContextImpl& c, uint32_t elem_size, uint64_t gran
   return std::max<uint64_t>(capped / granule * granule, granule);
 }
 
-Result<void> record_passes(ContextImpl& c, DescriptorSets& descriptors, VkCommandBuffer cmd,
-                           const std::vector<Pass>& passes, const char* plan, const char* call) {
-  if (!cmd) return make_error(Status::invalid_argument, plan, "::", call, ": command buffer is VK_NULL_HANDLE");
+namespace {
+
+// Every pass's push constants and dispatch size, checked in pass order before anything is recorded.
+Result<std::vector<DispatchSize>> check_passes(const ContextImpl& c, const std::vector<Pass>& passes, const char* plan,
+                                               const char* call) {
   std::vector<DispatchSize> sizes;
   sizes.reserve(passes.size());
   for (const Pass& p : passes) {
@@ -80,72 +82,103 @@ Result<void> record_passes(ContextImpl& c, DescriptorSets& descriptors, VkComman
     if (!size) return make_error(size.status(), plan, "::", call, ": ", size.error().message);
     sizes.push_back(size.value());
   }
-  std::vector<VkDescriptorSet> sets;
-  if (!c.use_push_descriptors()) {
-    std::vector<SetContents> contents;
-    for (const Pass& p : passes) {
-      SetContents s;
-      s.layout = p.kernel->set_layout;
-      s.bindings = p.kernel->desc.bindings;
-      for (uint32_t b = 0; b < p.kernel->desc.bindings; ++b) s.buffers[b] = p.buffers[b];
-      contents.push_back(s);
-    }
-    auto written = descriptors.write(contents);
-    if (!written) return make_error(written.status(), plan, "::", call, ": ", written.error().message);
-    sets = std::move(written).value();
+  return sizes;
+}
+
+// One written descriptor set per pass where push descriptors are not in use; none where they are.
+Result<std::vector<VkDescriptorSet>> write_sets(ContextImpl& c, DescriptorSets& descriptors,
+                                                const std::vector<Pass>& passes, const char* plan, const char* call) {
+  if (c.use_push_descriptors()) return std::vector<VkDescriptorSet>{};
+  std::vector<SetContents> contents;
+  for (const Pass& p : passes) {
+    SetContents s;
+    s.layout = p.kernel->set_layout;
+    s.bindings = p.kernel->desc.bindings;
+    for (uint32_t b = 0; b < p.kernel->desc.bindings; ++b) s.buffers[b] = p.buffers[b];
+    contents.push_back(s);
   }
+  auto written = descriptors.write(contents);
+  if (!written) return make_error(written.status(), plan, "::", call, ": ", written.error().message);
+  return std::move(written).value();
+}
+
+void push_buffers(ContextImpl& c, VkCommandBuffer cmd, const Pass& p) {
+  const Kernel& k = *p.kernel;
+  std::array<VkDescriptorBufferInfo, kMaxBindings> infos{};
+  std::array<VkWriteDescriptorSet, kMaxBindings> writes{};
+  for (uint32_t b = 0; b < k.desc.bindings; ++b) {
+    infos[b] = {p.buffers[b].buffer, p.buffers[b].offset, p.buffers[b].range};
+    writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[b].dstBinding = b;
+    writes[b].descriptorCount = 1;
+    writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[b].pBufferInfo = &infos[b];
+  }
+  c.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, k.desc.bindings, writes.data());
+}
+
+// The pass's commands between its labels: the fill, the pipeline, its buffers (pushed, or sets[i]), its
+// push constants and the dispatch.
+void record_pass(ContextImpl& c, VkCommandBuffer cmd, const Pass& p, const DispatchSize& size,
+                 const std::vector<VkDescriptorSet>& sets, size_t i) {
+  const Kernel& k = *p.kernel;
+  if (p.fill_before) {
+    c.vk.vkCmdFillBuffer(cmd, p.fill.buffer, p.fill.offset, p.fill.range, p.fill_word);
+    transfer_to_compute_barrier(c, cmd);
+  }
+  c.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+  if (c.use_push_descriptors())
+    push_buffers(c, cmd, p);
+  else
+    c.vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &sets[i], 0, nullptr);
+  if (k.desc.push_bytes)
+    c.vk.vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k.desc.push_bytes, p.push.data());
+  if (p.indirect_entry >= 0)
+    c.vk.vkCmdDispatchIndirect(cmd, p.indirect_region.buffer,
+                               p.indirect_region.offset + VkDeviceSize(p.indirect_entry) * kIndirectEntryBytes);
+  else
+    c.vk.vkCmdDispatch(cmd, size.x, size.y, size.z);
+}
+
+// The barrier between pass p and the next one.
+void barrier_between(ContextImpl& c, VkCommandBuffer cmd, const Pass& p, const Pass& next) {
+  // After the args pass both barriers may be needed: its arguments feed indirect dispatches, and the
+  // next pass may clear scratch first.
+  if (p.writes_indirect_args) compute_to_indirect_barrier(c, cmd);
+  if (next.fill_before) compute_to_fill_barrier(c, cmd);
+  else if (!p.writes_indirect_args) compute_to_compute_barrier(c, cmd);
+}
+
+// A timestamp after the work recorded so far, while the pass timer has queries left.
+void stamp(ContextImpl& c, PassTimer* timer, VkCommandBuffer cmd, const std::string& label) {
+  if (!timer || timer->used >= timer->capacity) return;
+  c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timer->pool, timer->used++);
+  timer->labels.push_back(label);
+}
+
+}  // namespace
+
+Result<void> record_passes(ContextImpl& c, DescriptorSets& descriptors, VkCommandBuffer cmd,
+                           const std::vector<Pass>& passes, const char* plan, const char* call) {
+  if (!cmd) return make_error(Status::invalid_argument, plan, "::", call, ": command buffer is VK_NULL_HANDLE");
+  auto sizes = check_passes(c, passes, plan, call);
+  if (!sizes) return std::move(sizes).error();
+  auto sets = write_sets(c, descriptors, passes, plan, call);
+  if (!sets) return std::move(sets).error();
 
   PassTimer* timer = c.pass_timer;
-  auto stamp = [&](const std::string& label) {
-    if (!timer || timer->used >= timer->capacity) return;
-    c.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timer->pool, timer->used++);
-    timer->labels.push_back(label);
-  };
-  if (!passes.empty()) stamp("start");
+  if (!passes.empty()) stamp(c, timer, cmd, "start");
   for (size_t i = 0; i < passes.size(); ++i) {
     const Pass& p = passes[i];
-    const Kernel& k = *p.kernel;
     if (c.debug_labels) {
       VkDebugUtilsLabelEXT label{VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
       label.pLabelName = p.label.c_str();
       c.vki.vkCmdBeginDebugUtilsLabelEXT(cmd, &label);
     }
-    if (p.fill_before) {
-      c.vk.vkCmdFillBuffer(cmd, p.fill.buffer, p.fill.offset, p.fill.range, p.fill_word);
-      transfer_to_compute_barrier(c, cmd);
-    }
-    c.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-    if (c.use_push_descriptors()) {
-      std::array<VkDescriptorBufferInfo, kMaxBindings> infos{};
-      std::array<VkWriteDescriptorSet, kMaxBindings> writes{};
-      for (uint32_t b = 0; b < k.desc.bindings; ++b) {
-        infos[b] = {p.buffers[b].buffer, p.buffers[b].offset, p.buffers[b].range};
-        writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        writes[b].dstBinding = b;
-        writes[b].descriptorCount = 1;
-        writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        writes[b].pBufferInfo = &infos[b];
-      }
-      c.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, k.desc.bindings, writes.data());
-    } else {
-      c.vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &sets[i], 0, nullptr);
-    }
-    if (k.desc.push_bytes)
-      c.vk.vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k.desc.push_bytes, p.push.data());
-    if (p.indirect_entry >= 0)
-      c.vk.vkCmdDispatchIndirect(cmd, p.indirect_region.buffer,
-                                 p.indirect_region.offset + VkDeviceSize(p.indirect_entry) * kIndirectEntryBytes);
-    else
-      c.vk.vkCmdDispatch(cmd, sizes[i].x, sizes[i].y, sizes[i].z);
-    stamp(p.label);
+    record_pass(c, cmd, p, sizes.value()[i], sets.value(), i);
+    stamp(c, timer, cmd, p.label);
     if (c.debug_labels) c.vki.vkCmdEndDebugUtilsLabelEXT(cmd);
-    if (i + 1 < passes.size()) {
-      // After the args pass both barriers may be needed: its arguments feed indirect dispatches, and the
-      // next pass may clear scratch first.
-      if (p.writes_indirect_args) compute_to_indirect_barrier(c, cmd);
-      if (passes[i + 1].fill_before) compute_to_fill_barrier(c, cmd);
-      else if (!p.writes_indirect_args) compute_to_compute_barrier(c, cmd);
-    }
+    if (i + 1 < passes.size()) barrier_between(c, cmd, p, passes[i + 1]);
   }
   return {};
 }

@@ -47,9 +47,9 @@ constexpr VkDeviceSize kStateHeaderBytes = 64;
 inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // Bytes the clear before a chained pass fills: the header and the `tiles` states the pass uses, but at
-// least 16 KiB (within the region): on NVIDIA's driver (580, H100) vkCmdFillBuffer of 4 KiB or less cost
-// ~3 us more than 16 KiB or 256 KiB (chained scan of 2^20 u32: 13.5-14.3 us against 10.6-11.1 us), while
-// clearing only the states in use spares a plan sized for 2^28 a 256 KiB clear at small counts.
+// least 16 KiB (within the region): on NVIDIA's driver small vkCmdFillBuffer clears cost more than 16 KiB
+// ones (docs/PERFORMANCE.md, Scan), while clearing only the states in use spares a plan sized for 2^28 a
+// 256 KiB clear at small counts.
 inline VkDeviceSize state_clear_bytes(uint64_t tiles, VkDeviceSize per_tile, VkDeviceSize region) {
   constexpr VkDeviceSize kMinClearBytes = 16384;
   return std::min(region, std::max(kStateHeaderBytes + tiles * per_tile, kMinClearBytes));
@@ -168,10 +168,9 @@ inline uint32_t user_workgroup(const ContextImpl& c, uint32_t wg, uint32_t elem)
 inline uint32_t user_items(uint32_t elem) { return std::max(1u, 64u / elem); }
 
 // The chained scan's: about 128 bytes per invocation for values up to 32 bytes, twice user_items (fewer,
-// larger tiles waiting on the look-back; H100, 2^26: sum4 1290 to 1229 us, boxes 3600 to 2652, Welford
-// 1324 to 1120, Affine 12250 to 7680), else user_items (Mat4 with 2 ran 50.5 to 99.0 ms); rounded down to a
-// power of two, so that it divides the subgroup size and the stores go through the shuffle transposition
-// (common/blocked_tile.glsl): Welford (12 bytes) at 2^24 ran 645 us with 5 per invocation and 357 with 4.
+// larger tiles waiting on the look-back), else user_items (docs/PERFORMANCE.md, User operators); rounded
+// down to a power of two, so that it divides the subgroup size and the stores go through the shuffle
+// transposition (common/blocked_tile.glsl).
 // At most kMaxUserChainedItems (4-byte values: 16, 64 bytes).
 constexpr uint32_t kMaxUserChainedItems = 16;
 inline uint32_t user_chained_items(uint32_t elem) {

@@ -159,74 +159,101 @@ uint32_t Reduce::dispatch_count(uint64_t count) const {
 
 void Reduce::release_descriptor_sets() const { plan_->descriptors->release(); }
 
-Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
-  detail::ContextImpl& c = context.impl();
+namespace detail {
+namespace {
+
+// Every check of the description, before any choice is made: the algorithm, the operator or the type and
+// op (with the algorithm they allow), max_count, then the tuning.
+Result<void> check_reduce_desc(const ContextImpl& c, const ReduceDesc& desc) {
   if (int(desc.algorithm) < 0 || int(desc.algorithm) > int(ReduceAlgorithm::ordered))
     return make_error(Status::invalid_argument, "Reduce: unknown algorithm ", int(desc.algorithm));
-  const UserOperator* user = desc.user_operator;
-  if (user) {
-    if (auto ok = detail::check_user_operator(*user, "Reduce"); !ok) return ok.error();
+  if (const UserOperator* user = desc.user_operator) {
+    if (auto ok = check_user_operator(*user, "Reduce"); !ok) return ok.error();
     if (desc.algorithm != ReduceAlgorithm::automatic && desc.algorithm != ReduceAlgorithm::ordered)
       return make_error(Status::invalid_argument, "Reduce: ", to_string(desc.algorithm), " pairs values out of order; ",
                         "user operator ", user->name, " reduces with ordered (automatic)");
   } else {
-    if (auto ok = detail::check_type_op(c, desc.type, desc.op, "Reduce"); !ok) return ok.error();
+    if (auto ok = check_type_op(c, desc.type, desc.op, "Reduce"); !ok) return ok.error();
     if (desc.algorithm == ReduceAlgorithm::ordered)
       return make_error(Status::invalid_argument, "Reduce: ordered is built for user operators only; ",
                         to_string(desc.type), " ", to_string(desc.op), " commutes (use automatic)");
   }
-  if (desc.max_count == 0 || desc.max_count > detail::kMaxCount)
+  if (desc.max_count == 0 || desc.max_count > kMaxCount)
     return make_error(Status::invalid_argument, "Reduce: max_count ", desc.max_count, " must be in 1..2^40");
-  if (auto ok = detail::check_tuning("Reduce", desc.tuning, detail::tune_max_workgroups | detail::tune_vectors_per_thread);
-      !ok)
+  if (auto ok = check_tuning("Reduce", desc.tuning, tune_max_workgroups | tune_vectors_per_thread); !ok)
     return ok.error();
   if (desc.tuning.vectors_per_thread > 16)
     return make_error(Status::invalid_argument, "Reduce: tuning.vectors_per_thread ", desc.tuning.vectors_per_thread,
                       " exceeds 16");
+  return {};
+}
+
+// deterministic changes no choice: every algorithm combines in a tree fixed by the plan and the count (no
+// atomics, no look-back). An algorithm that combines by timing must be refused or avoided here under it.
+ReduceAlgorithm resolve_reduce_algorithm(const ReduceDesc& desc) {
+  if (desc.algorithm != ReduceAlgorithm::automatic) return desc.algorithm;
+  return desc.user_operator ? ReduceAlgorithm::ordered : ReduceAlgorithm::grid_stride;
+}
+
+// The plan's reduction kernel: its shape, its type and op or the user operator, its bindings.
+Result<void> build_reduce_kernel(ContextImpl& c, const ReduceDesc& desc, ReducePlan& plan) {
+  const UserOperator* user = desc.user_operator;
+  KernelDesc kd;
+  kd.plan = "Reduce";
+  kd.group = user ? user->kernels : &kShaderGroup_reduce;
+  kd.kernel = plan.shape.kernel;
+  if (!user) kd.op = desc.op;
+  kd.workgroup_size = plan.shape.workgroup_size;
+  kd.items = plan.shape.items;
+  kd.bindings = plan.indirect_binding ? 3 : 2;
+  kd.push_bytes = kReducePushBytes;
+  auto variant = value_variant(c, desc.type, desc.op, user, plan.shape.uses_subgroups, plan.shape.workgroup_size);
+  if (!variant) return std::move(variant).error();
+  kd.variant = variant.value();
+  kd.uses_subgroups = plan.shape.uses_subgroups && kd.variant.find(".nosg") == std::string::npos;
+  auto kernel = get_kernel(c, kd);
+  if (!kernel) return std::move(kernel).error();
+  plan.kernel = kernel.value();
+  return {};
+}
+
+// The binding window, checked against the dispatch limits, and scratch: the two ping-pong partial regions,
+// then record_indirect's args region.
+Result<void> lay_out_reduce_scratch(const ContextImpl& c, const ReduceDesc& desc, ReducePlan& plan) {
+  plan.window = window_elements(c, plan.elem, plan.shape.elements_per_group);
+  if (auto fits = split_groups(c, plan.groups_for(std::min(plan.window, desc.max_count))); !fits)
+    return make_error(Status::unsupported, "Reduce: max_count ", desc.max_count, " needs more workgroups per dispatch",
+                      " than the device allows (", fits.error().message, ")");
+  plan.scratch_align = binding_alignment(c);
+  // Level sizes only shrink, so the largest two levels of max_count bound every smaller count.
+  const uint64_t level1 = plan.partials_for(desc.max_count);
+  const uint64_t level2 = level1 > 1 ? plan.partials_for(level1) : 0;
+  const VkDeviceSize granule = region_granule(plan.scratch_align, plan.elem);
+  auto align_up = [&](VkDeviceSize v) { return (v + granule - 1) / granule * granule; };
+  plan.region_bytes[0] = level1 > 1 ? align_up(level1 * plan.elem) : 0;
+  plan.region_bytes[1] = level2 > 1 ? align_up(level2 * plan.elem) : 0;
+  plan.indirect_offset = plan.region_bytes[0] + plan.region_bytes[1];
+  return {};
+}
+
+}  // namespace
+}  // namespace detail
+
+Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
+  detail::ContextImpl& c = context.impl();
+  if (auto ok = detail::check_reduce_desc(c, desc); !ok) return ok.error();
+  const UserOperator* user = desc.user_operator;
   auto plan = std::make_unique<detail::ReducePlan>();
   plan->context = &c;
   plan->desc = desc;
-  // deterministic changes no choice: every algorithm combines in a tree fixed by the plan and the count (no
-  // atomics, no look-back). An algorithm that combines by timing must be refused or avoided here under it.
-  plan->algorithm = desc.algorithm;
-  if (desc.algorithm == ReduceAlgorithm::automatic)
-    plan->algorithm = user ? ReduceAlgorithm::ordered : ReduceAlgorithm::grid_stride;
+  plan->algorithm = detail::resolve_reduce_algorithm(desc);
   plan->shape = detail::shape_of(plan->algorithm, c, desc);
   plan->elem = user ? user->size : size_of(desc.type);
   plan->vec = user ? 1 : 16 / plan->elem;
-
-  detail::KernelDesc kd;
-  kd.plan = "Reduce";
-  kd.group = user ? user->kernels : &detail::kShaderGroup_reduce;
-  kd.kernel = plan->shape.kernel;
-  if (!user) kd.op = desc.op;
-  kd.workgroup_size = plan->shape.workgroup_size;
-  kd.items = plan->shape.items;
-  plan->indirect_binding = plan->algorithm == ReduceAlgorithm::grid_stride || plan->algorithm == ReduceAlgorithm::ordered;
-  kd.bindings = plan->indirect_binding ? 3 : 2;
-  kd.push_bytes = detail::kReducePushBytes;
-  auto variant =
-      detail::value_variant(c, desc.type, desc.op, user, plan->shape.uses_subgroups, plan->shape.workgroup_size);
-  if (!variant) return std::move(variant).error();
-  kd.variant = variant.value();
-  kd.uses_subgroups = plan->shape.uses_subgroups && kd.variant.find(".nosg") == std::string::npos;
-  auto kernel = detail::get_kernel(c, kd);
-  if (!kernel) return std::move(kernel).error();
-  plan->kernel = kernel.value();
-
-  plan->window = detail::window_elements(c, plan->elem, plan->shape.elements_per_group);
-  if (auto fits = detail::split_groups(c, plan->groups_for(std::min(plan->window, desc.max_count))); !fits)
-    return make_error(Status::unsupported, "Reduce: max_count ", desc.max_count, " needs more workgroups per dispatch",
-                      " than the device allows (", fits.error().message, ")");
-  plan->scratch_align = detail::binding_alignment(c);
-  // Level sizes only shrink, so the largest two levels of max_count bound every smaller count.
-  const uint64_t level1 = plan->partials_for(desc.max_count);
-  const uint64_t level2 = level1 > 1 ? plan->partials_for(level1) : 0;
-  const VkDeviceSize granule = detail::region_granule(plan->scratch_align, plan->elem);
-  auto align_up = [&](VkDeviceSize v) { return (v + granule - 1) / granule * granule; };
-  plan->region_bytes[0] = level1 > 1 ? align_up(level1 * plan->elem) : 0;
-  plan->region_bytes[1] = level2 > 1 ? align_up(level2 * plan->elem) : 0;
-  plan->indirect_offset = plan->region_bytes[0] + plan->region_bytes[1];
+  plan->indirect_binding =
+      plan->algorithm == ReduceAlgorithm::grid_stride || plan->algorithm == ReduceAlgorithm::ordered;
+  if (auto ok = detail::build_reduce_kernel(c, desc, *plan); !ok) return ok.error();
+  if (auto ok = detail::lay_out_reduce_scratch(c, desc, *plan); !ok) return ok.error();
   if (plan->indirect_binding) {
     auto args = detail::indirect_args_kernel(c, "Reduce");
     if (!args) return std::move(args).error();

@@ -94,8 +94,8 @@ constexpr uint64_t kTwoPerSmShared = 24 * 1024;
 // Key transform bits (specialization constant KEY_FLAGS) and push-constant flag bits of common/radix.glsl.
 enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u, kIndirect = 8u };
 // KEY_FLAGS bit of the onesweep kernels of tiles up to kPartialTileKeys keys: they may take per-workgroup
-// histograms (SORT_HIST_PARTIALS). Larger tiles are built without that code: in the 384 x 18 kernel it cost
-// u32 keys 10% at 2^26, and in the 512 x 8 one 1% at 2^19 (H100).
+// histograms (SORT_HIST_PARTIALS). Larger tiles are built without that code, which slows their digit passes
+// (docs/PERFORMANCE.md, Small sorts).
 constexpr uint32_t kHistPartials = 16u;
 constexpr uint64_t kPartialTileKeys = 2048;
 // The one rule for both sides: which kernels are built with the code, and which records may use it (a record
@@ -126,8 +126,8 @@ struct SortPlan {
   uint32_t histogram_groups_cap = 256;  // onesweep upfront histogram
   // Onesweep's per-workgroup histograms (common/radix.glsl, hist_partials): where a direct record has at
   // most two tiles per slot, up to partial_slots histogram workgroups store their counts at meta word
-  // partials_word, the first digit pass sums them, and no clear precedes the histogram (0 slots: never).
-  // On an H100, u32 keys 2^13 31.7 -> 29.8 us, 2^16 35.2 -> 34.2, 2^17 38.5 -> 37.5.
+  // partials_word, the first digit pass sums them, and no clear precedes the histogram (0 slots: never):
+  // one dispatch fewer for small sorts (docs/PERFORMANCE.md, Small sorts).
   uint32_t partials_word = 0, partial_slots = 0;
   uint32_t groups_cap = 1024;           // reduce_then_scan workgroups per pass (digit-table width)
   const Kernel* histogram = nullptr;
