@@ -122,7 +122,7 @@ struct SortPlan {
   uint32_t wg = 256, items = 8;
   uint32_t stage_rounds = 1;  // onesweep: STAGE_ROUNDS of common/radix.glsl
   uint64_t tile = 2048;
-  bool subgroups = false;
+  uint32_t min_sg = 0;  // the subgroup size the plan's tile ranks with (ranking_subgroup), 0: the emulation
   uint32_t histogram_groups_cap = 256;  // onesweep upfront histogram
   // Onesweep's per-workgroup histograms (common/radix.glsl, hist_partials): where a direct record has at
   // most two tiles per slot, up to partial_slots histogram workgroups store their counts at meta word
@@ -534,11 +534,11 @@ Result<void> resolve_sort_tile(const ContextImpl& c, const SortDesc& desc, SortP
     return make_error(Status::invalid_argument, "RadixSort: tuning.items_per_thread ", items, " must be 1..32 with at most ",
                       "32768 keys per tile (workgroup_size x items_per_thread; 16-bit in-tile counters)");
   const uint32_t min_sg = ranking_subgroup(c, wg);
-  plan.subgroups = min_sg != 0;
+  plan.min_sg = min_sg;
   if (plan.ranking == SortRanking::partitioned && !caps.has(feature_subgroup_partitioned))
     return make_error(Status::unsupported, "RadixSort: partitioned ranking needs VK_NV_shader_subgroup_partitioned ",
                       "(subgroupPartitionNV in compute), which the device lacks or the caller did not enable");
-  if (plan.ranking == SortRanking::partitioned && !plan.subgroups)
+  if (plan.ranking == SortRanking::partitioned && !min_sg)
     return make_error(Status::unsupported, "RadixSort: partitioned ranking needs the subgroup path (ballot, shuffle ",
                       "and subgroups of 8..128 invocations, subgroups not disabled)");
   if (!VKPRIM_HAS_SORT_OPTION_KERNELS &&
@@ -687,7 +687,7 @@ class SortKernels {
 // max_count exceeds them the digit passes of the algorithm (onesweep's smaller tiles likewise trimmed).
 Result<void> build_sort_kernels(ContextImpl& c, const SortDesc& desc, SortPlan& plan) {
   const SortKernels k(c, plan);
-  const uint32_t sg = ranking_subgroup(c, plan.wg);
+  const uint32_t sg = plan.min_sg;
   auto take = [](const Kernel*& slot, Result<const Kernel*> r) -> Result<void> {
     if (!r) return std::move(r).error();
     slot = r.value();
