@@ -336,8 +336,7 @@ Result<void> check_operands(const ByKeyPlan& p, const char* call, const Operands
     if (auto ok = check_range(r.range, r.bytes, r.elem, r.what, r.bytes > 0 || r.always); !ok)
       return with_context(ok, p.name, call);
   const ScratchRequirements need{p.scratch_bytes, p.scratch_align, 0};
-  const std::string scratch_context = std::string(p.name) + "::" + call;
-  if (auto ok = check_scratch(scratch, need, scratch_context.c_str()); !ok) return ok;
+  if (auto ok = check_scratch(scratch, need, p.name, call); !ok) return ok;
   ranges.push_back({"scratch", scratch, 1, p.scratch_bytes, true});
   if (count_buffer) ranges.push_back({"count_buffer", *count_buffer, 4, 4, false});
   for (size_t i = 0; i < ranges.size(); ++i)

@@ -220,15 +220,21 @@ inline Result<void> check_range(const BufferRange& r, VkDeviceSize bytes, uint32
   return {};
 }
 
-inline Result<void> check_scratch(const BufferRange& r, const ScratchRequirements& need, const char* plan) {
+// Errors start with "plan: ", or "plan::call: " where `call` is given (joined only on an error: a record checks
+// its scratch every time).
+inline Result<void> check_scratch(const BufferRange& r, const ScratchRequirements& need, const char* plan,
+                                  const char* call = nullptr) {
   if (need.size == 0) return {};
-  if (!r.buffer) return make_error(Status::invalid_argument, plan, ": scratch buffer is VK_NULL_HANDLE but ", need.size,
-                                   " bytes are needed");
+  const char* sep = call ? "::" : "";
+  if (!call) call = "";
+  if (!r.buffer)
+    return make_error(Status::invalid_argument, plan, sep, call, ": scratch buffer is VK_NULL_HANDLE but ", need.size,
+                      " bytes are needed");
   if (r.offset % need.alignment)
-    return make_error(Status::invalid_argument, plan, ": scratch offset ", r.offset, " is not a multiple of ",
+    return make_error(Status::invalid_argument, plan, sep, call, ": scratch offset ", r.offset, " is not a multiple of ",
                       need.alignment);
   if (const std::string why = range_size_problem(r.size, need.size); !why.empty())
-    return make_error(Status::invalid_argument, plan, ": scratch ", why, " (scratch_requirements())");
+    return make_error(Status::invalid_argument, plan, sep, call, ": scratch ", why, " (scratch_requirements())");
   return {};
 }
 

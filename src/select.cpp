@@ -177,8 +177,7 @@ Result<void> check_arguments(const SelectPlan& p, const char* call, const Select
   if (const std::string why = range_size_problem(selected_count.size, 4); !why.empty())
     return make_error(Status::invalid_argument, p.name, "::", call, ": selected_count ", why, " (the count is a u32)");
   const ScratchRequirements need{p.scratch_bytes, p.scratch_align, 0};
-  const std::string scratch_context = std::string(p.name) + "::" + call;
-  if (auto ok = check_scratch(scratch, need, scratch_context.c_str()); !ok) return ok;
+  if (auto ok = check_scratch(scratch, need, p.name, call); !ok) return ok;
   std::vector<Checked> ranges = {{"input", input, bytes}, {"output", output, out_bytes}, {"selected_count", selected_count, 4},
                                  {"scratch", scratch, p.scratch_bytes}};
   if (flagged) ranges.push_back({"flags", flags, n * 4});
