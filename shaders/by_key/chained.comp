@@ -329,7 +329,10 @@ void subgroup_inclusive(inout uint c, inout VALUE_T v) {
 #endif
 
 // Replaces (c, v) by the combined summaries of the invocations before this one (empty for invocation 0)
-// and returns the workgroup's combined summary in (tc, tv). Every invocation calls it (barriers).
+// and returns the workgroup's combined summary in (tc, tv). Every invocation calls it (barriers). The keyed
+// kernel keeps this copy of common/workgroup_scan.glsl's steps: through that header, with the summary as one
+// struct, ScanByKey's 512 x 12 tiles took 57 registers against 40 and ran 10-15% slower on an H200
+// (docs/PERFORMANCE.md, Keyed primitives).
 void workgroup_exclusive(inout uint c, inout VALUE_T v, out uint tc, out VALUE_T tv) {
   const uint tid = gl_LocalInvocationIndex;
 #if !defined(VKPRIM_NO_SUBGROUPS)

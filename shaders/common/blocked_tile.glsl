@@ -8,7 +8,7 @@
 // subgroup scan per row) were no faster in the chained scan on an H100 (vec4 sum at 2^26: 1698 against
 // 1630 us; 32-byte boxes at 2^24: 1134 against 1225), and NVIDIA's compiler (580) wraps every shuffle
 // inside an [[unroll]] loop in convergence checks (MATCH.ANY and an out-of-line call: 2.7x slower there).
-// Requires common/config.glsl, common/scan_tile.glsl and common/workgroup_scan.glsl.
+// Requires common/config.glsl, common/scan_tile.glsl and common/workgroup_row_scan.glsl.
 // Provides: vk_blocked_first(tile), vk_blocked_scan(tile, scanned, prefix, aggregate) and
 // vk_blocked_aggregate(tile) (every invocation calls them: barriers), vk_blocked_store(first, k, value),
 // with subgroups vk_blocked_rows_fit() and vk_blocked_store_rows(tile, values) (every invocation calls

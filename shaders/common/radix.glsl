@@ -321,7 +321,9 @@ shared uint s_lane_digit[WG_SIZE];
 
 
 // Workgroup exclusive scan (add) of one u32 per invocation; `total` is the sum over the workgroup.
-// Call from uniform control flow.
+// Call from uniform control flow. The sort keeps these steps rather than common/workgroup_scan.glsl's:
+// through that header (the same fold, with its partial-subgroup store) sorts ran 0.5-2% slower on an H200
+// (docs/PERFORMANCE.md, Radix sort).
 uint sort_workgroup_scan(uint v, out uint total) {
   const uint tid = gl_LocalInvocationIndex;
 #if !defined(VKPRIM_NO_SUBGROUPS)

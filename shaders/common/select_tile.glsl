@@ -82,7 +82,7 @@ uint vk_select_count_tile(uint tile, uint n) {
   uvec4 vectors[ITEMS];
   const uint keep = vk_select_load_tile(tile, n, vectors);
   uvec4 total;
-  vk_workgroup_exclusive_count_scan(uvec4(bitCount(keep), 0u, 0u, 0u), total);
+  vk_workgroup_exclusive_scan(uvec4(bitCount(keep), 0u, 0u, 0u), total);
   return total.x;
 }
 
@@ -102,7 +102,7 @@ uint vk_select_count_tile_low_registers(uint tile, uint n) {
     kept += bitCount(vk_select_keep_vector(v, n, vector, flags));
   }
   uvec4 total;
-  vk_workgroup_exclusive_count_scan(uvec4(kept, 0u, 0u, 0u), total);
+  vk_workgroup_exclusive_scan(uvec4(kept, 0u, 0u, 0u), total);
   return total.x;
 }
 
@@ -120,7 +120,7 @@ uvec4 vk_select_row_counts(uint keep) {
 // the row's total (row_total). Returns the tile's kept count.
 uint vk_select_rank_rows(uint keep, out uvec4 rank_in_row, out uvec4 row_total) {
   const uvec4 packed = vk_select_row_counts(keep);
-  rank_in_row = vk_workgroup_exclusive_count_scan(packed, row_total);
+  rank_in_row = vk_workgroup_exclusive_scan(packed, row_total);
   uint kept = 0u;
   [[unroll]] for (uint k = 0u; k < ITEMS; ++k) kept += vk_row_field(row_total, k);
   return kept;

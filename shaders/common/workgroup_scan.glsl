@@ -1,89 +1,70 @@
-// Workgroup layer for scans: an exclusive scan across the workgroup of one ROW_T per invocation
-// (componentwise, in invocation order), and the workgroup's total.
-//   Subgroups (full ones only): each subgroup scans its values (subgroup exclusive scan) and the last lane
-//   of each writes the subgroup total to shared memory. Where subgroup 0 has a lane per total it scans
-//   them and writes the prefixes back (three barriers); else every subgroup folds the totals itself (each
-//   lane serially combines a run of ceil(subgroups / subgroup size) of them; one subgroup reduction of the
-//   runs before its own gives its prefix, one of all of them the total; two barriers).
-//   VKPRIM_NO_SUBGROUPS: Hillis & Steele (1986) over WG_SIZE values in shared memory, log2(WG_SIZE) steps.
-// Requires common/config.glsl (WG_SIZE, a power of two) and common/subgroup_scan.glsl. Every invocation
-// calls it (it contains barriers); wg_scan_shared may be reused after it returns.
+// A workgroup scan that folds the subgroup totals in every invocation: an exclusive scan across the
+// workgroup of one WS_T per invocation (in invocation order), and the workgroup's total, parameterised by the
+// value and its combine, for any chained kernel to instantiate. Instance: common/workgroup_count_scan.glsl
+// (stream compaction's packed counts, uvec4 add). Three kernels keep steps of their own, each faster there
+// on an H200 (their comments say how much; docs/PERFORMANCE.md): the scan rows rake the totals in subgroup 0
+// (common/workgroup_row_scan.glsl), the sort's digit scans and the keyed run summaries fold as here.
+//   Subgroups: each subgroup scans its values and the invocation holding its total writes it; after a
+//   barrier every invocation folds the totals in order, those of the subgroups before its own into its
+//   prefix (two barriers; a handful of broadcast reads: 4 to 16 subgroups on GPUs). No subgroup rakes the
+//   totals for the others: a raking loop that writes prefixes back makes Mesa 22.3's lavapipe write nothing
+//   under the memory-model pragma. A subgroup larger than the workgroup is partial: its last invocation is
+//   the workgroup's last.
+//   VKPRIM_NO_SUBGROUPS: Hillis & Steele (1986) over WG_SIZE values, log2(WG_SIZE) steps.
+// The including kernel defines, before including this file:
+//   WS_T                          the value
+//   WS_T ws_op(WS_T a, WS_T b)    a then b (associative; need not commute)
+//   WS_T ws_identity()
+//   WS_T ws_subgroup_scan(WS_T x, out WS_T inclusive)   (with subgroups) returns the combine of the lanes
+//                                 below, in lane order, and sets `inclusive` to that with x; lanes read only
+//                                 lanes below them
+//   WS_STORAGE (optional)         defined where the kernel keeps the values in its own shared memory: then
+//                                 void ws_store(uint i, WS_T x) and WS_T ws_load(uint i), for i below the
+//                                 subgroup count (WG_SIZE on the emulation path); else shared ws_shared[WG_SIZE]
+// Subgroup s holds invocations s * gl_SubgroupSize onwards, in order. Requires common/config.glsl (WG_SIZE, a
+// power of two). Every invocation calls it (it contains barriers); the storage may be reused after it returns.
 #ifndef VKPRIM_WORKGROUP_SCAN_GLSL
 #define VKPRIM_WORKGROUP_SCAN_GLSL
 
 #include "common/config.glsl"
-#include "common/subgroup_scan.glsl"
-
-// Sized by WG_SIZE: enough for one value per subgroup at any subgroup size (and per invocation in the
-// emulation), plus the total.
-shared ROW_T wg_scan_shared[WG_SIZE + 1];
-
 #if !defined(VKPRIM_NO_SUBGROUPS)
-// c ? a : b as a select (common/subgroup.glsl, vk_pick); a user value's row is an array of one value.
-ROW_T vk_row_pick(bool c, ROW_T a, ROW_T b) {
-#if defined(VKPRIM_TYPE_USER)
-  ROW_T r;
-  r[0] = vk_pick(c, a[0], b[0]);
-  return r;
-#else
-  return c ? a : b;
-#endif
-}
+#extension GL_KHR_shader_subgroup_basic : require
 #endif
 
-ROW_T vk_workgroup_exclusive_scan(ROW_T x, out ROW_T total) {
+#if !defined(WS_STORAGE)
+shared WS_T ws_shared[WG_SIZE];
+void ws_store(uint i, WS_T x) { ws_shared[i] = x; }
+WS_T ws_load(uint i) { return ws_shared[i]; }
+#endif
+
+WS_T vk_workgroup_exclusive_scan(WS_T x, out WS_T total) {
   const uint tid = gl_LocalInvocationIndex;
 #if !defined(VKPRIM_NO_SUBGROUPS)
-  const uint lane = gl_SubgroupInvocationID;
   const uint subgroup = gl_SubgroupID;
-  const uint subgroups = gl_NumSubgroups;
-  const ROW_T exclusive = vk_subgroup_exclusive_scan(x);
-  // Subgroups are full (src/context_impl.hpp full_subgroup_size), so each one's last lane holds its total.
-  if (lane == gl_SubgroupSize - 1u) wg_scan_shared[subgroup] = vk_row_op(exclusive, x);
+  WS_T inclusive;
+  const WS_T exclusive = ws_subgroup_scan(x, inclusive);
+  if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u || tid == WG_SIZE - 1u) ws_store(subgroup, inclusive);
   barrier();
-  ROW_T result;
-  if (subgroups <= gl_SubgroupSize) {
-    // One total per lane of subgroup 0, which scans them and writes each subgroup's prefix back.
-    if (subgroup == 0u) {
-      // Every lane loads (lane < subgroup size <= WG_SIZE) and selects, so that no lane branches apart
-      // before the scan (docs/ALGORITHMS.md, "Reconvergence").
-      const ROW_T t = vk_row_pick(lane < subgroups, wg_scan_shared[lane], vk_row_identity());
-      const ROW_T p = vk_subgroup_exclusive_scan(t);
-      if (lane < subgroups) wg_scan_shared[lane] = p;
-      if (lane == gl_SubgroupSize - 1u) wg_scan_shared[WG_SIZE] = vk_row_op(p, t);
-    }
-    barrier();
-    total = wg_scan_shared[WG_SIZE];
-    result = vk_row_op(wg_scan_shared[subgroup], exclusive);
-  } else {
-    // More totals than lanes (small subgroups): every subgroup folds them itself, each lane a run of them
-    // in order, then two subgroup reductions. A raking subgroup writing prefixes back from such runs, in a
-    // loop, made Mesa 22.3's lavapipe write nothing under the memory-model pragma.
-    const uint run = (subgroups + gl_SubgroupSize - 1u) / gl_SubgroupSize;
-    const uint first = lane * run;
-    ROW_T before = vk_row_identity(), all = vk_row_identity();
-    for (uint j = 0u; j < run; ++j) {
-      const uint s = first + j;
-      const ROW_T t = s < subgroups ? wg_scan_shared[s] : vk_row_identity();
-      all = vk_row_op(all, t);
-      before = s < subgroup ? vk_row_op(before, t) : before;
-    }
-    total = vk_subgroup_row_reduce(all);
-    result = vk_row_op(vk_subgroup_row_reduce(before), exclusive);
+  WS_T before = ws_identity();
+  total = ws_identity();
+  for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+    const WS_T t = ws_load(s);
+    before = ws_op(before, s < subgroup ? t : ws_identity());
+    total = ws_op(total, t);
   }
   barrier();
-  return result;
+  return ws_op(before, exclusive);
 #else
-  wg_scan_shared[tid] = x;
+  ws_store(tid, x);
   barrier();
   for (uint d = 1u; d < WG_SIZE; d <<= 1u) {
-    const ROW_T v = tid >= d ? vk_row_op(wg_scan_shared[tid - d], wg_scan_shared[tid]) : wg_scan_shared[tid];
+    const WS_T v = tid >= d ? ws_op(ws_load(tid - d), ws_load(tid)) : ws_load(tid);
     barrier();
-    wg_scan_shared[tid] = v;
+    ws_store(tid, v);
     barrier();
   }
-  total = wg_scan_shared[WG_SIZE - 1u];
-  const ROW_T result = tid > 0u ? wg_scan_shared[tid - 1u] : vk_row_identity();
+  total = ws_load(WG_SIZE - 1u);
+  const WS_T result = tid > 0u ? ws_load(tid - 1u) : ws_identity();
   barrier();
   return result;
 #endif

@@ -32,7 +32,7 @@
 #include "common/config.glsl"
 #include "common/scan_io.glsl"
 #include "common/scan_tile.glsl"
-#include "common/workgroup_scan.glsl"
+#include "common/workgroup_row_scan.glsl"
 #include "common/workgroup.glsl"
 #include "common/tile_state.glsl"
 #if defined(VKPRIM_ORDERED)

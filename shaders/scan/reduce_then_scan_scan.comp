@@ -1,7 +1,7 @@
 #version 460
 // reduce_then_scan pass 3: rescan each tile from the input with its carry-in and write the output.
 // Each invocation scans its ITEMS vectors serially in registers; one workgroup exclusive scan of the
-// ROW_T of vector totals per four rows (one component per row: common/workgroup_scan.glsl) gives every
+// ROW_T of vector totals per four rows (one component per row: common/workgroup_row_scan.glsl) gives every
 // vector's prefix within its row and the row totals, the rows are chained, and the carry-in is added: aux[group]
 // (SCAN_CARRY_FROM_AUX, the exclusive scan of the tile totals, window carry included) or, for a window of
 // one tile, carry slot P, then the carry-out is written (SCAN_CARRY_OUT_SLOT). With SCAN_CARRY_TWO_LEVEL
@@ -16,7 +16,7 @@
 #include "common/config.glsl"
 #include "common/scan_io.glsl"
 #include "common/scan_tile.glsl"
-#include "common/workgroup_scan.glsl"
+#include "common/workgroup_row_scan.glsl"
 #if defined(VKPRIM_ORDERED)
 #define VKPRIM_BLOCKED_STAGED_STORE 1
 #include "common/blocked_tile.glsl"

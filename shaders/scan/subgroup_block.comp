@@ -2,7 +2,7 @@
 // Scan level, blocked with subgroup scans: one block of WG_SIZE * ITEMS elements (ITEMS <= 4 rows; row k
 // holds elements k * WG_SIZE + tid, so loads are coalesced). Each invocation puts its ITEMS values in one
 // ROW_T; a single workgroup scan of those vectors (subgroup inclusive/exclusive scans, subgroup totals
-// through shared memory: common/workgroup_scan.glsl) scans all rows at once, and the rows are chained.
+// through shared memory: common/workgroup_row_scan.glsl) scans all rows at once, and the rows are chained.
 // Writes the block's scan, the block total to aux[group] (SCAN_WRITE_SUMS) or, for the top level, starts
 // from the window carry-in and writes the carry-out. Also the tile-sum scan of reduce_then_scan.
 // Defines: VKPRIM_TYPE_* (the operator is the VK_OP constant), VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (power of two), ITEMS (1..4).
@@ -11,7 +11,7 @@
 #define VKPRIM_INDIRECT_BINDING 4  // the record_indirect region (SCAN_INDIRECT)
 #include "common/config.glsl"
 #include "common/scan_io.glsl"
-#include "common/workgroup_scan.glsl"
+#include "common/workgroup_row_scan.glsl"
 
 void main() {
   vk_scan_begin();

@@ -22,7 +22,7 @@ void main() {
     }
     // Row c of the chunk is counts base + c * WG_SIZE ..: one workgroup scan of the four rows at once.
     uvec4 total;
-    const uvec4 before = vk_workgroup_exclusive_count_scan(x, total);
+    const uvec4 before = vk_workgroup_exclusive_scan(x, total);
     uint row_base = carry;
     [[unroll]] for (uint c = 0u; c < 4u; ++c) {
       const uint i = base + c * WG_SIZE + tid;
