@@ -45,12 +45,11 @@ function(_vkprim_round_up value align out)
   set(${out} ${r} PARENT_SCOPE)
 endfunction()
 
-function(vkprim_add_operator)
-  cmake_parse_arguments(PARSE_ARGV 0 OP "" "TARGET;NAME;TYPE_GLSL;IDENTITY;COMBINE;FUNCTION" "")
-  # The kernels a user operator's plans use (src/reduce.cpp, src/scan.cpp, src/by_key.cpp):
-  # name|source|target env|defines (space-separated).
-  # Each is built with subgroups and as the emulation (".nosg").
-  set(kernels
+# The kernels a user operator's plans use (src/reduce.cpp, src/scan.cpp, src/by_key.cpp):
+# name|source|target env|defines (space-separated). Each is built with subgroups and as the emulation
+# (".nosg"). vkprim's own configure checks them against shaders/kernels.cmake (vkprim_check_operator_kernels).
+function(_vkprim_operator_kernels out)
+  set(${out}
     "reduce/ordered|reduce/ordered.comp|vulkan1.1|"
     "scan/reduce_then_scan_reduce|scan/reduce_then_scan_reduce.comp|vulkan1.1|"
     "scan/reduce_then_scan_scan|scan/reduce_then_scan_scan.comp|vulkan1.1|"
@@ -63,7 +62,13 @@ function(vkprim_add_operator)
     "by_key/chained_k32|by_key/chained.comp|vulkan1.2|"
     "by_key/chained_k64|by_key/chained.comp|vulkan1.2|VKPRIM_KEY64=1"
     "by_key/portable_k32|by_key/chained.comp|vulkan1.1|VKPRIM_BY_KEY_PORTABLE=1"
-    "by_key/portable_k64|by_key/chained.comp|vulkan1.1|VKPRIM_KEY64=1 VKPRIM_BY_KEY_PORTABLE=1")
+    "by_key/portable_k64|by_key/chained.comp|vulkan1.1|VKPRIM_KEY64=1 VKPRIM_BY_KEY_PORTABLE=1"
+    PARENT_SCOPE)
+endfunction()
+
+function(vkprim_add_operator)
+  cmake_parse_arguments(PARSE_ARGV 0 OP "" "TARGET;NAME;TYPE_GLSL;IDENTITY;COMBINE;FUNCTION" "")
+  _vkprim_operator_kernels(kernels)
   set(max_bytes 64)  # UserOperator::size (src/plan_common.hpp check_user_operator)
   set(shader_dir "${VKPRIM_OPERATOR_SHADER_DIR_INTERNAL}")
   set(embed "${VKPRIM_OPERATOR_EMBED_SPIRV_INTERNAL}")

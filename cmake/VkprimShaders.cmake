@@ -2,8 +2,14 @@
 # one packed C++ array per shader group (cmake/embed_spirv.cpp), looked up by kernel name and variant.
 # Nothing is read from disk at run time.
 #
-# vkprim_add_kernel(<group>/<name> <source.comp relative to shaders/>
-#                   [TYPES t...] [WIDTHS_ONLY] [NO_SUBGROUP_VARIANT] [OPERATOR] [TARGET_ENV env] [DEFINES d...])
+# vkprim_add_kernel(<group>/<name> <source.comp relative to shaders/> BINDINGS n PUSH_BYTES n [SPEC c...]
+#                   [TYPES t...] [WIDTHS_ONLY] [NO_SUBGROUP_VARIANT] [OPERATOR] [NAME_ONLY] [TARGET_ENV env]
+#                   [DEFINES d...])
+#   Every kernel is listed in the generated kernel_names.hpp, through which C++ names it (kernel_name() in
+#   src/kernel.hpp: a name not listed fails to compile), with BINDINGS (storage buffers at set 0), PUSH_BYTES
+#   and SPEC, the specialization constants it declares by their GLSL names (src/kernel_info.hpp numbers them).
+#   NAME_ONLY lists it without building it: a build option leaves it out, or only user operators build it
+#   (cmake/VkprimOperators.cmake).
 #   Variants are "<type>" for each of TYPES that VKPRIM_TYPES keeps (all of them with WIDTHS_ONLY: kernels
 #   that use the type only as a word width, whatever element type the plan has), plus "<type>.nosg" with
 #   VKPRIM_NO_SUBGROUPS=1 when NO_SUBGROUP_VARIANT is given; without TYPES the variants are "default" (and
@@ -28,6 +34,9 @@ set(VKPRIM_SHADER_INCLUDE_DIR ${VKPRIM_SHADER_GEN_DIR})
 set(VKPRIM_SHADER_SOURCES "")
 set(VKPRIM_SHADER_GROUPS "")
 set(VKPRIM_SHADER_SPVS "")
+set(VKPRIM_KERNEL_NAMES "")
+set(VKPRIM_KERNEL_LIST "")
+set(VKPRIM_KERNEL_BUILDS "")
 
 # The packer runs on the build machine. A cross build names a host build of it.
 if(CMAKE_CROSSCOMPILING)
@@ -46,13 +55,49 @@ else()
   set(VKPRIM_EMBED_SPIRV vkprim_embed_spirv)
 endif()
 
+# vkprim_add_kernel's list entry (src/kernel_info.hpp, KernelInfo) from its parsed arguments (K_*) and
+# variants, and its build as VkprimOperators.cmake writes one: name|source|target env|defines.
+function(_vkprim_list_kernel name group source)
+  if(name IN_LIST VKPRIM_KERNEL_NAMES)
+    message(FATAL_ERROR "vkprim_add_kernel: ${name} is declared twice")
+  endif()
+  if(NOT K_BINDINGS MATCHES "^[0-9]+$" OR NOT K_PUSH_BYTES MATCHES "^[0-9]+$")
+    message(FATAL_ERROR "vkprim_add_kernel: ${name} needs BINDINGS and PUSH_BYTES")
+  endif()
+  set(constants "0u")
+  foreach(c IN LISTS K_SPEC)
+    string(TOLOWER "${c}" id)
+    string(APPEND constants " | spec_bit(SpecId::${id})")
+  endforeach()
+  set(embedded false)
+  if(variants)
+    set(embedded true)
+  endif()
+  string(REPLACE ";" " " defines "${K_DEFINES}")
+  set(VKPRIM_KERNEL_NAMES "${VKPRIM_KERNEL_NAMES};${name}" PARENT_SCOPE)
+  set(entry "{\"${name}\", \"${group}\", ${K_BINDINGS}u, ${K_PUSH_BYTES}u, ${constants}, ${embedded}}")
+  set(VKPRIM_KERNEL_LIST "${VKPRIM_KERNEL_LIST}    ${entry},\n" PARENT_SCOPE)
+  set(VKPRIM_KERNEL_BUILDS "${VKPRIM_KERNEL_BUILDS};${name}|${source}|${K_TARGET_ENV}|${defines}" PARENT_SCOPE)
+endfunction()
+
 function(vkprim_add_kernel name source)
-  cmake_parse_arguments(K "NO_SUBGROUP_VARIANT;WIDTHS_ONLY;OPERATOR" "TARGET_ENV" "TYPES;DEFINES" ${ARGN})
+  cmake_parse_arguments(K "NO_SUBGROUP_VARIANT;WIDTHS_ONLY;OPERATOR;NAME_ONLY" "TARGET_ENV;BINDINGS;PUSH_BYTES"
+                        "TYPES;DEFINES;SPEC" ${ARGN})
+  if(K_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "vkprim_add_kernel(${name}): unknown arguments ${K_UNPARSED_ARGUMENTS}")
+  endif()
   if(NOT K_TARGET_ENV)
     set(K_TARGET_ENV vulkan1.1)
   endif()
+  string(FIND "${name}" "/" slash)
+  if(slash LESS 1)
+    message(FATAL_ERROR "vkprim_add_kernel: '${name}' is not <group>/<name>")
+  endif()
+  string(SUBSTRING "${name}" 0 ${slash} group)
   set(variants "")
-  if(K_TYPES)
+  if(K_NAME_ONLY)
+    # listed, not built
+  elseif(K_TYPES)
     foreach(t IN LISTS K_TYPES)
       if(NOT K_WIDTHS_ONLY AND NOT t IN_LIST VKPRIM_TYPES)
         continue()
@@ -78,11 +123,13 @@ function(vkprim_add_kernel name source)
     endif()
   endif()
 
-  string(FIND "${name}" "/" slash)
-  if(slash LESS 1)
-    message(FATAL_ERROR "vkprim_add_kernel: '${name}' is not <group>/<name>")
+  _vkprim_list_kernel(${name} ${group} ${source})
+  set(VKPRIM_KERNEL_NAMES "${VKPRIM_KERNEL_NAMES}" PARENT_SCOPE)
+  set(VKPRIM_KERNEL_LIST "${VKPRIM_KERNEL_LIST}" PARENT_SCOPE)
+  set(VKPRIM_KERNEL_BUILDS "${VKPRIM_KERNEL_BUILDS}" PARENT_SCOPE)
+  if(K_NAME_ONLY)
+    return()
   endif()
-  string(SUBSTRING "${name}" 0 ${slash} group)
   string(MAKE_C_IDENTIFIER "${name}" ident)
   set(src ${VKPRIM_SHADER_DIR}/${source})
   set(spv_dir ${VKPRIM_SHADER_GEN_DIR}/spv/${ident})
@@ -117,7 +164,8 @@ function(vkprim_add_kernel name source)
   set(VKPRIM_SHADER_SPVS ${VKPRIM_SHADER_SPVS} ${spvs} PARENT_SCOPE)
 endfunction()
 
-# After every vkprim_add_kernel: one packed source per group, and shader_groups.hpp declaring the groups.
+# After every vkprim_add_kernel: one packed source per group, shader_groups.hpp declaring the groups and
+# kernel_names.hpp listing every kernel.
 function(vkprim_write_shader_registry)
   set(decls "")
   foreach(g IN LISTS VKPRIM_SHADER_GROUPS)
@@ -140,6 +188,28 @@ function(vkprim_write_shader_registry)
 namespace vkprim::detail {
 @decls@}  // namespace vkprim::detail
 " @ONLY)
+  file(CONFIGURE OUTPUT ${VKPRIM_SHADER_GEN_DIR}/kernel_names.hpp CONTENT
+"// Generated by cmake/VkprimShaders.cmake from shaders/kernels.cmake: every kernel vkprim names, built or not
+// (src/kernel_info.hpp; looked up by kernel_name() in src/kernel.hpp).
+#pragma once
+#include \"kernel_info.hpp\"
+namespace vkprim::detail {
+inline constexpr KernelInfo kKernelList[] = {
+@VKPRIM_KERNEL_LIST@};
+}  // namespace vkprim::detail
+" @ONLY)
   set(VKPRIM_SHADER_SOURCES ${VKPRIM_SHADER_SOURCES} PARENT_SCOPE)
   add_custom_target(vkprim_shaders DEPENDS ${VKPRIM_SHADER_SPVS})
+endfunction()
+
+# The kernels vkprim_add_operator builds (cmake/VkprimOperators.cmake) must be listed kernels, built from the
+# same source, target environment and defines: C++ names them through the list.
+function(vkprim_check_operator_kernels)
+  _vkprim_operator_kernels(kernels)
+  foreach(k IN LISTS kernels)
+    if(NOT k IN_LIST VKPRIM_KERNEL_BUILDS)
+      message(FATAL_ERROR "cmake/VkprimOperators.cmake builds \"${k}\" (name|source|target env|defines), which "
+                          "no vkprim_add_kernel of shaders/kernels.cmake declares alike")
+    endif()
+  endforeach()
 endfunction()

@@ -1,8 +1,8 @@
 // The keyed primitives: ReduceByKey, ScanByKey, RunLengthEncode, NonTrivialRuns and Unique. One plan type and
 // one kernel (shaders/by_key/chained.comp) serve them all; the primitive is the kernel's specialization
-// constant 3. chained: the tiles chain run summaries (shaders/common/run_state.glsl) in one pass with Merrill &
+// constant MODE. chained: the tiles chain run summaries (shaders/common/run_state.glsl) in one pass with Merrill &
 // Garland's decoupled look-back (2016) and Smith, Levien & Owens' decoupled fallback (SPAA 2025).
-// reduce_then_scan: the kernel's portable build (no memory model) in three phases (specialization constant 2):
+// reduce_then_scan: the kernel's portable build (no memory model) in three phases (specialization constant PHASE):
 // store the tiles' summaries, scan them in one workgroup, replay each tile from its prefix.
 #include <algorithm>
 #include <array>
@@ -28,13 +28,10 @@ namespace detail {
 
 namespace {
 
-constexpr uint32_t kPushBytes = 8 * sizeof(uint32_t);
-constexpr uint32_t kBindings = 7;  // shaders/by_key/chained.comp
-
-// The kernel's MODE (specialization constant 3) and push-constant flag bits.
+// The kernel's MODE (specialization constant) and push-constant flag bits.
 enum class Mode : uint32_t { reduce = 0, scan_inclusive = 1, scan_exclusive = 2, encode = 3, non_trivial = 4, unique = 5 };
 enum : uint32_t { kKeyVectors = 1u, kValueVectors = 2u, kOutVectors = 4u, kIndirect = 8u, kIndices = 16u };
-// The portable kernel's phases (specialization constant 2), in recording order.
+// The portable kernel's phases (specialization constant PHASE), in recording order.
 enum Phase : uint32_t { kSummarize = 0, kScan = 1, kReplay = 2, kPhases = 3 };
 
 // Counts up to this take 256 x 12 tiles of 32-bit keys and values (kKeyedShapes).
@@ -229,22 +226,27 @@ Result<void> lay_out_keyed_scratch(const ContextImpl& c, ByKeyPlan& plan) {
   return {};
 }
 
+// The kernels by tile state (chained in 16-bit parts, chained in 64-bit words, portable) and key width.
+enum KeyedKernel { kChained = 0, kChained64 = 1, kPortable = 2 };
+constexpr KernelName kKeyedKernels[3][2] = {{kernel_name("by_key/chained_k32"), kernel_name("by_key/chained_k64")},
+                                            {kernel_name("by_key/chained64_k32"), kernel_name("by_key/chained64_k64")},
+                                            {kernel_name("by_key/portable_k32"), kernel_name("by_key/portable_k64")}};
+
 // The kernel of a plan's tiles: chained (in 64-bit state words where `state64`, but for the exclusive
 // scan's tiles of large counts) or portable, by key width.
-std::string keyed_kernel_name(const ByKeyPlan& p, bool state64, bool large_counts) {
+KernelName keyed_kernel(const ByKeyPlan& p, bool state64, bool large_counts) {
   const bool words = state64 && !(large_counts && p.mode == Mode::scan_exclusive);
-  return std::string(p.chained() ? (words ? "by_key/chained64" : "by_key/chained") : "by_key/portable") +
-         (p.key_bytes == 8 ? "_k64" : "_k32");
+  return kKeyedKernels[p.chained() ? (words ? kChained64 : kChained) : kPortable][p.key_bytes == 8];
 }
 
-// One shape's kernels: one chained pass, or reduce_then_scan's phases (specialization constant 2).
-Result<void> build_shape_kernels(ContextImpl& c, const ByKeyPlan& plan, KernelDesc kd, std::string kernel,
+// One shape's kernels: one chained pass, or reduce_then_scan's phases (PHASE).
+Result<void> build_shape_kernels(ContextImpl& c, const ByKeyPlan& plan, KernelDesc kd, KernelName kernel,
                                  ByKeyShape& sh) {
-  kd.kernel = std::move(kernel);
+  kd.kernel = kernel;
   kd.workgroup_size = sh.wg;
   kd.items = sh.items;
   for (uint32_t phase = 0; phase < (plan.chained() ? 1u : kPhases); ++phase) {
-    kd.tuning = plan.chained() ? 0u : phase;
+    kd.spec.phase = plan.chained() ? 0u : phase;
     auto built = get_kernel(c, kd);
     if (!built) return make_error(built.status(), plan.name, ": ", built.error().message);
     (plan.chained() ? sh.kernel : sh.phases[phase]) = built.value();
@@ -264,25 +266,21 @@ Result<void> build_keyed_kernels(ContextImpl& c, ByKeyPlan& plan) {
       (plan.chained() ? VkSubgroupFeatureFlags(VK_SUBGROUP_FEATURE_BALLOT_BIT) : 0u);
   if (v.find(".nosg") == std::string::npos && (c.caps.subgroup_operations & needed) != needed) v += ".nosg";
   const bool subgroups = v.find(".nosg") == std::string::npos;
-  KernelDesc kd;
-  kd.group = user ? user->kernels : &kShaderGroup_by_key;
   // The chained tile state in 64-bit words (half the atomics per publish and per look-back read) where
   // 64-bit atomics are enabled; built for the built-in types with subgroups (shaders/kernels.cmake). The
   // exclusive scan's tiles for counts above kSmallCount keep the 16-bit parts, measured faster there
   // (docs/PERFORMANCE.md, Keyed primitives).
   const bool state64 = plan.chained() && !user && subgroups && state64_enabled(c);
+  const KernelName kernel = keyed_kernel(plan, state64, plan.max_count > kSmallCount);
+  KernelDesc kd{kernel};
+  kd.group = user ? user->kernels : &kShaderGroup_by_key;
   kd.variant = v;
   if (!user) kd.op = plan.op;
-  kd.mode = uint32_t(plan.mode);
-  kd.bindings = kBindings;
-  kd.push_bytes = kPushBytes;
+  kd.spec.mode = uint32_t(plan.mode);
   kd.uses_subgroups = subgroups;
-  const std::string kernel = keyed_kernel_name(plan, state64, plan.max_count > kSmallCount);
   if (auto ok = build_shape_kernels(c, plan, kd, kernel, plan.shape); !ok) return ok;
-  if (plan.small) {
-    const std::string small_kernel = keyed_kernel_name(plan, state64, false);
-    if (auto ok = build_shape_kernels(c, plan, kd, small_kernel, *plan.small); !ok) return ok;
-  }
+  if (plan.small)
+    if (auto ok = build_shape_kernels(c, plan, kd, keyed_kernel(plan, state64, false), *plan.small); !ok) return ok;
   auto args = indirect_args_kernel(c, plan.name);
   if (!args) return args.error();
   plan.args = args.value();

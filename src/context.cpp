@@ -284,9 +284,8 @@ VkDevice Context::device() const { return impl_->device; }
 namespace detail {
 
 Result<const Kernel*> get_kernel(ContextImpl& c, const KernelDesc& desc) {
-  auto key = std::make_tuple(desc.group, desc.kernel, desc.variant, desc.op, desc.workgroup_size, desc.items, desc.tuning,
-                             desc.mode, desc.rounds, desc.width, desc.bindings, desc.push_bytes, desc.uses_subgroups,
-                             desc.unchecked_storage);
+  auto key = std::make_tuple(desc.group, desc.kernel, desc.variant, desc.op, desc.workgroup_size, desc.items, desc.spec,
+                             desc.uses_subgroups, desc.unchecked_storage);
   std::lock_guard<std::mutex> lock(c.kernel_mutex);
   auto it = c.kernels.find(key);
   if (it != c.kernels.end()) return static_cast<const Kernel*>(it->second.get());
@@ -314,7 +313,12 @@ std::vector<KernelStatistics> Context::kernel_statistics() const {
   std::lock_guard<std::mutex> lock(impl_->kernel_mutex);
   for (const auto& [key, kernel] : impl_->kernels) {
     const detail::KernelDesc& d = kernel->desc;
-    out.push_back({d.kernel, detail::variant_label(d), d.workgroup_size, d.items, d.tuning, d.mode, d.rounds, kernel->statistics});
+    // KernelStatistics' kernel-specific fields: a kernel declares at most one constant of each.
+    const detail::Specialization& s = d.spec;
+    const uint32_t tuning = s.look_windows ? s.look_windows : s.subgroup_min ? s.subgroup_min : s.phase;
+    const uint32_t mode = s.key_flags ? s.key_flags : s.mode ? s.mode : s.rejected_order;
+    out.push_back({d.kernel.name(), detail::variant_label(d), d.workgroup_size, d.items, tuning, mode, s.stage_rounds,
+                   kernel->statistics});
   }
   return out;
 }

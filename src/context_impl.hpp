@@ -49,8 +49,8 @@ struct ContextImpl {
 
   std::mutex kernel_mutex;
   // Keyed by every KernelDesc field, the group first: a user operator's group holds kernels of vkprim's names.
-  using KernelKey = std::tuple<const ShaderGroup*, std::string, std::string, std::optional<Op>, uint32_t, uint32_t,
-                               uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, bool, bool>;
+  using KernelKey = std::tuple<const ShaderGroup*, KernelName, std::string, std::optional<Op>, uint32_t, uint32_t,
+                               Specialization, bool, bool>;
   std::map<KernelKey, std::unique_ptr<Kernel>> kernels;
 
   // The subgroup size every subgroup of a kernel of `wg` invocations is guaranteed to run with, all lanes

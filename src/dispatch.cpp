@@ -1,6 +1,7 @@
 #include "dispatch.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 
 #include "barriers.hpp"
@@ -69,15 +70,17 @@ uint64_t window_elements(const ContextImpl& c, uint32_t elem_size, uint64_t gran
 
 namespace {
 
-// Every pass's push constants and dispatch size, checked in pass order before anything is recorded.
+// Every listed kernel's push constants fit a pass, and its bindings a descriptor set.
+static_assert(std::all_of(std::begin(kKernelList), std::end(kKernelList), [](const KernelInfo& k) {
+  return k.push_bytes <= sizeof(Pass::push) && k.bindings <= kMaxBindings;
+}));
+
+// Every pass's dispatch size, checked in pass order before anything is recorded.
 Result<std::vector<DispatchSize>> check_passes(const ContextImpl& c, const std::vector<Pass>& passes, const char* plan,
                                                const char* call) {
   std::vector<DispatchSize> sizes;
   sizes.reserve(passes.size());
   for (const Pass& p : passes) {
-    if (p.kernel->desc.push_bytes > sizeof(p.push))
-      return make_error(Status::invalid_argument, plan, "::", call, ": ", p.label,
-                        ": push constants larger than a pass holds");
     auto size = split_groups(c, p.indirect_entry >= 0 ? 1 : p.groups);
     if (!size) return make_error(size.status(), plan, "::", call, ": ", size.error().message);
     sizes.push_back(size.value());
@@ -93,8 +96,8 @@ Result<std::vector<VkDescriptorSet>> write_sets(ContextImpl& c, DescriptorSets& 
   for (const Pass& p : passes) {
     SetContents s;
     s.layout = p.kernel->set_layout;
-    s.bindings = p.kernel->desc.bindings;
-    for (uint32_t b = 0; b < p.kernel->desc.bindings; ++b) s.buffers[b] = p.buffers[b];
+    s.bindings = p.kernel->desc.kernel.bindings();
+    for (uint32_t b = 0; b < s.bindings; ++b) s.buffers[b] = p.buffers[b];
     contents.push_back(s);
   }
   auto written = descriptors.write(contents);
@@ -104,9 +107,10 @@ Result<std::vector<VkDescriptorSet>> write_sets(ContextImpl& c, DescriptorSets& 
 
 void push_buffers(ContextImpl& c, VkCommandBuffer cmd, const Pass& p) {
   const Kernel& k = *p.kernel;
+  const uint32_t bindings = k.desc.kernel.bindings();
   std::array<VkDescriptorBufferInfo, kMaxBindings> infos{};
   std::array<VkWriteDescriptorSet, kMaxBindings> writes{};
-  for (uint32_t b = 0; b < k.desc.bindings; ++b) {
+  for (uint32_t b = 0; b < bindings; ++b) {
     infos[b] = {p.buffers[b].buffer, p.buffers[b].offset, p.buffers[b].range};
     writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[b].dstBinding = b;
@@ -114,7 +118,7 @@ void push_buffers(ContextImpl& c, VkCommandBuffer cmd, const Pass& p) {
     writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[b].pBufferInfo = &infos[b];
   }
-  c.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, k.desc.bindings, writes.data());
+  c.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, bindings, writes.data());
 }
 
 // The pass's commands between its labels: the fill, the pipeline, its buffers (pushed, or sets[i]), its
@@ -131,8 +135,8 @@ void record_pass(ContextImpl& c, VkCommandBuffer cmd, const Pass& p, const Dispa
     push_buffers(c, cmd, p);
   else
     c.vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &sets[i], 0, nullptr);
-  if (k.desc.push_bytes)
-    c.vk.vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k.desc.push_bytes, p.push.data());
+  if (k.desc.kernel.push_bytes())
+    c.vk.vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k.desc.kernel.push_bytes(), p.push.data());
   if (p.indirect_entry >= 0)
     c.vk.vkCmdDispatchIndirect(cmd, p.indirect_region.buffer,
                                p.indirect_region.offset + VkDeviceSize(p.indirect_entry) * kIndirectEntryBytes);

@@ -9,18 +9,17 @@
 namespace vkprim::detail {
 
 namespace {
-constexpr uint32_t kArgsPushBytes = 4 * 4 + kMaxIndirectEntries * 16;
-}
+constexpr KernelName kArgsKernel = kernel_name("indirect/args");
+// Its push constants: four words, then kMaxIndirectEntries entries of four (shaders/indirect/args.comp).
+static_assert(kArgsKernel.push_bytes() == 4 * 4 + kMaxIndirectEntries * 16);
+}  // namespace
 
 Result<const Kernel*> indirect_args_kernel(ContextImpl& c, const char* plan) {
-  KernelDesc kd;
+  KernelDesc kd{kArgsKernel};
   kd.plan = plan;
   kd.group = &kShaderGroup_indirect;
-  kd.kernel = "indirect/args";
   kd.variant = "default";
   kd.workgroup_size = 1;
-  kd.bindings = 2;
-  kd.push_bytes = kArgsPushBytes;
   return get_kernel(c, kd);
 }
 
@@ -57,7 +56,7 @@ Pass make_indirect_args_pass(ContextImpl& c, const Kernel* args_kernel, const Bu
   pass.kernel = args_kernel;
   pass.buffers[0] = bound.bound;
   pass.buffers[1] = region;
-  std::array<uint32_t, kArgsPushBytes / 4> push{};
+  std::array<uint32_t, kArgsKernel.push_bytes() / 4> push{};
   push[0] = bound.shift;
   push[1] = uint32_t(std::min<uint64_t>(max_count, 0xffffffffull));
   push[2] = c.caps.max_workgroup_count[0];

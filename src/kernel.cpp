@@ -67,14 +67,14 @@ std::vector<std::pair<std::string, std::string>> read_statistics(const KernelDev
 
 // The kernel's SPIR-V, as embedded in the library.
 Result<std::vector<uint32_t>> embedded_spirv(const KernelDesc& desc) {
-  const ShaderVariant* shader = desc.group ? find_shader(*desc.group, desc.kernel, desc.variant) : nullptr;
+  const ShaderVariant* shader = desc.group ? find_shader(*desc.group, desc.kernel.name(), desc.variant) : nullptr;
   if (!shader)
-    return make_error(Status::unsupported, "kernel '", desc.kernel, "' has no embedded variant '", desc.variant,
-                      "' (VKPRIM_TYPES chooses the element types built into the library)");
+    return make_error(Status::unsupported, "kernel '", desc.kernel.name(), "' has no embedded variant '",
+                      desc.variant, "' (VKPRIM_TYPES chooses the element types built into the library)");
   std::vector<uint32_t> words;
   if (!unpack_shader(*desc.group, *shader, words))
-    return make_error(Status::vulkan_error, "the embedded SPIR-V of kernel '", desc.kernel, "' [", desc.variant,
-                      "] is corrupt");
+    return make_error(Status::vulkan_error, "the embedded SPIR-V of kernel '", desc.kernel.name(), "' [",
+                      desc.variant, "] is corrupt");
   return words;
 }
 
@@ -83,37 +83,51 @@ Result<void> check_limits(const Capabilities& caps, const KernelDesc& desc) {
       desc.workgroup_size > caps.max_workgroup_invocations)
     return make_error(Status::unsupported, "workgroup size ", desc.workgroup_size, " exceeds the device's limit of ",
                       std::min(caps.max_workgroup_size[0], caps.max_workgroup_invocations));
-  if (desc.push_bytes > caps.max_push_constants)
-    return make_error(Status::unsupported, "kernel needs ", desc.push_bytes, " bytes of push constants; device has ",
-                      caps.max_push_constants);
+  if (desc.kernel.push_bytes() > caps.max_push_constants)
+    return make_error(Status::unsupported, "kernel needs ", desc.kernel.push_bytes(),
+                      " bytes of push constants; device has ", caps.max_push_constants);
+  return {};
+}
+
+// A constant the kernel does not declare would be ignored by the driver without a word: a fault of the plan
+// or of shaders/kernels.cmake's SPEC, reported instead.
+Result<void> check_constants(const KernelDesc& desc) {
+  const char* stray = nullptr;
+  if (desc.op && !desc.kernel.declares(SpecId::vk_op)) stray = kSpecNames[uint32_t(SpecId::vk_op)];
+  for (const Specialization::Constant& c : desc.spec.constants())
+    if (c.value && !desc.kernel.declares(c.id)) stray = kSpecNames[uint32_t(c.id)];
+  if (stray)
+    return make_error(Status::unsupported, "vkprim sets specialization constant ", stray, " of kernel ",
+                      desc.kernel.name(), ", which declares none (an internal error)");
   return {};
 }
 
 // Releases what was built so far and says which call failed for which kernel.
 Error build_failed(const KernelDevice& c, Kernel& kernel, VkResult r, const char* what) {
   destroy_kernel(c, kernel);
-  return vk_error(r, what, " for kernel ", kernel.desc.kernel, " [", variant_label(kernel.desc), "]");
+  return vk_error(r, what, " for kernel ", kernel.desc.kernel.name(), " [", variant_label(kernel.desc), "]");
 }
 
-// `bindings` storage buffers at set 0, pushed where the context uses push descriptors.
+// The kernel's storage buffers at set 0, pushed where the context uses push descriptors.
 VkResult create_set_layout(const KernelDevice& c, Kernel& kernel) {
-  const KernelDesc& desc = kernel.desc;
-  std::vector<VkDescriptorSetLayoutBinding> bindings(desc.bindings);
-  for (uint32_t i = 0; i < desc.bindings; ++i)
+  const uint32_t count = kernel.desc.kernel.bindings();
+  std::vector<VkDescriptorSetLayoutBinding> bindings(count);
+  for (uint32_t i = 0; i < count; ++i)
     bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   set_info.flags = kernel.push_descriptors ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR : 0;
-  set_info.bindingCount = desc.bindings;
+  set_info.bindingCount = count;
   set_info.pBindings = bindings.data();
   return c.vk.vkCreateDescriptorSetLayout(c.device, &set_info, nullptr, &kernel.set_layout);
 }
 
 VkResult create_pipeline_layout(const KernelDevice& c, Kernel& kernel) {
-  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kernel.desc.push_bytes};
+  const uint32_t push_bytes = kernel.desc.kernel.push_bytes();
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
   VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   layout_info.setLayoutCount = 1;
   layout_info.pSetLayouts = &kernel.set_layout;
-  layout_info.pushConstantRangeCount = kernel.desc.push_bytes ? 1 : 0;
+  layout_info.pushConstantRangeCount = push_bytes ? 1 : 0;
   layout_info.pPushConstantRanges = &push;
   return c.vk.vkCreatePipelineLayout(c.device, &layout_info, nullptr, &kernel.layout);
 }
@@ -125,33 +139,38 @@ VkResult create_module(const KernelDevice& c, const std::vector<uint32_t>& words
   return c.vk.vkCreateShaderModule(c.device, &module_info, nullptr, &module);
 }
 
-// Specialization constants 0..6, each value at offset 4 * id. Constants 0 and 1 are always passed; 2, 3,
-// 4 and 6 only when set, so 0 keeps the shader's own default. Constant 5 takes vkprim::Op's value
+// Every constant by ID (SpecId), each value at offset 4 * ID. WG_SIZE and ITEMS are always passed; the
+// others only when set, so 0 keeps the shader's own default. VK_OP takes vkprim::Op's value
 // (common/types.glsl numbers the operators the same way).
-struct Specialization {
-  static constexpr uint32_t kConstants = 7;
-  uint32_t values[kConstants];
-  VkSpecializationMapEntry entries[kConstants];
+struct SpecializationData {
+  uint32_t values[kSpecIds] = {};
+  VkSpecializationMapEntry entries[kSpecIds] = {};
   uint32_t count = 0;
   VkSpecializationInfo info() const { return {count, entries, sizeof(values), values}; }
 };
 
-Specialization specialization(const KernelDesc& desc) {
+SpecializationData specialization(const KernelDesc& desc) {
   static_assert(uint32_t(Op::add) == 0 && uint32_t(Op::min) == 1 && uint32_t(Op::max) == 2 &&
                 uint32_t(Op::bit_and) == 3 && uint32_t(Op::bit_or) == 4 && uint32_t(Op::bit_xor) == 5);
-  Specialization s{{desc.workgroup_size, desc.items, desc.tuning, desc.mode, desc.rounds,
-                    uint32_t(desc.op.value_or(Op::add)), desc.width},
-                   {}};
-  const bool passed[Specialization::kConstants] = {true, true, desc.tuning != 0, desc.mode != 0, desc.rounds != 0,
-                                                   desc.op.has_value(), desc.width != 0};
-  for (uint32_t id = 0; id < Specialization::kConstants; ++id)
+  SpecializationData s;
+  bool passed[kSpecIds] = {};
+  auto set = [&](SpecId id, uint32_t value) {
+    s.values[uint32_t(id)] = value;
+    passed[uint32_t(id)] = true;
+  };
+  set(SpecId::wg_size, desc.workgroup_size);
+  set(SpecId::items, desc.items);
+  if (desc.op) set(SpecId::vk_op, uint32_t(*desc.op));
+  for (const Specialization::Constant& c : desc.spec.constants())
+    if (c.value) set(c.id, c.value);
+  for (uint32_t id = 0; id < kSpecIds; ++id)
     if (passed[id]) s.entries[s.count++] = {id, 4 * id, 4};
   return s;
 }
 
 VkResult create_pipeline(const KernelDevice& c, Kernel& kernel, VkShaderModule module, KernelSubgroups subgroups) {
   const KernelDesc& desc = kernel.desc;
-  const Specialization constants = specialization(desc);
+  const SpecializationData constants = specialization(desc);
   const VkSpecializationInfo spec = constants.info();
   VkComputePipelineCreateInfo pipe_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   pipe_info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -189,9 +208,9 @@ Result<std::unique_ptr<Kernel>> build_kernel(const KernelDevice& c, const Kernel
   auto words = embedded_spirv(desc);
   if (!words) return std::move(words).error();
   if (auto fits = check_limits(c.caps, desc); !fits) return fits.error();
+  if (auto declared = check_constants(desc); !declared) return declared.error();
 
-  auto kernel = std::make_unique<Kernel>();
-  kernel->desc = desc;
+  auto kernel = std::make_unique<Kernel>(Kernel{desc});
   kernel->push_descriptors = c.push_descriptors;
   if (VkResult r = create_set_layout(c, *kernel); r != VK_SUCCESS)
     return build_failed(c, *kernel, r, "vkCreateDescriptorSetLayout");

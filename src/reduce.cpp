@@ -39,11 +39,25 @@ namespace detail {
 
 namespace {
 
-constexpr uint32_t kReducePushBytes = 6 * sizeof(uint32_t);
 constexpr uint32_t kPassInVectors = 1u, kPassIndirect = 2u;  // common/pass_io.glsl flags
 
+// The kernel of each algorithm (automatic resolves to one first).
+constexpr KernelName reduce_kernel(ReduceAlgorithm a) {
+  switch (a) {
+    case ReduceAlgorithm::interleaved_divergent: return kernel_name("reduce/interleaved_divergent");
+    case ReduceAlgorithm::interleaved_strided: return kernel_name("reduce/interleaved_strided");
+    case ReduceAlgorithm::sequential: return kernel_name("reduce/sequential");
+    case ReduceAlgorithm::first_add_during_load: return kernel_name("reduce/first_add_during_load");
+    case ReduceAlgorithm::unrolled_subgroup: return kernel_name("reduce/unrolled_subgroup");
+    case ReduceAlgorithm::unrolled_complete: return kernel_name("reduce/unrolled_complete");
+    case ReduceAlgorithm::ordered: return kernel_name("reduce/ordered");
+    case ReduceAlgorithm::automatic:
+    case ReduceAlgorithm::grid_stride: break;
+  }
+  return kernel_name("reduce/grid_stride");
+}
+
 struct ReduceShape {
-  const char* kernel;
   uint32_t workgroup_size;
   uint32_t items;             // specialization constant ITEMS
   bool uses_subgroups;
@@ -59,15 +73,15 @@ ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, const ReduceDesc& 
     const uint32_t ordered_wg = user_workgroup(c, wg, desc.user_operator->size);
     const uint32_t items =
         desc.tuning.vectors_per_thread ? desc.tuning.vectors_per_thread : user_items(desc.user_operator->size);
-    return {"reduce/ordered", ordered_wg, items, true, uint64_t(ordered_wg) * items, 0};
+    return {ordered_wg, items, true, uint64_t(ordered_wg) * items, 0};
   }
   switch (a) {
-    case ReduceAlgorithm::interleaved_divergent: return {"reduce/interleaved_divergent", wg, 1, false, wg, 0};
-    case ReduceAlgorithm::interleaved_strided: return {"reduce/interleaved_strided", wg, 1, false, wg, 0};
-    case ReduceAlgorithm::sequential: return {"reduce/sequential", wg, 1, false, wg, 0};
-    case ReduceAlgorithm::first_add_during_load: return {"reduce/first_add_during_load", wg, 1, false, 2 * wg, 0};
-    case ReduceAlgorithm::unrolled_subgroup: return {"reduce/unrolled_subgroup", wg, 1, true, 2 * wg, 0};
-    case ReduceAlgorithm::unrolled_complete: return {"reduce/unrolled_complete", wg, 1, true, 2 * wg, 0};
+    case ReduceAlgorithm::interleaved_divergent: return {wg, 1, false, wg, 0};
+    case ReduceAlgorithm::interleaved_strided: return {wg, 1, false, wg, 0};
+    case ReduceAlgorithm::sequential: return {wg, 1, false, wg, 0};
+    case ReduceAlgorithm::first_add_during_load: return {wg, 1, false, 2 * wg, 0};
+    case ReduceAlgorithm::unrolled_subgroup: return {wg, 1, true, 2 * wg, 0};
+    case ReduceAlgorithm::unrolled_complete: return {wg, 1, true, 2 * wg, 0};
     default: break;
   }
   // grid_stride: a tile is WG_SIZE threads x ITEMS vectors of 16 bytes; the grid is capped so that one
@@ -82,7 +96,7 @@ ReduceShape shape_of(ReduceAlgorithm a, const ContextImpl& c, const ReduceDesc& 
   else if (c.caps.compute_units && c.caps.threads_per_compute_unit >= wg)
     cap = uint64_t(c.caps.compute_units) * (c.caps.threads_per_compute_unit / wg);
   if (desc.tuning.max_workgroups) cap = desc.tuning.max_workgroups;
-  return {"reduce/grid_stride", wg, items, true, uint64_t(wg) * items * vec, cap};
+  return {wg, items, true, uint64_t(wg) * items * vec, cap};
 }
 
 }  // namespace
@@ -198,15 +212,12 @@ ReduceAlgorithm resolve_reduce_algorithm(const ReduceDesc& desc) {
 // The plan's reduction kernel: its shape, its type and op or the user operator, its bindings.
 Result<void> build_reduce_kernel(ContextImpl& c, const ReduceDesc& desc, ReducePlan& plan) {
   const UserOperator* user = desc.user_operator;
-  KernelDesc kd;
+  KernelDesc kd{reduce_kernel(plan.algorithm)};
   kd.plan = "Reduce";
   kd.group = user ? user->kernels : &kShaderGroup_reduce;
-  kd.kernel = plan.shape.kernel;
   if (!user) kd.op = desc.op;
   kd.workgroup_size = plan.shape.workgroup_size;
   kd.items = plan.shape.items;
-  kd.bindings = plan.indirect_binding ? 3 : 2;
-  kd.push_bytes = kReducePushBytes;
   auto variant = value_variant(c, desc.type, desc.op, user, plan.shape.uses_subgroups, plan.shape.workgroup_size);
   if (!variant) return std::move(variant).error();
   kd.variant = variant.value();
@@ -250,8 +261,8 @@ Result<Reduce> Reduce::create(Context& context, const ReduceDesc& desc) {
   plan->shape = detail::shape_of(plan->algorithm, c, desc);
   plan->elem = user ? user->size : size_of(desc.type);
   plan->vec = user ? 1 : 16 / plan->elem;
-  plan->indirect_binding =
-      plan->algorithm == ReduceAlgorithm::grid_stride || plan->algorithm == ReduceAlgorithm::ordered;
+  // Binding 2 is the record_indirect region where the kernel has one (common/pass_io.glsl).
+  plan->indirect_binding = detail::reduce_kernel(plan->algorithm).bindings() > 2;
   if (auto ok = detail::build_reduce_kernel(c, desc, *plan); !ok) return ok.error();
   if (auto ok = detail::lay_out_reduce_scratch(c, desc, *plan); !ok) return ok.error();
   if (plan->indirect_binding) {
@@ -316,7 +327,7 @@ Result<void> Reduce::record(VkCommandBuffer cmd, const BufferRange& input, const
       if (p.indirect_binding) pass.buffers[2] = in.bound;  // statically used, never read by a direct pass
       pass.push = {uint32_t(wn), in.shift, out.shift, uint32_t(groups), in.shift % p.vec == 0 ? detail::kPassInVectors : 0u};
       pass.groups = groups;
-      pass.label = std::string("vkprim ") + p.shape.kernel + " level " + std::to_string(level) +
+      pass.label = std::string("vkprim ") + p.kernel->desc.kernel.name() + " level " + std::to_string(level) +
                    (n > p.window ? " window " + std::to_string(first / p.window) : std::string());
       passes.push_back(std::move(pass));
       written += groups;
@@ -375,7 +386,8 @@ Result<void> Reduce::record_indirect(VkCommandBuffer cmd, const BufferRange& inp
                  (in.shift % p.vec == 0 ? detail::kPassInVectors : 0u) | detail::kPassIndirect, level};
     pass.indirect_entry = int32_t(level);
     pass.indirect_region = region;
-    pass.label = std::string("vkprim ") + p.shape.kernel + " level " + std::to_string(level) + " (indirect)";
+    pass.label =
+        std::string("vkprim ") + p.kernel->desc.kernel.name() + " level " + std::to_string(level) + " (indirect)";
     passes.push_back(std::move(pass));
     source = target;
     n = partials;

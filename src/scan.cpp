@@ -55,8 +55,6 @@ namespace detail {
 
 namespace {
 
-constexpr uint32_t kScanPushBytes = 8 * sizeof(uint32_t);
-constexpr uint32_t kScanBindings = 4;
 constexpr uint32_t kWorkgroup = 256;
 // reduce_then_scan: tiles of 128 invocations x 4 vectors, whose more resident workgroups overlap one tile's
 // scan with another's loads (docs/PERFORMANCE.md, Scan).
@@ -118,7 +116,6 @@ enum : uint32_t {
   kIndirect = 2048u,
 };
 constexpr uint32_t kEntryShift = 24;  // SCAN_ENTRY_SHIFT: the indirect entry in the flags' top byte
-constexpr uint32_t kIndirectBindings = 5;  // binding 4: the record_indirect region
 
 bool is_chained(ScanAlgorithm a) {
   return a == ScanAlgorithm::chained_lookback || a == ScanAlgorithm::chained_fallback;
@@ -256,7 +253,7 @@ class PassBuilder {
                           ? BoundBuffer{scratch_.buffer, scratch_.offset + p_.carry_offset, p_.carry_bytes}
                           : bind_elements(c_, output_, 0, 1, p_.elem).bound;
     // Binding 4 of the kernels record_indirect uses: statically used, read only when recorded indirectly.
-    if (kernel->desc.bindings > 4) pass.buffers[4] = indirect_ ? indirect_region_ : bin.bound;
+    if (kernel->desc.kernel.bindings() > 4) pass.buffers[4] = indirect_ ? indirect_region_ : bin.bound;
     if (indirect_) {
       flags |= kIndirect | (uint32_t(entry_) << kEntryShift);
       pass.indirect_entry = entry_;
@@ -579,7 +576,7 @@ struct ScanPolicy {
   uint32_t items = 1;             // chained and reduce_then_scan: vectors per invocation of a tile
   uint32_t narrow_items = 0;      // chained with wide tiles: vectors per invocation of the narrow tile, else 0
   uint64_t wide_from = 0;         // chained with wide tiles: windows of this many elements or more take them
-  uint32_t lookback_windows = 0;  // chained: look-back windows per step (specialization constant 2)
+  uint32_t lookback_windows = 0;  // chained: look-back windows per step (LOOK_WINDOWS)
 };
 
 // Invocations per workgroup where tuning.workgroup_size leaves the choice to the plan.
@@ -650,58 +647,54 @@ Result<void> check_scan_policy(const ContextImpl& c, const ScanDesc& desc, const
   return {};
 }
 
-// How a scan kernel is built: with subgroup operations (its subgroup variant where the device and the
-// workgroup allow), and with binding 4, record_indirect's region (the kernels record_indirect runs).
-struct KernelUse {
-  bool subgroups;
-  bool indirect_capable;
-};
-constexpr KernelUse kPlain{.subgroups = false, .indirect_capable = false};
-constexpr KernelUse kSubgroupIndirect{.subgroups = true, .indirect_capable = true};
+// Whether a scan kernel is built with subgroup operations (its subgroup variant where the device and the
+// workgroup allow).
+constexpr bool kPlain = false, kSubgroups = true;
 
 // Builds a plan's kernels in turn; after the first failure it builds no more and keeps that error.
 struct ScanKernels {
   ContextImpl& c;
   const ScanDesc& desc;
   ScanPlan& plan;
-  uint32_t tuning;  // specialization constant 2 (chained: look-back windows)
+  uint32_t look_windows;  // LOOK_WINDOWS of the chained kernels (0 elsewhere)
   Result<void> built{};
 
-  void need(const Kernel*& slot, const char* name, uint32_t items, KernelUse use) {
+  void need(const Kernel*& slot, KernelName name, uint32_t items, bool subgroups) {
     if (!built) return;
-    auto k = build(name, items, use);
+    auto k = build(name, items, subgroups);
     if (!k) built = std::move(k).error();
     else slot = k.value();
   }
 
-  Result<const Kernel*> build(const char* name, uint32_t items, KernelUse use) {
+  Result<const Kernel*> build(KernelName name, uint32_t items, bool subgroups) {
     const UserOperator* user = desc.user_operator;
-    KernelDesc kd;
+    KernelDesc kd{name};
     kd.plan = "Scan";
     kd.group = user ? user->kernels : &kShaderGroup_scan;
-    kd.kernel = name;
     if (!user) kd.op = desc.op;
     kd.workgroup_size = plan.wg;
     kd.items = items;
-    kd.tuning = tuning;
-    kd.bindings = use.indirect_capable ? kIndirectBindings : kScanBindings;
-    kd.push_bytes = kScanPushBytes;
-    auto variant = value_variant(c, desc.type, desc.op, user, use.subgroups, plan.wg);
+    kd.spec.look_windows = look_windows;
+    auto variant = value_variant(c, desc.type, desc.op, user, subgroups, plan.wg);
     if (!variant) return std::move(variant).error();
     kd.variant = variant.value();
     const bool sg = kd.variant.find(".nosg") == std::string::npos;
-    if (use.subgroups) plan.subgroups = sg;
-    kd.uses_subgroups = use.subgroups && sg;
+    if (subgroups) plan.subgroups = sg;
+    kd.uses_subgroups = subgroups && sg;
     return get_kernel(c, kd);
   }
 };
 
-// The chained kernel: "scan/<algorithm>", with "64" where the tile state is 64-bit {flag, value} words (one
-// per tile for 32-bit values, one per word of a user operator's value), else the value in 16-bit parts
-// across u32 words (common/tile_state.glsl). The bytes per tile are the same.
-std::string chained_kernel_name(const ContextImpl& c, const ScanDesc& desc, ScanAlgorithm algorithm) {
+// The chained kernels by algorithm (lookback, fallback) and tile state: the value in 16-bit parts across
+// u32 words, or 64-bit {flag, value} words (one per tile for 32-bit values, one per word of a user
+// operator's value; common/tile_state.glsl). The bytes per tile are the same.
+constexpr KernelName kChainedKernels[2][2] = {
+    {kernel_name("scan/chained_lookback"), kernel_name("scan/chained_lookback64")},
+    {kernel_name("scan/chained_fallback"), kernel_name("scan/chained_fallback64")}};
+
+KernelName chained_kernel(const ContextImpl& c, const ScanDesc& desc, ScanAlgorithm algorithm) {
   const bool state64 = state64_enabled(c) && (desc.user_operator || !is_64bit(desc.type));
-  return std::string("scan/") + to_string(algorithm) + (state64 ? "64" : "");
+  return kChainedKernels[algorithm == ScanAlgorithm::chained_fallback][state64];
 }
 
 // Builds the kernels of the plan's algorithm, and record_indirect's args kernel where it has that call, and
@@ -710,28 +703,28 @@ Result<void> build_scan_kernels(ContextImpl& c, const ScanDesc& desc, const Scan
   ScanKernels k{c, desc, plan, policy.lookback_windows};
   const uint64_t wg = plan.wg, vec = plan.vec;
   switch (plan.algorithm) {
-    case ScanAlgorithm::hillis_steele: k.need(plan.step, "scan/hillis_steele", 1, kPlain); break;
+    case ScanAlgorithm::hillis_steele: k.need(plan.step, kernel_name("scan/hillis_steele"), 1, kPlain); break;
     case ScanAlgorithm::blelloch_global:
-      k.need(plan.up, "scan/blelloch_upsweep", 1, kPlain);
-      k.need(plan.down, "scan/blelloch_downsweep", 1, kPlain);
+      k.need(plan.up, kernel_name("scan/blelloch_upsweep"), 1, kPlain);
+      k.need(plan.down, kernel_name("scan/blelloch_downsweep"), 1, kPlain);
       break;
     case ScanAlgorithm::blocked_blelloch:
-      k.need(plan.block, "scan/blelloch_block", 1, kPlain);
-      k.need(plan.add, "scan/add_carry", 1, kPlain);
+      k.need(plan.block, kernel_name("scan/blelloch_block"), 1, kPlain);
+      k.need(plan.add, kernel_name("scan/add_carry"), 1, kPlain);
       plan.block_elements = 2 * wg;
       break;
     case ScanAlgorithm::subgroup_blocked:
-      k.need(plan.block, "scan/subgroup_block", kRows, kSubgroupIndirect);
-      k.need(plan.add, "scan/add_carry", 1, kPlain);
+      k.need(plan.block, kernel_name("scan/subgroup_block"), kRows, kSubgroups);
+      k.need(plan.add, kernel_name("scan/add_carry"), 1, kPlain);
       plan.block_elements = wg * kRows;
       break;
     case ScanAlgorithm::chained_lookback:
     case ScanAlgorithm::chained_fallback: {
-      const std::string name = chained_kernel_name(c, desc, plan.algorithm);
-      k.need(plan.chained, name.c_str(), policy.items, kSubgroupIndirect);
+      const KernelName name = chained_kernel(c, desc, plan.algorithm);
+      k.need(plan.chained, name, policy.items, kSubgroups);
       plan.tile_elements = wg * policy.items * vec;
       if (policy.narrow_items) {
-        k.need(plan.chained_narrow, name.c_str(), policy.narrow_items, kSubgroupIndirect);
+        k.need(plan.chained_narrow, name, policy.narrow_items, kSubgroups);
         plan.narrow_tile_elements = wg * policy.narrow_items * vec;
         plan.wide_from = policy.wide_from;
       }
@@ -740,10 +733,10 @@ Result<void> build_scan_kernels(ContextImpl& c, const ScanDesc& desc, const Scan
     default: {
       // Tile sums one per invocation for user operators (ROW_N is 1 for them: common/scan_types.glsl).
       const uint32_t block_items = desc.user_operator ? 1 : kRows;
-      k.need(plan.tile_reduce, "scan/reduce_then_scan_reduce", policy.items, kSubgroupIndirect);
-      k.need(plan.tile_scan, "scan/reduce_then_scan_scan", policy.items, kSubgroupIndirect);
-      k.need(plan.block, "scan/subgroup_block", block_items, kSubgroupIndirect);
-      k.need(plan.add, "scan/add_carry", 1, kPlain);
+      k.need(plan.tile_reduce, kernel_name("scan/reduce_then_scan_reduce"), policy.items, kSubgroups);
+      k.need(plan.tile_scan, kernel_name("scan/reduce_then_scan_scan"), policy.items, kSubgroups);
+      k.need(plan.block, kernel_name("scan/subgroup_block"), block_items, kSubgroups);
+      k.need(plan.add, kernel_name("scan/add_carry"), 1, kPlain);
       plan.block_elements = wg * block_items;
       plan.tile_elements = wg * policy.items * vec;
       break;

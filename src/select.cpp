@@ -78,8 +78,7 @@ namespace detail {
 
 namespace {
 
-constexpr uint32_t kPushBytes = 8 * sizeof(uint32_t);
-constexpr uint32_t kBindings = 6;  // common/select_io.glsl
+constexpr uint32_t kBindings = kernel_name("select/scatter").bindings();  // every select kernel's (select_io.glsl)
 // The tile: 256 invocations x 4 vectors; no other shape measured faster overall
 // (docs/PERFORMANCE.md, Select and Partition).
 constexpr uint32_t kDefaultWorkgroup = 256;
@@ -392,25 +391,22 @@ Result<void> check_select_limits(const ContextImpl& c, const SelectPlan& p) {
 
 // One kernel of shaders/select/.
 struct SelectKernel {
-  const char* kernel;
+  KernelName kernel;
   std::string variant;
   uint32_t workgroup_size, items;
   bool uses_subgroups;
-  uint32_t mode = 0;  // specialization constant 3
+  uint32_t rejected_order = 0;  // REJECTED_ORDER
 };
 
 Result<const Kernel*> get_select_kernel(ContextImpl& c, const char* plan, const SelectKernel& k) {
-  KernelDesc kd;
+  KernelDesc kd{k.kernel};
   kd.plan = plan;
   kd.group = &kShaderGroup_select;
-  kd.kernel = k.kernel;
   kd.variant = k.variant;
   kd.workgroup_size = k.workgroup_size;
   kd.items = k.items;
-  kd.bindings = kBindings;
-  kd.push_bytes = kPushBytes;
   kd.uses_subgroups = k.uses_subgroups;
-  kd.mode = k.mode;
+  kd.spec.rejected_order = k.rejected_order;
   return get_kernel(c, kd);
 }
 
@@ -424,42 +420,42 @@ struct FirstFailure {
   }
 };
 
-// The chained kernel: Select's or Partition's, with its tile state in 64-bit atomic words where enabled.
-const char* chained_kernel_name(const ContextImpl& c, bool partition) {
-  const bool state64 = state64_enabled(c);
-  if (partition) return state64 ? "select/partition_chained64" : "select/partition_chained";
-  return state64 ? "select/chained64" : "select/chained";
-}
+// The chained kernels by plan (Select, Partition) and tile state (16-bit parts, 64-bit atomic words).
+constexpr KernelName kChainedKernels[2][2] = {
+    {kernel_name("select/chained"), kernel_name("select/chained64")},
+    {kernel_name("select/partition_chained"), kernel_name("select/partition_chained64")}};
 
 // Builds the kernels of the plan's algorithm and record_indirect's args kernel; the first failure is returned.
 Result<void> build_select_kernels(ContextImpl& c, SelectPlan& plan) {
   const std::string variant = std::string(to_string(plan.desc.type)) + (c.use_subgroups(plan.wg) ? "" : ".nosg");
   FirstFailure built;
   if (plan.chained_path()) {
-    // Specialization constant 3 of the Partition kernel: 1 writes the rejected elements reversed, in place.
-    built.keep(plan.chained, get_select_kernel(c, plan.name, {.kernel = chained_kernel_name(c, plan.partition),
-                                                              .variant = variant, .workgroup_size = plan.wg,
-                                                              .items = plan.items, .uses_subgroups = true,
-                                                              .mode = plan.reversed() ? 1u : 0u}));
+    // REJECTED_ORDER of the Partition kernel: 1 writes the rejected elements reversed, in place.
+    built.keep(plan.chained,
+               get_select_kernel(c, plan.name, {.kernel = kChainedKernels[plan.partition][state64_enabled(c)],
+                                                .variant = variant, .workgroup_size = plan.wg, .items = plan.items,
+                                                .uses_subgroups = true, .rejected_order = plan.reversed() ? 1u : 0u}));
     if (plan.spills())
       built.keep(plan.copy_rejected,
-                 get_select_kernel(c, plan.name, {.kernel = "select/copy_rejected",
+                 get_select_kernel(c, plan.name, {.kernel = kernel_name("select/copy_rejected"),
                                                   .variant = plan.out_elem == 8 ? "u64" : "u32",
                                                   .workgroup_size = kCopyWorkgroup, .items = kCopyItems,
                                                   .uses_subgroups = false}));
   } else {
-    built.keep(plan.tile_count, get_select_kernel(c, plan.name, {.kernel = "select/tile_count", .variant = variant,
-                                                                 .workgroup_size = plan.wg, .items = plan.items,
-                                                                 .uses_subgroups = true}));
+    built.keep(plan.tile_count,
+               get_select_kernel(c, plan.name, {.kernel = kernel_name("select/tile_count"), .variant = variant,
+                                                .workgroup_size = plan.wg, .items = plan.items,
+                                                .uses_subgroups = true}));
     auto counts_variant = variant_name(c, DataType::u32, std::nullopt, true, kScanCountsWorkgroup);
     if (!counts_variant) return counts_variant.error();
-    built.keep(plan.scan_counts, get_select_kernel(c, plan.name, {.kernel = "select/scan_counts",
+    built.keep(plan.scan_counts, get_select_kernel(c, plan.name, {.kernel = kernel_name("select/scan_counts"),
                                                                   .variant = counts_variant.value(),
                                                                   .workgroup_size = kScanCountsWorkgroup,
                                                                   .items = 1, .uses_subgroups = true}));
-    built.keep(plan.scatter, get_select_kernel(c, plan.name, {.kernel = "select/scatter", .variant = variant,
-                                                              .workgroup_size = plan.wg, .items = plan.items,
-                                                              .uses_subgroups = true}));
+    built.keep(plan.scatter,
+               get_select_kernel(c, plan.name, {.kernel = kernel_name("select/scatter"), .variant = variant,
+                                                .workgroup_size = plan.wg, .items = plan.items,
+                                                .uses_subgroups = true}));
   }
   built.keep(plan.args, indirect_args_kernel(c, plan.name));
   return std::move(built.result);

@@ -15,7 +15,10 @@
 #include "vkprim/sort.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,8 +81,6 @@ namespace detail {
 
 namespace {
 
-constexpr uint32_t kSortBindings = 6;
-constexpr uint32_t kSortPushBytes = 12 * sizeof(uint32_t);
 constexpr uint32_t kDigits = 256;
 constexpr uint32_t kHeaderWords = 16;
 constexpr uint32_t kRegionWord = kHeaderWords + 8 * kDigits;  // META_REGION of common/radix.glsl
@@ -632,55 +633,112 @@ Result<void> check_sort_bindings(ContextImpl& c, const SortDesc& desc, const Sor
   return {};
 }
 
-// The sort kernels are named <family>_k<key bits>[<payload>][_p][_d] (shaders/kernels.cmake): a family takes
+// The sort kernels are named <family>_k<key bits>[<payload>][<options>] (shaders/kernels.cmake): a family takes
 // the key width only, the key width and payload, or those and the ranking / scatter options.
 enum class Suffix { none, keys, values, options };
+enum class SortFamily { single, histogram, upsweep, scan, downsweep, onesweep, copy };
+struct SortFamilyName {
+  const char* base;
+  Suffix suffix;
+};
+constexpr SortFamilyName kSortFamilies[] = {
+    {"sort/single", Suffix::values},      {"sort/histogram", Suffix::keys},    {"sort/upsweep", Suffix::keys},
+    {"sort/scan", Suffix::none},          {"sort/downsweep", Suffix::options}, {"sort/onesweep", Suffix::options},
+    {"sort/copy", Suffix::values}};
+constexpr const char* kKeyParts[] = {"_k8", "_k16", "_k32", "_k64"};
+constexpr const char* kPayloadParts[] = {"", "_v32", "_v64", "_vw1", "_vw4"};
+constexpr const char* kOptionParts[] = {"", "_p", "_d", "_p_d"};
+constexpr size_t kKeys = std::size(kKeyParts), kPayloads = std::size(kPayloadParts), kOptions = std::size(kOptionParts);
+
+// A name's parts, as indices into the tables above; those its family's name lacks are 0.
+struct SortNameParts {
+  size_t key = 0, payload = 0, option = 0;
+  constexpr SortNameParts of(SortFamily f) const {
+    const Suffix s = kSortFamilies[size_t(f)].suffix;
+    return {s == Suffix::none ? 0 : key, s >= Suffix::values ? payload : 0, s == Suffix::options ? option : 0};
+  }
+  constexpr size_t slot(SortFamily f) const {
+    return ((size_t(f) * kKeys + key) * kPayloads + payload) * kOptions + option;
+  }
+};
+constexpr size_t kSortNameSlots = std::size(kSortFamilies) * kKeys * kPayloads * kOptions;
+
+// Every name the families' parts compose, looked up in the kernel list at compile time (none where unlisted).
+consteval std::array<std::optional<KernelName>, kSortNameSlots> compose_sort_names() {
+  std::array<std::optional<KernelName>, kSortNameSlots> names{};
+  for (size_t f = 0; f < std::size(kSortFamilies); ++f) {
+    const auto [base, suffix] = kSortFamilies[f];
+    for (size_t k = 0; k < (suffix == Suffix::none ? 1 : kKeys); ++k)
+      for (size_t p = 0; p < (suffix >= Suffix::values ? kPayloads : 1); ++p)
+        for (size_t o = 0; o < (suffix == Suffix::options ? kOptions : 1); ++o) {
+          std::string name = base;
+          if (suffix != Suffix::none) name += kKeyParts[k];
+          if (suffix >= Suffix::values) name += kPayloadParts[p];
+          if (suffix == Suffix::options) name += kOptionParts[o];
+          names[SortNameParts{k, p, o}.slot(SortFamily(f))] = KernelName::find(name);
+        }
+  }
+  return names;
+}
+constexpr auto kSortNames = compose_sort_names();
+
+// The names every build lists (options for 32- and 64-bit keys only, the one-workgroup sort for payloads of
+// up to 8 bytes), so a misspelt part fails to compile.
+consteval bool sort_names_listed() {
+  for (size_t f = 0; f < std::size(kSortFamilies); ++f)
+    for (size_t k = 0; k < kKeys; ++k)
+      for (size_t p = 0; p < kPayloads; ++p)
+        for (size_t o = 0; o < kOptions; ++o) {
+          const bool listed = !(o && k < 2) && !(SortFamily(f) == SortFamily::single && p > 2);
+          const size_t slot = SortNameParts{k, p, o}.of(SortFamily(f)).slot(SortFamily(f));
+          if (listed && !kSortNames[slot]) return false;
+        }
+  return true;
+}
+static_assert(sort_names_listed(), "a sort kernel name composed here is not in shaders/kernels.cmake");
 
 // Builds the kernels of one plan.
 class SortKernels {
  public:
   SortKernels(ContextImpl& c, const SortPlan& plan) : c_(c), p_(plan) {
-    kw_ = "_k" + std::to_string(8 * p_.key_bytes);
-    vw_ = p_.value_units   ? "_vw" + std::to_string(p_.value_unit)
-          : p_.value_bytes ? "_v" + std::to_string(8 * p_.value_bytes)
-                           : std::string();
-    rank_ = std::string(p_.ranking == SortRanking::partitioned ? "_p" : "") +
-            (p_.scatter == SortScatter::direct ? "_d" : "");
+    parts_.key = p_.key_bytes == 1 ? 0 : p_.key_bytes == 2 ? 1 : p_.key_bytes == 4 ? 2 : 3;
+    parts_.payload = p_.value_units   ? (p_.value_unit == 1 ? 3 : 4)
+                     : p_.value_bytes ? (p_.value_bytes == 4 ? 1 : 2)
+                                      : 0;
+    parts_.option = (p_.ranking == SortRanking::partitioned ? 1 : 0) | (p_.scatter == SortScatter::direct ? 2 : 0);
   }
 
   // ranking: a kernel that ranks digits (subgroups of min_sg, 0 for the emulation); onesweep_ranking: the
   // onesweep digit pass. extra_mode: KEY_FLAGS bits beside the key transform.
-  Result<const Kernel*> get(const char* family, Suffix suffix, bool ranking, bool onesweep_ranking, uint32_t wg,
-                            uint32_t items, uint32_t min_sg, uint32_t rounds, uint32_t extra_mode = 0) const {
-    KernelDesc kd;
+  Result<const Kernel*> get(SortFamily family, bool ranking, bool onesweep_ranking, uint32_t wg, uint32_t items,
+                            uint32_t min_sg, uint32_t rounds, uint32_t extra_mode = 0) const {
+    const std::optional<KernelName> name = kSortNames[parts_.of(family).slot(family)];
+    if (!name)
+      return make_error(Status::unsupported, "RadixSort: shaders/kernels.cmake lists no ",
+                        kSortFamilies[size_t(family)].base, " kernel for these keys and values");
+    KernelDesc kd{*name};
     kd.plan = "RadixSort";
     kd.group = &kShaderGroup_sort;
-    kd.kernel = family;
-    if (suffix != Suffix::none) kd.kernel += kw_;
-    if (suffix == Suffix::values || suffix == Suffix::options) kd.kernel += vw_;
-    if (suffix == Suffix::options) kd.kernel += rank_;
     kd.variant = ranking && !min_sg ? "nosg" : "default";
     kd.workgroup_size = wg;
     kd.items = items;
-    kd.bindings = kSortBindings;
-    kd.push_bytes = kSortPushBytes;
     kd.uses_subgroups = ranking && min_sg;
-    if (ranking && min_sg) kd.tuning = min_sg;  // SUBGROUP_MIN of common/radix.glsl
+    if (ranking && min_sg) kd.spec.subgroup_min = min_sg;
     // The key transform is a specialization constant, which the driver folds (u32 ascending: none).
-    kd.mode = p_.key_flags() | extra_mode;
+    kd.spec.key_flags = p_.key_flags() | extra_mode;
     // Onesweep indexes only below the count and the plan's tile state, so its ranking kernel runs without
     // the driver's bounds checks where allowed (docs/PERFORMANCE.md, Radix sort).
     kd.unchecked_storage = onesweep_ranking;
-    // VALUE_UNITS of common/radix.glsl, in the kernels that move wide values (_vw).
-    if (p_.value_units && suffix != Suffix::none && suffix != Suffix::keys) kd.width = p_.value_units;
-    if (onesweep_ranking && rounds > 1) kd.rounds = rounds;
+    // In the kernels that move wide values (_vw).
+    if (p_.value_units && kSortFamilies[size_t(family)].suffix >= Suffix::values) kd.spec.value_units = p_.value_units;
+    if (onesweep_ranking && rounds > 1) kd.spec.stage_rounds = rounds;
     return get_kernel(c_, kd);
   }
 
  private:
   ContextImpl& c_;
   const SortPlan& p_;
-  std::string kw_, vw_, rank_;
+  SortNameParts parts_;
 };
 
 // Every kernel the plan records: the one-workgroup rungs up to the first that holds max_count, and where
@@ -696,7 +754,7 @@ Result<void> build_sort_kernels(ContextImpl& c, const SortDesc& desc, SortPlan& 
   size_t rungs = 0;
   while (rungs < plan.singles.size() && (rungs == 0 || plan.singles[rungs - 1].keys < desc.max_count)) {
     SortPlan::Single& s = plan.singles[rungs++];
-    if (auto ok = take(s.kernel, k.get("sort/single", Suffix::values, true, false, s.wg, s.items, s.min_sg, 1)); !ok)
+    if (auto ok = take(s.kernel, k.get(SortFamily::single, true, false, s.wg, s.items, s.min_sg, 1)); !ok)
       return ok;
   }
   plan.singles.resize(rungs);
@@ -704,11 +762,11 @@ Result<void> build_sort_kernels(ContextImpl& c, const SortDesc& desc, SortPlan& 
   std::vector<SortPlan::SmallTile> small;
   if (multi_pass && plan.algorithm == SortAlgorithm::onesweep) {
     const uint32_t mode = partials_mode(plan.tile);
-    if (auto ok = take(plan.histogram, k.get("sort/histogram", Suffix::keys, false, false, plan.wg, plan.items, sg,
+    if (auto ok = take(plan.histogram, k.get(SortFamily::histogram, false, false, plan.wg, plan.items, sg,
                                              plan.stage_rounds, mode));
         !ok)
       return ok;
-    if (auto ok = take(plan.onesweep, k.get("sort/onesweep", Suffix::options, true, true, plan.wg, plan.items, sg,
+    if (auto ok = take(plan.onesweep, k.get(SortFamily::onesweep, true, true, plan.wg, plan.items, sg,
                                             plan.stage_rounds, mode));
         !ok)
       return ok;
@@ -716,26 +774,26 @@ Result<void> build_sort_kernels(ContextImpl& c, const SortDesc& desc, SortPlan& 
       if (t.up_to <= plan.single_keys) continue;
       if (!small.empty() && small.back().up_to >= desc.max_count) break;
       const uint32_t small_mode = partials_mode(t.tile);
-      if (auto ok = take(t.kernel, k.get("sort/onesweep", Suffix::options, true, true, t.wg, t.items, t.min_sg, 1, small_mode));
+      if (auto ok = take(t.kernel, k.get(SortFamily::onesweep, true, true, t.wg, t.items, t.min_sg, 1, small_mode));
           !ok)
         return ok;
-      if (auto ok = take(t.histogram, k.get("sort/histogram", Suffix::keys, false, false, t.wg, t.items, t.min_sg, 1,
+      if (auto ok = take(t.histogram, k.get(SortFamily::histogram, false, false, t.wg, t.items, t.min_sg, 1,
                                             small_mode));
           !ok)
         return ok;
       small.push_back(t);
     }
   } else if (multi_pass) {
-    if (auto ok = take(plan.upsweep, k.get("sort/upsweep", Suffix::keys, false, false, plan.wg, plan.items, sg, 1)); !ok)
+    if (auto ok = take(plan.upsweep, k.get(SortFamily::upsweep, false, false, plan.wg, plan.items, sg, 1)); !ok)
       return ok;
-    if (auto ok = take(plan.scan, k.get("sort/scan", Suffix::none, true, false, plan.wg, plan.items, sg, 1)); !ok) return ok;
-    if (auto ok = take(plan.downsweep, k.get("sort/downsweep", Suffix::options, true, false, plan.wg, plan.items, sg, 1));
+    if (auto ok = take(plan.scan, k.get(SortFamily::scan, true, false, plan.wg, plan.items, sg, 1)); !ok) return ok;
+    if (auto ok = take(plan.downsweep, k.get(SortFamily::downsweep, true, false, plan.wg, plan.items, sg, 1));
         !ok)
       return ok;
   }
   plan.small_tiles = std::move(small);
   if (multi_pass && plan.passes % 2 == 1)
-    if (auto ok = take(plan.copy, k.get("sort/copy", Suffix::values, false, false, plan.wg, plan.items, sg, 1)); !ok)
+    if (auto ok = take(plan.copy, k.get(SortFamily::copy, false, false, plan.wg, plan.items, sg, 1)); !ok)
       return ok;
   auto args = indirect_args_kernel(c, "RadixSort");
   if (!args) return std::move(args).error();

@@ -1,12 +1,16 @@
 // The embedded SPIR-V (src/shader_registry.hpp, src/spirv_pack.hpp): every packed variant unpacks to a
-// SPIR-V module, lookups miss cleanly, and a damaged stream is refused without reading past its end.
+// SPIR-V module, lookups miss cleanly, a damaged stream is refused without reading past its end, and the
+// generated kernel list (kernel_names.hpp) says what the modules declare.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "kernel_names.hpp"
 #include "shader_groups.hpp"
 #include "spirv_pack.hpp"
 
@@ -14,15 +18,52 @@ using namespace vkprim::detail;
 
 namespace {
 
-const ShaderGroup* const kGroups[] = {&kShaderGroup_reduce,   &kShaderGroup_scan,    &kShaderGroup_select,
-                                      &kShaderGroup_sort,     &kShaderGroup_by_key,  &kShaderGroup_indirect,
-                                      &kShaderGroup_ceiling,  &kShaderGroup_test};
+struct NamedGroup {
+  std::string_view name;
+  const ShaderGroup* group;
+};
+const NamedGroup kNamedGroups[] = {{"reduce", &kShaderGroup_reduce},     {"scan", &kShaderGroup_scan},
+                                   {"select", &kShaderGroup_select},     {"sort", &kShaderGroup_sort},
+                                   {"by_key", &kShaderGroup_by_key},     {"indirect", &kShaderGroup_indirect},
+                                   {"ceiling", &kShaderGroup_ceiling},   {"test", &kShaderGroup_test}};
 constexpr uint32_t kSpirvMagic = 0x07230203u;
+
+const ShaderGroup* group_named(std::string_view name) {
+  for (const NamedGroup& g : kNamedGroups)
+    if (g.name == name) return g.group;
+  return nullptr;
+}
+
+const KernelInfo* listed(std::string_view kernel) {
+  for (const KernelInfo& k : kKernelList)
+    if (kernel == k.name) return &k;
+  return nullptr;
+}
+
+// What a module declares: its specialization constants (bits by SpecId) and one past its highest binding.
+struct Declared {
+  uint32_t constants = 0, bindings = 0;
+};
+
+Declared declared(const std::vector<uint32_t>& words) {
+  constexpr uint32_t kOpDecorate = 71, kSpecId = 1, kBinding = 33;
+  Declared d;
+  for (size_t i = 5; i < words.size();) {
+    const uint32_t count = words[i] >> 16, opcode = words[i] & 0xffffu;
+    if (count == 0) break;
+    if (opcode == kOpDecorate && count >= 4 && words[i + 2] == kSpecId) d.constants |= 1u << words[i + 3];
+    if (opcode == kOpDecorate && count >= 4 && words[i + 2] == kBinding)
+      d.bindings = std::max(d.bindings, words[i + 3] + 1);
+    i += count;
+  }
+  return d;
+}
 
 }  // namespace
 
 TEST_CASE("every embedded variant unpacks to a SPIR-V module of its recorded length", "[registry]") {
-  for (const ShaderGroup* group : kGroups) {
+  for (const NamedGroup& named : kNamedGroups) {
+    const ShaderGroup* group = named.group;
     REQUIRE(group->count > 0);
     uint32_t next = 0;
     for (uint32_t v = 0; v < group->count; ++v) {
@@ -79,4 +120,51 @@ TEST_CASE("a truncated or corrupted packed stream is refused, never read past it
   const uint8_t repeat[] = {0x10, 0x07, 0x01};
   REQUIRE(spirv_pack::unpack(repeat, sizeof(repeat), out.data(), out.size()));
   CHECK(out == std::vector<uint32_t>{7, 7, 7});
+}
+
+TEST_CASE("every embedded kernel is listed in kernel_names.hpp, in its group", "[registry]") {
+  for (const NamedGroup& g : kNamedGroups) {
+    for (uint32_t v = 0; v < g.group->count; ++v) {
+      const ShaderVariant& shader = g.group->variants[v];
+      INFO(shader.kernel << " [" << shader.variant << "]");
+      const KernelInfo* info = listed(shader.kernel);
+      REQUIRE(info != nullptr);
+      CHECK(info->group == g.name);
+      CHECK(info->embedded);
+    }
+  }
+}
+
+TEST_CASE("a listed kernel is embedded exactly where the list says so", "[registry]") {
+  for (const KernelInfo& k : kKernelList) {
+    INFO(k.name);
+    const ShaderGroup* group = group_named(k.group);
+    REQUIRE(group != nullptr);
+    uint32_t variants = 0;
+    for (uint32_t v = 0; v < group->count; ++v) variants += std::string_view(group->variants[v].kernel) == k.name;
+    CHECK((variants > 0) == k.embedded);
+  }
+}
+
+TEST_CASE("every kernel declares the specialization constants and bindings the list gives it", "[registry]") {
+  for (const KernelInfo& k : kKernelList) {
+    if (!k.embedded) continue;
+    const ShaderGroup& group = *group_named(k.group);
+    Declared all;
+    for (uint32_t v = 0; v < group.count; ++v) {
+      const ShaderVariant& shader = group.variants[v];
+      if (std::string_view(shader.kernel) != k.name) continue;
+      INFO(shader.kernel << " [" << shader.variant << "]");
+      std::vector<uint32_t> words;
+      REQUIRE(unpack_shader(group, shader, words));
+      const Declared d = declared(words);
+      CHECK((d.constants & ~k.constants) == 0);  // a constant_id the list (SpecId) does not give the kernel
+      CHECK(d.bindings <= k.bindings);
+      all.constants |= d.constants;
+      all.bindings = std::max(all.bindings, d.bindings);
+    }
+    INFO(k.name);
+    CHECK(all.constants == k.constants);
+    CHECK(all.bindings == k.bindings);
+  }
 }

@@ -223,16 +223,13 @@ Result<double> warm_and_time(const Device& device, int repeats, const Recorder& 
 
 namespace {
 
-Result<std::vector<detail::Pass>> ceiling_passes(detail::ContextImpl& c, const char* kernel_name, const Buffer& src,
-                                                 const Buffer& dst, uint64_t bytes, bool copy, bool rotated) {
-  detail::KernelDesc kd;
+Result<std::vector<detail::Pass>> ceiling_passes(detail::ContextImpl& c, const Buffer& src, const Buffer& dst,
+                                                 uint64_t bytes, bool copy, bool rotated) {
+  detail::KernelDesc kd{copy ? detail::kernel_name("ceiling/copy") : detail::kernel_name("ceiling/read")};
   kd.group = &detail::kShaderGroup_ceiling;
-  kd.kernel = kernel_name;
   kd.variant = "default";
   kd.workgroup_size = 256;
   kd.items = 4;
-  kd.bindings = 2;
-  kd.push_bytes = 12;
   auto kernel = detail::get_kernel(c, kd);
   if (!kernel) return std::move(kernel).error();
   const uint64_t per_group = uint64_t(kd.workgroup_size) * kd.items;
@@ -252,7 +249,7 @@ Result<std::vector<detail::Pass>> ceiling_passes(detail::ContextImpl& c, const c
     // memory channels; the copy ceiling keeps the faster of the two).
     const uint64_t rotation = rotated ? n / 2 / per_group * per_group : 0;
     p.push = {uint32_t(n), uint32_t(p.groups), copy ? uint32_t(rotation) : 0x9E3779B9u};
-    p.label = kernel_name;
+    p.label = kd.kernel.name();
     passes.push_back(std::move(p));
   }
   return passes;
@@ -270,7 +267,7 @@ Result<Ceilings> measure_ceilings(const Device& device, const Buffer& src, const
   // The copy twice, straight and rotated by half the buffer; the ceiling is the faster.
   for (int which : {0, 1, 2}) {
     const bool copy = which < 2;
-    auto passes = ceiling_passes(c, copy ? "ceiling/copy" : "ceiling/read", src, dst, bytes, copy, which == 1);
+    auto passes = ceiling_passes(c, src, dst, bytes, copy, which == 1);
     if (!passes) return std::move(passes).error();
     auto run = [&](VkCommandBuffer cmd) { return detail::record_passes(c, sets, cmd, passes.value(), "ceiling", "record"); };
     if (auto warmed = warm_up(device, run); !warmed) return warmed.error();

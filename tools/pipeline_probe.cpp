@@ -1,13 +1,14 @@
 // vkprim_pipeline_probe: compiles SPIR-V compute shaders on the first Vulkan device under given
-// specialization constants 0..2 (WG_SIZE, ITEMS, SUBGROUP_MIN: common/config.glsl, radix.glsl) and prints
+// specialization constants WG_SIZE, ITEMS and SUBGROUP_MIN (IDs 0, 1, 7: common/config.glsl) and prints
 // the driver's statistics (VK_KHR_pipeline_executable_properties: registers, shared memory, ...). With
 // --cache it also writes each pipeline's VkPipelineCache data next to the SPIR-V (<file>.cache), from which
 // scripts/nv-sass extracts NVIDIA's machine code. A diagnostic for kernel variants built by hand with
 // glslangValidator (no runtime, no dispatch); --no-robustness builds them with storage-buffer robustness
-// disabled (VK_EXT_pipeline_robustness); --rounds=N sets constant 4 (STAGE_ROUNDS), --constant3=N constant
-// 3 (the sort's KEY_FLAGS, the keyed primitives' MODE); --suc enables VK_KHR_shader_subgroup_uniform_control_flow,
+// disabled (VK_EXT_pipeline_robustness); --rounds=N sets STAGE_ROUNDS (4), --key-flags=N the sort's KEY_FLAGS
+// (3), --mode=N the keyed primitives' MODE (9); --suc enables VK_KHR_shader_subgroup_uniform_control_flow,
 // for modules built with the SubgroupUniformControlFlowKHR execution mode. Usage
-//   vkprim_pipeline_probe [--cache] [--no-robustness] [--suc] [--rounds=N] [--constant3=N] WG ITEMS SUBGROUP file.spv...
+//   vkprim_pipeline_probe [--cache] [--no-robustness] [--suc] [--rounds=N] [--key-flags=N] [--mode=N]
+//                         WG ITEMS SUBGROUP file.spv...
 #include <vulkan/vulkan.h>
 
 #include <cinttypes>
@@ -60,24 +61,25 @@ void print_statistics(VkDevice device, VkPipeline pipeline, PFN_vkGetPipelineExe
 int main(int argc, char** argv) {
   int first = 1;
   bool write_cache = false, no_robustness = false, suc = false;
-  uint32_t rounds = 1, constant3 = 0;
+  uint32_t rounds = 1, key_flags = 0, mode = 0;
   for (; first < argc && argv[first][0] == '-'; ++first) {
     write_cache |= std::strcmp(argv[first], "--cache") == 0;
     no_robustness |= std::strcmp(argv[first], "--no-robustness") == 0;
     suc |= std::strcmp(argv[first], "--suc") == 0;
     if (std::strncmp(argv[first], "--rounds=", 9) == 0) rounds = uint32_t(std::atoi(argv[first] + 9));
-    if (std::strncmp(argv[first], "--constant3=", 12) == 0) constant3 = uint32_t(std::atoi(argv[first] + 12));
+    if (std::strncmp(argv[first], "--key-flags=", 12) == 0) key_flags = uint32_t(std::atoi(argv[first] + 12));
+    if (std::strncmp(argv[first], "--mode=", 7) == 0) mode = uint32_t(std::atoi(argv[first] + 7));
   }
   if (argc < first + 4) {
     std::fprintf(stderr,
-                 "usage: vkprim_pipeline_probe [--cache] [--no-robustness] [--suc] [--rounds=N] [--constant3=N] WG ITEMS "
-                 "SUBGROUP file.spv...\n");
+                 "usage: vkprim_pipeline_probe [--cache] [--no-robustness] [--suc] [--rounds=N] [--key-flags=N] "
+                 "[--mode=N] WG ITEMS SUBGROUP file.spv...\n");
     return 2;
   }
-  // Constants 0..2, 3 (the sort's KEY_FLAGS, the keyed primitives' MODE; default 0) and 4 (STAGE_ROUNDS, the
-  // sort's ranking kernels).
-  const uint32_t spec[5] = {uint32_t(std::atoi(argv[first])), uint32_t(std::atoi(argv[first + 1])),
-                            uint32_t(std::atoi(argv[first + 2])), constant3, rounds};
+  // WG_SIZE, ITEMS, SUBGROUP_MIN, KEY_FLAGS, STAGE_ROUNDS and MODE, mapped below to their IDs
+  // (src/kernel_info.hpp); a kernel ignores those it does not declare.
+  const uint32_t spec[6] = {uint32_t(std::atoi(argv[first])), uint32_t(std::atoi(argv[first + 1])),
+                            uint32_t(std::atoi(argv[first + 2])), key_flags, rounds, mode};
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.apiVersion = VK_API_VERSION_1_3;
   VkInstanceCreateInfo instance_info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
@@ -184,8 +186,8 @@ int main(int argc, char** argv) {
       status = 1;
       continue;
     }
-    const VkSpecializationMapEntry entries[5] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}, {4, 16, 4}};
-    const VkSpecializationInfo specialization{5, entries, sizeof(spec), spec};
+    const VkSpecializationMapEntry entries[6] = {{0, 0, 4}, {1, 4, 4}, {7, 8, 4}, {3, 12, 4}, {4, 16, 4}, {9, 20, 4}};
+    const VkSpecializationInfo specialization{6, entries, sizeof(spec), spec};
     // As the runtime does: the subgroup size pinned, full subgroups.
     VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{
         VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};

@@ -31,14 +31,14 @@
 // publishes nothing, so successors must summarize it themselves) | bit 30 launch order | bit 31 no
 // look-back statistics.
 // Portable variant (VKPRIM_BY_KEY_PORTABLE: no memory model, no tile state, no look-back; src/by_key.cpp's
-// reduce_then_scan): three dispatches of this kernel, the phase in specialization constant 2. SUMMARIZE: each
+// reduce_then_scan): three dispatches of this kernel, the phase in specialization constant 8. SUMMARIZE: each
 // tile's steps 2-3, then its summary stored in binding 2 (after 16 header words). SCAN: one workgroup replaces
 // the summaries by their exclusive prefixes, WG_SIZE x 4 tiles at a time, carrying the running combination.
 // REPLAY: each tile's steps 2-3 again, its prefix read from binding 2, then 4 and 6. The pipeline barriers
 // between the dispatches order them; no workgroup waits for another.
 // Defines: VKPRIM_TYPE_* (values), VKPRIM_KEY64 (keys of two words), VKPRIM_NO_SUBGROUPS,
 // VKPRIM_BY_KEY_PORTABLE. Specialization: WG_SIZE (power of two), ITEMS (elements per invocation, a multiple of
-// 4, at most 32), PHASE (constant 2, portable variant), MODE (constant 3), VK_OP (constant 5).
+// 4, at most 32), PHASE (constant 8, portable variant), MODE (constant 9), VK_OP (constant 5).
 // Bindings: 0 keys (u32 words), 1 values, 2 tile state (portable: tile summaries), 3 output A (unique keys,
 // indices or run offsets, u32 words), 4 output B (aggregates, lengths or scan values), 5 the event count (u32),
 // 6 record_indirect's region (common/indirect.glsl).
@@ -57,7 +57,7 @@
 #extension GL_KHR_shader_subgroup_shuffle_relative : require
 #endif
 
-layout(constant_id = 3) const uint MODE = 0u;
+layout(constant_id = 9) const uint MODE = 0u;
 #define MODE_REDUCE 0u
 #define MODE_SCAN_INCLUSIVE 1u
 #define MODE_SCAN_EXCLUSIVE 2u
@@ -70,7 +70,7 @@ const bool RUN_HAS_VALUE = MODE != MODE_UNIQUE;
 const bool NEEDS_ENDS = MODE == MODE_REDUCE || MODE == MODE_ENCODE || MODE == MODE_NON_TRIVIAL;
 #include "common/run_state.glsl"
 #if defined(VKPRIM_BY_KEY_PORTABLE)
-layout(constant_id = 2) const uint PHASE = 0u;
+layout(constant_id = 8) const uint PHASE = 0u;
 #define PHASE_SUMMARIZE 0u
 #define PHASE_SCAN 1u
 #define PHASE_REPLAY 2u

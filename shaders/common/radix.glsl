@@ -9,7 +9,7 @@
 // subgroupPartitionNV instead of eight ballots per key; VK_NV_shader_subgroup_partitioned),
 // VKPRIM_DIRECT_SCATTER (keys and values written from registers, not staged in shared memory).
 // Specialization: WG_SIZE (>= 256, a multiple of the subgroup size), ITEMS (keys per invocation per tile; a
-// tile is TILE = WG_SIZE * ITEMS keys), SUBGROUP_MIN (constant 2: the smallest subgroup size the pipeline may
+// tile is TILE = WG_SIZE * ITEMS keys), SUBGROUP_MIN (constant 7: the smallest subgroup size the pipeline may
 // run with; sizes the per-subgroup shared arrays), KEY_FLAGS (constant 3: the key transform, SORT_SIGNED |
 // SORT_FLOAT | SORT_DESCENDING; every kernel that reads or writes keys; plus SORT_HIST_PARTIALS),
 // STAGE_ROUNDS (constant 4, ranking kernels: the tile is staged for its scatter in 1 or 2 rounds),
@@ -38,9 +38,9 @@
 #define RADIX_SG_SIZE gl_SubgroupSize
 #define RADIX_SG_ID gl_SubgroupID
 #define RADIX_SG_LANE gl_SubgroupInvocationID
-// Shared arrays are sized for the smallest subgroup the pipeline may run with (specialization constant 2,
+// Shared arrays are sized for the smallest subgroup the pipeline may run with (specialization constant 7,
 // set by the runtime: the pinned size, else the device's minimum; 8 at the least).
-layout(constant_id = 2) const uint SUBGROUP_MIN = 8u;
+layout(constant_id = 7) const uint SUBGROUP_MIN = 8u;
 #define RADIX_MIN_SG SUBGROUP_MIN
 #else
 // Emulation: fixed groups of 16 invocations play the subgroups (ballots become shared-memory reads).

@@ -44,7 +44,7 @@
 #define STATE_TOTAL_WORD 4u   // header word: the total kept count (read by copy_rejected.comp)
 #if defined(VKPRIM_PARTITION)
 // 0: the rejected elements in input order, through the spill; 1: reversed, straight to the output.
-layout(constant_id = 3) const uint REJECTED_ORDER = 0u;
+layout(constant_id = 10) const uint REJECTED_ORDER = 0u;
 #endif
 
 shared uint s_words[4];
