@@ -80,6 +80,8 @@ void read_properties(const InstanceFunctions& vki, VkPhysicalDevice physical_dev
   if (p.has_sm_builtins) { *tail = &p.sm_builtins; tail = &p.sm_builtins.pNext; }
   if (p.has_amd_cores) { *tail = &p.amd_cores; tail = &p.amd_cores.pNext; }
   vki.vkGetPhysicalDeviceProperties2(physical_device, &props2);
+  // ProbedDevice is copied: no pointers into it.
+  p.subgroup.pNext = p.size_control.pNext = p.driver.pNext = p.sm_builtins.pNext = p.amd_cores.pNext = nullptr;
 }
 
 // The features at `version`, in one vkGetPhysicalDeviceFeatures2; those that reach it only through
