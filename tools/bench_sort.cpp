@@ -3,7 +3,9 @@
 // DeviceRadixSort), the ratio to the copy ceiling measured on the same buffers in the same run, and every
 // result verified. The sort is in place, so before each timed run (outside the timestamps) the keys and
 // values are restored from a pristine copy with vkCmdCopyBuffer: every run sorts the same random input.
-// Keys are uniformly random bits of the key type (floats included: NaNs sort to the ends).
+// Keys are uniformly random bits of the key type (floats included: NaNs sort to the ends), or with --keys
+// splat[:TILES] shaped as a Gaussian-splatting renderer sorts them (splat_key). --indirect times
+// record_indirect with the count in a GPU buffer, as a renderer records it.
 // `vkprim verify` runs verify_sort: every algorithm x key type x keys/pairs x order at small sizes.
 #include <algorithm>
 #include <cstdio>
@@ -117,8 +119,26 @@ std::string check_sorted(const SortDesc& d, const std::vector<uint8_t>& in, cons
   return {};
 }
 
+// The input keys: uniform random bits, or splatting-shaped (splat_tiles > 0).
+struct KeyShape {
+  uint32_t splat_tiles = 0;  // 0: uniform bits; else tiles of the (tile, depth) keys
+  bool indirect = false;     // time record_indirect, the count read from a GPU buffer
+};
+
+// A splatting renderer's sort key for input index i (scripts/compare-cub gives cub_bench the same formula):
+// r = mix(seed + i); the depth is a positive f32, 0.1 + 99.9 * (r's low 32 bits >> 8) / 2^24, whose bits
+// order as unsigned integers; 32-bit keys are the depth, 64-bit keys tile << 32 | depth with the tile
+// (r >> 32) % tiles, so sorting bits [0, 32 + ceil(log2 tiles)) suffices.
+uint64_t splat_key(uint64_t seed, uint64_t i, uint32_t tiles, uint32_t key_bytes) {
+  const uint64_t r = mix(seed + i);
+  const float depth = 0.1f + 99.9f * float(uint32_t(r) >> 8) / 16777216.0f;
+  uint32_t bits;
+  std::memcpy(&bits, &depth, 4);
+  return key_bytes == 8 ? (((r >> 32) % tiles) << 32) | bits : bits;
+}
+
 int bench_sort(const Device& device, const SortDesc& base, const std::vector<SortDesc>& variants,
-               const std::vector<uint64_t>& sizes, int repeats, std::vector<SortRow>& rows) {
+               const std::vector<uint64_t>& sizes, int repeats, const KeyShape& shape, std::vector<SortRow>& rows) {
   const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
   const uint32_t kb = size_of(base.key_type), vb = base.value_size;
   PlanSet<RadixSort> set;
@@ -148,18 +168,27 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
   const VkDeviceSize key_bytes = (max_n * kb + 15) / 16 * 16, value_bytes = vector_bytes(max_n * vb);
   auto scratch = device.create_buffer(set.scratch_bytes);
   auto keys = device.create_buffer(key_bytes);
+  auto count_buffer = device.create_buffer(16);
   auto pristine_keys = device.create_buffer(key_bytes);
   auto values = device.create_buffer(value_bytes);
   auto pristine_values = device.create_buffer(value_bytes);
-  if (!scratch || !keys || !pristine_keys || !values || !pristine_values) {
+  if (!scratch || !keys || !count_buffer || !pristine_keys || !values || !pristine_values) {
     std::fprintf(stderr, "bench: buffer allocation failed\n");
     return 1;
   }
   std::vector<uint8_t> host_keys(max_n * kb), host_values(max_n * vb);
   std::mt19937_64 rng(std::random_device{}());
-  for (uint64_t i = 0; i < max_n * kb; i += 8) {
-    const uint64_t r = rng();
-    std::memcpy(&host_keys[i], &r, std::min<uint64_t>(8, max_n * kb - i));
+  if (shape.splat_tiles) {
+    const uint64_t seed = rng();
+    for (uint64_t i = 0; i < max_n; ++i) {
+      const uint64_t k = splat_key(seed, i, shape.splat_tiles, kb);
+      std::memcpy(&host_keys[i * kb], &k, kb);
+    }
+  } else {
+    for (uint64_t i = 0; i < max_n * kb; i += 8) {
+      const uint64_t r = rng();
+      std::memcpy(&host_keys[i], &r, std::min<uint64_t>(8, max_n * kb - i));
+    }
   }
   for (uint64_t i = 0; i < max_n && vb; ++i) make_value(i, &host_values[i * vb], vb);
   if (!device.upload(pristine_keys.value(), host_keys.data(), max_n * kb) ||
@@ -174,6 +203,11 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
   int failures = 0;
   for (uint64_t n : sizes) {
     progress("bench sort %s %s n=%s ...\n", to_string(base.key_type), primitive, size_label(n).c_str());
+    const uint32_t count32 = uint32_t(n);
+    if (shape.indirect && !device.upload(count_buffer.value(), &count32, 4)) {
+      std::fprintf(stderr, "bench: upload failed\n");
+      return 1;
+    }
     auto restore = [&, n](VkCommandBuffer cmd) -> Result<void> {
       VkBufferCopy k{0, 0, n * kb};
       c.vk.vkCmdCopyBuffer(cmd, pristine_keys->handle(), keys->handle(), 1, &k);
@@ -185,6 +219,10 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
     };
     auto record_for = [&](const RadixSort& plan) -> Recorder {
       return [&, n](VkCommandBuffer cmd) {
+        // record_indirect binds max_count elements; only the count's are touched.
+        if (shape.indirect)
+          return plan.record_indirect(cmd, keys->range(0, max_n * kb), vb ? values->range(0, max_n * vb) : BufferRange{},
+                                      count_buffer->range(0, 4), scratch->range());
         return plan.record(cmd, keys->range(0, n * kb), vb ? values->range(0, n * vb) : BufferRange{}, n,
                            scratch->range());
       };
@@ -220,11 +258,14 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
         ++failures;
         std::fprintf(stderr, "MISMATCH sort %s n=%llu: %s\n", labels[k].c_str(), (unsigned long long)n, why.c_str());
       }
-      const bool one_workgroup = n <= plan.one_workgroup_keys();
+      // record_indirect takes max_count's passes whatever the count.
+      const bool one_workgroup = (shape.indirect ? max_n : n) <= plan.one_workgroup_keys();
       std::string note = one_workgroup
                              ? "one workgroup (up to " + std::to_string(plan.one_workgroup_keys()) + " keys)"
-                             : "tile=" + std::to_string(plan.keys_per_tile(n));
+                             : "tile=" + std::to_string(plan.keys_per_tile(shape.indirect ? max_n : n));
       note += " passes=" + std::to_string(plan.digit_passes());
+      if (shape.indirect) note += " indirect";
+      if (shape.splat_tiles) note += " splat:" + std::to_string(shape.splat_tiles);
       if (plan.algorithm() == SortAlgorithm::onesweep && !one_workgroup)
         if (const std::string lookback = lookback_note(device, scratch.value(), plan.statistics_offset(), false);
             !lookback.empty())
@@ -244,7 +285,7 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
 std::optional<Summary> demo_sort(const Device& device, uint64_t n, int repeats) {
   std::vector<SortRow> rows;
   const SortDesc automatic{};  // u32 keys, ascending, every bit, automatic
-  bench_sort(device, automatic, {automatic}, {n}, repeats, rows);
+  bench_sort(device, automatic, {automatic}, {n}, repeats, KeyShape{}, rows);
   return summarize(rows, "sort_keys", "u32 keys");
 }
 
@@ -255,6 +296,10 @@ int run_bench_sort(std::vector<std::string> args) {
   take_option(args, "--key-type", key_s);
   take_option(args, "--order", order_s);
   take_option(args, "--bits", bits_s);
+  std::string keys_s = "uniform";
+  take_option(args, "--keys", keys_s);
+  KeyShape shape;
+  shape.indirect = take_flag(args, "--indirect");
   std::string ranking_s = "automatic", scatter_s = "automatic";
   take_option(args, "--ranking", ranking_s);
   take_option(args, "--scatter", scatter_s);
@@ -271,6 +316,14 @@ int run_bench_sort(std::vector<std::string> args) {
     return 2;
   }
   desc.value_size = pairs ? uint32_t(std::atoi(value_s.c_str())) : 0;
+  if (keys_s.rfind("splat", 0) == 0) {
+    shape.splat_tiles = keys_s.size() > 6 && keys_s[5] == ':' ? uint32_t(std::atoi(keys_s.c_str() + 6)) : 8160u;
+    if (keys_s.size() > 5 && keys_s[5] != ':') shape.splat_tiles = 0;
+  }
+  if ((keys_s != "uniform" && !shape.splat_tiles) || (shape.splat_tiles && size_of(desc.key_type) < 4)) {
+    std::fprintf(stderr, "vkprim bench sort: --keys takes uniform or splat[:TILES] (TILES >= 1; 32- or 64-bit keys)\n");
+    return 2;
+  }
   if (!bits_s.empty() && std::sscanf(bits_s.c_str(), "%u..%u", &desc.begin_bit, &desc.end_bit) != 2) {
     std::fprintf(stderr, "vkprim bench sort: --bits takes BEGIN..END\n");
     return 2;
@@ -295,7 +348,7 @@ int run_bench_sort(std::vector<std::string> args) {
   print_bench_header(*device, common.repeats,
                      "; GB/s count 2n(K+V) bytes (each key and value read and written once, as cub_bench)");
   std::vector<SortRow> rows;
-  rc = bench_sort(*device, desc, variants, sizes, common.repeats, rows);
+  rc = bench_sort(*device, desc, variants, sizes, common.repeats, shape, rows);
   print_sort_rows(rows);
   if (!common.json.empty())
     write_sort_json(common.json, device->context().capabilities().device_name, rows, bits_label(desc));
