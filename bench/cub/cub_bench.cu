@@ -127,26 +127,29 @@ const char* op_name(Op op) {
 
 bool is_keyed(Op op) { return op >= Op::reduce_by_key; }
 
-// u32 and f32, and two user types as vkprim's tools/operators declare them: sum4, a float4 summed
-// componentwise, and box, the union of axis-aligned boxes {float3 lo, pad, float3 hi, pad} (32 bytes).
-enum class Type { u32, f32, sum4, box };
+// u32 and f32, u64 (the sorts' keys only), and two user types as vkprim's tools/operators declare them:
+// sum4, a float4 summed componentwise, and box, the union of axis-aligned boxes {float3 lo, pad, float3 hi,
+// pad} (32 bytes).
+enum class Type { u32, f32, u64, sum4, box };
 const char* type_name(Type t) {
   switch (t) {
     case Type::u32: return "u32";
     case Type::f32: return "f32";
+    case Type::u64: return "u64";
     case Type::sum4: return "sum4";
     case Type::box: return "box";
   }
   return "?";
 }
 bool is_user_type(Type t) { return t == Type::sum4 || t == Type::box; }
-size_t elem_bytes(Type t) { return t == Type::sum4 ? 16 : t == Type::box ? 32 : 4; }
+size_t elem_bytes(Type t) { return t == Type::sum4 ? 16 : t == Type::box ? 32 : t == Type::u64 ? 8 : 4; }
 
 // The keyed ops' keys and values are u32 whatever --type says: they run with u32 alone. The user types
 // run the reduce and the scans (CUB's DeviceReduce::Reduce and DeviceScan::Inclusive/ExclusiveScan with the
 // type's operator).
 bool runs_on(Op op, Type t) {
   if (is_user_type(t)) return op == Op::reduce || op == Op::inclusive_scan || op == Op::exclusive_scan;
+  if (t == Type::u64) return op == Op::sort_keys || op == Op::sort_pairs;
   return !is_keyed(op) || t == Type::u32;
 }
 
@@ -235,6 +238,8 @@ struct Options {
   Report report = Report::best;
   std::vector<uint32_t> run_lengths{4};  // keyed ops: mean run length L of the keys (see make_run_keys)
   std::vector<uint32_t> value_bytes{4};  // sort_pairs: bytes per value, each size run in turn
+  int begin_bit = 0, end_bit = 0;        // sorts: the key bits sorted (--bits); end 0: every bit of the key
+  uint32_t splat_tiles = 0;              // sorts: splatting-shaped keys (--keys splat[:TILES], splat_key)
 };
 
 // Whether sort_pairs' rows name their value size (text: the last column, V; JSON: value_bytes): when
@@ -250,13 +255,15 @@ constexpr int kWarmupRuns = 3;
 void print_usage(FILE* f) {
   std::fprintf(f,
                "usage: cub_bench <op> [--type u32|f32|sum4|box] [--sizes LIST] [--iterations N] [--config C]\n"
-               "                 [--run-length L] [--value-bytes LIST] [--json FILE]\n"
+               "                 [--run-length L] [--value-bytes LIST] [--bits B..E] [--keys uniform|splat[:T]]\n"
+               "                 [--json FILE]\n"
                "  op:           reduce | inclusive_scan | exclusive_scan | sort_keys | sort_pairs |\n"
                "                select_flagged | partition_flagged | reduce_by_key | inclusive_scan_by_key |\n"
                "                exclusive_scan_by_key | rle_encode | rle_non_trivial_runs | unique | all\n"
                "  --type        u32 (default) or f32; a comma list such as u32,f32 runs both (the keyed ops,\n"
-               "                reduce_by_key to unique: u32 keys and values, with u32 only); sum4 (float4\n"
-               "                sum) and box (box union, 32 bytes): user types for reduce and the scans\n"
+               "                reduce_by_key to unique: u32 keys and values, with u32 only); u64: the sorts'\n"
+               "                keys; sum4 (float4 sum) and box (box union, 32 bytes): user types for reduce\n"
+               "                and the scans\n"
                "  --sizes       comma list of element counts: 1048576, 2^20, or a range 2^10..2^28\n"
                "                (every power of two); default 2^20,2^22,2^24,2^26,2^28\n"
                "  --iterations  timed runs per size after %d warm-up runs (default 20; use >= 10)\n"
@@ -268,6 +275,10 @@ void print_usage(FILE* f) {
                "  --value-bytes sort_pairs: bytes per value, 4 (default: u32), 8, 12, 16, 24, 32, 48 or 64 (a\n"
                "                struct of u32 words); a comma list such as 4,16 runs each. Needs sort_pairs\n"
                "                (or all) as the op; the other ops run once, as without it\n"
+               "  --bits B..E   sorts of u32 or u64 keys: sort key bits [B, E) (CUB's begin_bit, end_bit)\n"
+               "  --keys        sorts: uniform random bits (default), or splat[:T]: keys shaped as a splatting\n"
+               "                renderer sorts them, the formula of vkprim bench sort --keys splat (positive f32\n"
+               "                depths; u64 keys tile << 32 | depth, T tiles, default 8160)\n"
                "  --json FILE   also write the results as a JSON array\n",
                kWarmupRuns);
 }
@@ -365,9 +376,10 @@ Options parse_args(int argc, char** argv) {
       for (const std::string& t : split(value(), ',')) {
         if (t == "u32") opt.types.push_back(Type::u32);
         else if (t == "f32") opt.types.push_back(Type::f32);
+        else if (t == "u64") opt.types.push_back(Type::u64);
         else if (t == "sum4") opt.types.push_back(Type::sum4);
         else if (t == "box") opt.types.push_back(Type::box);
-        else usage_error("unknown type '" + t + "' (expected u32, f32, sum4 or box)");
+        else usage_error("unknown type '" + t + "' (expected u32, f32, u64, sum4 or box)");
       }
     } else if (arg == "--sizes") {
       opt.sizes = parse_sizes(value());
@@ -412,6 +424,16 @@ Options parse_args(int argc, char** argv) {
           opt.value_bytes.push_back(static_cast<uint32_t>(bytes));
       }
       value_bytes_given = true;
+    } else if (arg == "--bits") {
+      const std::string v = value();
+      if (std::sscanf(v.c_str(), "%d..%d", &opt.begin_bit, &opt.end_bit) != 2 || opt.begin_bit < 0 ||
+          opt.end_bit <= opt.begin_bit || opt.end_bit > 64)
+        usage_error("bad --bits '" + v + "' (expected B..E, 0 <= B < E <= 64)");
+    } else if (arg == "--keys") {
+      const std::string v = value();
+      if (v.rfind("splat", 0) == 0 && (v.size() == 5 || (v[5] == ':' && v.size() > 6)))
+        opt.splat_tiles = v.size() == 5 ? 8160u : static_cast<uint32_t>(std::strtoul(v.c_str() + 6, nullptr, 10));
+      if (v != "uniform" && opt.splat_tiles == 0) usage_error("bad --keys '" + v + "' (expected uniform or splat[:T])");
     } else if (arg == "--json") {
       opt.json_path = value();
     } else if (arg == "-h" || arg == "--help") {
@@ -423,6 +445,10 @@ Options parse_args(int argc, char** argv) {
   }
   if (value_bytes_given && std::find(opt.ops.begin(), opt.ops.end(), Op::sort_pairs) == opt.ops.end())
     usage_error("--value-bytes is for sort_pairs (or all); " + first + " has no values");
+  for (Type t : opt.types)
+    if (opt.end_bit > int(8 * elem_bytes(t)) || (opt.end_bit && t != Type::u32 && t != Type::u64))
+      usage_error(std::string("--bits ") + std::to_string(opt.end_bit) + " past the keys of type " + type_name(t) +
+                  " (bit ranges: u32 and u64 keys)");
   return opt;
 }
 
@@ -443,6 +469,7 @@ struct Buffers {
   int64_t* num_selected = nullptr;  // select_flagged, partition_flagged; keyed ops: number of runs (or unique keys)
   void* temp = nullptr;
   size_t temp_bytes = 0;
+  int begin_bit = 0, end_bit = 0;  // the sorts' key bits (--bits); end 0: all of the key
 };
 
 constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;  // splitmix64's increment
@@ -481,6 +508,25 @@ __host__ __device__ inline Box identity_of(Box*) {
 }
 
 __device__ void store_random(uint32_t* p, uint32_t h) { *p = h; }
+__device__ void store_random(uint64_t* p, uint32_t h) { *p = (uint64_t{h} << 32) | hash32(uint64_t{h} ^ 0x5BD1E995u); }
+
+// A splatting renderer's key for index i, as vkprim's bench sort --keys splat makes it: r = mix64(seed + i);
+// the depth is a positive f32, 0.1 + 99.9 * (r's low 32 bits >> 8) / 2^24, whose bits order as unsigned
+// integers; 32-bit keys are the depth, 64-bit keys (r >> 32) % tiles << 32 | depth.
+__host__ __device__ uint64_t mix64(uint64_t x) {
+  x += kGolden;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+template <class T>
+__device__ T splat_key(uint64_t seed, uint64_t i, uint32_t tiles) {
+  const uint64_t r = mix64(seed + i);
+  const float depth = 0.1f + 99.9f * static_cast<float>(static_cast<uint32_t>(r) >> 8) / 16777216.0f;
+  const uint32_t bits = __float_as_uint(depth);
+  if constexpr (sizeof(T) == 8) return (((r >> 32) % tiles) << 32) | bits;
+  else return static_cast<T>(bits);
+}
 __device__ void store_random(Sum4* p, uint32_t h) {
   for (int k = 0; k < 4; ++k) p->v[k] = static_cast<float>(hash32(h + k) >> 8) * (1.0f / 16777216.0f);  // [0, 1)
 }
@@ -497,10 +543,15 @@ __device__ void store_random(float* p, uint32_t h) {
 }
 
 template <class T>
-__global__ void fill_kernel(T* in, Flag* flags, int64_t n, uint64_t seed) {
+__global__ void fill_kernel(T* in, Flag* flags, int64_t n, uint64_t seed, uint32_t splat_tiles) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    store_random(&in[i], hash32(seed ^ static_cast<uint64_t>(i)));
+    if constexpr (std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>) {
+      if (splat_tiles) in[i] = splat_key<T>(seed, static_cast<uint64_t>(i), splat_tiles);
+      else store_random(&in[i], hash32(seed ^ static_cast<uint64_t>(i)));
+    } else {
+      store_random(&in[i], hash32(seed ^ static_cast<uint64_t>(i)));
+    }
     if (flags) flags[i] = hash32((seed + 0x5151) * 0x2545F4914F6CDD1Dull + static_cast<uint64_t>(i)) & 1u;
   }
 }
@@ -711,13 +762,14 @@ cudaError_t call_cub(Op op, bool use_double_buffer, void* temp, size_t& temp_byt
   V* values_in = static_cast<V*>(b.values_in);
   V* values_out = static_cast<V*>(static_cast<void*>(b.values_out));
   if (where) *where = {out, values_out};
+  const int end_bit = b.end_bit ? b.end_bit : int(sizeof(T) * 8);
   if (use_double_buffer) {
     cub::DoubleBuffer<T> keys(in, out);
     cub::DoubleBuffer<V> values(values_in, values_out);
     const cudaError_t err =
         op == Op::sort_keys
-            ? cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, n, 0, int(sizeof(T) * 8), s)
-            : cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, values, n, 0, int(sizeof(T) * 8), s);
+            ? cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, n, b.begin_bit, end_bit, s)
+            : cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, values, n, b.begin_bit, end_bit, s);
     if (where) *where = {keys.Current(), values.Current()};
     return err;
   }
@@ -726,12 +778,12 @@ cudaError_t call_cub(Op op, bool use_double_buffer, void* temp, size_t& temp_byt
     case Op::inclusive_scan: return cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, n, s);
     case Op::exclusive_scan: return cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, out, n, s);
     case Op::sort_keys:
-      return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, static_cast<const T*>(in), out, n, 0,
-                                            int(sizeof(T) * 8), s);
+      return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, static_cast<const T*>(in), out, n, b.begin_bit,
+                                            end_bit, s);
     case Op::sort_pairs:
       return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, static_cast<const T*>(in), out,
-                                             static_cast<const V*>(values_in), values_out, n, 0,
-                                             int(sizeof(T) * 8), s);
+                                             static_cast<const V*>(values_in), values_out, n, b.begin_bit,
+                                             end_bit, s);
     case Op::select_flagged:
       return cub::DeviceSelect::Flagged(temp, temp_bytes, in, b.flags, out, b.num_selected, n, s);
     case Op::partition_flagged:
@@ -782,6 +834,9 @@ cudaError_t call_cub(Type t, Op op, Config c, uint32_t value_bytes, void* temp, 
     if (t == Type::u32)
       return wide ? call_cub<uint32_t, V, int64_t>(op, db, temp, temp_bytes, b, n, s, where)
                   : call_cub<uint32_t, V, int>(op, db, temp, temp_bytes, b, static_cast<int>(n), s, where);
+    if (t == Type::u64)
+      return wide ? call_cub<uint64_t, V, int64_t>(op, db, temp, temp_bytes, b, n, s, where)
+                  : call_cub<uint64_t, V, int>(op, db, temp, temp_bytes, b, static_cast<int>(n), s, where);
     return wide ? call_cub<float, V, int64_t>(op, db, temp, temp_bytes, b, n, s, where)
                 : call_cub<float, V, int>(op, db, temp, temp_bytes, b, static_cast<int>(n), s, where);
   };
@@ -790,8 +845,8 @@ cudaError_t call_cub(Type t, Op op, Config c, uint32_t value_bytes, void* temp, 
 
 // A DoubleBuffer sort overwrites its input: the unsorted keys (and values, value_bytes each) go back before
 // every run.
-void restore_sort_input(Op op, const Buffers& b, int64_t n, uint32_t value_bytes, cudaStream_t s) {
-  CUDA_CHECK(cudaMemcpyAsync(b.in, b.keys_pristine, n * 4, cudaMemcpyDeviceToDevice, s));
+void restore_sort_input(Op op, Type t, const Buffers& b, int64_t n, uint32_t value_bytes, cudaStream_t s) {
+  CUDA_CHECK(cudaMemcpyAsync(b.in, b.keys_pristine, n * elem_bytes(t), cudaMemcpyDeviceToDevice, s));
   if (op == Op::sort_pairs)
     CUDA_CHECK(cudaMemcpyAsync(b.values_in, b.values_pristine, n * value_bytes, cudaMemcpyDeviceToDevice, s));
 }
@@ -895,24 +950,40 @@ std::string check_user(const Sum4* in, int64_t n, const Sum4* out, Op op) {
 }
 
 template <class T>
-uint32_t bits(T v) {
-  uint32_t u;
-  std::memcpy(&u, &v, sizeof u);
+uint64_t bits(T v) {
+  static_assert(sizeof(T) <= 8);
+  uint64_t u = 0;
+  std::memcpy(&u, &v, sizeof v);
   return u;
 }
 
-// Radix order of the key type: unsigned order for u32, numeric order for f32 (the inputs hold no NaN
-// and no -0.0, so the two float orders agree).
+// The key bits a sort orders by (--bits; all of them by default): integer keys only.
+struct KeyField {
+  int begin = 0, end = 0;  // end 0: every bit
+  template <class T>
+  T of(T k) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (end == 0) return k;
+      const T shifted = static_cast<T>(k >> begin);
+      return end - begin >= int(8 * sizeof(T)) ? shifted : static_cast<T>(shifted & ((T{1} << (end - begin)) - 1));
+    } else {
+      return k;
+    }
+  }
+};
+
+// Radix order of the key type over the sorted bits: unsigned order for u32 and u64, numeric order for f32
+// (the inputs hold no NaN and no -0.0, so the two float orders agree).
 template <class T>
-bool radix_less(T a, T b) { return a < b; }
+bool radix_less(T a, T b, KeyField f = {}) { return f.of(a) < f.of(b); }
 
 // Sorted keys: non-decreasing, and the same multiset as the input, compared through two
 // order-independent 64-bit fingerprints (sum and xor of a hash of each key's bits). Sorting 2^28 keys
 // on the CPU for every size would take far longer than the benchmark.
 template <class T>
-std::string check_sort_keys(const T* in, const T* out, int64_t n) {
+std::string check_sort_keys(const T* in, const T* out, int64_t n, KeyField f) {
   for (int64_t i = 1; i < n; ++i)
-    if (radix_less(out[i], out[i - 1])) return at(i) + ": keys out of order";
+    if (radix_less(out[i], out[i - 1], f)) return at(i) + ": keys out of order";
   uint64_t sum_in = 0, xor_in = 0, sum_out = 0, xor_out = 0;
   for (int64_t i = 0; i < n; ++i) {
     const uint64_t hi = hash32(bits(in[i])), ho = hash32(bits(out[i]));
@@ -927,7 +998,7 @@ std::string check_sort_keys(const T* in, const T* out, int64_t n) {
 // equal keys must keep input order (CUB's radix sort is stable). Every other word of every wide value must
 // be the one made for its index (make_value): values moved whole.
 template <class T, class V>
-std::string check_sort_pairs(const T* in, const T* keys, const V* values, int64_t n) {
+std::string check_sort_pairs(const T* in, const T* keys, const V* values, int64_t n, KeyField f) {
   std::vector<bool> seen(static_cast<size_t>(n), false);
   for (int64_t i = 0; i < n; ++i) {
     const uint32_t v = value_index(values[i]);
@@ -937,8 +1008,8 @@ std::string check_sort_pairs(const T* in, const T* keys, const V* values, int64_
       return at(i) + ": word " + std::to_string(k) + " of the value is not its input's";
     if (bits(in[v]) != bits(keys[i])) return at(i) + ": key does not match its value's input key";
     if (i > 0) {
-      if (radix_less(keys[i], keys[i - 1])) return at(i) + ": keys out of order";
-      if (!radix_less(keys[i - 1], keys[i]) && value_index(values[i - 1]) > v) return at(i) + ": equal keys not stable";
+      if (radix_less(keys[i], keys[i - 1], f)) return at(i) + ": keys out of order";
+      if (!radix_less(keys[i - 1], keys[i], f) && value_index(values[i - 1]) > v) return at(i) + ": equal keys not stable";
     }
   }
   return "";
@@ -1054,7 +1125,7 @@ Timing time_op(Type t, Op op, Config c, uint32_t value_bytes, const Buffers& b, 
   const bool restore = double_buffer(c);
   for (int i = 0; i < kWarmupRuns; ++i) {
     size_t bytes = temp_bytes;
-    if (restore) restore_sort_input(op, b, n, value_bytes, s);
+    if (restore) restore_sort_input(op, t, b, n, value_bytes, s);
     CUDA_CHECK(call_cub(t, op, c, value_bytes, b.temp, bytes, b, n, s));
   }
   std::vector<cudaEvent_t> start(static_cast<size_t>(iterations)), stop(static_cast<size_t>(iterations));
@@ -1065,7 +1136,7 @@ Timing time_op(Type t, Op op, Config c, uint32_t value_bytes, const Buffers& b, 
   CUDA_CHECK(cudaStreamSynchronize(s));
   for (int i = 0; i < iterations; ++i) {
     size_t bytes = temp_bytes;
-    if (restore) restore_sort_input(op, b, n, value_bytes, s);  // before the start event: not timed
+    if (restore) restore_sort_input(op, t, b, n, value_bytes, s);  // before the start event: not timed
     CUDA_CHECK(cudaEventRecord(start[i], s));
     CUDA_CHECK(call_cub(t, op, c, value_bytes, b.temp, bytes, b, n, s, &where));
     CUDA_CHECK(cudaEventRecord(stop[i], s));
@@ -1128,8 +1199,9 @@ struct HostInputs {
 };
 
 template <class T>
-void fill_inputs(const Buffers& b, int64_t max_n, bool with_flags, uint64_t seed, HostInputs<T>& host) {
-  fill_kernel<T><<<1024, 256>>>(static_cast<T*>(b.in), with_flags ? b.flags : nullptr, max_n, seed);
+void fill_inputs(const Buffers& b, int64_t max_n, bool with_flags, uint64_t seed, uint32_t splat_tiles,
+                 HostInputs<T>& host) {
+  fill_kernel<T><<<1024, 256>>>(static_cast<T*>(b.in), with_flags ? b.flags : nullptr, max_n, seed, splat_tiles);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaDeviceSynchronize());
   host.in.resize(static_cast<size_t>(max_n));
@@ -1141,8 +1213,8 @@ void fill_inputs(const Buffers& b, int64_t max_n, bool with_flags, uint64_t seed
 }
 
 // The unsorted keys, for the DoubleBuffer sorts to start from (restore_sort_input).
-void keep_pristine(const Buffers& b, int64_t n) {
-  if (b.keys_pristine) CUDA_CHECK(cudaMemcpy(b.keys_pristine, b.in, n * 4, cudaMemcpyDeviceToDevice));
+void keep_pristine(const Buffers& b, int64_t n, size_t key_bytes) {
+  if (b.keys_pristine) CUDA_CHECK(cudaMemcpy(b.keys_pristine, b.in, n * key_bytes, cudaMemcpyDeviceToDevice));
 }
 
 // sort_pairs' values of value_bytes each (make_value of the index), into the input and the unsorted copy.
@@ -1174,6 +1246,22 @@ std::string check_keyed(Op op, const Buffers& b, const uint32_t* keys, const uin
   return check_runs(op, keys, values, n, out.data(), out2.empty() ? nullptr : out2.data(), selected);
 }
 
+// A sort's keys (and values) where the last run left them, against the CPU; "" when right.
+template <class T>
+std::string check_sort_output(Op op, uint32_t value_bytes, const Buffers& b, const T* in, int64_t n,
+                              const Output& where) {
+  std::vector<T> keys(static_cast<size_t>(n));
+  CUDA_CHECK(cudaMemcpy(keys.data(), where.keys, keys.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  const KeyField field{b.begin_bit, b.end_bit};
+  if (op == Op::sort_keys) return check_sort_keys(in, keys.data(), n, field);
+  return with_value_type(value_bytes, [&](auto tag) {
+    using V = typename decltype(tag)::type;
+    std::vector<V> values(static_cast<size_t>(n));
+    CUDA_CHECK(cudaMemcpy(values.data(), where.values, n * sizeof(V), cudaMemcpyDeviceToHost));
+    return check_sort_pairs(in, keys.data(), values.data(), n, field);
+  });
+}
+
 // The output of the last run of one configuration against the CPU; "" when right.
 template <class T>
 std::string check_output(Op op, uint32_t value_bytes, const Buffers& b, const HostInputs<T>& host, int64_t n,
@@ -1185,22 +1273,17 @@ std::string check_output(Op op, uint32_t value_bytes, const Buffers& b, const Ho
     std::vector<T> out(op == Op::reduce ? 1 : static_cast<size_t>(n));
     CUDA_CHECK(cudaMemcpy(out.data(), b.out, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
     return check_user(host.in.data(), n, out.data(), op);
+  } else if constexpr (std::is_same_v<T, uint64_t>) {  // the sorts' keys only (runs_on)
+    return check_sort_output(op, value_bytes, b, host.in.data(), n, where);
   } else {
+  if (is_sort(op)) return check_sort_output(op, value_bytes, b, host.in.data(), n, where);
   const T* in = host.in.data();
   std::vector<T> out(op == Op::reduce ? 1 : static_cast<size_t>(n));
-  CUDA_CHECK(cudaMemcpy(out.data(), is_sort(op) ? where.keys : b.out, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(out.data(), b.out, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
   switch (op) {
     case Op::reduce: return check_reduce(in, n, out[0]);
     case Op::inclusive_scan: return check_scan(in, out.data(), n, true);
     case Op::exclusive_scan: return check_scan(in, out.data(), n, false);
-    case Op::sort_keys: return check_sort_keys(in, out.data(), n);
-    case Op::sort_pairs:
-      return with_value_type(value_bytes, [&](auto tag) {
-        using V = typename decltype(tag)::type;
-        std::vector<V> values(static_cast<size_t>(n));
-        CUDA_CHECK(cudaMemcpy(values.data(), where.values, n * sizeof(V), cudaMemcpyDeviceToHost));
-        return check_sort_pairs(in, out.data(), values.data(), n);
-      });
     case Op::select_flagged:
       CUDA_CHECK(cudaMemcpy(&selected, b.num_selected, sizeof selected, cudaMemcpyDeviceToHost));
       return check_select(in, host.flags.data(), n, out.data(), selected);
@@ -1249,7 +1332,7 @@ bool run_op(Op op, Type type, uint32_t run_length, uint32_t value_bytes, const O
       int64_t selected = 0;
       const std::string error = check_output(op, value_bytes, b, host, n, where, selected);
       if (double_buffer(c)) {  // the input buffer now holds a pass's keys: the unsorted ones go back
-        restore_sort_input(op, b, n, value_bytes, s);
+        restore_sort_input(op, type, b, n, value_bytes, s);
         CUDA_CHECK(cudaStreamSynchronize(s));
       }
       if (!error.empty()) {
@@ -1291,8 +1374,8 @@ template <class T>
 bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool need_flags,
               const TempSizes& temp_sizes, cudaStream_t s, std::vector<Result>& results) {
   HostInputs<T> host;
-  fill_inputs(b, max_n, need_flags, 0xC0B0 + static_cast<uint64_t>(t), host);
-  keep_pristine(b, max_n);
+  fill_inputs(b, max_n, need_flags, 0xC0B0 + static_cast<uint64_t>(t), opt.splat_tiles, host);
+  keep_pristine(b, max_n, sizeof(T));
   for (Op op : opt.ops) {
     if (is_keyed(op) || !runs_on(op, t)) continue;
     if (op != Op::sort_pairs) {
@@ -1355,6 +1438,8 @@ int main(int argc, char** argv) {
   size_t max_temp = 1;
   {
     Buffers dummy;
+    dummy.begin_bit = opt.begin_bit;
+    dummy.end_bit = opt.end_bit;
     for (Type t : opt.types)
       for (Op op : opt.ops)
         for (int64_t n : runs_on(op, t) ? opt.sizes : std::vector<int64_t>{})
@@ -1370,6 +1455,8 @@ int main(int argc, char** argv) {
     usage_error("no configuration of --config applies to these ops, types and sizes (keyed ops: u32 only)");
 
   Buffers b;
+  b.begin_bit = opt.begin_bit;
+  b.end_bit = opt.end_bit;
   struct Allocation {
     void** ptr;
     size_t bytes;
@@ -1441,6 +1528,7 @@ int main(int argc, char** argv) {
     switch (t) {
       case Type::u32: ok = run_type<uint32_t>(t, opt, b, max_n, need_flags, temp_sizes, stream, results); break;
       case Type::f32: ok = run_type<float>(t, opt, b, max_n, need_flags, temp_sizes, stream, results); break;
+      case Type::u64: ok = run_type<uint64_t>(t, opt, b, max_n, need_flags, temp_sizes, stream, results); break;
       case Type::sum4: ok = run_type<Sum4>(t, opt, b, max_n, need_flags, temp_sizes, stream, results); break;
       case Type::box: ok = run_type<Box>(t, opt, b, max_n, need_flags, temp_sizes, stream, results); break;
     }
