@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ctest tools.cli: what scripts/demo shows. `vkprim version` and `vkprim info` print the CMake project
 # version, info lists the automatic pick of every primitive, the keyed ones included (none refused on the
-# test device), and `vkprim demo` runs reduce, scan, sort and select, each verified.
+# test device), `vkprim demo` runs reduce, scan, sort and select, each verified, and bench sort sorts
+# splatting-shaped keys recorded indirectly.
 #   cli_test.sh <vkprim executable> <CMake project version>
 set -euo pipefail
 vkprim=$1 version=$2
@@ -24,3 +25,10 @@ echo "$demo"
 for primitive in reduce scan sort select; do
   grep -Eq "^$primitive +.* yes$" <<< "$demo" || fail "vkprim demo: no verified line for $primitive"
 done
+
+# The splatting-shaped sort of `vkprim bench sort` (compare-cub's splat_pairs_u64_48): (tile, depth) keys,
+# bits [0, 48), the count read from a GPU buffer; its rows are verified against the CPU.
+splat=$("$vkprim" bench sort --pairs --key-type u64 --bits 0..48 --keys splat:64 --indirect --sizes 2^12 --repeat 2) ||
+  fail "vkprim bench sort --keys splat --indirect exited non-zero"
+echo "$splat"
+grep -Eq "^sort_pairs .* yes +.*indirect splat:64" <<< "$splat" || fail "vkprim bench sort: no verified splat row"
