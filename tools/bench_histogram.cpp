@@ -1,0 +1,273 @@
+// `vkprim bench histogram`: GPU time from timestamps (median after warm-up), GB/s counting the samples read
+// (the histogram written is a few KiB), G samples/s, the ratio to the read and copy ceilings measured on the
+// same buffers in the same run, a CPU row, and every result verified against the host reference.
+// Samples are uniform on [lower, upper) (default: the type's whole range; f32 [-1, 1)), or with --skew 90% of
+// them one value of the range (one bin) and the rest uniform.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_support.hpp"
+#include "commands.hpp"
+#include "histogram_commands.hpp"
+#include "host_histogram.hpp"
+#include "vkprim/histogram.hpp"
+
+namespace vkprim::tools {
+
+namespace {
+
+struct HistogramRow {
+  std::string primitive, algorithm, sample, binning;
+  uint32_t channels = 1, bins = 0;
+  double skew = 0;
+  uint64_t n = 0;
+  double median_us = 0, gbps = 0, gsamples = 0, of_read = 0, of_copy = 0;
+  bool verified = false;
+};
+
+void write_histogram_json(const std::string& path, const std::string& device, const std::vector<HistogramRow>& rows) {
+  write_json(path, device, rows, [&](const HistogramRow& r, JsonRow& json) {
+    json.text("primitive", r.primitive).text("algorithm", r.algorithm).text("type", r.sample);
+    json.number("channels", r.channels).number("bins", r.bins).text("binning", r.binning).number("skew", r.skew);
+    json.number("n", r.n).number("median_us", r.median_us).number("gbps", r.gbps).number("gsamples", r.gsamples);
+    json.number("of_read", r.of_read).number("of_copy", r.of_copy).flag("verified", r.verified);
+  });
+}
+
+void print_histogram_rows(const std::vector<HistogramRow>& rows) {
+  std::printf("%-9s %-24s %-4s %2s %6s %-6s %5s %8s %12s %10s %10s %8s %8s %s\n", "primitive", "algorithm", "type",
+              "ch", "bins", "binning", "skew", "n", "median_us", "GB/s", "Gsample/s", "x_read", "x_copy", "verified");
+  for (const HistogramRow& r : rows)
+    std::printf("%-9s %-24s %-4s %2u %6u %-6s %5.0f %8s %12.2f %10.1f %10.2f %8.3f %8.3f %s\n", r.primitive.c_str(),
+                r.algorithm.c_str(), r.sample.c_str(), r.channels, r.bins, r.binning.c_str(), r.skew,
+                size_label(r.n).c_str(), r.median_us, r.gbps, r.gsamples, r.of_read, r.of_copy,
+                verified_cell(r.verified, "").c_str());
+}
+
+struct Variant {
+  HistogramAlgorithm algorithm = HistogramAlgorithm::automatic;
+  Tuning tuning{};
+  std::string label;  // the override as written ("@256x4x1056"), empty without one
+};
+
+// What one run measures: the description's sample, channels, binning and range (bins and max_count are set per
+// bins value), the share of samples in the hot bin, the sizes (pixels) and repeats.
+struct Sweep {
+  HistogramDesc base;
+  double skew = 0;
+  std::vector<uint64_t> sizes;
+  int repeats = 20;
+};
+
+// bins + 1 levels evenly spaced over [lower, upper] (integers rounded down; ascending, perhaps with equal
+// neighbours where the range has fewer values than bins).
+template <class T>
+std::vector<T> even_levels(const HistogramDesc& d) {
+  std::vector<T> levels(d.bins + 1);
+  for (uint32_t i = 0; i <= d.bins; ++i) {
+    const double x = d.lower + (d.upper - d.lower) * i / d.bins;
+    levels[i] = std::is_floating_point_v<T> ? T(x) : T(std::min(x, d.upper - 1));
+  }
+  if constexpr (std::is_floating_point_v<T>) levels[d.bins] = T(d.upper);
+  return levels;
+}
+
+// One bins value: every variant at every size, each checked against the host.
+template <class T>
+int bench_bins(const Device& device, const Sweep& sweep, uint32_t bins, const std::vector<Variant>& variants,
+               std::vector<HistogramRow>& rows) {
+  const uint64_t max_n = *std::max_element(sweep.sizes.begin(), sweep.sizes.end());
+  HistogramDesc desc = sweep.base;
+  desc.bins = bins;
+  desc.max_count = max_n;
+  const uint32_t channels = desc.channels;
+  PlanSet<Histogram> set;
+  for (const Variant& v : variants) {
+    HistogramDesc d = desc;
+    d.algorithm = v.algorithm;
+    d.tuning = v.tuning;
+    const std::string what = "histogram " + std::string(to_string(v.algorithm)) + v.label;
+    if (auto added = set.add(Histogram::create(const_cast<Device&>(device).context(), d), v.label, what); !added) {
+      std::fprintf(stderr, "%s failed: %s\n", what.c_str(), added.error().message.c_str());
+      return 1;
+    }
+  }
+  if (set.plans.empty()) {
+    std::fprintf(stderr, "bench: no requested histogram algorithm is available on this device\n");
+    return 1;
+  }
+  // Largest buffers first (DESIGN.md); the ceilings run on the samples and the copy target.
+  const VkDeviceSize bytes = vector_bytes(max_n * channels * sizeof(T));
+  auto samples = device.create_buffer(bytes);
+  auto copy_target = device.create_buffer(bytes);
+  auto counts = device.create_buffer(uint64_t(bins) * channels * 4);
+  auto levels_buffer = device.create_buffer(vector_bytes((bins + 1) * sizeof(T)));
+  auto scratch = device.create_buffer(set.scratch_bytes);
+  if (!samples || !copy_target || !counts || !levels_buffer || !scratch) {
+    std::fprintf(stderr, "bench: buffer allocation failed\n");
+    return 1;
+  }
+  std::mt19937_64 rng(std::random_device{}());
+  const T hot = host::uniform_sample<T>(desc.lower, desc.upper, rng);
+  const std::vector<T> host_samples =
+      host::histogram_samples<T>(max_n * channels, desc.lower, desc.upper, sweep.skew, hot, rng);
+  const bool by_levels = desc.binning == HistogramBinning::levels;
+  const std::vector<T> levels = by_levels ? even_levels<T>(desc) : std::vector<T>{};
+  if (auto ok = device.upload(samples.value(), host_samples.data(), host_samples.size() * sizeof(T)); !ok) {
+    std::fprintf(stderr, "bench: upload: %s\n", ok.message().c_str());
+    return 1;
+  }
+  if (by_levels) {
+    if (auto ok = device.upload(levels_buffer.value(), levels.data(), levels.size() * sizeof(T)); !ok) {
+      std::fprintf(stderr, "bench: upload: %s\n", ok.message().c_str());
+      return 1;
+    }
+  }
+  int failures = 0;
+  std::vector<uint32_t> expected, got(size_t(bins) * channels);
+  for (uint64_t n : sweep.sizes) {
+    const double read = double(n) * channels * sizeof(T);
+    progress("bench histogram %s x%u %u bins n=%s ...\n", to_string(desc.sample), channels, bins,
+             size_label(n).c_str());
+    auto make_row = [&](const std::string& primitive, const std::string& algorithm, double ns, bool ok,
+                        const Ceilings& c) {
+      const double gbps = read / ns;
+      return HistogramRow{primitive, algorithm, to_string(desc.sample), to_string(desc.binning), channels, bins,
+                          sweep.skew, n, ns / 1e3, gbps, double(n) * channels / ns, c.of_read(gbps), c.of_copy(gbps),
+                          ok};
+    };
+    const double cpu = time_cpu([&] { expected = host::histogram(desc, host_samples, n, levels); });
+    auto record_for = [&](const Histogram& plan) -> Recorder {
+      return [&, n](VkCommandBuffer cmd) {
+        const BufferRange lv = by_levels ? levels_buffer->range(0, (bins + 1) * sizeof(T)) : BufferRange{};
+        return plan.record(cmd, samples->range(0, std::max<uint64_t>(n * channels, 1) * sizeof(T)),
+                           counts->range(0, uint64_t(bins) * channels * 4), n, scratch->range(), lv);
+      };
+    };
+    if (auto warmed = warm_up(device, record_for(set.plans.front())); !warmed) {
+      std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
+      return 1;
+    }
+    set.plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
+    const auto ceilings = ceilings_for(device, samples.value(), copy_target.value(), uint64_t(read), sweep.repeats);
+    if (!ceilings) return 1;
+    add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
+      return HistogramRow{"ceiling", name, "u32", "-", 1, 0, 0, n, us, gbps, 0, of_read, of_copy, true};
+    });
+    rows.push_back(make_row("histogram", "cpu", cpu, true, *ceilings));
+    for (size_t k = 0; k < set.plans.size(); ++k) {
+      const auto t = warm_and_time(device, sweep.repeats, record_for(set.plans[k]));
+      set.plans[k].release_descriptor_sets();
+      if (!t) {
+        std::fprintf(stderr, "bench: histogram %s: %s\n", set.labels[k].c_str(), t.error().message.c_str());
+        return 1;
+      }
+      const bool ok = bool(device.download(counts.value(), got.data(), got.size() * 4)) && got == expected;
+      if (!ok) {
+        ++failures;
+        std::fprintf(stderr, "MISMATCH histogram %s %u bins n=%llu\n", set.labels[k].c_str(), bins,
+                     (unsigned long long)n);
+      }
+      rows.push_back(make_row("histogram", set.labels[k], t.value(), ok, *ceilings));
+    }
+  }
+  return failures ? 1 : 0;
+}
+
+// The default range of a sample type: every value of an integer type, [-1, 1) for f32.
+void default_range(HistogramSample s, double& lower, double& upper) {
+  switch (s) {
+    case HistogramSample::u8: lower = 0, upper = 256; break;
+    case HistogramSample::u16: lower = 0, upper = 65536; break;
+    case HistogramSample::u32: lower = 0, upper = 4294967296.0; break;
+    case HistogramSample::i32: lower = -2147483648.0, upper = 2147483648.0; break;
+    case HistogramSample::f32: lower = -1, upper = 1; break;
+  }
+}
+
+// --algorithm: one name, "all", or a comma-separated list; NAME@WGxV[xG] overrides the workgroup size, the
+// vectors per invocation and the grid (0 keeps the default). False on an unknown name.
+bool parse_variants(const std::string& algorithm, std::vector<Variant>& variants) {
+  const std::string list = algorithm == "all" ? "privatized,global" : algorithm;
+  for (const AlgorithmChoice& choice : split_algorithms(list)) {
+    Variant v;
+    if (!parse(choice.name.c_str(), v.algorithm)) {
+      std::fprintf(stderr, "vkprim bench histogram: unknown algorithm '%s' (automatic, privatized, global)\n",
+                    choice.name.c_str());
+      return false;
+    }
+    v.tuning.workgroup_size = choice.workgroup_size;
+    v.tuning.vectors_per_thread = choice.per_thread;
+    v.tuning.max_workgroups = choice.tuning;
+    v.label = choice.shape;
+    variants.push_back(v);
+  }
+  return true;
+}
+
+// --bins: a comma-separated list of bin counts.
+bool parse_bins(const std::string& text, std::vector<uint32_t>& out) {
+  for (size_t pos = 0; pos <= text.size();) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    std::vector<uint64_t> values;
+    if (!parse_sizes(text.substr(pos, comma - pos), values)) return false;
+    for (uint64_t b : values) out.push_back(uint32_t(std::min<uint64_t>(b, 0xFFFFFFFFu)));
+    pos = comma + 1;
+  }
+  return !out.empty();
+}
+
+}  // namespace
+
+int run_bench_histogram(std::vector<std::string> args) {
+  std::string sample_s = "u32", bins_s = "256", channels_s = "1", binning_s = "even", lower_s, upper_s;
+  if (!take_option(args, "--sample", sample_s)) take_option(args, "--type", sample_s);
+  take_option(args, "--bins", bins_s);
+  take_option(args, "--channels", channels_s);
+  take_option(args, "--binning", binning_s);
+  take_option(args, "--lower", lower_s);
+  take_option(args, "--upper", upper_s);
+  const bool skew = take_flag(args, "--skew");
+  BenchArgs common;
+  int rc = 0;
+  auto device = open_bench(args, "vkprim bench histogram", common, rc);
+  if (!device) return rc;
+  Sweep sweep;
+  std::vector<uint32_t> bins;
+  if (!parse(sample_s.c_str(), sweep.base.sample) || !parse(binning_s.c_str(), sweep.base.binning) ||
+      !parse_bins(bins_s, bins) || !parse_sizes(common.sizes, sweep.sizes)) {
+    std::fprintf(stderr, "vkprim bench histogram: bad --sample, --binning, --bins or --sizes\n");
+    return 2;
+  }
+  sweep.base.channels = uint32_t(std::atoi(channels_s.c_str()));
+  default_range(sweep.base.sample, sweep.base.lower, sweep.base.upper);
+  if (!lower_s.empty()) sweep.base.lower = std::atof(lower_s.c_str());
+  if (!upper_s.empty()) sweep.base.upper = std::atof(upper_s.c_str());
+  sweep.skew = skew ? 90 : 0;
+  sweep.repeats = common.repeats;
+  std::vector<Variant> variants;
+  if (!parse_variants(common.algorithm, variants)) return 2;
+  char counting[256];
+  std::snprintf(counting, sizeof(counting),
+                "; GB/s count the samples read (n pixels x %u channels x %u bytes); samples uniform on [%g, %g)%s",
+                sweep.base.channels, size_of(sweep.base.sample), sweep.base.lower, sweep.base.upper,
+                skew ? ", 90% of them in one bin" : "");
+  print_bench_header(*device, common.repeats, counting);
+  std::vector<HistogramRow> rows;
+  for (uint32_t b : bins) {
+    rc |= host::with_sample(sweep.base.sample, [&](auto t) {
+      return bench_bins<decltype(t)>(*device, sweep, b, variants, rows);
+    });
+  }
+  print_histogram_rows(rows);
+  if (!common.json.empty()) write_histogram_json(common.json, device->context().capabilities().device_name, rows);
+  if (common.stats) print_pipeline_statistics(*device);
+  return rc;
+}
+
+}  // namespace vkprim::tools
