@@ -1,9 +1,10 @@
 // `vkprim bench histogram`: GPU time from timestamps (median after warm-up), GB/s counting the samples read
 // (the histogram written is a few KiB), G samples/s, the ratio to the read and copy ceilings measured on the
 // same buffers in the same run, a CPU row, and every result verified against the host reference.
-// Samples are uniform on [lower, upper) (default: the type's whole range; f32 [-1, 1)), or with --skew 90% of
-// them one value of the range (one bin) and the rest uniform.
+// Samples are uniform on [lower, upper) (default: the type's whole range; f32 [-1, 1)), or with --skew [P] P% of
+// them (90 without a number) one value of the range (one bin) and the rest uniform.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -222,6 +223,19 @@ bool parse_bins(const std::string& text, std::vector<uint32_t>& out) {
   return !out.empty();
 }
 
+// --skew [PERCENT]: the percent of the samples set to one value (90 where no number follows); 0 without it.
+double take_skew(std::vector<std::string>& args) {
+  const auto it = std::find(args.begin(), args.end(), "--skew");
+  if (it == args.end()) return 0;
+  double percent = 90;
+  if (it + 1 != args.end() && !(it + 1)->empty() && std::isdigit(static_cast<unsigned char>((*(it + 1))[0]))) {
+    percent = std::atof((it + 1)->c_str());
+    args.erase(it + 1);
+  }
+  args.erase(it);
+  return std::clamp(percent, 0.0, 100.0);
+}
+
 }  // namespace
 
 int run_bench_histogram(std::vector<std::string> args) {
@@ -232,7 +246,7 @@ int run_bench_histogram(std::vector<std::string> args) {
   take_option(args, "--binning", binning_s);
   take_option(args, "--lower", lower_s);
   take_option(args, "--upper", upper_s);
-  const bool skew = take_flag(args, "--skew");
+  const double skew = take_skew(args);
   BenchArgs common;
   int rc = 0;
   auto device = open_bench(args, "vkprim bench histogram", common, rc);
@@ -248,15 +262,15 @@ int run_bench_histogram(std::vector<std::string> args) {
   default_range(sweep.base.sample, sweep.base.lower, sweep.base.upper);
   if (!lower_s.empty()) sweep.base.lower = std::atof(lower_s.c_str());
   if (!upper_s.empty()) sweep.base.upper = std::atof(upper_s.c_str());
-  sweep.skew = skew ? 90 : 0;
+  sweep.skew = skew;
   sweep.repeats = common.repeats;
   std::vector<Variant> variants;
   if (!parse_variants(common.algorithm, variants)) return 2;
   char counting[256];
   std::snprintf(counting, sizeof(counting),
-                "; GB/s count the samples read (n pixels x %u channels x %u bytes); samples uniform on [%g, %g)%s",
-                sweep.base.channels, size_of(sweep.base.sample), sweep.base.lower, sweep.base.upper,
-                skew ? ", 90% of them in one bin" : "");
+                "; GB/s count the samples read (n pixels x %u channels x %u bytes); samples uniform on [%g, %g), "
+                "%g%% of them in one bin",
+                sweep.base.channels, size_of(sweep.base.sample), sweep.base.lower, sweep.base.upper, skew);
   print_bench_header(*device, common.repeats, counting);
   std::vector<HistogramRow> rows;
   for (uint32_t b : bins) {
