@@ -140,6 +140,13 @@ Bounds bounds_of(HistogramSample s) {
   return {0, 1, 0, 1};
 }
 
+// Even bins over bounds_of(sample).
+HistogramDesc typical(HistogramSample sample, uint32_t channels, uint32_t bins, uint64_t max_count,
+                      HistogramAlgorithm algorithm = HistogramAlgorithm::automatic) {
+  const Bounds b = bounds_of(sample);
+  return even(sample, channels, bins, b.lower, b.upper, max_count, algorithm);
+}
+
 // Random samples of the type for a plan from bounds_of, NaNs and infinities sprinkled among floats.
 template <class T>
 std::vector<T> draw(HistogramSample s, uint64_t n, std::mt19937_64& rng, double hot_percent = 0) {
@@ -180,7 +187,7 @@ TEST_CASE("histogram of u32 even bins at counts 0, 1, a tile +-1 and 300001 pixe
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t max_n = 300001;
-  HistogramRig<uint32_t> rig(dev, even(HistogramSample::u32, 1, 256, 1000, 4294966000.0, max_n));
+  HistogramRig<uint32_t> rig(dev, typical(HistogramSample::u32, 1, 256, max_n));
   REQUIRE(rig.plan().algorithm() == HistogramAlgorithm::privatized);
   CHECK(rig.plan().replicas() >= 1);
   const uint64_t tile = rig.plan().samples_per_tile();
@@ -202,11 +209,10 @@ TEST_CASE("histogram of every sample type with 1 to 4 channels and 1, 7 or 256 e
     }
     host::with_sample(s, [&](auto t) {
       using T = decltype(t);
-      const Bounds b = bounds_of(s);
       for (uint32_t channels : {1u, 4u})
         for (uint32_t bins : {1u, 7u, 256u}) {
           const uint64_t n = 20000 + rng() % 1000;
-          HistogramRig<T> rig(dev, even(s, channels, bins, b.lower, b.upper, n));
+          HistogramRig<T> rig(dev, typical(s, channels, bins, n));
           CHECK(rig.check(draw<T>(s, n * channels, rng), n));
         }
     });
@@ -220,7 +226,7 @@ TEST_CASE("histogram of 2 and 3 interleaved channels keeps each channel's pixels
   VKPRIM_TEST_RNG(rng);
   for (uint32_t channels : {2u, 3u}) {
     const uint64_t n = 7001;
-    HistogramRig<uint32_t> rig(dev, even(HistogramSample::u32, channels, 100, 1000, 4294966000.0, n));
+    HistogramRig<uint32_t> rig(dev, typical(HistogramSample::u32, channels, 100, n));
     for (uint64_t shift : {0u, 1u, 3u, 6u}) CHECK(rig.check(draw<uint32_t>(HistogramSample::u32, n * channels, rng), n, {}, shift, shift));
     if (supported(dev, HistogramSample::u8)) {
       HistogramRig<uint8_t> bytes(dev, even(HistogramSample::u8, channels, 64, 0, 256, n));
@@ -288,19 +294,19 @@ TEST_CASE("histogram past the shared-memory budget takes global atomics: 65536 b
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 40000;
-  HistogramRig<uint32_t> wide(dev, even(HistogramSample::u32, 1, 65536, 1000, 4294966000.0, n));
+  HistogramRig<uint32_t> wide(dev, typical(HistogramSample::u32, 1, 65536, n));
   CHECK(wide.plan().algorithm() == HistogramAlgorithm::global);
   CHECK(wide.plan().replicas() == 0);
   CHECK(wide.check(draw<uint32_t>(HistogramSample::u32, n, rng), n));
-  HistogramRig<float> four(dev, even(HistogramSample::f32, 4, 4096, -1, 3, n));
+  HistogramRig<float> four(dev, typical(HistogramSample::f32, 4, 4096, n));
   CHECK(four.plan().algorithm() == HistogramAlgorithm::global);
   CHECK(four.check(draw<float>(HistogramSample::f32, 4 * n, rng), n));
   // 2048 bins of one channel fit one copy in any budget (16 KiB at least); global is taken when asked for.
-  HistogramRig<uint32_t> one(dev, even(HistogramSample::u32, 1, 2048, 1000, 4294966000.0, n));
+  HistogramRig<uint32_t> one(dev, typical(HistogramSample::u32, 1, 2048, n));
   CHECK(one.plan().algorithm() == HistogramAlgorithm::privatized);
   CHECK(one.check(draw<uint32_t>(HistogramSample::u32, n, rng), n));
   HistogramRig<uint32_t> asked(
-      dev, even(HistogramSample::u32, 1, 256, 1000, 4294966000.0, n, HistogramAlgorithm::global));
+      dev, typical(HistogramSample::u32, 1, 256, n, HistogramAlgorithm::global));
   CHECK(asked.plan().algorithm() == HistogramAlgorithm::global);
   CHECK(asked.check(draw<uint32_t>(HistogramSample::u32, n, rng), n));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
@@ -310,9 +316,9 @@ TEST_CASE("histogram with 90% of the samples in one bin matches, privatized and 
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 100003;
-  HistogramRig<uint32_t> privatized(dev, even(HistogramSample::u32, 1, 256, 1000, 4294966000.0, n));
+  HistogramRig<uint32_t> privatized(dev, typical(HistogramSample::u32, 1, 256, n));
   CHECK(privatized.check(draw<uint32_t>(HistogramSample::u32, n, rng, 90), n));
-  HistogramRig<uint32_t> global(dev, even(HistogramSample::u32, 1, 65536, 1000, 4294966000.0, n));
+  HistogramRig<uint32_t> global(dev, typical(HistogramSample::u32, 1, 65536, n));
   CHECK(global.check(draw<uint32_t>(HistogramSample::u32, n, rng, 90), n));
   if (supported(dev, HistogramSample::u8)) {
     HistogramRig<uint8_t> bytes(dev, even(HistogramSample::u8, 4, 256, 0, 256, n));
@@ -359,7 +365,7 @@ TEST_CASE("histogram_indirect reads the pixel count on the GPU, clamps it to max
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const uint64_t max_n = 50001;
-  HistogramRig<uint32_t> rig(dev, even(HistogramSample::u32, 1, 256, 1000, 4294966000.0, max_n));
+  HistogramRig<uint32_t> rig(dev, typical(HistogramSample::u32, 1, 256, max_n));
   const auto data = draw<uint32_t>(HistogramSample::u32, max_n, rng);
   const uint32_t tile = uint32_t(rig.plan().samples_per_tile());
   for (uint32_t gpu : {0u, 1u, tile + 1, uint32_t(max_n), uint32_t(max_n + 1000), 0xFFFFFFFFu})
@@ -376,7 +382,7 @@ TEST_CASE("histogram splits samples past one storage-buffer binding into windows
   Device& dev = test::device(test::small_windows());  // 64 KiB bindings
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 20011;  // 3 channels of u32: about 4 windows
-  HistogramRig<uint32_t> rig(dev, even(HistogramSample::u32, 3, 256, 1000, 4294966000.0, n));
+  HistogramRig<uint32_t> rig(dev, typical(HistogramSample::u32, 3, 256, n));
   CHECK(rig.plan().dispatch_count(n) >= 4);
   CHECK(rig.check(draw<uint32_t>(HistogramSample::u32, 3 * n, rng), n, {}, 1, 0));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
@@ -388,7 +394,7 @@ TEST_CASE("histogram works with push descriptors off (descriptor sets per record
   Device& dev = test::device(setup);
   VKPRIM_TEST_RNG(rng);
   const uint64_t n = 5000;
-  HistogramRig<uint32_t> rig(dev, even(HistogramSample::u32, 1, 256, 1000, 4294966000.0, n));
+  HistogramRig<uint32_t> rig(dev, typical(HistogramSample::u32, 1, 256, n));
   for (int i = 0; i < 3; ++i) CHECK(rig.check(draw<uint32_t>(HistogramSample::u32, n, rng), n));
   const uint32_t gpu = 4000;
   CHECK(rig.check(draw<uint32_t>(HistogramSample::u32, n, rng), 0, {}, 0, 0, &gpu));

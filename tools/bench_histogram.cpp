@@ -77,104 +77,131 @@ std::vector<T> even_levels(const HistogramDesc& d) {
   return levels;
 }
 
-// One bins value: every variant at every size, each checked against the host.
+// One bins value's plans (a variant each) and buffers, the samples and levels uploaded, their host copies.
 template <class T>
-int bench_bins(const Device& device, const Sweep& sweep, uint32_t bins, const std::vector<Variant>& variants,
-               std::vector<HistogramRow>& rows) {
-  const uint64_t max_n = *std::max_element(sweep.sizes.begin(), sweep.sizes.end());
-  HistogramDesc desc = sweep.base;
-  desc.bins = bins;
-  desc.max_count = max_n;
-  const uint32_t channels = desc.channels;
+struct BinsSetup {
+  HistogramDesc desc;
   PlanSet<Histogram> set;
+  Buffer samples, copy_target, counts, levels_buffer, scratch;  // largest first (DESIGN.md)
+  std::vector<T> host_samples, levels;
+
+  BufferRange levels_range() const {
+    return levels.empty() ? BufferRange{} : levels_buffer.range(0, levels.size() * sizeof(T));
+  }
+};
+
+// Creates the plans of `variants` for `bins` and max_count the largest size, and their buffers; draws and
+// uploads the samples (and levels). False after printing why.
+template <class T>
+bool set_up_bins(const Device& device, const Sweep& sweep, uint32_t bins, const std::vector<Variant>& variants,
+                 BinsSetup<T>& s) {
+  const uint64_t max_n = *std::max_element(sweep.sizes.begin(), sweep.sizes.end());
+  s.desc = sweep.base;
+  s.desc.bins = bins;
+  s.desc.max_count = max_n;
   for (const Variant& v : variants) {
-    HistogramDesc d = desc;
+    HistogramDesc d = s.desc;
     d.algorithm = v.algorithm;
     d.tuning = v.tuning;
     const std::string what = "histogram " + std::string(to_string(v.algorithm)) + v.label;
-    if (auto added = set.add(Histogram::create(const_cast<Device&>(device).context(), d), v.label, what); !added) {
+    if (auto added = s.set.add(Histogram::create(const_cast<Device&>(device).context(), d), v.label, what); !added) {
       std::fprintf(stderr, "%s failed: %s\n", what.c_str(), added.error().message.c_str());
-      return 1;
+      return false;
     }
   }
-  if (set.plans.empty()) {
+  if (s.set.plans.empty()) {
     std::fprintf(stderr, "bench: no requested histogram algorithm is available on this device\n");
-    return 1;
+    return false;
   }
-  // Largest buffers first (DESIGN.md); the ceilings run on the samples and the copy target.
+  const uint32_t channels = s.desc.channels;
   const VkDeviceSize bytes = vector_bytes(max_n * channels * sizeof(T));
   auto samples = device.create_buffer(bytes);
   auto copy_target = device.create_buffer(bytes);
   auto counts = device.create_buffer(uint64_t(bins) * channels * 4);
   auto levels_buffer = device.create_buffer(vector_bytes((bins + 1) * sizeof(T)));
-  auto scratch = device.create_buffer(set.scratch_bytes);
+  auto scratch = device.create_buffer(s.set.scratch_bytes);
   if (!samples || !copy_target || !counts || !levels_buffer || !scratch) {
     std::fprintf(stderr, "bench: buffer allocation failed\n");
-    return 1;
+    return false;
   }
+  s.samples = std::move(samples).value();
+  s.copy_target = std::move(copy_target).value();
+  s.counts = std::move(counts).value();
+  s.levels_buffer = std::move(levels_buffer).value();
+  s.scratch = std::move(scratch).value();
   std::mt19937_64 rng(std::random_device{}());
-  const T hot = host::uniform_sample<T>(desc.lower, desc.upper, rng);
-  const std::vector<T> host_samples =
-      host::histogram_samples<T>(max_n * channels, desc.lower, desc.upper, sweep.skew, hot, rng);
-  const bool by_levels = desc.binning == HistogramBinning::levels;
-  const std::vector<T> levels = by_levels ? even_levels<T>(desc) : std::vector<T>{};
-  if (auto ok = device.upload(samples.value(), host_samples.data(), host_samples.size() * sizeof(T)); !ok) {
-    std::fprintf(stderr, "bench: upload: %s\n", ok.message().c_str());
-    return 1;
+  const T hot = host::uniform_sample<T>(s.desc.lower, s.desc.upper, rng);
+  s.host_samples = host::histogram_samples<T>(max_n * channels, s.desc.lower, s.desc.upper, sweep.skew, hot, rng);
+  if (s.desc.binning == HistogramBinning::levels) s.levels = even_levels<T>(s.desc);
+  Result<void> ok = device.upload(s.samples, s.host_samples.data(), s.host_samples.size() * sizeof(T));
+  if (ok && !s.levels.empty()) ok = device.upload(s.levels_buffer, s.levels.data(), s.levels.size() * sizeof(T));
+  if (!ok) std::fprintf(stderr, "bench: upload: %s\n", ok.message().c_str());
+  return ok.ok();
+}
+
+// The rows of one size n: the ceilings, the CPU, then every plan timed and checked against the CPU's counts.
+// Returns the number of mismatches, or -1 after printing an error.
+template <class T>
+int bench_size(const Device& device, const Sweep& sweep, BinsSetup<T>& s, uint64_t n, std::vector<HistogramRow>& rows) {
+  const HistogramDesc& d = s.desc;
+  const uint32_t channels = d.channels;
+  const double read = double(n) * channels * sizeof(T);
+  progress("bench histogram %s x%u %u bins n=%s ...\n", to_string(d.sample), channels, d.bins, size_label(n).c_str());
+  std::vector<uint32_t> expected, got(size_t(d.bins) * channels);
+  const double cpu = time_cpu([&] { expected = host::histogram(d, s.host_samples, n, s.levels); });
+  auto record_for = [&](const Histogram& plan) -> Recorder {
+    return [&, n](VkCommandBuffer cmd) {
+      return plan.record(cmd, s.samples.range(0, std::max<uint64_t>(n * channels, 1) * sizeof(T)),
+                         s.counts.range(0, got.size() * 4), n, s.scratch.range(), s.levels_range());
+    };
+  };
+  if (auto warmed = warm_up(device, record_for(s.set.plans.front())); !warmed) {
+    std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
+    return -1;
   }
-  if (by_levels) {
-    if (auto ok = device.upload(levels_buffer.value(), levels.data(), levels.size() * sizeof(T)); !ok) {
-      std::fprintf(stderr, "bench: upload: %s\n", ok.message().c_str());
-      return 1;
-    }
-  }
+  s.set.plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
+  const auto ceilings = ceilings_for(device, s.samples, s.copy_target, uint64_t(read), sweep.repeats);
+  if (!ceilings) return -1;
+  add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
+    return HistogramRow{"ceiling", name, "u32", "-", 1, 0, 0, n, us, gbps, 0, of_read, of_copy, true};
+  });
+  auto row = [&](const std::string& algorithm, double ns, bool ok) {
+    const double gbps = read / ns;
+    return HistogramRow{"histogram", algorithm, to_string(d.sample), to_string(d.binning), channels, d.bins,
+                        sweep.skew, n, ns / 1e3, gbps, double(n) * channels / ns, ceilings->of_read(gbps),
+                        ceilings->of_copy(gbps), ok};
+  };
+  rows.push_back(row("cpu", cpu, true));
   int failures = 0;
-  std::vector<uint32_t> expected, got(size_t(bins) * channels);
+  for (size_t k = 0; k < s.set.plans.size(); ++k) {
+    const auto t = warm_and_time(device, sweep.repeats, record_for(s.set.plans[k]));
+    s.set.plans[k].release_descriptor_sets();
+    if (!t) {
+      std::fprintf(stderr, "bench: histogram %s: %s\n", s.set.labels[k].c_str(), t.error().message.c_str());
+      return -1;
+    }
+    const bool ok = bool(device.download(s.counts, got.data(), got.size() * 4)) && got == expected;
+    if (!ok) {
+      ++failures;
+      std::fprintf(stderr, "MISMATCH histogram %s %u bins n=%llu\n", s.set.labels[k].c_str(), d.bins,
+                   (unsigned long long)n);
+    }
+    rows.push_back(row(s.set.labels[k], t.value(), ok));
+  }
+  return failures;
+}
+
+// One bins value: every variant at every size, each checked against the host.
+template <class T>
+int bench_bins(const Device& device, const Sweep& sweep, uint32_t bins, const std::vector<Variant>& variants,
+               std::vector<HistogramRow>& rows) {
+  BinsSetup<T> s;
+  if (!set_up_bins(device, sweep, bins, variants, s)) return 1;
+  int failures = 0;
   for (uint64_t n : sweep.sizes) {
-    const double read = double(n) * channels * sizeof(T);
-    progress("bench histogram %s x%u %u bins n=%s ...\n", to_string(desc.sample), channels, bins,
-             size_label(n).c_str());
-    auto make_row = [&](const std::string& primitive, const std::string& algorithm, double ns, bool ok,
-                        const Ceilings& c) {
-      const double gbps = read / ns;
-      return HistogramRow{primitive, algorithm, to_string(desc.sample), to_string(desc.binning), channels, bins,
-                          sweep.skew, n, ns / 1e3, gbps, double(n) * channels / ns, c.of_read(gbps), c.of_copy(gbps),
-                          ok};
-    };
-    const double cpu = time_cpu([&] { expected = host::histogram(desc, host_samples, n, levels); });
-    auto record_for = [&](const Histogram& plan) -> Recorder {
-      return [&, n](VkCommandBuffer cmd) {
-        const BufferRange lv = by_levels ? levels_buffer->range(0, (bins + 1) * sizeof(T)) : BufferRange{};
-        return plan.record(cmd, samples->range(0, std::max<uint64_t>(n * channels, 1) * sizeof(T)),
-                           counts->range(0, uint64_t(bins) * channels * 4), n, scratch->range(), lv);
-      };
-    };
-    if (auto warmed = warm_up(device, record_for(set.plans.front())); !warmed) {
-      std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
-      return 1;
-    }
-    set.plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
-    const auto ceilings = ceilings_for(device, samples.value(), copy_target.value(), uint64_t(read), sweep.repeats);
-    if (!ceilings) return 1;
-    add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
-      return HistogramRow{"ceiling", name, "u32", "-", 1, 0, 0, n, us, gbps, 0, of_read, of_copy, true};
-    });
-    rows.push_back(make_row("histogram", "cpu", cpu, true, *ceilings));
-    for (size_t k = 0; k < set.plans.size(); ++k) {
-      const auto t = warm_and_time(device, sweep.repeats, record_for(set.plans[k]));
-      set.plans[k].release_descriptor_sets();
-      if (!t) {
-        std::fprintf(stderr, "bench: histogram %s: %s\n", set.labels[k].c_str(), t.error().message.c_str());
-        return 1;
-      }
-      const bool ok = bool(device.download(counts.value(), got.data(), got.size() * 4)) && got == expected;
-      if (!ok) {
-        ++failures;
-        std::fprintf(stderr, "MISMATCH histogram %s %u bins n=%llu\n", set.labels[k].c_str(), bins,
-                     (unsigned long long)n);
-      }
-      rows.push_back(make_row("histogram", set.labels[k], t.value(), ok, *ceilings));
-    }
+    const int f = bench_size(device, sweep, s, n, rows);
+    if (f < 0) return 1;
+    failures += f;
   }
   return failures ? 1 : 0;
 }
