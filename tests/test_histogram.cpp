@@ -227,7 +227,8 @@ TEST_CASE("histogram of 2 and 3 interleaved channels keeps each channel's pixels
   for (uint32_t channels : {2u, 3u}) {
     const uint64_t n = 7001;
     HistogramRig<uint32_t> rig(dev, typical(HistogramSample::u32, channels, 100, n));
-    for (uint64_t shift : {0u, 1u, 3u, 6u}) CHECK(rig.check(draw<uint32_t>(HistogramSample::u32, n * channels, rng), n, {}, shift, shift));
+    for (uint64_t shift : {0u, 1u, 3u, 6u})
+      CHECK(rig.check(draw<uint32_t>(HistogramSample::u32, n * channels, rng), n, {}, shift, shift));
     if (supported(dev, HistogramSample::u8)) {
       HistogramRig<uint8_t> bytes(dev, even(HistogramSample::u8, channels, 64, 0, 256, n));
       for (uint64_t shift : {0u, 5u, 15u})
@@ -274,7 +275,8 @@ TEST_CASE("histogram even bins: samples at every edge, at lower, just below uppe
     });
   }
   // f32: each edge as the float formula places it, its neighbours, the bounds, NaN, infinities and zeros.
-  for (auto [lower, upper, bins] : {std::tuple{-1.0, 3.0, 7u}, std::tuple{0.0, 1.0, 256u}, std::tuple{-2.5, 1e6, 1000u}}) {
+  for (auto [lower, upper, bins] :
+       {std::tuple{-1.0, 3.0, 7u}, std::tuple{0.0, 1.0, 256u}, std::tuple{-2.5, 1e6, 1000u}}) {
     std::vector<float> v;
     for (uint32_t i = 0; i <= bins; ++i) {
       const float edge = float(lower + (upper - lower) * i / bins);
@@ -349,13 +351,16 @@ TEST_CASE("histogram by levels: uneven levels with empty bins, in shared memory 
     });
   }
   // Levels that fit shared memory only without the copies (read from their buffer by the privatized kernel),
-  // and 65536 bins (global atomics, levels from their buffer).
-  for (uint32_t bins : {3000u, 65536u}) {
+  // 65536 bins (global atomics, levels from their buffer), and 2048 bins x 4 channels (global atomics, the
+  // levels staged in shared memory).
+  for (auto [channels, bins] : {std::pair{1u, 3000u}, std::pair{1u, 65536u}, std::pair{4u, 2048u}}) {
     const uint64_t n = 30000;
-    HistogramRig<uint32_t> rig(dev, by_levels(HistogramSample::u32, 1, bins, n));
+    HistogramRig<uint32_t> rig(dev, by_levels(HistogramSample::u32, channels, bins, n));
+    const bool one_copy_fits = bins * channels < 4096;  // within any budget (16 KiB at least)
+    CHECK(rig.plan().algorithm() == (one_copy_fits ? HistogramAlgorithm::privatized : HistogramAlgorithm::global));
     std::vector<uint32_t> levels(bins + 1);
     for (uint32_t i = 0; i <= bins; ++i) levels[i] = 1000u + i * 60000u + (i % 7) * 1000u;
-    CHECK(rig.check(draw<uint32_t>(HistogramSample::u32, n, rng), n, levels));
+    CHECK(rig.check(draw<uint32_t>(HistogramSample::u32, n * channels, rng), n, levels));
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
@@ -494,7 +499,9 @@ TEST_CASE("histogram record and record_indirect refuse bad buffers with a messag
   test::poison(dev, h);
   for (const Case& k : cases) {
     const Result<void> r =
-        test::recorded_result(dev, [&](VkCommandBuffer cmd) { return plan.record(cmd, k.samples, k.histogram, k.n, k.scratch, k.levels); });
+        test::recorded_result(dev, [&](VkCommandBuffer cmd) {
+          return plan.record(cmd, k.samples, k.histogram, k.n, k.scratch, k.levels);
+        });
     INFO(k.what << ": " << r.message());
     CHECK(r.status() == Status::invalid_argument);
     CHECK(r.message().find("Histogram::record") != std::string::npos);
