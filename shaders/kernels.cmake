@@ -159,3 +159,14 @@ vkprim_add_kernel(by_key/chained64_k64 ${by_key} TARGET_ENV vulkan1.2 DEFINES VK
 vkprim_add_kernel(by_key/portable_k32 ${by_key} SPEC PHASE NO_SUBGROUP_VARIANT DEFINES VKPRIM_BY_KEY_PORTABLE=1)
 vkprim_add_kernel(by_key/portable_k64 ${by_key} SPEC PHASE NO_SUBGROUP_VARIANT
                   DEFINES VKPRIM_KEY64=1 VKPRIM_BY_KEY_PORTABLE=1)
+
+# Histogram (shaders/histogram, common/histogram.glsl, src/histogram.cpp): the variants are the samples'
+# storage, u8, u16, u32 (also i32's, through an order-preserving xor) and f32, built whatever VKPRIM_TYPES says
+# (WIDTHS_ONLY); channels, the binning and the shared array are specialization constants, bins and bounds push
+# constants. No subgroup operations, so no emulation variant. The privatized kernel adds in shared memory, the
+# global one with global atomics; the zero kernel clears the histogram before either.
+set(histogram BINDINGS 4 PUSH_BYTES 64 SPEC WG_SIZE ITEMS CHANNELS BIN_MODE SHARED_WORDS TYPES u8 u16 u32 f32
+    WIDTHS_ONLY)
+vkprim_add_kernel(histogram/privatized histogram/privatized.comp ${histogram})
+vkprim_add_kernel(histogram/global histogram/global.comp ${histogram})
+vkprim_add_kernel(histogram/zero histogram/zero.comp BINDINGS 1 PUSH_BYTES 8 SPEC WG_SIZE)

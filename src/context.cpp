@@ -317,8 +317,10 @@ std::vector<KernelStatistics> Context::kernel_statistics() const {
     const detail::KernelDesc& d = kernel->desc;
     // KernelStatistics' kernel-specific fields: a kernel declares at most one constant of each.
     const detail::Specialization& s = d.spec;
-    const uint32_t tuning = s.look_windows ? s.look_windows : s.subgroup_min ? s.subgroup_min : s.phase;
-    const uint32_t mode = s.key_flags ? s.key_flags : s.mode ? s.mode : s.rejected_order;
+    const uint32_t tuning =
+        s.look_windows ? s.look_windows : s.subgroup_min ? s.subgroup_min : s.phase ? s.phase : s.channels;
+    const uint32_t mode =
+        s.key_flags ? s.key_flags : s.mode ? s.mode : s.rejected_order ? s.rejected_order : s.bin_mode;
     out.push_back({d.kernel.name(), detail::variant_label(d), d.workgroup_size, d.items, tuning, mode, s.stage_rounds,
                    kernel->statistics});
   }

@@ -67,12 +67,15 @@ struct Specialization {
   uint32_t phase = 0;           // PHASE: the portable keyed kernel's phase
   uint32_t mode = 0;            // MODE: the keyed primitive
   uint32_t rejected_order = 0;  // REJECTED_ORDER: Partition's rejected elements reversed (1)
+  uint32_t channels = 0;        // CHANNELS: the histogram's interleaved channels
+  uint32_t bin_mode = 0;        // BIN_MODE: the histogram's binning (common/histogram.glsl)
+  uint32_t shared_words = 0;    // SHARED_WORDS: the histogram's shared array, in u32 words
 
   struct Constant {
     SpecId id;
     uint32_t value;
   };
-  constexpr std::array<Constant, 8> constants() const {
+  constexpr std::array<Constant, 11> constants() const {
     return {{{SpecId::look_windows, look_windows},
              {SpecId::key_flags, key_flags},
              {SpecId::stage_rounds, stage_rounds},
@@ -80,7 +83,10 @@ struct Specialization {
              {SpecId::subgroup_min, subgroup_min},
              {SpecId::phase, phase},
              {SpecId::mode, mode},
-             {SpecId::rejected_order, rejected_order}}};
+             {SpecId::rejected_order, rejected_order},
+             {SpecId::channels, channels},
+             {SpecId::bin_mode, bin_mode},
+             {SpecId::shared_words, shared_words}}};
   }
   constexpr auto operator<=>(const Specialization&) const = default;
 };

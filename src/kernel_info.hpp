@@ -19,12 +19,16 @@ enum class SpecId : uint32_t {
   phase = 8,
   mode = 9,
   rejected_order = 10,
+  channels = 11,
+  bin_mode = 12,
+  shared_words = 13,
 };
-constexpr uint32_t kSpecIds = 11;
+constexpr uint32_t kSpecIds = 14;
 // The GLSL names, by ID (errors and tests).
 constexpr const char* kSpecNames[kSpecIds] = {"WG_SIZE",     "ITEMS",       "LOOK_WINDOWS", "KEY_FLAGS",
                                               "STAGE_ROUNDS", "VK_OP",      "VALUE_UNITS",  "SUBGROUP_MIN",
-                                              "PHASE",       "MODE",        "REJECTED_ORDER"};
+                                              "PHASE",       "MODE",        "REJECTED_ORDER", "CHANNELS",
+                                              "BIN_MODE",    "SHARED_WORDS"};
 constexpr uint32_t spec_bit(SpecId id) { return 1u << uint32_t(id); }
 
 struct KernelInfo {

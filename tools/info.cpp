@@ -5,6 +5,7 @@
 
 #include "bench_support.hpp"
 #include "commands.hpp"
+#include "vkprim/histogram.hpp"
 #include "vkprim/reduce.hpp"
 #include "vkprim/reduce_by_key.hpp"
 #include "vkprim/run_length_encode.hpp"
@@ -121,6 +122,19 @@ void print_automatic_picks(Context& context) {
   keyed("run_length_encode", "u32 keys", RunLengthEncode::create(context, RunLengthEncodeDesc{DataType::u32, n}));
   keyed("non_trivial_runs", "u32 keys", NonTrivialRuns::create(context, RunLengthEncodeDesc{DataType::u32, n}));
   keyed("unique", "u32 keys", Unique::create(context, UniqueDesc{DataType::u32, n}));
+  // The histogram: privatized copies where bins x channels fit shared memory, else global atomics.
+  for (uint32_t bins : {256u, 65536u}) {
+    HistogramDesc desc;
+    desc.sample = HistogramSample::u32;
+    desc.bins = bins;
+    desc.upper = 4294967296.0;
+    desc.max_count = n;
+    print_pick("histogram", "u32, " + std::to_string(bins) + " even bins", Histogram::create(context, desc),
+               [&](const Histogram& p) {
+                 return ", " + std::to_string(p.replicas()) + " copies per workgroup, " +
+                        std::to_string(p.samples_per_tile()) + " samples per step" + dispatches(p.dispatch_count(n));
+               });
+  }
   std::printf("  (the chained scan, chained select, onesweep and the chained keyed primitives need the Vulkan memory "
               "model: %s here)\n",
               context.capabilities().has(feature_memory_model) ? "enabled" : "not enabled");

@@ -6,7 +6,7 @@
 // 64 bytes), DeviceSelect::Flagged and DevicePartition::Flagged (u32 flags, about half set), on u32 or f32
 // data, over a sweep of sizes; and the keyed primitives on u32 keys (and u32 values): DeviceReduce::ReduceByKey
 // (sum), DeviceScan::InclusiveSumByKey / ExclusiveSumByKey, DeviceRunLengthEncode::Encode / NonTrivialRuns and
-// DeviceSelect::Unique.
+// DeviceSelect::Unique; and DeviceHistogram::HistogramEven of u32 samples (--bins, --skew).
 // CUB's partition writes the rejected elements in REVERSE input order after the kept ones (one pass);
 // vkprim's Partition keeps them in input order (std::stable_partition), which its chained algorithm
 // pays for with a second pass over the rejected elements.
@@ -46,6 +46,8 @@
 //   rle_non_trivial_runs n * 4 + nontrivial * (4 + 4)              read keys, write offset and length of
 //                                                                  each run longer than 1
 //   unique          n * 4 + runs * 4                               read keys, write unique keys
+//   histogram_even  n * 4                                          read the samples (the bins written are
+//                                                                  a few KiB)
 // Gelem/s is n / median time (for the sorts: G keys/s or G pairs/s).
 //
 // Exit status: 0 all results correct, 1 a result was wrong, 2 usage error or no CUDA device,
@@ -98,13 +100,15 @@ void check_cuda(cudaError_t err, const char* what, const char* file, int line) {
 enum class Op {
   reduce, inclusive_scan, exclusive_scan, sort_keys, sort_pairs, select_flagged, partition_flagged,
   // keyed (is_keyed): u32 keys in runs (--run-length), u32 values
-  reduce_by_key, inclusive_scan_by_key, exclusive_scan_by_key, rle_encode, rle_non_trivial_runs, unique
+  reduce_by_key, inclusive_scan_by_key, exclusive_scan_by_key, rle_encode, rle_non_trivial_runs, unique,
+  // u32 samples, uniform on [0, 2^32) or skewed (--skew), into --bins even bins
+  histogram_even
 };
 const Op kAllOps[] = {Op::reduce,         Op::inclusive_scan,        Op::exclusive_scan,
                       Op::sort_keys,      Op::sort_pairs,            Op::select_flagged,
                       Op::partition_flagged, Op::reduce_by_key,      Op::inclusive_scan_by_key,
                       Op::exclusive_scan_by_key, Op::rle_encode,     Op::rle_non_trivial_runs,
-                      Op::unique};
+                      Op::unique,         Op::histogram_even};
 
 const char* op_name(Op op) {
   switch (op) {
@@ -121,11 +125,12 @@ const char* op_name(Op op) {
     case Op::rle_encode: return "rle_encode";
     case Op::rle_non_trivial_runs: return "rle_non_trivial_runs";
     case Op::unique: return "unique";
+    case Op::histogram_even: return "histogram_even";
   }
   return "?";
 }
 
-bool is_keyed(Op op) { return op >= Op::reduce_by_key; }
+bool is_keyed(Op op) { return op >= Op::reduce_by_key && op <= Op::unique; }
 
 // u32 and f32, u64 (the sorts' keys only), and two user types as vkprim's tools/operators declare them:
 // sum4, a float4 summed componentwise, and box, the union of axis-aligned boxes {float3 lo, pad, float3 hi,
@@ -148,6 +153,7 @@ size_t elem_bytes(Type t) { return t == Type::sum4 ? 16 : t == Type::box ? 32 : 
 // run the reduce and the scans (CUB's DeviceReduce::Reduce and DeviceScan::Inclusive/ExclusiveScan with the
 // type's operator).
 bool runs_on(Op op, Type t) {
+  if (op == Op::histogram_even) return t == Type::u32;
   if (is_user_type(t)) return op == Op::reduce || op == Op::inclusive_scan || op == Op::exclusive_scan;
   if (t == Type::u64) return op == Op::sort_keys || op == Op::sort_pairs;
   return !is_keyed(op) || t == Type::u32;
@@ -240,6 +246,8 @@ struct Options {
   std::vector<uint32_t> value_bytes{4};  // sort_pairs: bytes per value, each size run in turn
   int begin_bit = 0, end_bit = 0;        // sorts: the key bits sorted (--bits); end 0: every bit of the key
   uint32_t splat_tiles = 0;              // sorts: splatting-shaped keys (--keys splat[:TILES], splat_key)
+  std::vector<uint32_t> bins{256};       // histogram_even: bins, each run in turn
+  std::vector<uint32_t> skews{0};        // histogram_even: percent of the samples in one bin, each run in turn
 };
 
 // Whether sort_pairs' rows name their value size (text: the last column, V; JSON: value_bytes): when
@@ -256,10 +264,11 @@ void print_usage(FILE* f) {
   std::fprintf(f,
                "usage: cub_bench <op> [--type u32|f32|sum4|box] [--sizes LIST] [--iterations N] [--config C]\n"
                "                 [--run-length L] [--value-bytes LIST] [--bits B..E] [--keys uniform|splat[:T]]\n"
-               "                 [--json FILE]\n"
+               "                 [--bins LIST] [--skew LIST] [--json FILE]\n"
                "  op:           reduce | inclusive_scan | exclusive_scan | sort_keys | sort_pairs |\n"
                "                select_flagged | partition_flagged | reduce_by_key | inclusive_scan_by_key |\n"
-               "                exclusive_scan_by_key | rle_encode | rle_non_trivial_runs | unique | all\n"
+               "                exclusive_scan_by_key | rle_encode | rle_non_trivial_runs | unique |\n"
+               "                histogram_even | all\n"
                "  --type        u32 (default) or f32; a comma list such as u32,f32 runs both (the keyed ops,\n"
                "                reduce_by_key to unique: u32 keys and values, with u32 only); u64: the sorts'\n"
                "                keys; sum4 (float4 sum) and box (box union, 32 bytes): user types for reduce\n"
@@ -279,6 +288,10 @@ void print_usage(FILE* f) {
                "  --keys        sorts: uniform random bits (default), or splat[:T]: keys shaped as a splatting\n"
                "                renderer sorts them, the formula of vkprim bench sort --keys splat (positive f32\n"
                "                depths; u64 keys tile << 32 | depth, T tiles, default 8160)\n"
+               "  --bins        histogram_even: even bins over [0, 2^32) (default 256); a comma list such as\n"
+               "                256,65536 runs each\n"
+               "  --skew        histogram_even: percent of the samples set to one value (one bin), the rest\n"
+               "                uniform (default 0); a comma list such as 0,90 runs each\n"
                "  --json FILE   also write the results as a JSON array\n",
                kWarmupRuns);
 }
@@ -364,7 +377,7 @@ Options parse_args(int argc, char** argv) {
   }
   opt.sizes = parse_sizes("2^20,2^22,2^24,2^26,2^28");
 
-  bool value_bytes_given = false;
+  bool value_bytes_given = false, histogram_given = false;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -434,6 +447,18 @@ Options parse_args(int argc, char** argv) {
       if (v.rfind("splat", 0) == 0 && (v.size() == 5 || (v[5] == ':' && v.size() > 6)))
         opt.splat_tiles = v.size() == 5 ? 8160u : static_cast<uint32_t>(std::strtoul(v.c_str() + 6, nullptr, 10));
       if (v != "uniform" && opt.splat_tiles == 0) usage_error("bad --keys '" + v + "' (expected uniform or splat[:T])");
+    } else if (arg == "--bins" || arg == "--skew") {
+      const bool bins = arg == "--bins";
+      std::vector<uint32_t>& list = bins ? opt.bins : opt.skews;
+      list.clear();
+      for (const std::string& v : split(value(), ',')) {
+        int64_t x = 0;
+        bool pow = false;
+        if (!parse_count(v, x, pow) || (bins ? x < 1 || x > 65536 : x > 100))
+          usage_error("bad " + arg + " '" + v + (bins ? "' (expected 1 to 65536)" : "' (expected 0 to 100)"));
+        list.push_back(static_cast<uint32_t>(x));
+      }
+      histogram_given = true;
     } else if (arg == "--json") {
       opt.json_path = value();
     } else if (arg == "-h" || arg == "--help") {
@@ -449,6 +474,8 @@ Options parse_args(int argc, char** argv) {
     if (opt.end_bit > int(8 * elem_bytes(t)) || (opt.end_bit && t != Type::u32 && t != Type::u64))
       usage_error(std::string("--bits ") + std::to_string(opt.end_bit) + " past the keys of type " + type_name(t) +
                   " (bit ranges: u32 and u64 keys)");
+  if (histogram_given && std::find(opt.ops.begin(), opt.ops.end(), Op::histogram_even) == opt.ops.end())
+    usage_error("--bins and --skew are for histogram_even (or all); " + first + " has no bins");
   return opt;
 }
 
@@ -467,6 +494,7 @@ struct Buffers {
   void* keys_pristine = nullptr;       // sorts only: the unsorted input, restored before each DoubleBuffer run
   void* values_pristine = nullptr;     // sort_pairs only
   int64_t* num_selected = nullptr;  // select_flagged, partition_flagged; keyed ops: number of runs (or unique keys)
+  uint32_t* histogram = nullptr;    // histogram_even: the counts of the most bins of --bins
   void* temp = nullptr;
   size_t temp_bytes = 0;
   int begin_bit = 0, end_bit = 0;  // the sorts' key bits (--bits); end 0: all of the key
@@ -554,6 +582,17 @@ __global__ void fill_kernel(T* in, Flag* flags, int64_t n, uint64_t seed, uint32
     }
     if (flags) flags[i] = hash32((seed + 0x5151) * 0x2545F4914F6CDD1Dull + static_cast<uint64_t>(i)) & 1u;
   }
+}
+
+// histogram_even's skewed input (--skew P): sample i becomes kHotSample where hash32(kSkewSeed ^ i) falls in
+// the first P of 100 equal parts of [0, 2^32) (about P% of the samples, all in one bin); the others keep their
+// uniform value.
+constexpr uint64_t kSkewSeed = 0x5CE3000000000000ull;
+constexpr uint32_t kHotSample = 0x9E3779B9u;
+__global__ void skew_kernel(uint32_t* in, int64_t n, uint32_t percent) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    if (((uint64_t{hash32(kSkewSeed ^ static_cast<uint64_t>(i))} * 100) >> 32) < percent) in[i] = kHotSample;
 }
 
 // sort_pairs' value of input index i: Value i, or Words with word 0 i and word k >= 1
@@ -815,11 +854,23 @@ cudaError_t call_cub_user(Op op, void* temp, size_t& temp_bytes, const Buffers& 
   }
 }
 
-// value_bytes: sort_pairs' value size (--value-bytes); the other ops ignore it.
-cudaError_t call_cub(Type t, Op op, Config c, uint32_t value_bytes, void* temp, size_t& temp_bytes, const Buffers& b,
+// histogram_even: `bins` even bins over [0, 2^32) of u32 samples, u32 counts. The levels are 64-bit, since
+// 2^32 does not fit a u32; CUB's bin arithmetic for u32 samples is 64-bit with either level type.
+constexpr uint64_t kHistogramLower = 0, kHistogramUpper = uint64_t{1} << 32;
+template <class N>
+cudaError_t call_cub_histogram(uint32_t bins, void* temp, size_t& temp_bytes, const Buffers& b, N n, cudaStream_t s) {
+  return cub::DeviceHistogram::HistogramEven(temp, temp_bytes, static_cast<const uint32_t*>(b.in), b.histogram,
+                                             static_cast<int>(bins) + 1, kHistogramLower, kHistogramUpper, n, s);
+}
+
+// param: sort_pairs' value size (--value-bytes), histogram_even's bins (--bins); the other ops ignore it.
+cudaError_t call_cub(Type t, Op op, Config c, uint32_t param, void* temp, size_t& temp_bytes, const Buffers& b,
                      int64_t n, cudaStream_t s, Output* where = nullptr) {
   const bool db = double_buffer(c);
   const bool wide = wide_count(c);
+  if (op == Op::histogram_even)
+    return wide ? call_cub_histogram<int64_t>(param, temp, temp_bytes, b, n, s)
+                : call_cub_histogram<int>(param, temp, temp_bytes, b, static_cast<int>(n), s);
   if (t == Type::sum4)
     return wide ? call_cub_user<Sum4, Sum4Op, int64_t>(op, temp, temp_bytes, b, n, s)
                 : call_cub_user<Sum4, Sum4Op, int>(op, temp, temp_bytes, b, static_cast<int>(n), s);
@@ -840,7 +891,7 @@ cudaError_t call_cub(Type t, Op op, Config c, uint32_t value_bytes, void* temp, 
     return wide ? call_cub<float, V, int64_t>(op, db, temp, temp_bytes, b, n, s, where)
                 : call_cub<float, V, int>(op, db, temp, temp_bytes, b, static_cast<int>(n), s, where);
   };
-  return op == Op::sort_pairs ? with_value_type(value_bytes, with_key) : with_key(Tag<Value>{});
+  return op == Op::sort_pairs ? with_value_type(param, with_key) : with_key(Tag<Value>{});
 }
 
 // A DoubleBuffer sort overwrites its input: the unsorted keys (and values, value_bytes each) go back before
@@ -853,10 +904,15 @@ void restore_sort_input(Op op, Type t, const Buffers& b, int64_t n, uint32_t val
 
 // Before each configuration its outputs are set to 0xFF bytes (u32 0xFFFFFFFF, f32 NaN, count -1), so its
 // check cannot pass on what an earlier configuration wrote.
-void clear_outputs(Op op, Type t, const Buffers& b, int64_t n, uint32_t value_bytes, cudaStream_t s) {
+// param as call_cub's.
+void clear_outputs(Op op, Type t, const Buffers& b, int64_t n, uint32_t param, cudaStream_t s) {
+  if (op == Op::histogram_even) {
+    CUDA_CHECK(cudaMemsetAsync(b.histogram, 0xFF, param * sizeof(uint32_t), s));
+    return;
+  }
   CUDA_CHECK(cudaMemsetAsync(b.out, 0xFF, n * elem_bytes(t), s));
   if (writes_values_out(op))
-    CUDA_CHECK(cudaMemsetAsync(b.values_out, 0xFF, n * (op == Op::sort_pairs ? value_bytes : sizeof(uint32_t)), s));
+    CUDA_CHECK(cudaMemsetAsync(b.values_out, 0xFF, n * (op == Op::sort_pairs ? param : sizeof(uint32_t)), s));
   if (writes_count(op)) CUDA_CHECK(cudaMemsetAsync(b.num_selected, 0xFF, sizeof(int64_t), s));
 }
 
@@ -1090,16 +1146,17 @@ struct Result {
   std::vector<std::pair<Config, double>> medians;    // every timed configuration's median_ms
   uint32_t run_length;                               // keyed ops: --run-length of the keys; else 0
   uint32_t value_bytes;                              // sort_pairs: bytes per value (--value-bytes); else 0
+  uint32_t bins, skew;                               // histogram_even: --bins and --skew of the input; else 0
 };
 
-double bytes_moved(Op op, Type t, int64_t n, int64_t selected, uint32_t value_bytes) {
+double bytes_moved(Op op, Type t, int64_t n, int64_t selected, uint32_t param) {
   const double e = double(elem_bytes(t));  // keyed ops and sorts: u32 and f32 only
   switch (op) {
     case Op::reduce: return n * e;
     case Op::inclusive_scan:
     case Op::exclusive_scan: return 2.0 * n * e;
     case Op::sort_keys: return 2.0 * n * e;
-    case Op::sort_pairs: return 2.0 * n * (e + value_bytes);
+    case Op::sort_pairs: return 2.0 * n * (e + param);
     case Op::select_flagged: return n * e + n * double(sizeof(Flag)) + selected * e;
     case Op::partition_flagged: return n * e + n * double(sizeof(Flag)) + n * e;
     // Keyed: u32 keys and values; `selected` is the number of runs (non-trivial runs, unique keys) written.
@@ -1109,6 +1166,7 @@ double bytes_moved(Op op, Type t, int64_t n, int64_t selected, uint32_t value_by
     case Op::rle_encode:
     case Op::rle_non_trivial_runs: return n * 4.0 + selected * (4.0 + 4.0);
     case Op::unique: return n * 4.0 + selected * 4.0;
+    case Op::histogram_even: return n * e;
   }
   return 0;
 }
@@ -1120,13 +1178,13 @@ struct Timing {
 // All timed runs are enqueued back to back, each between its own pair of events, and waited for once
 // at the end: the host stays ahead of the GPU, so each interval is the GPU time of one run rather than
 // launch latency.
-Timing time_op(Type t, Op op, Config c, uint32_t value_bytes, const Buffers& b, size_t temp_bytes, int64_t n,
+Timing time_op(Type t, Op op, Config c, uint32_t param, const Buffers& b, size_t temp_bytes, int64_t n,
                int iterations, cudaStream_t s, Output& where) {
   const bool restore = double_buffer(c);
   for (int i = 0; i < kWarmupRuns; ++i) {
     size_t bytes = temp_bytes;
-    if (restore) restore_sort_input(op, t, b, n, value_bytes, s);
-    CUDA_CHECK(call_cub(t, op, c, value_bytes, b.temp, bytes, b, n, s));
+    if (restore) restore_sort_input(op, t, b, n, param, s);
+    CUDA_CHECK(call_cub(t, op, c, param, b.temp, bytes, b, n, s));
   }
   std::vector<cudaEvent_t> start(static_cast<size_t>(iterations)), stop(static_cast<size_t>(iterations));
   for (int i = 0; i < iterations; ++i) {
@@ -1136,9 +1194,9 @@ Timing time_op(Type t, Op op, Config c, uint32_t value_bytes, const Buffers& b, 
   CUDA_CHECK(cudaStreamSynchronize(s));
   for (int i = 0; i < iterations; ++i) {
     size_t bytes = temp_bytes;
-    if (restore) restore_sort_input(op, t, b, n, value_bytes, s);  // before the start event: not timed
+    if (restore) restore_sort_input(op, t, b, n, param, s);  // before the start event: not timed
     CUDA_CHECK(cudaEventRecord(start[i], s));
-    CUDA_CHECK(call_cub(t, op, c, value_bytes, b.temp, bytes, b, n, s, &where));
+    CUDA_CHECK(call_cub(t, op, c, param, b.temp, bytes, b, n, s, &where));
     CUDA_CHECK(cudaEventRecord(stop[i], s));
   }
   CUDA_CHECK(cudaStreamSynchronize(s));
@@ -1167,10 +1225,11 @@ void write_json(const std::string& path, const std::vector<Result>& results, boo
     std::string configs;
     for (const auto& [c, ms] : r.medians)
       configs += std::string(configs.empty() ? "" : ", ") + "\"" + config_name(c) + "\": " + std::to_string(ms);
-    const std::string run_length = is_keyed(r.op) ? ", \"run_length\": " + std::to_string(r.run_length)
-                                   : with_values && r.op == Op::sort_pairs
-                                       ? ", \"value_bytes\": " + std::to_string(r.value_bytes)
-                                       : "";
+    const std::string run_length =
+        is_keyed(r.op) ? ", \"run_length\": " + std::to_string(r.run_length)
+        : with_values && r.op == Op::sort_pairs ? ", \"value_bytes\": " + std::to_string(r.value_bytes)
+        : r.op == Op::histogram_even ? ", \"bins\": " + std::to_string(r.bins) + ", \"skew\": " + std::to_string(r.skew)
+                                     : "";
     std::fprintf(f,
                  "  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %lld%s, \"median_ms\": %.6f, \"min_ms\": %.6f, "
                  "\"gbps\": %.3f, \"gelems\": %.4f, \"config\": \"%s\", \"configs_median_ms\": {%s}}%s\n",
@@ -1262,21 +1321,33 @@ std::string check_sort_output(Op op, uint32_t value_bytes, const Buffers& b, con
   });
 }
 
+// histogram_even's counts against the CPU: bin = s * bins >> 32, which is CUB's floor((s - 0) * bins / 2^32).
+std::string check_histogram(const Buffers& b, const uint32_t* in, int64_t n, uint32_t bins) {
+  std::vector<uint32_t> got(bins), expected(bins, 0);
+  CUDA_CHECK(cudaMemcpy(got.data(), b.histogram, bins * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  for (int64_t i = 0; i < n; ++i) ++expected[(uint64_t{in[i]} * bins) >> 32];
+  for (uint32_t k = 0; k < bins; ++k)
+    if (got[k] != expected[k])
+      return "bin " + std::to_string(k) + ": " + std::to_string(got[k]) + " != expected " + std::to_string(expected[k]);
+  return "";
+}
+
 // The output of the last run of one configuration against the CPU; "" when right.
 template <class T>
-std::string check_output(Op op, uint32_t value_bytes, const Buffers& b, const HostInputs<T>& host, int64_t n,
+std::string check_output(Op op, uint32_t param, const Buffers& b, const HostInputs<T>& host, int64_t n,
                          const Output& where, int64_t& selected) {
   if constexpr (std::is_same_v<T, uint32_t>) {
     if (is_keyed(op)) return check_keyed(op, b, host.keys.data(), host.in.data(), n, selected);
+    if (op == Op::histogram_even) return check_histogram(b, host.in.data(), n, param);
   }
   if constexpr (std::is_same_v<T, Sum4> || std::is_same_v<T, Box>) {
     std::vector<T> out(op == Op::reduce ? 1 : static_cast<size_t>(n));
     CUDA_CHECK(cudaMemcpy(out.data(), b.out, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
     return check_user(host.in.data(), n, out.data(), op);
   } else if constexpr (std::is_same_v<T, uint64_t>) {  // the sorts' keys only (runs_on)
-    return check_sort_output(op, value_bytes, b, host.in.data(), n, where);
+    return check_sort_output(op, param, b, host.in.data(), n, where);
   } else {
-  if (is_sort(op)) return check_sort_output(op, value_bytes, b, host.in.data(), n, where);
+  if (is_sort(op)) return check_sort_output(op, param, b, host.in.data(), n, where);
   const T* in = host.in.data();
   std::vector<T> out(op == Op::reduce ? 1 : static_cast<size_t>(n));
   CUDA_CHECK(cudaMemcpy(out.data(), b.out, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
@@ -1296,25 +1367,27 @@ std::string check_output(Op op, uint32_t value_bytes, const Buffers& b, const Ho
 }
 
 // The keyed ops' rows end with the run length L (the last column); with_values (value_column), sort_pairs'
-// rows with the value size V in bytes.
+// rows with the value size V in bytes; histogram_even's with its bins and skew.
 void print_row(const Result& r, bool with_values) {
   std::printf("%-21s %-4s %11lld %11.4f %9.1f %9.2f %11.4f  %s", op_name(r.op), type_name(r.type),
               static_cast<long long>(r.n), r.median_ms, r.gbps, r.gelems, r.min_ms, config_name(r.config));
   const int pad = static_cast<int>(18 - std::strlen(config_name(r.config)));
   if (is_keyed(r.op)) std::printf("%*s %u", pad, "", r.run_length);
   if (with_values && r.op == Op::sort_pairs) std::printf("%*s %u", pad, "", r.value_bytes);
+  if (r.op == Op::histogram_even) std::printf("%*s %u %u%%", pad, "", r.bins, r.skew);
   std::printf("\n");
   std::fflush(stdout);
 }
 
-// By op, type, n, configuration and value size (sort_pairs; 0 for the other ops).
+// By op, type, n, configuration and param (sort_pairs' value size, histogram_even's bins; 0 for the other ops).
 using TempSizes = std::map<std::tuple<Op, Type, int64_t, Config, uint32_t>, size_t>;
 
 // Runs one op over the sweep for element type T, in every configuration of --config at every size (each
 // checked); reports the fastest, or with --config all or a list each one. Returns false (after printing
-// FAIL) on a wrong result. run_length: keyed ops' L, else 0; value_bytes: sort_pairs' value size, else 0.
+// FAIL) on a wrong result. run_length: keyed ops' L, histogram_even's skew, else 0; param: sort_pairs' value
+// size, histogram_even's bins, else 0.
 template <class T>
-bool run_op(Op op, Type type, uint32_t run_length, uint32_t value_bytes, const Options& opt, const Buffers& b,
+bool run_op(Op op, Type type, uint32_t run_length, uint32_t param, const Options& opt, const Buffers& b,
             const HostInputs<T>& host, const TempSizes& temp_sizes, cudaStream_t s, std::vector<Result>& results) {
   for (int64_t n : opt.sizes) {
     const std::vector<Config> configs = configs_for(op, n, opt.configs);
@@ -1325,30 +1398,33 @@ bool run_op(Op op, Type type, uint32_t run_length, uint32_t value_bytes, const O
     }
     std::vector<Result> timed;
     for (Config c : configs) {
-      clear_outputs(op, type, b, n, value_bytes, s);
+      clear_outputs(op, type, b, n, param, s);
       Output where;
-      const Timing t = time_op(type, op, c, value_bytes, b, temp_sizes.at({op, type, n, c, value_bytes}), n,
-                               opt.iterations, s, where);
+      const Timing t = time_op(type, op, c, param, b, temp_sizes.at({op, type, n, c, param}), n, opt.iterations, s,
+                               where);
       int64_t selected = 0;
-      const std::string error = check_output(op, value_bytes, b, host, n, where, selected);
+      const std::string error = check_output(op, param, b, host, n, where, selected);
       if (double_buffer(c)) {  // the input buffer now holds a pass's keys: the unsorted ones go back
-        restore_sort_input(op, type, b, n, value_bytes, s);
+        restore_sort_input(op, type, b, n, param, s);
         CUDA_CHECK(cudaStreamSynchronize(s));
       }
       if (!error.empty()) {
-        const std::string where_in_sweep = is_keyed(op) ? " L=" + std::to_string(run_length)
-                                           : op == Op::sort_pairs && value_column(opt)
-                                               ? " V=" + std::to_string(value_bytes)
-                                               : "";
+        const std::string where_in_sweep =
+            is_keyed(op)                                ? " L=" + std::to_string(run_length)
+            : op == Op::sort_pairs && value_column(opt) ? " V=" + std::to_string(param)
+            : op == Op::histogram_even ? " bins=" + std::to_string(param) + " skew=" + std::to_string(run_length)
+                                       : "";
         std::printf("FAIL %s %s n=%lld%s (%s): %s\n", op_name(op), type_name(type), static_cast<long long>(n),
                     where_in_sweep.c_str(), config_name(c), error.c_str());
         std::fflush(stdout);
         return false;
       }
       const double seconds = t.median_ms * 1e-3;
+      const bool histogram = op == Op::histogram_even;
       timed.push_back({op, type, n, t.median_ms, t.min_ms,
-                       bytes_moved(op, type, n, selected, value_bytes) / seconds / 1e9, n / seconds / 1e9, c, {},
-                       run_length, value_bytes});
+                       bytes_moved(op, type, n, selected, param) / seconds / 1e9, n / seconds / 1e9, c, {},
+                       is_keyed(op) ? run_length : 0, op == Op::sort_pairs ? param : 0, histogram ? param : 0,
+                       histogram ? run_length : 0});
     }
     std::vector<std::pair<Config, double>> medians;
     for (const Result& r : timed) medians.push_back({r.config, r.median_ms});
@@ -1369,7 +1445,8 @@ bool run_op(Op op, Type type, uint32_t run_length, uint32_t value_bytes, const O
 
 // Every op of --ops for element type t: its inputs made and copied back, the ops that are not keyed run
 // (sort_pairs once per --value-bytes, its values made for that size), then for each --run-length the keys
-// made here, uploaded, and the keyed ops run on them. False on a FAIL.
+// made here, uploaded, and the keyed ops run on them, then histogram_even on fresh inputs skewed for each
+// --skew, once per --bins. False on a FAIL.
 template <class T>
 bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool need_flags,
               const TempSizes& temp_sizes, cudaStream_t s, std::vector<Result>& results) {
@@ -1377,7 +1454,7 @@ bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool 
   fill_inputs(b, max_n, need_flags, 0xC0B0 + static_cast<uint64_t>(t), opt.splat_tiles, host);
   keep_pristine(b, max_n, sizeof(T));
   for (Op op : opt.ops) {
-    if (is_keyed(op) || !runs_on(op, t)) continue;
+    if (is_keyed(op) || op == Op::histogram_even || !runs_on(op, t)) continue;
     if (op != Op::sort_pairs) {
       if (!run_op<T>(op, t, 0, 0, opt, b, host, temp_sizes, s, results)) return false;
       continue;
@@ -1387,16 +1464,34 @@ bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool 
       if (!run_op<T>(op, t, 0, value_bytes, opt, b, host, temp_sizes, s, results)) return false;
     }
   }
-  if (std::none_of(opt.ops.begin(), opt.ops.end(), [&](Op op) { return is_keyed(op) && runs_on(op, t); }))
-    return true;
-  host.keys.resize(static_cast<size_t>(max_n));
-  for (uint32_t run_length : opt.run_lengths) {
-    make_run_keys(run_length, host.keys);
-    CUDA_CHECK(cudaMemcpy(b.keys, host.keys.data(), max_n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    for (Op op : opt.ops)
-      if (is_keyed(op) && !run_op<T>(op, t, run_length, 0, opt, b, host, temp_sizes, s, results)) return false;
+  if (std::any_of(opt.ops.begin(), opt.ops.end(), [&](Op op) { return is_keyed(op) && runs_on(op, t); })) {
+    host.keys.resize(static_cast<size_t>(max_n));
+    for (uint32_t run_length : opt.run_lengths) {
+      make_run_keys(run_length, host.keys);
+      CUDA_CHECK(cudaMemcpy(b.keys, host.keys.data(), max_n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+      for (Op op : opt.ops)
+        if (is_keyed(op) && !run_op<T>(op, t, run_length, 0, opt, b, host, temp_sizes, s, results)) return false;
+    }
+  }
+  if constexpr (std::is_same_v<T, uint32_t>) {
+    if (!uses(opt, Op::histogram_even) || !runs_on(Op::histogram_even, t)) return true;
+    for (uint32_t skew : opt.skews) {  // last: the skew overwrites the input the other ops use
+      fill_inputs(b, max_n, false, 0xC0B0 + static_cast<uint64_t>(t), 0, host);
+      skew_kernel<<<1024, 256>>>(u32(b.in), max_n, skew);
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaMemcpy(host.in.data(), b.in, max_n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+      for (uint32_t bins : opt.bins)
+        if (!run_op<T>(Op::histogram_even, t, skew, bins, opt, b, host, temp_sizes, s, results)) return false;
+    }
   }
   return true;
+}
+
+// The params an op runs with (call_cub's): sort_pairs' value sizes, histogram_even's bins, else one 0.
+std::vector<uint32_t> params_of(Op op, const Options& opt) {
+  if (op == Op::sort_pairs) return opt.value_bytes;
+  if (op == Op::histogram_even) return opt.bins;
+  return {0};
 }
 
 }  // namespace
@@ -1444,10 +1539,10 @@ int main(int argc, char** argv) {
       for (Op op : opt.ops)
         for (int64_t n : runs_on(op, t) ? opt.sizes : std::vector<int64_t>{})
           for (Config c : configs_for(op, n, opt.configs))
-            for (uint32_t value_bytes : op == Op::sort_pairs ? opt.value_bytes : std::vector<uint32_t>{0}) {
+            for (uint32_t param : params_of(op, opt)) {
               size_t bytes = 0;
-              CUDA_CHECK(call_cub(t, op, c, value_bytes, nullptr, bytes, dummy, n, nullptr));
-              temp_sizes[{op, t, n, c, value_bytes}] = bytes;
+              CUDA_CHECK(call_cub(t, op, c, param, nullptr, bytes, dummy, n, nullptr));
+              temp_sizes[{op, t, n, c, param}] = bytes;
               max_temp = std::max(max_temp, bytes);
             }
   }
@@ -1476,6 +1571,9 @@ int main(int argc, char** argv) {
   if (need_values_out) allocations.push_back({reinterpret_cast<void**>(&b.values_out), values_out, "values out"});
   if (need_keys) allocations.push_back({reinterpret_cast<void**>(&b.keys), elems, "run keys"});
   if (need_flags) allocations.push_back({reinterpret_cast<void**>(&b.flags), max_n * sizeof(Flag), "flags"});
+  if (uses(opt, Op::histogram_even))
+    allocations.push_back({reinterpret_cast<void**>(&b.histogram),
+                           *std::max_element(opt.bins.begin(), opt.bins.end()) * sizeof(uint32_t), "histogram"});
   const bool need_pristine = uses(opt, Op::sort_keys) || uses(opt, Op::sort_pairs);
   if (need_pristine) allocations.push_back({&b.keys_pristine, elems, "unsorted keys"});
   if (need_pristine && need_values) allocations.push_back({&b.values_pristine, values, "unsorted values"});
@@ -1498,6 +1596,9 @@ int main(int argc, char** argv) {
               "#   keys(+values) read+written once; select_flagged n*4 in + n*4 u32 flags + kept*4 out;\n"
               "#   partition_flagged n*4 in + n*4 flags + n*4 out (rejected in reverse order, CUB's contract).\n"
               "#   Gelem/s for sorts = G keys/s (G pairs/s).\n");
+  if (uses(opt, Op::histogram_even))
+    std::printf("# histogram_even: u32 samples uniform on [0, 2^32), the given percent of them set to one value (skew),\n"
+                "#   into B even bins with 64-bit levels [0, 2^32); GB/s n*4 samples read. Its rows end with B and skew.\n");
   if (value_column(opt))
     std::printf("# sort_pairs values: V bytes (last column); 4: a u32, wider: a struct of V/4 u32 words aligned to\n"
                 "#   the largest power of two up to %zu dividing V. GB/s bytes 2n*(4+V).\n", kValueAlign);

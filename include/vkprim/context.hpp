@@ -108,8 +108,10 @@ struct ContextOptions {
 struct KernelStatistics {
   std::string kernel, variant;           // "reduce/grid_stride", "u32.add" (type, operator, ".nosg" for emulation)
   uint32_t workgroup_size = 0, items = 0;
-  uint32_t tuning = 0;                   // a kernel-specific knob (chained scan: look-back windows), 0 = none
-  uint32_t mode = 0;                     // a kernel-specific variant (sort: key transform bits), 0 = none
+  uint32_t tuning = 0;                   // a kernel-specific knob (chained scan: look-back windows; histogram:
+                                         // channels), 0 = none
+  uint32_t mode = 0;                     // a kernel-specific variant (sort: key transform bits; histogram:
+                                         // binning), 0 = none
   uint32_t rounds = 0;                   // a kernel-specific count (sort: tile staging rounds), 0 = none
   // Statistic name -> value as text (bool32 "true"/"false", integers in decimal, float64 as %g), in the
   // driver's order. Where a pipeline has several executables, each name is prefixed "<executable>: ".

@@ -3,6 +3,7 @@
 
 #include "vkprim/context.hpp"
 #include "vkprim/device.hpp"
+#include "vkprim/histogram.hpp"
 #include "vkprim/operator.hpp"
 #include "vkprim/reduce.hpp"
 #include "vkprim/reduce_by_key.hpp"

@@ -4,7 +4,8 @@
 // Each constant_id means one thing in every kernel (src/kernel_info.hpp, SpecId, is the runtime's copy):
 //   2 LOOK_WINDOWS (scan/chained.comp), 3 KEY_FLAGS, 4 STAGE_ROUNDS (common/radix.glsl), 5 VK_OP
 //   (common/types.glsl), 6 VALUE_UNITS, 7 SUBGROUP_MIN (common/radix.glsl), 8 PHASE, 9 MODE
-//   (by_key/chained.comp), 10 REJECTED_ORDER (select/chained.comp).
+//   (by_key/chained.comp), 10 REJECTED_ORDER (select/chained.comp), 11 CHANNELS, 12 BIN_MODE, 13 SHARED_WORDS
+//   (common/histogram.glsl).
 // Workgroup counts above maxComputeWorkGroupCount[0] are spilled into y and z by the runtime; the kernel
 // sees one linear index and skips groups past the push-constant group count.
 #ifndef VKPRIM_CONFIG_GLSL

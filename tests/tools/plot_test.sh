@@ -32,9 +32,11 @@ bench reduce reduce
 bench scan scan
 bench select select --predicate flagged --density 50
 bench sort sort
+bench histogram histogram --bins 256
 
 "$plot" --out "$work/svg" "$work"/bench-*.json "$cub" > "$work/plot.txt" || fail "scripts/plot exited $?"
-for chart in reduce-u32-add scan-inclusive-u32-add select-u32-flagged-d50 sort_keys-u32-ascending; do
+for chart in reduce-u32-add scan-inclusive-u32-add select-u32-flagged-d50 sort_keys-u32-ascending \
+             histogram-u32-c1-b256-even; do
   svg="$work/svg/$chart.svg"
   [[ -s "$svg" ]] || fail "$svg was not written (scripts/plot printed: $(cat "$work/plot.txt"))"
   grep -q '<svg' "$svg" || fail "$svg has no <svg element"
