@@ -153,11 +153,13 @@ Result<void> build_segmented_kernels(ContextImpl& c, const SegmentedReduceDesc& 
 }
 
 // The grid of the ranges pass: one wave of resident workgroups where the driver reports its compute units
-// (each loops over its share of the medium segments and chunks), 2048 otherwise, 64 on CPU drivers; never
-// more than there can be work for.
+// (each loops over its share of the medium segments and chunks), 2048 otherwise; never more than there can
+// be work for. CPU drivers: one workgroup per 1024 segments and chunks the plan may hold, 64 to 4096, so
+// that on llvmpipe no workgroup's loops come near its 65535 iterations (docs/ALGORITHMS.md, "Loop budget").
 uint64_t ranges_grid(const ContextImpl& c, const SegmentedReduceDesc& desc, const SegmentedReducePlan& p) {
   uint64_t grid = 2048;
-  if (c.caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU) grid = 64;
+  if (c.caps.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU)
+    grid = std::clamp<uint64_t>((desc.max_segments + p.max_chunks + 1023) / 1024, 64, 4096);
   else if (c.caps.compute_units && c.caps.threads_per_compute_unit >= p.workgroup_size)
     grid = uint64_t(c.caps.compute_units) * (c.caps.threads_per_compute_unit / p.workgroup_size);
   if (desc.tuning.max_workgroups) grid = desc.tuning.max_workgroups;

@@ -26,7 +26,8 @@ struct NamedGroup {
 const NamedGroup kNamedGroups[] = {{"reduce", &kShaderGroup_reduce},     {"scan", &kShaderGroup_scan},
                                    {"select", &kShaderGroup_select},     {"sort", &kShaderGroup_sort},
                                    {"by_key", &kShaderGroup_by_key},     {"indirect", &kShaderGroup_indirect},
-                                   {"ceiling", &kShaderGroup_ceiling},   {"test", &kShaderGroup_test}};
+                                   {"ceiling", &kShaderGroup_ceiling},   {"test", &kShaderGroup_test},
+                                   {"segmented_reduce", &kShaderGroup_segmented_reduce}};
 constexpr uint32_t kSpirvMagic = 0x07230203u;
 
 const ShaderGroup* group_named(std::string_view name) {

@@ -26,7 +26,7 @@ bool vk_list_huge(uint s, uint len, out uvec3 found) {
   const uint entry = atomicAdd(scratch_words[SEG_HEADER_HUGE], 1u);
   if (entry >= pc.max_huge) return false;
   const uint chunks = vk_segment_chunks(len);
-  uint first = scratch_words[SEG_HEADER_CHUNKS];
+  uint first = 0u;  // a guess; each failed swap returns the current total
   bool reserved = false;
   while (!reserved && chunks <= pc.max_chunks - min(first, pc.max_chunks)) {
     const uint seen = atomicCompSwap(scratch_words[SEG_HEADER_CHUNKS], first, first + chunks);
