@@ -341,7 +341,7 @@ struct ${struct} {
 ${cpp_members}};
 static_assert(sizeof(${struct}) == ${struct_size}, \"${struct}: layout differs from std430\");
 
-// The operator for the user_operator of ReduceDesc, ScanDesc, ReduceByKeyDesc and ScanByKeyDesc.
+// The operator for the user_operator of ReduceDesc, SegmentedReduceDesc, ScanDesc, ReduceByKeyDesc and ScanByKeyDesc.
 const vkprim::UserOperator& ${symbol}();  // this declaration's own (the suffix: its signature)
 inline const vkprim::UserOperator& ${OP_NAME}() { return ${symbol}(); }
 
