@@ -236,11 +236,25 @@ SegmentedReduceDesc desc_of(DataType type, Op op, uint64_t max_segments, uint64_
   return d;
 }
 
+// The thresholds of a plan for `desc` on `dev` (the test sizes follow them).
+SegmentThresholds thresholds_of(Device& dev, const SegmentedReduceDesc& desc) {
+  return SegmentedReduce::create(dev.context(), desc).value().thresholds();
+}
+
+// u32 add: the plan most cases use.
+using U32Rig = Rig<uint32_t, BuiltIn<uint32_t>>;
+const SegmentThresholds& u32_thresholds(Device& dev) {
+  static const SegmentThresholds t = thresholds_of(dev, desc_of(DataType::u32, Op::add, 1, 1));
+  return t;
+}
+U32Rig u32_rig(Device& dev, uint64_t max_segments, uint64_t max_count) {
+  return U32Rig(dev, desc_of(DataType::u32, Op::add, max_segments, max_count), BuiltIn<uint32_t>{Op::add});
+}
+
 // Every length class, laid out end to end, then shuffled with gaps and overlaps.
 template <class T, class Ops>
 void check_edges(Device& dev, SegmentedReduceDesc desc, Ops ops, std::mt19937_64& rng) {
-  const SegmentThresholds t = SegmentedReduce::create(dev.context(), desc).value().thresholds();
-  const auto lengths = edge_lengths(t, subgroup_size(dev), 2, rng);
+  const auto lengths = edge_lengths(thresholds_of(dev, desc), subgroup_size(dev), 2, rng);
   const Layout csr = lay_out(lengths, {}, rng);
   const Layout mixed = lay_out(lengths, {true, true, true}, rng);
   desc.max_segments = lengths.size();
@@ -286,15 +300,24 @@ TEST_CASE("signed, float and 64-bit min, max and xor reduce every length class",
   check_type_ops<double>(DataType::f64, {Op::add, Op::max});
 }
 
-TEST_CASE("a non-commutative user operator gets the left-to-right combination of every segment",
-          "[segmented_reduce][user]") {
-  Device& dev = test::device();
-  VKPRIM_TEST_RNG(rng);
+namespace {
+
+// The sample affine maps (2D integer affine composition: exact, not commutative) over every length class.
+void check_affine_edges(Device& dev, std::mt19937_64& rng) {
   SegmentedReduceDesc desc;
   desc.user_operator = &vkprim_ops::affine();
   desc.max_segments = 1;
   desc.max_count = 1;
   check_edges<samples::Affine>(dev, desc, AffineOps{}, rng);
+}
+
+}  // namespace
+
+TEST_CASE("a non-commutative user operator gets the left-to-right combination of every segment",
+          "[segmented_reduce][user]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  check_affine_edges(dev, rng);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -303,11 +326,7 @@ TEST_CASE("the shared-memory emulation reduces every length class, built-in and 
   Device& dev = test::device(test::no_subgroups());
   VKPRIM_TEST_RNG(rng);
   check_edges<uint32_t>(dev, desc_of(DataType::u32, Op::add, 1, 1), BuiltIn<uint32_t>{Op::add}, rng);
-  SegmentedReduceDesc desc;
-  desc.user_operator = &vkprim_ops::affine();
-  desc.max_segments = 1;
-  desc.max_count = 1;
-  check_edges<samples::Affine>(dev, desc, AffineOps{}, rng);
+  check_affine_edges(dev, rng);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -315,9 +334,7 @@ TEST_CASE("zero, one and 100000 segments, one huge segment among tiny ones, and 
           "[segmented_reduce][counts]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
-  using Ops = BuiltIn<uint32_t>;
-  const SegmentThresholds t =
-      SegmentedReduce::create(dev.context(), desc_of(DataType::u32, Op::add, 1, 1)).value().thresholds();
+  const SegmentThresholds& t = u32_thresholds(dev);
   std::vector<uint64_t> tiny(100000);
   for (auto& len : tiny) len = rng() % 4;
   std::vector<Layout> layouts = {Layout{}, lay_out({150000}, {}, rng), lay_out(tiny, {}, rng)};
@@ -326,7 +343,7 @@ TEST_CASE("zero, one and 100000 segments, one huge segment among tiny ones, and 
   layouts.push_back(lay_out(power_law_lengths(4000, 2ull * t.medium_max, rng), {true, false, false}, rng));
   uint64_t n = 1;
   for (const Layout& l : layouts) n = std::max(n, l.elements);
-  Rig<uint32_t, Ops> rig(dev, desc_of(DataType::u32, Op::add, tiny.size(), n), Ops{Op::add});
+  U32Rig rig = u32_rig(dev, tiny.size(), n);
   const auto x = rig.random_input(n, rng);
   for (const Layout& l : layouts) {
     INFO(l.size() << " segments over " << l.elements << " elements");
@@ -339,33 +356,29 @@ TEST_CASE("overlapping huge segments beyond the scratch lists are reduced by the
           "[segmented_reduce][overlap]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
-  using Ops = BuiltIn<uint32_t>;
   // max_count holds two huge segments without overlap; twelve cover nearly all of it.
-  SegmentedReduceDesc desc = desc_of(DataType::u32, Op::add, 12, 1);
-  const SegmentThresholds t = SegmentedReduce::create(dev.context(), desc).value().thresholds();
-  desc.max_count = 2ull * t.medium_max + 40;
-  Rig<uint32_t, Ops> rig(dev, desc, Ops{Op::add});
+  const uint64_t n = 2ull * u32_thresholds(dev).medium_max + 40;
+  U32Rig rig = u32_rig(dev, 12, n);
   Layout l;
   for (uint32_t s = 0; s < 12; ++s) {
     l.begin.push_back(s);
-    l.end.push_back(uint32_t(desc.max_count) - s);
+    l.end.push_back(uint32_t(n) - s);
   }
-  rig.check(rig.random_input(desc.max_count, rng), l);
+  rig.check(rig.random_input(n, rng), l);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
 TEST_CASE("offsets past max_count are clamped to it: nothing past the input is read", "[segmented_reduce][bounds]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
-  using Ops = BuiltIn<uint32_t>;
   const uint64_t n = 5000;
-  Rig<uint32_t, Ops> rig(dev, desc_of(DataType::u32, Op::add, 4, n), Ops{Op::add});
-  const uint32_t past = uint32_t(n + Rig<uint32_t, Ops>::kGuard);
+  U32Rig rig = u32_rig(dev, 4, n);
+  const uint32_t past = uint32_t(n + U32Rig::kGuard);
   Layout l;
   l.begin = {uint32_t(n - 3), 10, uint32_t(n + 2), 0};
   l.end = {past, past, 0xFFFFFFFFu, uint32_t(n)};
   // The input range holds the guards too: only max_count bounds the offsets.
-  auto x = rig.random_input(n + Rig<uint32_t, Ops>::kGuard, rng);
+  auto x = rig.random_input(n + U32Rig::kGuard, rng);
   for (uint64_t i = n; i < x.size(); ++i) x[i] = 1000000u;
   rig.check(x, l);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
@@ -374,15 +387,13 @@ TEST_CASE("offsets past max_count are clamped to it: nothing past the input is r
 TEST_CASE("record_fixed reduces segments of one size in every length class", "[segmented_reduce][fixed]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
-  using Ops = BuiltIn<uint32_t>;
-  SegmentedReduceDesc desc = desc_of(DataType::u32, Op::add, 3000, 1);
-  const SegmentThresholds t = SegmentedReduce::create(dev.context(), desc).value().thresholds();
-  desc.max_count = 20ull * t.medium_max;
-  Rig<uint32_t, Ops> rig(dev, desc, Ops{Op::add});
-  const auto x = rig.random_input(desc.max_count, rng);
+  const SegmentThresholds& t = u32_thresholds(dev);
+  const uint64_t n = 20ull * t.medium_max, max_segments = 3000;
+  U32Rig rig = u32_rig(dev, max_segments, n);
+  const auto x = rig.random_input(n, rng);
   for (uint64_t size : {uint64_t(0), uint64_t(1), uint64_t(t.short_max), uint64_t(t.short_max) + 1,
                         uint64_t(t.medium_max), uint64_t(t.medium_max) + 1, uint64_t(3) * t.medium_max + 5}) {
-    const uint64_t segments = std::min<uint64_t>(desc.max_segments, size ? desc.max_count / size : 100);
+    const uint64_t segments = std::min<uint64_t>(max_segments, size ? n / size : 100);
     INFO("segment size " << size << ", " << segments << " segments");
     rig.check_fixed(std::vector<uint32_t>(x.begin(), x.begin() + std::ptrdiff_t(segments * size)), size, segments);
   }
@@ -393,17 +404,12 @@ TEST_CASE("record_indirect reads the segment count on the GPU and clamps it to m
           "[segmented_reduce][indirect]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
-  using Ops = BuiltIn<uint32_t>;
-  SegmentedReduceDesc desc = desc_of(DataType::u32, Op::add, 600, 1);
-  const SegmentThresholds t = SegmentedReduce::create(dev.context(), desc).value().thresholds();
-  const Layout l = lay_out(edge_lengths(t, subgroup_size(dev), 6, rng), {true, true, false}, rng);
-  desc.max_segments = l.size();
-  desc.max_count = l.elements;
-  Rig<uint32_t, Ops> rig(dev, desc, Ops{Op::add});
+  const Layout l = lay_out(edge_lengths(u32_thresholds(dev), subgroup_size(dev), 6, rng), {true, true, false}, rng);
+  U32Rig rig = u32_rig(dev, l.size(), l.elements);
   const auto x = rig.random_input(l.elements, rng);
   for (uint32_t count : {0u, 1u, uint32_t(l.size() / 3), uint32_t(l.size()), uint32_t(l.size()) + 100}) {
     INFO("GPU count " << count << " of max_segments " << l.size());
-    rig.check(x, l, Rig<uint32_t, Ops>::Call::indirect, count);
+    rig.check(x, l, U32Rig::Call::indirect, count);
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
@@ -412,8 +418,7 @@ TEST_CASE("float sums repeat bit for bit and stay within the documented bound", 
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   SegmentedReduceDesc desc = desc_of(DataType::f32, Op::add, 1, 1);
-  const SegmentThresholds t = SegmentedReduce::create(dev.context(), desc).value().thresholds();
-  const Layout l = lay_out(edge_lengths(t, subgroup_size(dev), 1, rng), {true, true, false}, rng);
+  const Layout l = lay_out(edge_lengths(thresholds_of(dev, desc), subgroup_size(dev), 1, rng), {true, true, false}, rng);
   desc.max_segments = l.size();
   desc.max_count = l.elements;
   const SegmentedReduce plan = SegmentedReduce::create(dev.context(), desc).value();
