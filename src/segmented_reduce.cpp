@@ -215,6 +215,7 @@ SegmentedReduce::~SegmentedReduce() = default;
 
 const SegmentedReduceDesc& SegmentedReduce::desc() const { return plan_->desc; }
 SegmentThresholds SegmentedReduce::thresholds() const { return plan_->thresholds; }
+uint32_t SegmentedReduce::medium_lanes() const { return plan_->team_lanes; }
 void SegmentedReduce::release_descriptor_sets() const { plan_->descriptors->release(); }
 
 ScratchRequirements SegmentedReduce::scratch_requirements() const {

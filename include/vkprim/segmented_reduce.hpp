@@ -68,6 +68,7 @@ class SegmentedReduce {
 
   const SegmentedReduceDesc& desc() const;
   SegmentThresholds thresholds() const;  // resolved, with the overrides applied
+  uint32_t medium_lanes() const;         // lanes that share a medium segment: a subgroup, or (emulation) a workgroup
   // The longest run of elements one invocation combines in order in a segment of `length` elements (the
   // float-add bound above).
   uint64_t sequential_run(uint64_t length) const;
