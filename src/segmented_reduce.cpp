@@ -332,7 +332,9 @@ void add_offset_passes(const SegmentedReducePlan& p, const SegmentBindings& b, u
   first.indirect_entry = indirect_entry;
   first.indirect_region = b.region;
   first.fill_before = lists;
-  first.fill = {scratch.buffer, scratch.offset, kHeaderWords * 4};
+  // The header, and the start of the medium list up to 16 KiB: NVIDIA's small fills cost more (plan_common.hpp).
+  static_assert(kHeaderWords * 4 == kStateHeaderBytes);
+  first.fill = {scratch.buffer, scratch.offset, state_clear_bytes(0, 0, p.words_bytes)};
   passes.push_back(std::move(first));
   if (lists) add_range_passes(p, b, push, b.bound > p.thresholds.medium_max, passes);
 }

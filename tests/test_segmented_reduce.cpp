@@ -359,12 +359,24 @@ TEST_CASE("overlapping huge segments beyond the scratch lists are reduced by the
   // max_count holds two huge segments without overlap; twelve cover nearly all of it.
   const uint64_t n = 2ull * u32_thresholds(dev).medium_max + 40;
   U32Rig rig = u32_rig(dev, 12, n);
+  const auto x = rig.random_input(n, rng);
   Layout l;
   for (uint32_t s = 0; s < 12; ++s) {
     l.begin.push_back(s);
     l.end.push_back(uint32_t(n) - s);
   }
-  rig.check(rig.random_input(n, rng), l);
+  rig.check(x, l);
+  // Two workgroups of segments: the first's two huge ones fit the lists, the second's ten overlapping ones
+  // do not (whichever takes its entries first, every segment is reduced).
+  Layout two;
+  const uint32_t half = uint32_t(n / 2);
+  for (uint32_t s = 0; s < 266; ++s) {
+    const bool huge = s < 2 || s >= 256;
+    two.begin.push_back(huge ? (s < 2 ? s * half : s - 256) : s);
+    two.end.push_back(huge ? (s < 2 ? (s + 1) * half : uint32_t(n) - (s - 256)) : s + 1);
+  }
+  U32Rig wide = u32_rig(dev, two.size(), n);
+  wide.check(x, two);
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
