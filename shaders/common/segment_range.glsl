@@ -6,8 +6,8 @@
 //   commutative operator allows; the order is fixed by the range and `lanes`, so float sums repeat bit for
 //   bit. VKPRIM_ORDERED (user operators): lane takes the contiguous run lane * ceil(len / lanes) ..., so the
 //   lanes' shares combined in lane order give the left-to-right result.
-// Every trip count depends on first, last and lanes only, so lanes of a team that agree on the range run
-// the same iterations and never branch apart before the team's reduction (docs/ALGORITHMS.md,
+// Where lanes > 1 every trip count depends on first, last and lanes only, so lanes of a team that agree on the
+// range run the same iterations and never branch apart before the team's reduction (docs/ALGORITHMS.md,
 // "Reconvergence"); a load past the range repeats the range's last element and vk_pick drops its value.
 #ifndef VKPRIM_SEGMENT_RANGE_GLSL
 #define VKPRIM_SEGMENT_RANGE_GLSL
@@ -33,7 +33,9 @@ VALUE_T vk_range_share(uint first, uint last, uint lane, uint lanes) {
   const uint head_end = min(last, first + (VEC_N - (pc.in_offset + first) % VEC_N) % VEC_N);
   const uint vectors = (last - head_end) / VEC_N;
   const uint tail = head_end + vectors * VEC_N;
-  for (uint h = lane; h < VEC_N - 1u + lane; h += lanes) {
+  // A team runs VEC_N - 1 slots (the same trips in every lane); one invocation alone only what it has.
+  const uint edges = lanes == 1u ? max(head_end - first, last - tail) : VEC_N - 1u + lane;
+  for (uint h = lane; h < edges; h += lanes) {
     acc = vk_range_fold(acc, first + h, head_end, last);
     acc = vk_range_fold(acc, tail + h, last, last);
   }
