@@ -48,7 +48,8 @@ namespace detail { struct SegmentedReducePlan; }
 // Passes: the first pass gives each segment one invocation, reduces the short ones and lists the longer ones
 // in scratch; the ranges pass reduces the listed medium segments and the chunks of huge ones; the combine pass
 // folds each huge segment's chunk partials. A record issues only the passes its max_count (or, for
-// record_fixed, its segment size) can need, at most three dispatches; none waits on another workgroup.
+// record_fixed, its segment size) can need: at most three dispatches (record_indirect one more, for its
+// arguments), and a header clear with vkCmdFillBuffer where there are lists; none waits on another workgroup.
 // Order and results: integer add wraps modulo 2^bits. Every value is combined in a tree fixed by the plan,
 // the device and the segment's offsets (no atomics combine values), so float results repeat bit for bit run
 // to run, except where overlapping huge segments overflow the scratch lists (below). Float add differs from
