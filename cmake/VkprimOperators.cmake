@@ -45,12 +45,14 @@ function(_vkprim_round_up value align out)
   set(${out} ${r} PARENT_SCOPE)
 endfunction()
 
-# The kernels a user operator's plans use (src/reduce.cpp, src/scan.cpp, src/by_key.cpp):
+# The kernels a user operator's plans use (src/reduce.cpp, src/segmented_reduce.cpp, src/scan.cpp, src/by_key.cpp):
 # name|source|target env|defines (space-separated). Each is built with subgroups and as the emulation
 # (".nosg"). vkprim's own configure checks them against shaders/kernels.cmake (vkprim_check_operator_kernels).
 function(_vkprim_operator_kernels out)
   set(${out}
     "reduce/ordered|reduce/ordered.comp|vulkan1.1|"
+    "segmented_reduce/segments|segmented_reduce/segments.comp|vulkan1.1|"
+    "segmented_reduce/ranges|segmented_reduce/ranges.comp|vulkan1.1|"
     "scan/reduce_then_scan_reduce|scan/reduce_then_scan_reduce.comp|vulkan1.1|"
     "scan/reduce_then_scan_scan|scan/reduce_then_scan_scan.comp|vulkan1.1|"
     "scan/subgroup_block|scan/subgroup_block.comp|vulkan1.1|"
@@ -339,7 +341,7 @@ struct ${struct} {
 ${cpp_members}};
 static_assert(sizeof(${struct}) == ${struct_size}, \"${struct}: layout differs from std430\");
 
-// The operator for the user_operator of ReduceDesc, ScanDesc, ReduceByKeyDesc and ScanByKeyDesc.
+// The operator for the user_operator of ReduceDesc, SegmentedReduceDesc, ScanDesc, ReduceByKeyDesc and ScanByKeyDesc.
 const vkprim::UserOperator& ${symbol}();  // this declaration's own (the suffix: its signature)
 inline const vkprim::UserOperator& ${OP_NAME}() { return ${symbol}(); }
 

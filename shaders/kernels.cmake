@@ -17,6 +17,13 @@ vkprim_add_kernel(reduce/grid_stride reduce/grid_stride.comp BINDINGS 3 PUSH_BYT
 # The user operators' reduction (ReduceAlgorithm::ordered), which only vkprim_add_operator builds.
 vkprim_add_kernel(reduce/ordered reduce/ordered.comp NAME_ONLY BINDINGS 3 PUSH_BYTES 24 SPEC WG_SIZE ITEMS)
 
+# Segmented reduce (shaders/segmented_reduce, common/segment_io.glsl): the first pass (an invocation per
+# segment: the short ones, and the lists of the others) and the ranges pass (a subgroup per medium segment, a
+# workgroup per chunk of a huge one or per huge segment's partials). The first pass uses no subgroup operation.
+set(segmented_reduce BINDINGS 7 PUSH_BYTES 76 SPEC WG_SIZE ITEMS VK_OP TYPES ${VKPRIM_ALL_TYPES})
+vkprim_add_kernel(segmented_reduce/segments segmented_reduce/segments.comp ${segmented_reduce})
+vkprim_add_kernel(segmented_reduce/ranges segmented_reduce/ranges.comp ${segmented_reduce} OPERATOR NO_SUBGROUP_VARIANT)
+
 vkprim_add_kernel(ceiling/copy ceiling/copy.comp BINDINGS 2 PUSH_BYTES 12 SPEC WG_SIZE ITEMS)
 vkprim_add_kernel(ceiling/read ceiling/read.comp BINDINGS 2 PUSH_BYTES 12 SPEC WG_SIZE ITEMS)
 

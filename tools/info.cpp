@@ -8,6 +8,7 @@
 #include "vkprim/histogram.hpp"
 #include "vkprim/reduce.hpp"
 #include "vkprim/reduce_by_key.hpp"
+#include "vkprim/segmented_reduce.hpp"
 #include "vkprim/run_length_encode.hpp"
 #include "vkprim/scan.hpp"
 #include "vkprim/scan_by_key.hpp"
@@ -90,6 +91,17 @@ void print_automatic_picks(Context& context) {
     print_pick("scan", std::string(to_string(desc.type)) + " inclusive add" + (deterministic ? ", deterministic" : ""),
                scan, [&](const Scan& p) { return dispatches(p.dispatch_count(n)); });
   }
+  SegmentedReduceDesc segmented;  // u32 add
+  segmented.max_segments = n;
+  segmented.max_count = n;
+  const auto by_length = SegmentedReduce::create(context, segmented);
+  const std::string classes =
+      by_length ? "per segment: up to " + std::to_string(by_length->thresholds().short_max) + " one invocation, up to " +
+                      std::to_string(by_length->thresholds().medium_max) + " " +
+                      std::to_string(by_length->medium_lanes()) + " lanes, longer chunks of " +
+                      std::to_string(by_length->thresholds().chunk) + ", 1 to 3 dispatches"
+                : "refused: " + by_length.error().message;
+  std::printf("  %-17s %-32s %s\n", "segmented_reduce", "u32 add", classes.c_str());
   SelectDesc select_desc;
   select_desc.max_count = n;
   auto tiles = [&](const auto& p) {

@@ -2,11 +2,12 @@
 // device run.
 //
 // What it measures: cub::DeviceReduce::Sum, DeviceScan::InclusiveSum / ExclusiveSum,
-// DeviceRadixSort::SortKeys / SortPairs (all 32 key bits; values u32, or with --value-bytes structs of 8 to
-// 64 bytes), DeviceSelect::Flagged and DevicePartition::Flagged (u32 flags, about half set), on u32 or f32
+// DeviceRadixSort::SortKeys / SortPairs (u32, f32 or u64 keys, all bits or --bits; values u32, or with
+// --value-bytes structs of 8 to 64 bytes), DeviceSelect::Flagged and DevicePartition::Flagged (u32 flags, about half set), on u32 or f32
 // data, over a sweep of sizes; and the keyed primitives on u32 keys (and u32 values): DeviceReduce::ReduceByKey
 // (sum), DeviceScan::InclusiveSumByKey / ExclusiveSumByKey, DeviceRunLengthEncode::Encode / NonTrivialRuns and
-// DeviceSelect::Unique; and DeviceHistogram::HistogramEven of u32 samples (--bins, --skew).
+// DeviceSelect::Unique; DeviceHistogram::HistogramEven of u32 samples (--bins, --skew); and
+// DeviceSegmentedReduce::Sum over segments of one --segment-size laid end to end.
 // CUB's partition writes the rejected elements in REVERSE input order after the kept ones (one pass);
 // vkprim's Partition keeps them in input order (std::stable_partition), which its chained algorithm
 // pays for with a second pass over the rejected elements.
@@ -48,6 +49,8 @@
 //   unique          n * 4 + runs * 4                               read keys, write unique keys
 //   histogram_even  n * 4                                          read the samples (the bins written are
 //                                                                  a few KiB)
+//   segmented_reduce n * sizeof(T) + (S + 1) * 4 + S * sizeof(T)   read input and S + 1 offsets (counted as
+//                                                                  4 bytes, as vkprim's u32), write S sums
 // Gelem/s is n / median time (for the sorts: G keys/s or G pairs/s).
 //
 // Exit status: 0 all results correct, 1 a result was wrong, 2 usage error or no CUDA device,
@@ -99,6 +102,7 @@ void check_cuda(cudaError_t err, const char* what, const char* file, int line) {
 
 enum class Op {
   reduce, inclusive_scan, exclusive_scan, sort_keys, sort_pairs, select_flagged, partition_flagged,
+  segmented_reduce,  // S = ceil(n / --segment-size) segments end to end (CSR offsets; the last cut at n)
   // keyed (is_keyed): u32 keys in runs (--run-length), u32 values
   reduce_by_key, inclusive_scan_by_key, exclusive_scan_by_key, rle_encode, rle_non_trivial_runs, unique,
   // u32 samples, uniform on [0, 2^32) or skewed (--skew), into --bins even bins
@@ -106,7 +110,8 @@ enum class Op {
 };
 const Op kAllOps[] = {Op::reduce,         Op::inclusive_scan,        Op::exclusive_scan,
                       Op::sort_keys,      Op::sort_pairs,            Op::select_flagged,
-                      Op::partition_flagged, Op::reduce_by_key,      Op::inclusive_scan_by_key,
+                      Op::partition_flagged, Op::segmented_reduce,   Op::reduce_by_key,
+                      Op::inclusive_scan_by_key,
                       Op::exclusive_scan_by_key, Op::rle_encode,     Op::rle_non_trivial_runs,
                       Op::unique,         Op::histogram_even};
 
@@ -119,6 +124,7 @@ const char* op_name(Op op) {
     case Op::sort_pairs: return "sort_pairs";
     case Op::select_flagged: return "select_flagged";
     case Op::partition_flagged: return "partition_flagged";
+    case Op::segmented_reduce: return "segmented_reduce";
     case Op::reduce_by_key: return "reduce_by_key";
     case Op::inclusive_scan_by_key: return "inclusive_scan_by_key";
     case Op::exclusive_scan_by_key: return "exclusive_scan_by_key";
@@ -248,6 +254,7 @@ struct Options {
   uint32_t splat_tiles = 0;              // sorts: splatting-shaped keys (--keys splat[:TILES], splat_key)
   std::vector<uint32_t> bins{256};       // histogram_even: bins, each run in turn
   std::vector<uint32_t> skews{0};        // histogram_even: percent of the samples in one bin, each run in turn
+  std::vector<uint32_t> segment_sizes{1, 32, 1024, 1u << 20};  // segmented_reduce: elements per segment
 };
 
 // Whether sort_pairs' rows name their value size (text: the last column, V; JSON: value_bytes): when
@@ -264,11 +271,11 @@ void print_usage(FILE* f) {
   std::fprintf(f,
                "usage: cub_bench <op> [--type u32|f32|sum4|box] [--sizes LIST] [--iterations N] [--config C]\n"
                "                 [--run-length L] [--value-bytes LIST] [--bits B..E] [--keys uniform|splat[:T]]\n"
-               "                 [--bins LIST] [--skew LIST] [--json FILE]\n"
+               "                 [--bins LIST] [--skew LIST] [--segment-size LIST] [--json FILE]\n"
                "  op:           reduce | inclusive_scan | exclusive_scan | sort_keys | sort_pairs |\n"
-               "                select_flagged | partition_flagged | reduce_by_key | inclusive_scan_by_key |\n"
-               "                exclusive_scan_by_key | rle_encode | rle_non_trivial_runs | unique |\n"
-               "                histogram_even | all\n"
+               "                select_flagged | partition_flagged | segmented_reduce | reduce_by_key |\n"
+               "                inclusive_scan_by_key | exclusive_scan_by_key | rle_encode | rle_non_trivial_runs |\n"
+               "                unique | histogram_even | all\n"
                "  --type        u32 (default) or f32; a comma list such as u32,f32 runs both (the keyed ops,\n"
                "                reduce_by_key to unique: u32 keys and values, with u32 only); u64: the sorts'\n"
                "                keys; sum4 (float4 sum) and box (box union, 32 bytes): user types for reduce\n"
@@ -292,6 +299,9 @@ void print_usage(FILE* f) {
                "                256,65536 runs each\n"
                "  --skew        histogram_even: percent of the samples set to one value (one bin), the rest\n"
                "                uniform (default 0); a comma list such as 0,90 runs each\n"
+               "  --segment-size segmented_reduce: elements per segment, segments laid end to end (the last cut\n"
+               "                at n); a comma list such as 1,32,1024,2^20 (the default) runs each; int and int64\n"
+               "                configurations: the offsets' type\n"
                "  --json FILE   also write the results as a JSON array\n",
                kWarmupRuns);
 }
@@ -459,6 +469,15 @@ Options parse_args(int argc, char** argv) {
         list.push_back(static_cast<uint32_t>(x));
       }
       histogram_given = true;
+    } else if (arg == "--segment-size") {
+      opt.segment_sizes.clear();
+      for (const std::string& v : split(value(), ',')) {
+        int64_t size = 0;
+        bool pow = false;
+        if (!parse_count(v, size, pow) || size < 1 || size > int64_t{UINT32_MAX})
+          usage_error("bad --segment-size '" + v + "' (expected 1 to 2^32 - 1)");
+        opt.segment_sizes.push_back(static_cast<uint32_t>(size));
+      }
     } else if (arg == "--json") {
       opt.json_path = value();
     } else if (arg == "-h" || arg == "--help") {
@@ -495,6 +514,9 @@ struct Buffers {
   void* values_pristine = nullptr;     // sort_pairs only
   int64_t* num_selected = nullptr;  // select_flagged, partition_flagged; keyed ops: number of runs (or unique keys)
   uint32_t* histogram = nullptr;    // histogram_even: the counts of the most bins of --bins
+  int* offsets32 = nullptr;         // segmented_reduce: the S + 1 CSR offsets as int (config int) and int64_t
+  int64_t* offsets64 = nullptr;
+  int64_t segment_size = 0, segments = 0;  // segmented_reduce: set per segment size and n (set_segments)
   void* temp = nullptr;
   size_t temp_bytes = 0;
   int begin_bit = 0, end_bit = 0;  // the sorts' key bits (--bits); end 0: all of the key
@@ -630,6 +652,23 @@ __global__ void fill_values_kernel(V* values, V* pristine, int64_t n) {
     values[i] = v;
     if (pristine) pristine[i] = v;
   }
+}
+
+// segmented_reduce's CSR offsets: offset k = min(k * size, n), k = 0 .. segments.
+template <class N>
+__global__ void fill_offsets_kernel(N* offsets, int64_t segments, int64_t size, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k <= segments; k += stride)
+    offsets[k] = static_cast<N>(k * size < n ? k * size : n);
+}
+
+// segmented_reduce's segments of b.segment_size elements over n: their count and both offset arrays.
+void set_segments(Buffers& b, int64_t n, cudaStream_t s) {
+  b.segments = (n + b.segment_size - 1) / b.segment_size;
+  if (n <= INT_MAX) fill_offsets_kernel<int><<<1024, 256, 0, s>>>(b.offsets32, b.segments, b.segment_size, n);
+  fill_offsets_kernel<int64_t><<<1024, 256, 0, s>>>(b.offsets64, b.segments, b.segment_size, n);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
 constexpr uint64_t kRunSeed = 0x5EED4B4559ull;
@@ -827,6 +866,14 @@ cudaError_t call_cub(Op op, bool use_double_buffer, void* temp, size_t& temp_byt
       return cub::DeviceSelect::Flagged(temp, temp_bytes, in, b.flags, out, b.num_selected, n, s);
     case Op::partition_flagged:
       return cub::DevicePartition::Flagged(temp, temp_bytes, in, b.flags, out, b.num_selected, n, s);
+    case Op::segmented_reduce: {
+      // The configuration's count type is the offsets' (CUB's OffsetT, from the offset iterators); CUB 3 takes
+      // the segment count as an int64_t whatever it is.
+      N* offsets = nullptr;
+      if constexpr (std::is_same_v<N, int>) offsets = b.offsets32;
+      else offsets = b.offsets64;
+      return cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, in, out, b.segments, offsets, offsets + 1, s);
+    }
     default: return cudaErrorInvalidValue;  // the keyed ops: call_cub_keyed
   }
 }
@@ -947,6 +994,17 @@ std::string check_reduce(const float* in, int64_t n, float got) {
   double ref = 0, mag = 0;
   for (int64_t i = 0; i < n; ++i) ref += in[i], mag += std::fabs(in[i]);
   return close_f32(got, ref, mag) ? "" : "sum " + fmt_f(got) + " != expected " + fmt_f(ref);
+}
+
+// segmented_reduce: segment k is in[k * size, min((k + 1) * size, n)), checked as a reduce.
+template <class T>
+std::string check_segmented(const T* in, int64_t n, int64_t size, const T* out, int64_t segments) {
+  for (int64_t k = 0; k < segments; ++k) {
+    const int64_t first = k * size;
+    const std::string error = check_reduce(in + first, std::min(n, first + size) - first, out[k]);
+    if (!error.empty()) return "segment " + std::to_string(k) + ": " + error;
+  }
+  return "";
 }
 
 // With keys (the scans by key) the sum starts again at 0 wherever the key changes.
@@ -1147,6 +1205,7 @@ struct Result {
   uint32_t run_length;                               // keyed ops: --run-length of the keys; else 0
   uint32_t value_bytes;                              // sort_pairs: bytes per value (--value-bytes); else 0
   uint32_t bins, skew;                               // histogram_even: --bins and --skew of the input; else 0
+  uint32_t segment_size;                             // segmented_reduce: --segment-size; else 0
 };
 
 double bytes_moved(Op op, Type t, int64_t n, int64_t selected, uint32_t param) {
@@ -1159,6 +1218,8 @@ double bytes_moved(Op op, Type t, int64_t n, int64_t selected, uint32_t param) {
     case Op::sort_pairs: return 2.0 * n * (e + param);
     case Op::select_flagged: return n * e + n * double(sizeof(Flag)) + selected * e;
     case Op::partition_flagged: return n * e + n * double(sizeof(Flag)) + n * e;
+    // `selected` is the number of segments S.
+    case Op::segmented_reduce: return n * e + (selected + 1) * 4.0 + selected * e;
     // Keyed: u32 keys and values; `selected` is the number of runs (non-trivial runs, unique keys) written.
     case Op::reduce_by_key: return 2.0 * n * 4 + selected * (4.0 + 4.0);
     case Op::inclusive_scan_by_key:
@@ -1229,7 +1290,8 @@ void write_json(const std::string& path, const std::vector<Result>& results, boo
         is_keyed(r.op) ? ", \"run_length\": " + std::to_string(r.run_length)
         : with_values && r.op == Op::sort_pairs ? ", \"value_bytes\": " + std::to_string(r.value_bytes)
         : r.op == Op::histogram_even ? ", \"bins\": " + std::to_string(r.bins) + ", \"skew\": " + std::to_string(r.skew)
-                                     : "";
+        : r.op == Op::segmented_reduce ? ", \"segment_size\": " + std::to_string(r.segment_size)
+                                       : "";
     std::fprintf(f,
                  "  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %lld%s, \"median_ms\": %.6f, \"min_ms\": %.6f, "
                  "\"gbps\": %.3f, \"gelems\": %.4f, \"config\": \"%s\", \"configs_median_ms\": {%s}}%s\n",
@@ -1361,6 +1423,9 @@ std::string check_output(Op op, uint32_t param, const Buffers& b, const HostInpu
     case Op::partition_flagged:
       CUDA_CHECK(cudaMemcpy(&selected, b.num_selected, sizeof selected, cudaMemcpyDeviceToHost));
       return check_partition(in, host.flags.data(), n, out.data(), selected);
+    case Op::segmented_reduce:
+      selected = b.segments;
+      return check_segmented(in, n, b.segment_size, out.data(), b.segments);
     default: return "unknown op";  // the keyed ops: check_keyed
   }
   }
@@ -1375,6 +1440,7 @@ void print_row(const Result& r, bool with_values) {
   if (is_keyed(r.op)) std::printf("%*s %u", pad, "", r.run_length);
   if (with_values && r.op == Op::sort_pairs) std::printf("%*s %u", pad, "", r.value_bytes);
   if (r.op == Op::histogram_even) std::printf("%*s %u %u%%", pad, "", r.bins, r.skew);
+  if (r.op == Op::segmented_reduce) std::printf("%*s %u", pad, "", r.segment_size);
   std::printf("\n");
   std::fflush(stdout);
 }
@@ -1385,11 +1451,17 @@ using TempSizes = std::map<std::tuple<Op, Type, int64_t, Config, uint32_t>, size
 // Runs one op over the sweep for element type T, in every configuration of --config at every size (each
 // checked); reports the fastest, or with --config all or a list each one. Returns false (after printing
 // FAIL) on a wrong result. run_length: keyed ops' L, histogram_even's skew, else 0; param: sort_pairs' value
-// size, histogram_even's bins, else 0.
+// size, histogram_even's bins, segmented_reduce's segment size (its segments and offsets are made here for
+// each n), else 0.
 template <class T>
-bool run_op(Op op, Type type, uint32_t run_length, uint32_t param, const Options& opt, const Buffers& b,
+bool run_op(Op op, Type type, uint32_t run_length, uint32_t param, const Options& opt, const Buffers& base,
             const HostInputs<T>& host, const TempSizes& temp_sizes, cudaStream_t s, std::vector<Result>& results) {
   for (int64_t n : opt.sizes) {
+    Buffers b = base;
+    if (op == Op::segmented_reduce) {
+      b.segment_size = param;
+      set_segments(b, n, s);
+    }
     const std::vector<Config> configs = configs_for(op, n, opt.configs);
     if (configs.empty()) {
       std::printf("# %s n=%lld: no configuration of --config applies (DoubleBuffer: sorts only; int: n < 2^31; "
@@ -1413,7 +1485,8 @@ bool run_op(Op op, Type type, uint32_t run_length, uint32_t param, const Options
             is_keyed(op)                                ? " L=" + std::to_string(run_length)
             : op == Op::sort_pairs && value_column(opt) ? " V=" + std::to_string(param)
             : op == Op::histogram_even ? " bins=" + std::to_string(param) + " skew=" + std::to_string(run_length)
-                                       : "";
+            : op == Op::segmented_reduce ? " S=" + std::to_string(param)
+                                         : "";
         std::printf("FAIL %s %s n=%lld%s (%s): %s\n", op_name(op), type_name(type), static_cast<long long>(n),
                     where_in_sweep.c_str(), config_name(c), error.c_str());
         std::fflush(stdout);
@@ -1424,7 +1497,7 @@ bool run_op(Op op, Type type, uint32_t run_length, uint32_t param, const Options
       timed.push_back({op, type, n, t.median_ms, t.min_ms,
                        bytes_moved(op, type, n, selected, param) / seconds / 1e9, n / seconds / 1e9, c, {},
                        is_keyed(op) ? run_length : 0, op == Op::sort_pairs ? param : 0, histogram ? param : 0,
-                       histogram ? run_length : 0});
+                       histogram ? run_length : 0, op == Op::segmented_reduce ? param : 0});
     }
     std::vector<std::pair<Config, double>> medians;
     for (const Result& r : timed) medians.push_back({r.config, r.median_ms});
@@ -1455,6 +1528,11 @@ bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool 
   keep_pristine(b, max_n, sizeof(T));
   for (Op op : opt.ops) {
     if (is_keyed(op) || op == Op::histogram_even || !runs_on(op, t)) continue;
+    if (op == Op::segmented_reduce) {
+      for (uint32_t size : opt.segment_sizes)
+        if (!run_op<T>(op, t, 0, size, opt, b, host, temp_sizes, s, results)) return false;
+      continue;
+    }
     if (op != Op::sort_pairs) {
       if (!run_op<T>(op, t, 0, 0, opt, b, host, temp_sizes, s, results)) return false;
       continue;
@@ -1491,6 +1569,7 @@ bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool 
 std::vector<uint32_t> params_of(Op op, const Options& opt) {
   if (op == Op::sort_pairs) return opt.value_bytes;
   if (op == Op::histogram_even) return opt.bins;
+  if (op == Op::segmented_reduce) return opt.segment_sizes;
   return {0};
 }
 
@@ -1541,6 +1620,8 @@ int main(int argc, char** argv) {
           for (Config c : configs_for(op, n, opt.configs))
             for (uint32_t param : params_of(op, opt)) {
               size_t bytes = 0;
+              dummy.segment_size = op == Op::segmented_reduce ? param : 0;  // segmented_reduce: its segments
+              dummy.segments = op == Op::segmented_reduce ? (n + param - 1) / param : 0;
               CUDA_CHECK(call_cub(t, op, c, param, nullptr, bytes, dummy, n, nullptr));
               temp_sizes[{op, t, n, c, param}] = bytes;
               max_temp = std::max(max_temp, bytes);
@@ -1574,6 +1655,12 @@ int main(int argc, char** argv) {
   if (uses(opt, Op::histogram_even))
     allocations.push_back({reinterpret_cast<void**>(&b.histogram),
                            *std::max_element(opt.bins.begin(), opt.bins.end()) * sizeof(uint32_t), "histogram"});
+  if (uses(opt, Op::segmented_reduce)) {
+    const uint32_t smallest = *std::min_element(opt.segment_sizes.begin(), opt.segment_sizes.end());
+    const size_t offsets = static_cast<size_t>((max_n + smallest - 1) / smallest + 1);
+    allocations.push_back({reinterpret_cast<void**>(&b.offsets32), offsets * sizeof(int), "offsets (int)"});
+    allocations.push_back({reinterpret_cast<void**>(&b.offsets64), offsets * sizeof(int64_t), "offsets (int64)"});
+  }
   const bool need_pristine = uses(opt, Op::sort_keys) || uses(opt, Op::sort_pairs);
   if (need_pristine) allocations.push_back({&b.keys_pristine, elems, "unsorted keys"});
   if (need_pristine && need_values) allocations.push_back({&b.values_pristine, values, "unsorted values"});
@@ -1602,6 +1689,10 @@ int main(int argc, char** argv) {
   if (value_column(opt))
     std::printf("# sort_pairs values: V bytes (last column); 4: a u32, wider: a struct of V/4 u32 words aligned to\n"
                 "#   the largest power of two up to %zu dividing V. GB/s bytes 2n*(4+V).\n", kValueAlign);
+  if (uses(opt, Op::segmented_reduce))
+    std::printf("# segmented_reduce: DeviceSegmentedReduce::Sum over S = ceil(n / segment size) segments end to end\n"
+                "#   (CSR offsets, the last segment cut at n; last column S: the segment size); GB/s bytes n*4 in +\n"
+                "#   (S+1)*4 offsets + S*4 out; configurations int and int64: the offsets' type.\n");
   if (need_keys)
     std::printf("# Keyed ops (u32 keys in runs of mean length L, uniform on [1, 2L-1]; u32 values): reduce_by_key\n"
                 "#   n*8 in + runs*8 out; scans by key n*8 in + n*4 out; rle_encode n*4 + runs*8; rle_non_trivial_runs\n"
@@ -1616,11 +1707,14 @@ int main(int argc, char** argv) {
               opt.report == Report::best ? "Each line is the fastest; config names it (JSON: every median)."
                                          : "A line per configuration (--config).");
   const bool with_values = value_column(opt);
-  std::printf("%-21s %-4s %11s %11s %9s %9s %11s  %s\n", "op", "type", "n", "median_ms", "GB/s", "Gelem/s", "min_ms",
-              need_keys && with_values ? "config             L/V"
-              : need_keys              ? "config             L"
-              : with_values            ? "config             V"
-                                       : "config");
+  // The last columns' names: L (keyed ops), V (sort_pairs' values), S (segment size), B skew (histogram_even).
+  std::string extra;
+  for (const auto& [used, name] : {std::pair{need_keys, "L"}, std::pair{with_values, "V"},
+                                    std::pair{uses(opt, Op::segmented_reduce), "S"},
+                                    std::pair{uses(opt, Op::histogram_even), "B skew"}})
+    if (used) extra += std::string(extra.empty() ? "             " : "/") + name;
+  std::printf("%-21s %-4s %11s %11s %9s %9s %11s  config%s\n", "op", "type", "n", "median_ms", "GB/s", "Gelem/s",
+              "min_ms", extra.c_str());
   std::fflush(stdout);
 
   std::vector<Result> results;

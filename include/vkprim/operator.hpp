@@ -1,5 +1,5 @@
 // vkprim/operator.hpp — user operators: an engine's own element type and associative combine function,
-// compiled into vkprim's reduce, scan and keyed kernels at the engine's build time.
+// compiled into vkprim's reduce, segmented reduce, scan and keyed kernels at the engine's build time.
 //
 // Declared in CMake (cmake/VkprimOperators.cmake, available after find_package(vkprim) or
 // add_subdirectory):
@@ -7,14 +7,14 @@
 //                       TYPE_GLSL "struct Aabb { vec3 lo; vec3 hi; }"
 //                       IDENTITY "Aabb(vec3(1.0 / 0.0), vec3(-1.0 / 0.0))"
 //                       COMBINE aabb_union.glsl)   # defines Aabb combine(Aabb a, Aabb b)
-// compiles the kernels for it (glslang, spirv-val; about 300 KB packed per operator), embeds them in
+// compiles the kernels for it (glslang, spirv-val; about 350 KB packed per operator), embeds them in
 // my_engine and generates
 // <vkprim_ops/aabb_union.hpp>: `const vkprim::UserOperator& vkprim_ops::aabb_union()` and
 // `struct vkprim_ops::Aabb`, the element's layout in buffers (std430) as C++.
 // The struct's members are 32-bit scalars and vectors (float, int, uint, vec2..4, ivec2..4, uvec2..4)
 // or fixed arrays of them, up to 64 bytes in all.
 //
-// Pass the operator in ReduceDesc, ScanDesc, ReduceByKeyDesc or ScanByKeyDesc (user_operator); the plan then
+// Pass the operator in ReduceDesc, SegmentedReduceDesc, ScanDesc, ReduceByKeyDesc or ScanByKeyDesc (user_operator); the plan then
 // ignores the value type and `op`, and elements are `size` bytes: buffer offsets must be multiples of it. The operator must be associative; it need not be commutative: every plan gives the
 // left-to-right combination x[0] op x[1] op ... (the kernels never reorder operands). identity op x ==
 // x op identity == x is assumed, and padding past the count is the identity.

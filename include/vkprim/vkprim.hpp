@@ -11,6 +11,7 @@
 #include "vkprim/run_length_encode.hpp"
 #include "vkprim/scan.hpp"
 #include "vkprim/scan_by_key.hpp"
+#include "vkprim/segmented_reduce.hpp"
 #include "vkprim/select.hpp"
 #include "vkprim/sort.hpp"
 #include "vkprim/types.hpp"
