@@ -4,8 +4,10 @@
 
 #include "by_key_commands.hpp"
 #include "commands.hpp"
+#include "histogram_commands.hpp"
 #include "host_reference.hpp"
 #include "scan_commands.hpp"
+#include "segmented_commands.hpp"
 #include "select_commands.hpp"
 #include "sort_commands.hpp"
 #include "vkprim/reduce.hpp"
@@ -104,6 +106,8 @@ int run_verify(std::vector<std::string> args) {
   failed += verify_select(*device, rng);
   failed += verify_sort(*device, rng);
   failed += verify_by_key(*device, rng);
+  failed += verify_segmented_reduce(*device, rng);
+  failed += verify_histogram(*device, rng);
   return failed ? 1 : 0;
 }
 
