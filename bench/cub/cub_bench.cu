@@ -524,14 +524,14 @@ struct Buffers {
 
 constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;  // splitmix64's increment
 
-__host__ __device__ uint32_t hash32(uint64_t x) {
-  // splitmix64-style finalizer of a counter: cheap, well mixed, reproducible on host and device.
+// splitmix64's finalizer of a counter: cheap, well mixed, reproducible on host and device.
+__host__ __device__ uint64_t mix64(uint64_t x) {
   x += kGolden;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return static_cast<uint32_t>(x >> 32);
+  return x ^ (x >> 31);
 }
+__host__ __device__ uint32_t hash32(uint64_t x) { return static_cast<uint32_t>(mix64(x) >> 32); }
 
 struct alignas(16) Sum4 {
   float v[4];
@@ -563,12 +563,6 @@ __device__ void store_random(uint64_t* p, uint32_t h) { *p = (uint64_t{h} << 32)
 // A splatting renderer's key for index i, as vkprim's bench sort --keys splat makes it: r = mix64(seed + i);
 // the depth is a positive f32, 0.1 + 99.9 * (r's low 32 bits >> 8) / 2^24, whose bits order as unsigned
 // integers; 32-bit keys are the depth, 64-bit keys (r >> 32) % tiles << 32 | depth.
-__host__ __device__ uint64_t mix64(uint64_t x) {
-  x += kGolden;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 template <class T>
 __device__ T splat_key(uint64_t seed, uint64_t i, uint32_t tiles) {
   const uint64_t r = mix64(seed + i);
