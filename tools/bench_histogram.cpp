@@ -206,17 +206,6 @@ int bench_bins(const Device& device, const Sweep& sweep, uint32_t bins, const st
   return failures ? 1 : 0;
 }
 
-// The default range of a sample type: every value of an integer type, [-1, 1) for f32.
-void default_range(HistogramSample s, double& lower, double& upper) {
-  switch (s) {
-    case HistogramSample::u8: lower = 0, upper = 256; break;
-    case HistogramSample::u16: lower = 0, upper = 65536; break;
-    case HistogramSample::u32: lower = 0, upper = 4294967296.0; break;
-    case HistogramSample::i32: lower = -2147483648.0, upper = 2147483648.0; break;
-    case HistogramSample::f32: lower = -1, upper = 1; break;
-  }
-}
-
 // --algorithm: one name, "all", or a comma-separated list; NAME@WGxV[xG] overrides the workgroup size, the
 // vectors per invocation and the grid (0 keeps the default). False on an unknown name.
 bool parse_variants(const std::string& algorithm, std::vector<Variant>& variants) {
@@ -286,7 +275,7 @@ int run_bench_histogram(std::vector<std::string> args) {
     return 2;
   }
   sweep.base.channels = uint32_t(std::atoi(channels_s.c_str()));
-  default_range(sweep.base.sample, sweep.base.lower, sweep.base.upper);
+  host::default_range(sweep.base.sample, sweep.base.lower, sweep.base.upper);
   if (!lower_s.empty()) sweep.base.lower = std::atof(lower_s.c_str());
   if (!upper_s.empty()) sweep.base.upper = std::atof(upper_s.c_str());
   sweep.skew = skew;

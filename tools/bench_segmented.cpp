@@ -60,18 +60,6 @@ std::vector<uint32_t> segment_offsets(uint64_t n, uint64_t size, std::mt19937_64
   return offsets;
 }
 
-// Integers and float min/max exactly; float add within the plan's documented bound.
-template <class T>
-bool same_result(const SegmentedReduce& plan, const T* x, uint64_t len, T got, T want) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (plan.desc().op == Op::add) {
-      const auto exact = host::exact_sum(x, len);
-      return std::fabs((long double)got - exact.exact) <= host::float_add_bound(exact, len, plan.sequential_run(len));
-    }
-  }
-  return host::same_bits(got, want);
-}
-
 // The plans measured (one per --algorithm shape and --thresholds triple), their row-label suffixes, and the
 // buffers they share.
 struct SegmentedRun {

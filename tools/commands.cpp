@@ -68,4 +68,21 @@ bool parse_op(const std::string& s, Op& o) {
   return false;
 }
 
+std::vector<DataType> verify_types(const Capabilities& caps, int& skipped) {
+  std::vector<DataType> types;
+  for (DataType type : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
+    const bool runs = type == DataType::f64                              ? caps.has(feature_float64)
+                      : type == DataType::u64 || type == DataType::i64 ? caps.has(feature_int64)
+                                                                         : true;
+    if (runs) types.push_back(type);
+    else ++skipped;
+  }
+  return types;
+}
+
+std::vector<Op> verify_ops(DataType type) {
+  if (!is_integer(type)) return {Op::add, Op::min, Op::max};
+  return {Op::add, Op::min, Op::max, Op::bit_and, Op::bit_or, Op::bit_xor};
+}
+
 }  // namespace vkprim::tools

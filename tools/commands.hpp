@@ -25,4 +25,10 @@ std::unique_ptr<Device> open_device(std::vector<std::string>& args, bool pipelin
 bool parse_type(const std::string& s, DataType& t);
 bool parse_op(const std::string& s, Op& o);
 
+// `vkprim verify`'s element types: those the device runs (64-bit integers need shaderInt64, f64
+// shaderFloat64); each one left out adds one to `skipped`.
+std::vector<DataType> verify_types(const Capabilities& caps, int& skipped);
+// Every Op of `type`: the bitwise ones for integer types only.
+std::vector<Op> verify_ops(DataType type);
+
 }  // namespace vkprim::tools

@@ -1,4 +1,4 @@
-// `vkprim bench histogram`.
+// `vkprim bench histogram` and `vkprim verify`'s histogram part.
 #pragma once
 
 #include <random>

@@ -81,11 +81,8 @@ int run_verify(std::vector<std::string> args) {
   std::printf("verifying on %s\n", caps.device_name.c_str());
   std::mt19937_64 rng(std::random_device{}());
   int passed = 0, failed = 0, skipped = 0;
-  for (DataType type : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
-    if ((type == DataType::u64 || type == DataType::i64) && !caps.has(feature_int64)) { ++skipped; continue; }
-    if (type == DataType::f64 && !caps.has(feature_float64)) { ++skipped; continue; }
-    for (Op op : {Op::add, Op::min, Op::max, Op::bit_and, Op::bit_or, Op::bit_xor}) {
-      if (!is_integer(type) && (op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor)) continue;
+  for (DataType type : verify_types(caps, skipped)) {
+    for (Op op : verify_ops(type)) {
       for (int a = int(ReduceAlgorithm::automatic); a <= int(ReduceAlgorithm::grid_stride); ++a) {
         std::string why;
         const bool ok = host::with_type(type, [&](auto t) {

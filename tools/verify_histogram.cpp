@@ -13,17 +13,6 @@ namespace vkprim::tools {
 
 namespace {
 
-// Each sample type's range: the type's own where it has one, [-1, 1) for f32.
-void set_range(HistogramDesc& d) {
-  switch (d.sample) {
-    case HistogramSample::u8: d.lower = 0, d.upper = 256; break;
-    case HistogramSample::u16: d.lower = 0, d.upper = 65536; break;
-    case HistogramSample::u32: d.lower = 0, d.upper = 4294967296.0; break;
-    case HistogramSample::i32: d.lower = -2147483648.0, d.upper = 2147483648.0; break;
-    case HistogramSample::f32: d.lower = -1, d.upper = 1; break;
-  }
-}
-
 template <class T>
 bool verify_one(const Device& device, const HistogramDesc& desc, std::mt19937_64& rng, std::string& why) {
   const uint64_t sizes[] = {0, 1, 65537};
@@ -94,7 +83,7 @@ int verify_histogram(const Device& device, std::mt19937_64& rng) {
           desc.binning = binning;
           desc.max_count = 65537;
           desc.algorithm = a;
-          set_range(desc);
+          host::default_range(s, desc.lower, desc.upper);
           std::string why;
           const bool ok = host::with_sample(s, [&](auto t) { return verify_one<decltype(t)>(device, desc, rng, why); });
           if (ok) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
 #include "host_scan.hpp"
 #include "scan_commands.hpp"
 #include "vkprim/scan.hpp"
@@ -75,11 +76,8 @@ bool verify_one(const Device& device, const ScanDesc& desc, std::mt19937_64& rng
 int verify_scan(const Device& device, std::mt19937_64& rng) {
   const Capabilities& caps = device.context().capabilities();
   int passed = 0, failed = 0, skipped = 0, refused = 0;
-  for (DataType type : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
-    if ((type == DataType::u64 || type == DataType::i64) && !caps.has(feature_int64)) { ++skipped; continue; }
-    if (type == DataType::f64 && !caps.has(feature_float64)) { ++skipped; continue; }
-    for (Op op : {Op::add, Op::min, Op::max, Op::bit_and, Op::bit_or, Op::bit_xor}) {
-      if (!is_integer(type) && (op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor)) continue;
+  for (DataType type : verify_types(caps, skipped)) {
+    for (Op op : verify_ops(type)) {
       for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
         // automatic and every algorithm the device accepts (chained_lookback is refused where there is no
         // forward progress, e.g. lavapipe).

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
 #include "host_reference.hpp"
 #include "segmented_commands.hpp"
 #include "vkprim/segmented_reduce.hpp"
@@ -22,18 +23,6 @@ std::vector<uint32_t> lengths_of(const SegmentThresholds& t, std::mt19937_64& rn
                                    3 * t.chunk + 7};
   std::shuffle(lengths.begin(), lengths.end(), rng);
   return lengths;
-}
-
-template <class T>
-bool same(const SegmentedReduce& plan, const T* x, uint64_t len, T got) {
-  const T want = host::reduce<T>(plan.desc().op, x, len);
-  if constexpr (std::is_floating_point_v<T>) {
-    if (plan.desc().op == Op::add) {
-      const auto exact = host::exact_sum(x, len);
-      return std::fabs((long double)got - exact.exact) <= host::float_add_bound(exact, len, plan.sequential_run(len));
-    }
-  }
-  return host::same_bits(got, want);
 }
 
 // One record with offsets (begin and end buffers, segments in shuffled order with a gap between them) and one
@@ -84,7 +73,7 @@ bool verify_one(const Device& device, DataType type, Op op, std::mt19937_64& rng
     }
     for (uint64_t s = 0; s < (fixed ? fixed_segments : segments); ++s) {
       const uint64_t first = fixed ? s * size : begins[s], len = fixed ? size : ends[s] - begins[s];
-      if (!same(*plan, host.data() + first, len, got[s])) {
+      if (!same_result(*plan, host.data() + first, len, got[s], host::reduce<T>(op, host.data() + first, len))) {
         why = std::string(fixed ? "record_fixed" : "record") + " segment " + std::to_string(s) + " of " +
               std::to_string(len) + " elements differs from the host reduction";
         return false;
@@ -99,11 +88,8 @@ bool verify_one(const Device& device, DataType type, Op op, std::mt19937_64& rng
 int verify_segmented_reduce(const Device& device, std::mt19937_64& rng) {
   const Capabilities& caps = device.context().capabilities();
   int passed = 0, failed = 0, skipped = 0;
-  for (DataType type : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
-    if ((type == DataType::u64 || type == DataType::i64) && !caps.has(feature_int64)) { ++skipped; continue; }
-    if (type == DataType::f64 && !caps.has(feature_float64)) { ++skipped; continue; }
-    for (Op op : {Op::add, Op::min, Op::max, Op::bit_and, Op::bit_or, Op::bit_xor}) {
-      if (!is_integer(type) && (op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor)) continue;
+  for (DataType type : verify_types(caps, skipped)) {
+    for (Op op : verify_ops(type)) {
       std::string why;
       const bool ok = host::with_type(type, [&](auto t) { return verify_one<decltype(t)>(device, type, op, rng, why); });
       if (ok) {

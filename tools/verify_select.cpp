@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
 #include "host_reference.hpp"
 #include "host_select.hpp"
 #include "select_commands.hpp"
@@ -97,9 +98,7 @@ bool verify_one(const Device& device, const SelectDesc& desc, std::mt19937_64& r
 int verify_select(const Device& device, std::mt19937_64& rng) {
   const Capabilities& caps = device.context().capabilities();
   int passed = 0, failed = 0, skipped = 0, refused = 0;
-  for (DataType type : {DataType::u32, DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
-    if ((type == DataType::u64 || type == DataType::i64) && !caps.has(feature_int64)) { ++skipped; continue; }
-    if (type == DataType::f64 && !caps.has(feature_float64)) { ++skipped; continue; }
+  for (DataType type : verify_types(caps, skipped)) {
     for (int p = 0; p <= int(SelectPredicate::not_equal); ++p)
       for (int a = int(SelectAlgorithm::chained); a <= int(SelectAlgorithm::count_scan_scatter); ++a)
         for (int plan = 0; plan < 3; ++plan) {  // Select, Partition, Partition with the rejected side reversed

@@ -77,6 +77,18 @@ std::vector<uint32_t> histogram(const HistogramDesc& d, const std::vector<T>& sa
   return histogram(samples, count, d.channels, d.bins, [&](T s) { return even_bin(s, d.lower, d.upper, d.bins); });
 }
 
+// The default range of a sample type: every value of an integer type, [-1, 1) for f32
+// (`vkprim bench histogram` and `vkprim verify`).
+inline void default_range(HistogramSample s, double& lower, double& upper) {
+  switch (s) {
+    case HistogramSample::u8: lower = 0, upper = 256; break;
+    case HistogramSample::u16: lower = 0, upper = 65536; break;
+    case HistogramSample::u32: lower = 0, upper = 4294967296.0; break;
+    case HistogramSample::i32: lower = -2147483648.0, upper = 2147483648.0; break;
+    case HistogramSample::f32: lower = -1, upper = 1; break;
+  }
+}
+
 // A sample uniform on [lower, upper) (integers: whole numbers; the range clamped to the type's).
 template <class T>
 T uniform_sample(double lower, double upper, std::mt19937_64& rng) {
