@@ -1,0 +1,76 @@
+// vkprim/topk.hpp — the k smallest or largest keys of an array (with their values), by radix select.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vkprim/context.hpp"
+#include "vkprim/result.hpp"
+#include "vkprim/sort.hpp"
+#include "vkprim/types.hpp"
+
+namespace vkprim {
+
+struct TopKDesc {
+  // u32, i32 or f32, compared through RadixSort's order-preserving transform (sort.hpp): for f32
+  //   -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN
+  // so -0.0 counts as smaller than +0.0, and NaNs are the smallest or largest keys by their sign bit.
+  DataType key_type = DataType::u32;
+  uint32_t value_size = 0;  // 0 = keys only, else 4 (a 4-byte value per key, moved as bits)
+  // ascending = the k smallest keys, in ascending order; descending = the k largest, in descending order.
+  SortOrder order = SortOrder::ascending;
+  uint64_t max_count = 0;   // input keys, 1..2^32-1, within one storage-buffer binding
+  uint32_t max_k = 0;       // 1..65536
+};
+
+namespace detail { struct TopKPlan; }
+
+// A plan: create once (builds every pipeline it needs, and the RadixSort plans that order the result), record
+// many times, into many command buffers, from several threads.
+// How: eight digit passes over the composite key (ordered key, input index), each a counting pass over the
+// whole input and a one-workgroup scan, find the k-th composite; a selection pass appends the k composites at
+// or below it; RadixSort orders them. Each pass reads every input key once (about nine reads of the input).
+class TopK {
+ public:
+  // invalid_argument: key_type not u32 / i32 / f32, value_size not 0 or 4, an unknown order, max_count 0 or
+  // past 2^32-1, max_k outside 1..65536. unsupported: max_count keys past one storage-buffer binding.
+  static Result<TopK> create(Context& context, const TopKDesc& desc);
+  TopK(TopK&&) noexcept;
+  TopK& operator=(TopK&&) noexcept;
+  ~TopK();
+
+  const TopKDesc& desc() const;
+  // Scratch for record: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment at least 16. It holds
+  // the selection state, the selected indices and the sorts' scratch.
+  ScratchRequirements scratch_requirements() const;
+
+  // out_keys[0..n) = the n = min(k, count) smallest keys of keys[0..count) (descending: largest), SORTED in the
+  // plan's order; among equal keys the earliest inputs are taken and come first (stable), so the result is
+  // deterministic. k > count is clamped to count; k = 0 or count = 0 records nothing. Values (value_size 4):
+  // out_values[i] = values[j] for the input j whose key is out_keys[i]; else values and out_values are
+  // ignored (may be BufferRange{}). count <= max_count, k <= max_k. Nothing past out_keys[n) and
+  // out_values[n) is written.
+  // Every range needs usage STORAGE_BUFFER and an offset that is a multiple of 4. Not in place: out_keys,
+  // out_values and scratch must not overlap each other nor keys or values (invalid_argument).
+  // Before: the caller makes the writes of keys and values visible to compute-shader reads, and the outputs
+  // and scratch free of hazards (including transfer writes: the sort may clear part of scratch with
+  // vkCmdFillBuffer). record places every barrier between its own passes and never submits or waits.
+  // After: the outputs are written by compute shaders; the caller adds a barrier (src COMPUTE_SHADER /
+  // SHADER_WRITE) before consuming them. Clobbers the bound compute pipeline, descriptor set 0 and push
+  // constants. On error nothing is recorded.
+  Result<void> record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values, uint64_t count,
+                      uint32_t k, const BufferRange& out_keys, const BufferRange& out_values,
+                      const BufferRange& scratch) const;
+
+  // Without push descriptors (ContextOptions): returns the descriptor sets every record so far wrote to the
+  // plan's pools (and its sorts'). Call it once no pending command buffer holds a record of this plan.
+  void release_descriptor_sets() const;
+
+ private:
+  explicit TopK(std::unique_ptr<detail::TopKPlan> plan);
+  std::unique_ptr<detail::TopKPlan> plan_;
+};
+
+}  // namespace vkprim

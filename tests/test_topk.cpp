@@ -1,0 +1,257 @@
+// TopK against the host reference (std::stable_sort of the input indices by the order-preserving key
+// transform, then the first k): u32, i32 with negatives, f32 with negatives, -0.0, infinities and NaNs, both
+// orders, keys only and pairs, counts 0 and 1, k = 1, k = count, k > count (clamped), k = max_k, all keys equal
+// (the earliest inputs win), and the argument errors. Outputs are poisoned: the k results must be written and
+// nothing past them.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+#include "vkprim/topk.hpp"
+
+using namespace vkprim;
+
+namespace {
+
+constexpr uint64_t kGuard = 16;  // words past the outputs that must stay poisoned
+
+// The sort's order-preserving transform (vkprim/sort.hpp), ascending; descending inverts it.
+uint32_t ordered(DataType type, SortOrder order, uint32_t bits) {
+  uint32_t flip = 0;
+  if (type == DataType::f32) flip = (bits >> 31) ? 0xFFFFFFFFu : 0x80000000u;
+  else if (type == DataType::i32) flip = 0x80000000u;
+  if (order == SortOrder::descending) flip = ~flip;
+  return bits ^ flip;
+}
+
+// The input indices of the expected result, in output order.
+std::vector<uint32_t> host_topk(DataType type, SortOrder order, const std::vector<uint32_t>& keys, uint64_t count,
+                                uint32_t k) {
+  std::vector<uint32_t> index(count);
+  std::iota(index.begin(), index.end(), 0u);
+  std::stable_sort(index.begin(), index.end(), [&](uint32_t a, uint32_t b) {
+    return ordered(type, order, keys[a]) < ordered(type, order, keys[b]);
+  });
+  index.resize(std::min<uint64_t>(k, count));
+  return index;
+}
+
+TopK make_topk(Context& context, const TopKDesc& d) {
+  auto plan = TopK::create(context, d);
+  INFO("TopK::create(" << to_string(d.key_type) << ", value_size " << d.value_size << ", " << to_string(d.order)
+                       << ", max_count " << d.max_count << ", max_k " << d.max_k
+                       << "): " << (plan ? std::string("ok") : plan.error().message));
+  REQUIRE(plan.ok());
+  return std::move(plan).value();
+}
+
+TopKDesc topk_desc(DataType type, SortOrder order, uint32_t value_size, uint64_t max_count, uint32_t max_k) {
+  TopKDesc d;
+  d.key_type = type;
+  d.order = order;
+  d.value_size = value_size;
+  d.max_count = max_count;
+  d.max_k = max_k;
+  return d;
+}
+
+// One plan with its buffers: keys and values (max_count), the outputs (max_k and guards), scratch.
+class TopKRig {
+ public:
+  TopKRig(Device& dev, const TopKDesc& d)
+      : dev_(dev),
+        plan_(make_topk(dev.context(), d)),
+        keys_(test::make_buffer(dev, (d.max_count + kGuard) * 4)),
+        values_(test::make_buffer(dev, (d.max_count + kGuard) * 4)),
+        out_keys_(test::make_buffer(dev, (d.max_k + kGuard) * 4)),
+        out_values_(test::make_buffer(dev, (d.max_k + kGuard) * 4)),
+        scratch_(test::make_buffer(dev, plan_.scratch_requirements().size)) {}
+
+  const TopK& plan() const { return plan_; }
+
+  // Runs the plan on keys[0..count) (values: i * 7 + 1) with `k`, checks the outputs against the host and that
+  // no word past them was written.
+  bool check(const std::vector<uint32_t>& keys, uint64_t count, uint32_t k) {
+    const TopKDesc& d = plan_.desc();
+    const bool pairs = d.value_size != 0;
+    INFO(to_string(d.key_type) << " " << to_string(d.order) << (pairs ? " pairs" : " keys") << ", count " << count
+                               << ", k " << k);
+    REQUIRE(keys.size() >= count);
+    std::vector<uint32_t> values(std::max<uint64_t>(count, 1));
+    for (uint64_t i = 0; i < values.size(); ++i) values[i] = uint32_t(i * 7 + 1);
+    test::upload(dev_, keys_, keys);
+    if (pairs) test::upload(dev_, values_, values);
+    test::poison(dev_, out_keys_);
+    test::poison(dev_, out_values_);
+    const uint64_t m = std::min<uint64_t>(k, count);
+    const VkDeviceSize in_bytes = std::max<uint64_t>(count, 1) * 4, out_bytes = std::max<uint64_t>(m, 1) * 4;
+    const BufferRange values_range = pairs ? values_.range(0, in_bytes) : BufferRange{};
+    const BufferRange out_values_range = pairs ? out_values_.range(0, out_bytes) : BufferRange{};
+    Result<void> recorded;
+    auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
+      recorded = plan_.record(cmd, keys_.range(0, in_bytes), values_range, count, k, out_keys_.range(0, out_bytes),
+                              out_values_range, scratch_.range(0, plan_.scratch_requirements().size));
+    });
+    INFO("record: " << recorded.message() << " submit: " << submitted.message());
+    REQUIRE(recorded.ok());
+    REQUIRE(submitted.ok());
+    const std::vector<uint32_t> expected = host_topk(d.key_type, d.order, keys, count, k);
+    const auto got_keys = test::download<uint32_t>(dev_, out_keys_, out_keys_.size() / 4);
+    const auto got_values = test::download<uint32_t>(dev_, out_values_, out_values_.size() / 4);
+    uint64_t wrong = 0, touched = 0;
+    for (uint64_t i = 0; i < got_keys.size(); ++i) {
+      if (i >= m) {
+        touched += got_keys[i] != test::kPoison;
+        touched += got_values[i] != test::kPoison;
+        continue;
+      }
+      const uint32_t j = expected[i];
+      const bool key_ok = got_keys[i] == keys[j];
+      const bool value_ok = !pairs || got_values[i] == values[j];
+      if ((!key_ok || !value_ok) && wrong++ < 5)
+        UNSCOPED_INFO("out " << i << ": key " << std::hex << got_keys[i] << " value " << std::dec << got_values[i]
+                             << ", expected key " << std::hex << keys[j] << " value " << std::dec << values[j]
+                             << " (input " << j << ")");
+    }
+    CHECK(wrong == 0);
+    CHECK(touched == 0);
+    return wrong == 0 && touched == 0;
+  }
+
+ private:
+  Device& dev_;
+  TopK plan_;
+  Buffer keys_, values_, out_keys_, out_values_, scratch_;
+};
+
+uint32_t bits_of(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+// Random keys of the type: u32 over the whole range, or (narrow) from 0..15 so that ties are many; i32 with
+// negatives; f32 with negatives, both zeros, infinities and NaNs of both signs.
+std::vector<uint32_t> random_keys(DataType type, uint64_t n, std::mt19937_64& rng, bool narrow = false) {
+  std::vector<uint32_t> keys(n + kGuard);
+  for (auto& k : keys) {
+    const uint32_t r = uint32_t(rng());
+    if (narrow) k = r % 16;
+    else if (type == DataType::f32) {
+      const float specials[] = {-0.0f, 0.0f, std::numeric_limits<float>::infinity(),
+                                -std::numeric_limits<float>::infinity()};
+      const uint32_t pick = r % 64;
+      k = pick < 4     ? bits_of(specials[pick])
+          : pick == 4  ? 0x7FC00000u   // +NaN
+          : pick == 5  ? 0xFFC00000u   // -NaN
+                       : bits_of(float(int32_t(r >> 8) % 100000) / 7.0f);
+    } else
+      k = r;
+  }
+  return keys;
+}
+
+const DataType kTypes[] = {DataType::u32, DataType::i32, DataType::f32};
+const SortOrder kOrders[] = {SortOrder::ascending, SortOrder::descending};
+
+}  // namespace
+
+TEST_CASE("topk of u32, i32 and f32 keys, both orders, keys and pairs, matches the host at edge counts and k",
+          "[topk]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (DataType type : kTypes)
+    for (SortOrder order : kOrders)
+      for (uint32_t value_size : {0u, 4u}) {
+        TopKRig rig(dev, topk_desc(type, order, value_size, 5000, 300));
+        const std::vector<uint32_t> keys = random_keys(type, 5000, rng);
+        CHECK(rig.check(keys, 0, 5));     // nothing
+        CHECK(rig.check(keys, 5, 0));     // k = 0
+        CHECK(rig.check(keys, 1, 1));
+        CHECK(rig.check(keys, 1, 300));   // k > count: clamped
+        CHECK(rig.check(keys, 4999, 1));
+        CHECK(rig.check(keys, 250, 250));  // k = count
+        CHECK(rig.check(keys, 5000, 300));  // k = max_k
+        CHECK(rig.check(keys, 3001, 77));
+      }
+}
+
+TEST_CASE("topk takes the earliest inputs among equal keys: all keys equal, and many ties", "[topk][stable]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (SortOrder order : kOrders)
+    for (uint32_t value_size : {0u, 4u}) {
+      TopKRig rig(dev, topk_desc(DataType::u32, order, value_size, 20000, 1000));
+      const std::vector<uint32_t> same(20000 + kGuard, 42u);
+      CHECK(rig.check(same, 20000, 1000));
+      CHECK(rig.check(same, 20000, 1));
+      CHECK(rig.check(random_keys(DataType::u32, 20000, rng, true), 20000, 1000));
+      CHECK(rig.check(random_keys(DataType::u32, 20000, rng, true), 19999, 999));
+    }
+}
+
+TEST_CASE("topk of 2^20 random keys with k = 65536 and k = 1024 matches the host", "[topk][large]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const uint64_t n = uint64_t(1) << 20;
+  for (DataType type : {DataType::u32, DataType::f32}) {
+    TopKRig rig(dev, topk_desc(type, SortOrder::descending, 4, n, 65536));
+    const std::vector<uint32_t> keys = random_keys(type, n, rng);
+    CHECK(rig.check(keys, n, 65536));
+    CHECK(rig.check(keys, n, 1024));
+  }
+}
+
+TEST_CASE("topk refuses bad descriptions and operands with invalid_argument, recording nothing", "[topk][errors]") {
+  Device& dev = test::device();
+  Context& context = dev.context();
+  const TopKDesc good = topk_desc(DataType::u32, SortOrder::ascending, 0, 1000, 100);
+  auto refused = [&](TopKDesc d) { return TopK::create(context, d).error().status; };
+  TopKDesc d = good;
+  d.key_type = DataType::u64;
+  CHECK(refused(d) == Status::invalid_argument);
+  d = good;
+  d.value_size = 8;
+  CHECK(refused(d) == Status::invalid_argument);
+  d = good;
+  d.max_k = 0;
+  CHECK(refused(d) == Status::invalid_argument);
+  d = good;
+  d.max_k = 65537;
+  CHECK(refused(d) == Status::invalid_argument);
+  d = good;
+  d.max_count = 0;
+  CHECK(refused(d) == Status::invalid_argument);
+  d = good;
+  d.order = SortOrder(7);
+  CHECK(refused(d) == Status::invalid_argument);
+
+  const TopK plan = make_topk(context, good);
+  Buffer keys = test::make_buffer(dev, 4096), out = test::make_buffer(dev, 4096);
+  Buffer scratch = test::make_buffer(dev, plan.scratch_requirements().size);
+  const BufferRange s = scratch.range(0, plan.scratch_requirements().size);
+  auto status = [&](uint64_t count, uint32_t k, BufferRange in, BufferRange o, BufferRange sc) {
+    return test::recorded_result(dev, [&](VkCommandBuffer cmd) {
+             return plan.record(cmd, in, {}, count, k, o, {}, sc);
+           }).status();
+  };
+  CHECK(status(1001, 1, keys.range(), out.range(), s) == Status::invalid_argument);        // count > max_count
+  CHECK(status(10, 101, keys.range(), out.range(), s) == Status::invalid_argument);        // k > max_k
+  CHECK(status(10, 5, keys.range(), keys.range(), s) == Status::invalid_argument);         // out overlaps keys
+  CHECK(status(10, 5, keys.range(), out.range(), {}) == Status::invalid_argument);         // no scratch
+  CHECK(status(10, 5, keys.range(2, 40), out.range(), s) == Status::invalid_argument);     // misaligned keys
+  CHECK(status(1000, 5, keys.range(0, 400), out.range(), s) == Status::invalid_argument);  // keys too small
+}
