@@ -181,4 +181,4 @@ vkprim_add_kernel(histogram/zero histogram/zero.comp BINDINGS 1 PUSH_BYTES 8 SPE
 # TopK (shaders/topk, src/topk.cpp): radix select over (ordered key, index), one kernel whose phase is
 # specialization constant PHASE and key transform KEY_FLAGS; 32-bit keys travel as bits, so no type variants.
 # No subgroup operations, so no emulation variant. The selected keys are then ordered by RadixSort.
-vkprim_add_kernel(topk/select topk/select.comp BINDINGS 6 PUSH_BYTES 36 SPEC WG_SIZE ITEMS KEY_FLAGS PHASE)
+vkprim_add_kernel(topk/select topk/select.comp BINDINGS 8 PUSH_BYTES 48 SPEC WG_SIZE ITEMS KEY_FLAGS PHASE)

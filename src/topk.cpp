@@ -15,6 +15,7 @@
 #include "context_impl.hpp"
 #include "dispatch.hpp"
 #include "errors.hpp"
+#include "indirect.hpp"
 #include "plan_common.hpp"
 #include "shader_groups.hpp"
 
@@ -24,13 +25,15 @@ namespace detail {
 namespace {
 
 constexpr KernelName kSelectKernel = kernel_name("topk/select");
-static_assert(kSelectKernel.push_bytes() == 36 && kSelectKernel.bindings() == 6);
+static_assert(kSelectKernel.push_bytes() == 48 && kSelectKernel.bindings() == 8);
 
 // PHASE (shaders/topk/select.comp).
 enum : uint32_t { kPhaseInit = 0, kPhaseCount = 1, kPhaseChoose = 2, kPhaseSelect = 3, kPhaseGather = 4 };
 // KEY_FLAGS bits (common/radix.glsl).
 enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
 constexpr uint32_t kStateWords = 16 + 256;  // select.comp's ST_* words, then the digit counts
+constexpr uint32_t kSelectedWord = 7;       // ST_SELECTED: min(k, count), the sorts' count under record_indirect
+constexpr uint32_t kFlagIndirect = 1;       // TOPK_INDIRECT
 constexpr uint32_t kDigitPasses = 8;        // four key digits, four index digits
 constexpr uint32_t kMaxK = 65536;
 
@@ -195,14 +198,16 @@ namespace {
 
 struct Operands {
   BufferRange keys, values, out_keys, out_values, scratch;
+  const BufferRange* count_buffer = nullptr;  // record_indirect
+  const BufferRange* k_buffer = nullptr;
 };
 
 BufferRange sub_range(const BufferRange& r, VkDeviceSize offset, VkDeviceSize bytes) {
   return {r.buffer, r.offset + offset, bytes};
 }
 
-// Every buffer check of record: n input keys, m selected.
-Result<void> check_operands(const TopKPlan& p, const Operands& o, uint64_t n, uint64_t m) {
+// Every buffer check of record (n input keys, m selected) and record_indirect (max_count, max_k).
+Result<void> check_operands(const TopKPlan& p, const char* call, const Operands& o, uint64_t n, uint64_t m) {
   const bool pairs = p.desc.value_size != 0;
   const struct {
     const char* what;
@@ -213,23 +218,26 @@ Result<void> check_operands(const TopKPlan& p, const Operands& o, uint64_t n, ui
                 {"out_values", o.out_values, m * 4, pairs},
                 {"scratch", o.scratch, p.scratch_bytes, true},
                 {"keys", o.keys, n * 4, true},
-                {"values", o.values, n * 4, pairs}};
+                {"values", o.values, n * 4, pairs},
+                {"count_buffer", o.count_buffer ? *o.count_buffer : BufferRange{}, 4, o.count_buffer != nullptr},
+                {"k_buffer", o.k_buffer ? *o.k_buffer : BufferRange{}, 4, o.k_buffer != nullptr}};
   for (const auto& r : ranges)
-    if (auto ok = check_range(r.range, r.bytes, 4, r.what, r.required); !ok) return with_context(ok, "TopK", "record");
+    if (auto ok = check_range(r.range, r.bytes, 4, r.what, r.required); !ok) return with_context(ok, "TopK", call);
   const ScratchRequirements need{p.scratch_bytes, p.scratch_align, 0};
-  if (auto ok = check_scratch(o.scratch, need, "TopK", "record"); !ok) return ok;
+  if (auto ok = check_scratch(o.scratch, need, "TopK", call); !ok) return ok;
   // The written ranges (out_keys, out_values, scratch) against every other.
   for (size_t i = 0; i < 3; ++i)
     for (size_t j = i + 1; j < std::size(ranges); ++j) {
       const auto& a = ranges[i];
       const auto& b = ranges[j];
       if (!a.required || !b.required || !overlaps(a.range, a.bytes, b.range, b.bytes)) continue;
-      return make_error(Status::invalid_argument, "TopK::record: ", a.what, " and ", b.what, " ranges overlap");
+      return make_error(Status::invalid_argument, "TopK::", call, ": ", a.what, " and ", b.what, " ranges overlap");
     }
   return {};
 }
 
-// A pass of select.comp: every binding bound (unused ones to a range of the same plan, never read).
+// A pass of select.comp over n keys and k selected (record_indirect: the maxima, which the GPU's values are
+// clamped to): every binding bound (unused ones to a range of the same plan, never read).
 Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t n, uint32_t k, uint32_t digit,
                  uint64_t groups) {
   ContextImpl& c = *p.context;
@@ -240,11 +248,17 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
   const bool pairs = p.desc.value_size != 0;
   const ElementBinding values = pairs ? bind_elements(c, o.values, 0, n, 4) : keys;
   const ElementBinding out_values = pairs ? bind_elements(c, o.out_values, 0, k, 4) : out;
+  const bool indirect = o.count_buffer != nullptr;
+  const ElementBinding count = indirect ? bind_elements(c, *o.count_buffer, 0, 1, 4) : state;
+  const ElementBinding kword = indirect ? bind_elements(c, *o.k_buffer, 0, 1, 4) : state;
   Pass pass;
   pass.kernel = p.phases[phase];
-  pass.buffers = {keys.bound, state.bound, out.bound, index.bound, values.bound, out_values.bound};
-  const std::array<uint32_t, 9> push = {uint32_t(n), k, digit, uint32_t(groups), keys.shift, out.shift,
-                                        index.shift, values.shift, out_values.shift};
+  pass.buffers = {keys.bound, state.bound, out.bound, index.bound, values.bound, out_values.bound, count.bound,
+                  kword.bound};
+  const std::array<uint32_t, 12> push = {uint32_t(n),      k,           digit,
+                                         uint32_t(groups), keys.shift,  out.shift,
+                                         index.shift,      values.shift, out_values.shift,
+                                         indirect ? kFlagIndirect : 0u, count.shift, kword.shift};
   std::copy(push.begin(), push.end(), pass.push.begin());
   pass.groups = groups;
   static constexpr const char* kNames[] = {"init", "count", "choose", "select", "gather"};
@@ -256,44 +270,71 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
 }  // namespace
 }  // namespace detail
 
+namespace detail {
+namespace {
+
+// The passes and sorts of a record (m: the selected keys, with `indirect` the most: max_k) once the operands
+// are checked: init, eight digit pairs, select; the sorts in place on the selection (their scratch after the
+// state and the index list, their count the GPU's min(k, count) under record_indirect); the gather.
+Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands& o, uint64_t count, uint32_t m,
+                         const char* call) {
+  ContextImpl& c = *p.context;
+  const bool indirect = o.count_buffer != nullptr;
+  const uint64_t groups = p.groups_for(count);
+  std::vector<Pass> passes = {select_pass(p, kPhaseInit, o, count, m, 0, 1)};
+  for (uint32_t digit = 0; digit < kDigitPasses; ++digit) {
+    passes.push_back(select_pass(p, kPhaseCount, o, count, m, digit, groups));
+    passes.push_back(select_pass(p, kPhaseChoose, o, count, m, digit, 1));
+  }
+  passes.push_back(select_pass(p, kPhaseSelect, o, count, m, 0, groups));
+  if (auto ok = record_passes(c, *p.descriptors, cmd, passes, "TopK", call); !ok) return ok;
+  const BufferRange index = sub_range(o.scratch, p.index_offset, VkDeviceSize(m) * 4);
+  const BufferRange sort_scratch = sub_range(o.scratch, p.sort_offset, p.sort_bytes);
+  const BufferRange selected = sub_range(o.out_keys, 0, VkDeviceSize(m) * 4);
+  const BufferRange sort_count = sub_range(o.scratch, kSelectedWord * 4, 4);
+  auto sort = [&](const RadixSort& plan, const BufferRange& keys, const BufferRange& values) {
+    compute_to_fill_barrier(c, cmd);
+    return with_context(indirect ? plan.record_indirect(cmd, keys, values, sort_count, sort_scratch)
+                                 : plan.record(cmd, keys, values, m, sort_scratch),
+                        "TopK", call);
+  };
+  if (p.by_index)
+    if (auto ok = sort(*p.by_index, index, selected); !ok) return ok;
+  if (auto ok = sort(*p.by_key, selected, p.by_index ? index : BufferRange{}); !ok) return ok;
+  if (!p.by_index) return {};
+  compute_to_compute_barrier(c, cmd);
+  const std::vector<Pass> gather = {select_pass(p, kPhaseGather, o, count, m, 0, ceil_div(m, p.wg))};
+  return record_passes(c, *p.descriptors, cmd, gather, "TopK", call);
+}
+
+}  // namespace
+}  // namespace detail
+
 Result<void> TopK::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values, uint64_t count,
                           uint32_t k, const BufferRange& out_keys, const BufferRange& out_values,
                           const BufferRange& scratch) const {
   const detail::TopKPlan& p = *plan_;
-  detail::ContextImpl& c = *p.context;
   if (count > p.desc.max_count)
     return make_error(Status::invalid_argument, "TopK::record: count ", count, " exceeds max_count ", p.desc.max_count);
   if (k > p.desc.max_k)
     return make_error(Status::invalid_argument, "TopK::record: k ", k, " exceeds max_k ", p.desc.max_k);
   const uint32_t m = uint32_t(std::min<uint64_t>(k, count));
   const detail::Operands o{keys, values, out_keys, out_values, scratch};
-  if (auto ok = detail::check_operands(p, o, count, m); !ok) return ok;
+  if (auto ok = detail::check_operands(p, "record", o, count, m); !ok) return ok;
   if (m == 0) return {};
-  const uint64_t groups = p.groups_for(count);
-  std::vector<detail::Pass> passes = {detail::select_pass(p, detail::kPhaseInit, o, count, m, 0, 1)};
-  for (uint32_t digit = 0; digit < detail::kDigitPasses; ++digit) {
-    passes.push_back(detail::select_pass(p, detail::kPhaseCount, o, count, m, digit, groups));
-    passes.push_back(detail::select_pass(p, detail::kPhaseChoose, o, count, m, digit, 1));
-  }
-  passes.push_back(detail::select_pass(p, detail::kPhaseSelect, o, count, m, 0, groups));
-  if (auto ok = detail::record_passes(c, *p.descriptors, cmd, passes, "TopK", "record"); !ok) return ok;
-  // The sorts in place on the selection: their scratch after the state and the index list.
-  const BufferRange index = detail::sub_range(scratch, p.index_offset, VkDeviceSize(m) * 4);
-  const BufferRange sort_scratch = detail::sub_range(scratch, p.sort_offset, p.sort_bytes);
-  const BufferRange selected = detail::sub_range(out_keys, 0, VkDeviceSize(m) * 4);
-  if (p.by_index) {
-    detail::compute_to_fill_barrier(c, cmd);
-    if (auto ok = p.by_index->record(cmd, index, selected, m, sort_scratch); !ok)
-      return detail::with_context(ok, "TopK", "record");
-  }
-  detail::compute_to_fill_barrier(c, cmd);
-  if (auto ok = p.by_key->record(cmd, selected, p.by_index ? index : BufferRange{}, m, sort_scratch); !ok)
-    return detail::with_context(ok, "TopK", "record");
-  if (!p.by_index) return {};
-  detail::compute_to_compute_barrier(c, cmd);
-  const std::vector<detail::Pass> gather = {
-      detail::select_pass(p, detail::kPhaseGather, o, count, m, 0, detail::ceil_div(m, p.wg))};
-  return detail::record_passes(c, *p.descriptors, cmd, gather, "TopK", "record");
+  return detail::record_topk(p, cmd, o, count, m, "record");
+}
+
+Result<void> TopK::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                                   const BufferRange& count_buffer, const BufferRange& k_buffer,
+                                   const BufferRange& out_keys, const BufferRange& out_values,
+                                   const BufferRange& scratch) const {
+  const detail::TopKPlan& p = *plan_;
+  if (auto ok = detail::check_count_buffer(count_buffer, "TopK::record_indirect"); !ok) return ok;
+  if (auto ok = detail::check_count_buffer(k_buffer, "TopK::record_indirect (k)"); !ok) return ok;
+  const detail::Operands o{keys, values, out_keys, out_values, scratch, &count_buffer, &k_buffer};
+  if (auto ok = detail::check_operands(p, "record_indirect", o, p.desc.max_count, p.desc.max_k); !ok) return ok;
+  return detail::record_topk(p, cmd, o, p.desc.max_count, p.desc.max_k, "record_indirect");
 }
 
 }  // namespace vkprim

@@ -72,17 +72,28 @@ class TopKRig {
         values_(test::make_buffer(dev, (d.max_count + kGuard) * 4)),
         out_keys_(test::make_buffer(dev, (d.max_k + kGuard) * 4)),
         out_values_(test::make_buffer(dev, (d.max_k + kGuard) * 4)),
-        scratch_(test::make_buffer(dev, plan_.scratch_requirements().size)) {}
+        scratch_(test::make_buffer(dev, plan_.scratch_requirements().size)),
+        gpu_values_(test::make_buffer(dev, 64)) {}
 
   const TopK& plan() const { return plan_; }
 
   // Runs the plan on keys[0..count) (values: i * 7 + 1) with `k`, checks the outputs against the host and that
-  // no word past them was written.
-  bool check(const std::vector<uint32_t>& keys, uint64_t count, uint32_t k) {
+  // no word past them was written. gpu: through record_indirect, the count and k uploaded as u32s at words 3
+  // and 9 (clamped by the plan to max_count and max_k; the host reference clamps them the same way).
+  bool check(const std::vector<uint32_t>& keys, uint64_t count, uint32_t k, bool gpu = false) {
     const TopKDesc& d = plan_.desc();
     const bool pairs = d.value_size != 0;
     INFO(to_string(d.key_type) << " " << to_string(d.order) << (pairs ? " pairs" : " keys") << ", count " << count
-                               << ", k " << k);
+                               << ", k " << k << (gpu ? " from the GPU" : ""));
+    const uint64_t gpu_count = count, gpu_k = k;
+    if (gpu) {
+      std::vector<uint32_t> words(16, 0);
+      words[3] = uint32_t(gpu_count);
+      words[9] = uint32_t(gpu_k);
+      test::upload(dev_, gpu_values_, words);
+      count = std::min<uint64_t>(count, d.max_count);
+      k = std::min<uint32_t>(k, d.max_k);
+    }
     REQUIRE(keys.size() >= count);
     std::vector<uint32_t> values(std::max<uint64_t>(count, 1));
     for (uint64_t i = 0; i < values.size(); ++i) values[i] = uint32_t(i * 7 + 1);
@@ -91,13 +102,18 @@ class TopKRig {
     test::poison(dev_, out_keys_);
     test::poison(dev_, out_values_);
     const uint64_t m = std::min<uint64_t>(k, count);
-    const VkDeviceSize in_bytes = std::max<uint64_t>(count, 1) * 4, out_bytes = std::max<uint64_t>(m, 1) * 4;
+    const VkDeviceSize in_bytes = (gpu ? d.max_count : std::max<uint64_t>(count, 1)) * 4;
+    const VkDeviceSize out_bytes = (gpu ? d.max_k : std::max<uint64_t>(m, 1)) * 4;
     const BufferRange values_range = pairs ? values_.range(0, in_bytes) : BufferRange{};
     const BufferRange out_values_range = pairs ? out_values_.range(0, out_bytes) : BufferRange{};
     Result<void> recorded;
     auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
-      recorded = plan_.record(cmd, keys_.range(0, in_bytes), values_range, count, k, out_keys_.range(0, out_bytes),
-                              out_values_range, scratch_.range(0, plan_.scratch_requirements().size));
+      const BufferRange scratch = scratch_.range(0, plan_.scratch_requirements().size);
+      recorded = gpu ? plan_.record_indirect(cmd, keys_.range(0, in_bytes), values_range, gpu_values_.range(12, 4),
+                                             gpu_values_.range(36, 4), out_keys_.range(0, out_bytes), out_values_range,
+                                             scratch)
+                     : plan_.record(cmd, keys_.range(0, in_bytes), values_range, count, k,
+                                    out_keys_.range(0, out_bytes), out_values_range, scratch);
     });
     INFO("record: " << recorded.message() << " submit: " << submitted.message());
     REQUIRE(recorded.ok());
@@ -128,7 +144,7 @@ class TopKRig {
  private:
   Device& dev_;
   TopK plan_;
-  Buffer keys_, values_, out_keys_, out_values_, scratch_;
+  Buffer keys_, values_, out_keys_, out_values_, scratch_, gpu_values_;
 };
 
 uint32_t bits_of(float f) {
@@ -215,6 +231,26 @@ TEST_CASE("topk of 2^20 random keys with k = 65536 and k = 1024 matches the host
   }
 }
 
+TEST_CASE("topk_indirect reads the count and k on the GPU, clamps them to max_count and max_k, and writes "
+          "nothing for 0", "[topk][indirect]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (DataType type : kTypes)
+    for (uint32_t value_size : {0u, 4u}) {
+      TopKRig rig(dev, topk_desc(type, SortOrder::descending, value_size, 6000, 500));
+      const std::vector<uint32_t> keys = random_keys(type, 6000, rng);
+      CHECK(rig.check(keys, 6000, 500, true));
+      CHECK(rig.check(keys, 4321, 123, true));
+      CHECK(rig.check(keys, 0, 10, true));     // count 0
+      CHECK(rig.check(keys, 100, 0, true));    // k 0
+      CHECK(rig.check(keys, 7, 100, true));    // k > count
+      CHECK(rig.check(keys, 9000, 900, true)); // both past their maxima
+      CHECK(rig.check(random_keys(type, 6000, rng, true), 6000, 499, true));  // ties
+    }
+}
+
 TEST_CASE("topk refuses bad descriptions and operands with invalid_argument, recording nothing", "[topk][errors]") {
   Device& dev = test::device();
   Context& context = dev.context();
@@ -254,4 +290,13 @@ TEST_CASE("topk refuses bad descriptions and operands with invalid_argument, rec
   CHECK(status(10, 5, keys.range(), out.range(), {}) == Status::invalid_argument);         // no scratch
   CHECK(status(10, 5, keys.range(2, 40), out.range(), s) == Status::invalid_argument);     // misaligned keys
   CHECK(status(1000, 5, keys.range(0, 400), out.range(), s) == Status::invalid_argument);  // keys too small
+  auto indirect = [&](BufferRange count, BufferRange k, BufferRange o) {
+    return test::recorded_result(dev, [&](VkCommandBuffer cmd) {
+             return plan.record_indirect(cmd, keys.range(), {}, count, k, o, {}, s);
+           }).status();
+  };
+  CHECK(indirect({}, keys.range(0, 4), out.range()) == Status::invalid_argument);                // no count
+  CHECK(indirect(keys.range(0, 4), keys.range(2, 4), out.range()) == Status::invalid_argument);  // misaligned k
+  CHECK(indirect(out.range(0, 4), keys.range(0, 4), out.range()) == Status::invalid_argument);   // count in out
+  CHECK(indirect(keys.range(0, 4), keys.range(0, 4), out.range(0, 40)) == Status::invalid_argument);  // < max_k
 }

@@ -42,7 +42,7 @@ class TopK {
   ~TopK();
 
   const TopKDesc& desc() const;
-  // Scratch for record: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment at least 16. It holds
+  // Scratch for record and record_indirect: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment at least 16. It holds
   // the selection state, the selected indices and the sorts' scratch.
   ScratchRequirements scratch_requirements() const;
 
@@ -63,6 +63,17 @@ class TopK {
   Result<void> record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values, uint64_t count,
                       uint32_t k, const BufferRange& out_keys, const BufferRange& out_values,
                       const BufferRange& scratch) const;
+
+  // As record, with the count and k read on the GPU: u32s at count_buffer and k_buffer (usage STORAGE_BUFFER,
+  // offsets multiples of 4, written before record_indirect like the keys), clamped to max_count and max_k.
+  // keys and values must hold max_count elements and out_keys and out_values max_k (only the count's and
+  // min(k, count)'s are touched). Every pass is recorded (the grid-stride passes over max_count's grid, the
+  // sorts through RadixSort::record_indirect), so the dispatch count depends on neither value. The count and k
+  // buffers must not overlap the outputs or scratch.
+  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                               const BufferRange& count_buffer, const BufferRange& k_buffer,
+                               const BufferRange& out_keys, const BufferRange& out_values,
+                               const BufferRange& scratch) const;
 
   // Without push descriptors (ContextOptions): returns the descriptor sets every record so far wrote to the
   // plan's pools (and its sorts'). Call it once no pending command buffer holds a record of this plan.

@@ -4,7 +4,8 @@
 // significant first, narrow the bucket of the k-th smallest composite to one value, and exactly k composites
 // lie at or below it. The index digits make the choice among equal keys the earliest inputs (stable).
 // One kernel, its phase a specialization constant (PHASE):
-//   init    one workgroup: the selection state and the digit counts cleared, remaining = k;
+//   init    one workgroup: the selection state and the digit counts cleared, the count and k stored (read
+//           from the caller's buffers and clamped under TOPK_INDIRECT), remaining = min(k, count);
 //   hist    grid stride: counts the digit `pass` of the composites that share the decided prefix;
 //   scan    one workgroup: finds the digit whose bucket holds the remaining k-th composite, extends the prefix,
 //           and clears the counts for the next pass; done once the whole bucket is taken;
@@ -39,7 +40,11 @@ layout(push_constant) uniform TopKConstants {
   uint index_shift;
   uint values_shift;
   uint out_values_shift;
+  uint flags;         // TOPK_INDIRECT: init reads the count and k from bindings 6 and 7 (count, k: their maxima)
+  uint count_shift;   // the count's word in binding 6
+  uint k_shift;       // k's word in binding 7
 } pc;
+#define TOPK_INDIRECT 1u
 
 layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
 layout(set = 0, binding = 1, std430) buffer State { uint state[]; };
@@ -47,15 +52,20 @@ layout(set = 0, binding = 2, std430) buffer OutKeys { uint out_keys[]; };
 layout(set = 0, binding = 3, std430) buffer Indices { uint indices[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Values { uint values[]; };
 layout(set = 0, binding = 5, std430) buffer OutValues { uint out_values[]; };
+layout(set = 0, binding = 6, std430) readonly buffer CountIn { uint count_in[]; };
+layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 
 // State words (src/topk.cpp kStateWords): the decided prefix of the composite, the rank still to find
-// within its bucket, the done flag, the decided bits, the append counter; then 256 digit counts.
+// within its bucket, the done flag, the decided bits, the append counter, the count, the keys to select
+// (min(k, count): also the count of src/topk.cpp's sorts under record_indirect); then 256 digit counts.
 #define ST_PREFIX_HI 0u
 #define ST_PREFIX_LO 1u
 #define ST_REMAINING 2u
 #define ST_DONE 3u
 #define ST_DECIDED 4u
 #define ST_APPENDED 5u
+#define ST_COUNT 6u
+#define ST_SELECTED 7u
 #define ST_COUNTS 16u
 
 shared uint s_counts[256];
@@ -94,10 +104,18 @@ void init_state() {
   const uint i = gl_LocalInvocationIndex;
   for (uint d = i; d < 256u; d += WG_SIZE) state[ST_COUNTS + d] = 0u;
   if (i == 0u) {
+    uint n = pc.count, k = pc.k;
+    if ((pc.flags & TOPK_INDIRECT) != 0u) {
+      n = min(count_in[pc.count_shift], pc.count);
+      k = min(k_in[pc.k_shift], pc.k);
+    }
+    k = min(k, n);
     state[ST_PREFIX_HI] = 0u;
     state[ST_PREFIX_LO] = 0u;
-    state[ST_REMAINING] = pc.k;
-    state[ST_DONE] = 0u;
+    state[ST_REMAINING] = k;
+    state[ST_DONE] = k == 0u ? 1u : 0u;
+    state[ST_COUNT] = n;
+    state[ST_SELECTED] = k;
     state[ST_DECIDED] = 0u;
     state[ST_APPENDED] = 0u;
   }
@@ -111,7 +129,8 @@ void count_digits() {
   for (uint d = t; d < 256u; d += WG_SIZE) s_counts[d] = 0u;
   barrier();
   const uint decided = 8u * pc.pass, prefix_hi = state[ST_PREFIX_HI], prefix_lo = state[ST_PREFIX_LO];
-  for (uint i = group * WG_SIZE + t; i < pc.count; i += pc.groups * WG_SIZE) {
+  const uint n = state[ST_COUNT];
+  for (uint i = group * WG_SIZE + t; i < n; i += pc.groups * WG_SIZE) {
     const uint hi = ordered_key(keys[pc.keys_shift + i]);
     if (shares_prefix(hi, i, decided, prefix_hi, prefix_lo)) atomicAdd(s_counts[digit_of(hi, i, pc.pass)], 1u);
   }
@@ -145,11 +164,13 @@ void select_keys() {
   const uint group = vk_workgroup_index();
   if (group >= pc.groups) return;
   const uint decided = state[ST_DECIDED], prefix_hi = state[ST_PREFIX_HI], prefix_lo = state[ST_PREFIX_LO];
-  for (uint i = group * WG_SIZE + gl_LocalInvocationIndex; i < pc.count; i += pc.groups * WG_SIZE) {
+  const uint n = state[ST_COUNT], k = state[ST_SELECTED];
+  if (k == 0u) return;
+  for (uint i = group * WG_SIZE + gl_LocalInvocationIndex; i < n; i += pc.groups * WG_SIZE) {
     const uint key = keys[pc.keys_shift + i];
     if (!at_or_below(ordered_key(key), i, decided, prefix_hi, prefix_lo)) continue;
     const uint slot = atomicAdd(state[ST_APPENDED], 1u);
-    if (slot >= pc.k) continue;  // never, by construction: exactly k composites are at or below
+    if (slot >= k) continue;  // never, by construction: exactly k composites are at or below
     out_keys[pc.out_shift + slot] = key;
     indices[pc.index_shift + slot] = i;
   }
@@ -158,7 +179,7 @@ void select_keys() {
 void gather_values() {
   const uint group = vk_workgroup_index();
   const uint i = group * WG_SIZE + gl_LocalInvocationIndex;
-  if (group >= pc.groups || i >= pc.k) return;
+  if (group >= pc.groups || i >= state[ST_SELECTED]) return;
   out_values[pc.out_values_shift + i] = values[pc.values_shift + indices[pc.index_shift + i]];
 }
 
