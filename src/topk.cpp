@@ -1,8 +1,8 @@
 // TopK: radix select over the composite key (ordered key, input index), after Alabi et al., "Fast k-selection
 // algorithms for graphics processing units" (2012), in shaders/topk/select.comp; the k selected keys (and
 // their indices) are then ordered by RadixSort, and values gathered by index.
-// A record: init; eight (count, choose) digit pairs, the passes after the bucket is decided returning at once;
-// select; then the sorts and the gather.
+// A record: init; eight (32-bit keys) or twelve (count, choose) digit pairs, those after the bucket is decided
+// returning at once; select; then the sorts and the gather.
 #include "vkprim/topk.hpp"
 
 #include <algorithm>
@@ -25,16 +25,20 @@ namespace detail {
 namespace {
 
 constexpr KernelName kSelectKernel = kernel_name("topk/select");
+constexpr KernelName kSelectKernel64 = kernel_name("topk/select_k64");
 static_assert(kSelectKernel.push_bytes() == 48 && kSelectKernel.bindings() == 8);
+static_assert(kSelectKernel64.push_bytes() == 48 && kSelectKernel64.bindings() == 8);
 
 // PHASE (shaders/topk/select.comp).
 enum : uint32_t { kPhaseInit = 0, kPhaseCount = 1, kPhaseChoose = 2, kPhaseSelect = 3, kPhaseGather = 4 };
 // KEY_FLAGS bits (common/radix.glsl).
 enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
 constexpr uint32_t kStateWords = 16 + 256;  // select.comp's ST_* words, then the digit counts
-constexpr uint32_t kSelectedWord = 7;       // ST_SELECTED: min(k, count), the sorts' count under record_indirect
+constexpr uint32_t kSelectedWord = 8;       // ST_SELECTED: min(k, count), the sorts' count under record_indirect
 constexpr uint32_t kFlagIndirect = 1;       // TOPK_INDIRECT
-constexpr uint32_t kDigitPasses = 8;        // four key digits, four index digits
+// Digits of the composite (key high word, key low word, index), most significant first: 32-bit keys, whose
+// high word is 0, start at digit 4.
+constexpr uint32_t kDigitPasses = 12;
 constexpr uint32_t kMaxK = 65536;
 
 // Tuning as data: the first row whose driver matches (0: any) gives the workgroup and the grid's cap of the
@@ -65,6 +69,7 @@ struct TopKPlan {
   uint32_t wg = 256;
   uint64_t max_groups = 64;
   uint32_t key_flags = 0;
+  uint32_t key_bytes = 4;
   std::array<const Kernel*, 5> phases{};
   // keys only: one sort of the keys. Pairs: the indices (u32, the keys as values), then stably the keys (the
   // indices as values), so equal keys end in index order whatever order the selection appended them in.
@@ -80,9 +85,9 @@ struct TopKPlan {
 namespace {
 
 Result<void> check_topk_desc(const ContextImpl& c, const TopKDesc& d) {
-  if (d.key_type != DataType::u32 && d.key_type != DataType::i32 && d.key_type != DataType::f32)
-    return make_error(Status::invalid_argument, "TopK::create: key_type ", to_string(d.key_type),
-                      " is not supported (u32, i32, f32)");
+  if (int(d.key_type) < 0 || int(d.key_type) > int(DataType::f64))
+    return make_error(Status::invalid_argument, "TopK::create: key_type ", int(d.key_type),
+                      " is not supported (u32, i32, f32, u64, i64, f64)");
   if (d.value_size != 0 && d.value_size != 4)
     return make_error(Status::invalid_argument, "TopK::create: value_size ", d.value_size, " must be 0 or 4");
   if (int(d.order) < 0 || int(d.order) > int(SortOrder::descending))
@@ -92,20 +97,22 @@ Result<void> check_topk_desc(const ContextImpl& c, const TopKDesc& d) {
                       " must be in 1..2^32-1 (input indices are u32)");
   if (d.max_k < 1 || d.max_k > kMaxK)
     return make_error(Status::invalid_argument, "TopK::create: max_k ", d.max_k, " must be in 1..65536");
-  if (d.max_count > window_elements(c, 4, 1))
+  if (d.max_count > window_elements(c, size_of(d.key_type), 1))
     return make_error(Status::unsupported, "TopK::create: max_count ", d.max_count,
                       " keys exceed one storage-buffer binding (maxStorageBufferRange)");
   return {};
 }
 
 uint32_t key_flags_for(const TopKDesc& d) {
-  return (d.key_type == DataType::i32 ? kKeySigned : 0u) | (d.key_type == DataType::f32 ? kKeyFloat : 0u) |
+  const bool is_signed = d.key_type == DataType::i32 || d.key_type == DataType::i64;
+  const bool is_float = d.key_type == DataType::f32 || d.key_type == DataType::f64;
+  return (is_signed ? kKeySigned : 0u) | (is_float ? kKeyFloat : 0u) |
          (d.order == SortOrder::descending ? kKeyDescending : 0u);
 }
 
 Result<void> build_topk_kernels(ContextImpl& c, TopKPlan& p) {
   for (uint32_t phase = 0; phase < p.phases.size(); ++phase) {
-    KernelDesc kd{kSelectKernel};
+    KernelDesc kd{p.key_bytes == 8 ? kSelectKernel64 : kSelectKernel};
     kd.plan = "TopK";
     kd.group = &kShaderGroup_topk;
     kd.variant = "default";
@@ -175,6 +182,7 @@ Result<TopK> TopK::create(Context& context, const TopKDesc& desc) {
   plan->wg = policy.workgroup_size;
   plan->max_groups = policy.max_groups;
   plan->key_flags = detail::key_flags_for(desc);
+  plan->key_bytes = size_of(desc.key_type);
   if (auto ok = detail::build_topk_kernels(c, *plan); !ok) return ok.error();
   if (auto ok = detail::build_topk_sorts(context, *plan); !ok) return ok.error();
   detail::lay_out_scratch(c, *plan);
@@ -214,10 +222,10 @@ Result<void> check_operands(const TopKPlan& p, const char* call, const Operands&
     BufferRange range;
     VkDeviceSize bytes;
     bool required;
-  } ranges[] = {{"out_keys", o.out_keys, m * 4, true},
+  } ranges[] = {{"out_keys", o.out_keys, m * p.key_bytes, true},
                 {"out_values", o.out_values, m * 4, pairs},
                 {"scratch", o.scratch, p.scratch_bytes, true},
-                {"keys", o.keys, n * 4, true},
+                {"keys", o.keys, n * p.key_bytes, true},
                 {"values", o.values, n * 4, pairs},
                 {"count_buffer", o.count_buffer ? *o.count_buffer : BufferRange{}, 4, o.count_buffer != nullptr},
                 {"k_buffer", o.k_buffer ? *o.k_buffer : BufferRange{}, 4, o.k_buffer != nullptr}};
@@ -241,13 +249,13 @@ Result<void> check_operands(const TopKPlan& p, const char* call, const Operands&
 Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t n, uint32_t k, uint32_t digit,
                  uint64_t groups) {
   ContextImpl& c = *p.context;
-  const ElementBinding keys = bind_elements(c, o.keys, 0, n, 4);
+  const ElementBinding keys = bind_elements(c, o.keys, 0, n, p.key_bytes);
   const ElementBinding state = bind_elements(c, sub_range(o.scratch, 0, kStateWords * 4), 0, kStateWords, 4);
-  const ElementBinding out = bind_elements(c, o.out_keys, 0, k, 4);
+  const ElementBinding out = bind_elements(c, o.out_keys, 0, k, p.key_bytes);
   const ElementBinding index = bind_elements(c, sub_range(o.scratch, p.index_offset, VkDeviceSize(k) * 4), 0, k, 4);
   const bool pairs = p.desc.value_size != 0;
-  const ElementBinding values = pairs ? bind_elements(c, o.values, 0, n, 4) : keys;
-  const ElementBinding out_values = pairs ? bind_elements(c, o.out_values, 0, k, 4) : out;
+  const ElementBinding values = pairs ? bind_elements(c, o.values, 0, n, 4) : index;
+  const ElementBinding out_values = pairs ? bind_elements(c, o.out_values, 0, k, 4) : index;
   const bool indirect = o.count_buffer != nullptr;
   const ElementBinding count = indirect ? bind_elements(c, *o.count_buffer, 0, 1, 4) : state;
   const ElementBinding kword = indirect ? bind_elements(c, *o.k_buffer, 0, 1, 4) : state;
@@ -282,7 +290,7 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   const bool indirect = o.count_buffer != nullptr;
   const uint64_t groups = p.groups_for(count);
   std::vector<Pass> passes = {select_pass(p, kPhaseInit, o, count, m, 0, 1)};
-  for (uint32_t digit = 0; digit < kDigitPasses; ++digit) {
+  for (uint32_t digit = p.key_bytes == 8 ? 0 : 4; digit < kDigitPasses; ++digit) {
     passes.push_back(select_pass(p, kPhaseCount, o, count, m, digit, groups));
     passes.push_back(select_pass(p, kPhaseChoose, o, count, m, digit, 1));
   }
@@ -290,7 +298,7 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   if (auto ok = record_passes(c, *p.descriptors, cmd, passes, "TopK", call); !ok) return ok;
   const BufferRange index = sub_range(o.scratch, p.index_offset, VkDeviceSize(m) * 4);
   const BufferRange sort_scratch = sub_range(o.scratch, p.sort_offset, p.sort_bytes);
-  const BufferRange selected = sub_range(o.out_keys, 0, VkDeviceSize(m) * 4);
+  const BufferRange selected = sub_range(o.out_keys, 0, VkDeviceSize(m) * p.key_bytes);
   const BufferRange sort_count = sub_range(o.scratch, kSelectedWord * 4, 4);
   auto sort = [&](const RadixSort& plan, const BufferRange& keys, const BufferRange& values) {
     compute_to_fill_barrier(c, cmd);

@@ -22,17 +22,21 @@ namespace {
 
 constexpr uint64_t kGuard = 16;  // words past the outputs that must stay poisoned
 
-// The sort's order-preserving transform (vkprim/sort.hpp), ascending; descending inverts it.
-uint32_t ordered(DataType type, SortOrder order, uint32_t bits) {
-  uint32_t flip = 0;
-  if (type == DataType::f32) flip = (bits >> 31) ? 0xFFFFFFFFu : 0x80000000u;
-  else if (type == DataType::i32) flip = 0x80000000u;
+// The sort's order-preserving transform (vkprim/sort.hpp), ascending; descending inverts it. K: the key's bits
+// (uint32_t or uint64_t).
+template <class K>
+K ordered(DataType type, SortOrder order, K bits) {
+  constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
+  K flip = 0;
+  if (type == DataType::f32 || type == DataType::f64) flip = (bits & sign) ? ~K(0) : sign;
+  else if (type == DataType::i32 || type == DataType::i64) flip = sign;
   if (order == SortOrder::descending) flip = ~flip;
   return bits ^ flip;
 }
 
 // The input indices of the expected result, in output order.
-std::vector<uint32_t> host_topk(DataType type, SortOrder order, const std::vector<uint32_t>& keys, uint64_t count,
+template <class K>
+std::vector<uint32_t> host_topk(DataType type, SortOrder order, const std::vector<K>& keys, uint64_t count,
                                 uint32_t k) {
   std::vector<uint32_t> index(count);
   std::iota(index.begin(), index.end(), 0u);
@@ -62,15 +66,17 @@ TopKDesc topk_desc(DataType type, SortOrder order, uint32_t value_size, uint64_t
   return d;
 }
 
-// One plan with its buffers: keys and values (max_count), the outputs (max_k and guards), scratch.
+// One plan with its buffers: keys and values (max_count), the outputs (max_k and guards), scratch. K: the
+// keys' bits (uint32_t, or uint64_t for 64-bit key types).
+template <class K = uint32_t>
 class TopKRig {
  public:
   TopKRig(Device& dev, const TopKDesc& d)
       : dev_(dev),
         plan_(make_topk(dev.context(), d)),
-        keys_(test::make_buffer(dev, (d.max_count + kGuard) * 4)),
+        keys_(test::make_buffer(dev, (d.max_count + kGuard) * sizeof(K))),
         values_(test::make_buffer(dev, (d.max_count + kGuard) * 4)),
-        out_keys_(test::make_buffer(dev, (d.max_k + kGuard) * 4)),
+        out_keys_(test::make_buffer(dev, (d.max_k + kGuard) * sizeof(K))),
         out_values_(test::make_buffer(dev, (d.max_k + kGuard) * 4)),
         scratch_(test::make_buffer(dev, plan_.scratch_requirements().size)),
         gpu_values_(test::make_buffer(dev, 64)) {}
@@ -80,7 +86,7 @@ class TopKRig {
   // Runs the plan on keys[0..count) (values: i * 7 + 1) with `k`, checks the outputs against the host and that
   // no word past them was written. gpu: through record_indirect, the count and k uploaded as u32s at words 3
   // and 9 (clamped by the plan to max_count and max_k; the host reference clamps them the same way).
-  bool check(const std::vector<uint32_t>& keys, uint64_t count, uint32_t k, bool gpu = false) {
+  bool check(const std::vector<K>& keys, uint64_t count, uint32_t k, bool gpu = false) {
     const TopKDesc& d = plan_.desc();
     const bool pairs = d.value_size != 0;
     INFO(to_string(d.key_type) << " " << to_string(d.order) << (pairs ? " pairs" : " keys") << ", count " << count
@@ -102,10 +108,11 @@ class TopKRig {
     test::poison(dev_, out_keys_);
     test::poison(dev_, out_values_);
     const uint64_t m = std::min<uint64_t>(k, count);
-    const VkDeviceSize in_bytes = (gpu ? d.max_count : std::max<uint64_t>(count, 1)) * 4;
-    const VkDeviceSize out_bytes = (gpu ? d.max_k : std::max<uint64_t>(m, 1)) * 4;
-    const BufferRange values_range = pairs ? values_.range(0, in_bytes) : BufferRange{};
-    const BufferRange out_values_range = pairs ? out_values_.range(0, out_bytes) : BufferRange{};
+    const uint64_t in_count = gpu ? d.max_count : std::max<uint64_t>(count, 1);
+    const uint64_t out_count = gpu ? d.max_k : std::max<uint64_t>(m, 1);
+    const VkDeviceSize in_bytes = in_count * sizeof(K), out_bytes = out_count * sizeof(K);
+    const BufferRange values_range = pairs ? values_.range(0, in_count * 4) : BufferRange{};
+    const BufferRange out_values_range = pairs ? out_values_.range(0, out_count * 4) : BufferRange{};
     Result<void> recorded;
     auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
       const BufferRange scratch = scratch_.range(0, plan_.scratch_requirements().size);
@@ -119,12 +126,13 @@ class TopKRig {
     REQUIRE(recorded.ok());
     REQUIRE(submitted.ok());
     const std::vector<uint32_t> expected = host_topk(d.key_type, d.order, keys, count, k);
-    const auto got_keys = test::download<uint32_t>(dev_, out_keys_, out_keys_.size() / 4);
+    const auto got_keys = test::download<K>(dev_, out_keys_, out_keys_.size() / sizeof(K));
     const auto got_values = test::download<uint32_t>(dev_, out_values_, out_values_.size() / 4);
+    const K key_poison = sizeof(K) == 4 ? K(test::kPoison) : K((uint64_t(test::kPoison) << 32) | test::kPoison);
     uint64_t wrong = 0, touched = 0;
     for (uint64_t i = 0; i < got_keys.size(); ++i) {
       if (i >= m) {
-        touched += got_keys[i] != test::kPoison;
+        touched += got_keys[i] != key_poison;
         touched += got_values[i] != test::kPoison;
         continue;
       }
@@ -146,6 +154,8 @@ class TopKRig {
   TopK plan_;
   Buffer keys_, values_, out_keys_, out_values_, scratch_, gpu_values_;
 };
+
+bool pick_low(uint64_t r) { return (r >> 60) < 8; }
 
 uint32_t bits_of(float f) {
   uint32_t b;
@@ -174,6 +184,29 @@ std::vector<uint32_t> random_keys(DataType type, uint64_t n, std::mt19937_64& rn
   return keys;
 }
 
+// 64-bit keys: u64 over the whole range, or from 0..15; i64 with negatives; f64 with both zeros,
+// infinities, NaNs of both signs, and values that differ only in their low word.
+std::vector<uint64_t> random_keys64(DataType type, uint64_t n, std::mt19937_64& rng, bool narrow = false) {
+  std::vector<uint64_t> keys(n + kGuard);
+  for (auto& k : keys) {
+    const uint64_t r = rng();
+    if (narrow) k = r % 16;
+    else if (type == DataType::f64) {
+      const double specials[] = {-0.0, 0.0, std::numeric_limits<double>::infinity(),
+                                 -std::numeric_limits<double>::infinity()};
+      const uint32_t pick = uint32_t(r % 64);
+      double v = pick < 4 ? specials[pick] : double(int64_t(r >> 12) % 1000) / 7.0 + double(r % 5) * 1e-12;
+      std::memcpy(&k, &v, 8);
+      if (pick == 4) k = 0x7FF8000000000000ull;  // +NaN
+      if (pick == 5) k = 0xFFF8000000000000ull;  // -NaN
+    } else if (pick_low(r))
+      k = (r & 0xFFFFFFFF00000000ull) >> 40 << 32 | (r & 0xFF);  // few high words, so the low word decides
+    else
+      k = r;
+  }
+  return keys;
+}
+
 const DataType kTypes[] = {DataType::u32, DataType::i32, DataType::f32};
 const SortOrder kOrders[] = {SortOrder::ascending, SortOrder::descending};
 
@@ -188,7 +221,7 @@ TEST_CASE("topk of u32, i32 and f32 keys, both orders, keys and pairs, matches t
   for (DataType type : kTypes)
     for (SortOrder order : kOrders)
       for (uint32_t value_size : {0u, 4u}) {
-        TopKRig rig(dev, topk_desc(type, order, value_size, 5000, 300));
+        TopKRig<> rig(dev, topk_desc(type, order, value_size, 5000, 300));
         const std::vector<uint32_t> keys = random_keys(type, 5000, rng);
         CHECK(rig.check(keys, 0, 5));     // nothing
         CHECK(rig.check(keys, 5, 0));     // k = 0
@@ -208,7 +241,7 @@ TEST_CASE("topk takes the earliest inputs among equal keys: all keys equal, and 
   std::mt19937_64 rng(seed);
   for (SortOrder order : kOrders)
     for (uint32_t value_size : {0u, 4u}) {
-      TopKRig rig(dev, topk_desc(DataType::u32, order, value_size, 20000, 1000));
+      TopKRig<> rig(dev, topk_desc(DataType::u32, order, value_size, 20000, 1000));
       const std::vector<uint32_t> same(20000 + kGuard, 42u);
       CHECK(rig.check(same, 20000, 1000));
       CHECK(rig.check(same, 20000, 1));
@@ -224,7 +257,7 @@ TEST_CASE("topk of 2^20 random keys with k = 65536 and k = 1024 matches the host
   std::mt19937_64 rng(seed);
   const uint64_t n = uint64_t(1) << 20;
   for (DataType type : {DataType::u32, DataType::f32}) {
-    TopKRig rig(dev, topk_desc(type, SortOrder::descending, 4, n, 65536));
+    TopKRig<> rig(dev, topk_desc(type, SortOrder::descending, 4, n, 65536));
     const std::vector<uint32_t> keys = random_keys(type, n, rng);
     CHECK(rig.check(keys, n, 65536));
     CHECK(rig.check(keys, n, 1024));
@@ -239,7 +272,7 @@ TEST_CASE("topk_indirect reads the count and k on the GPU, clamps them to max_co
   std::mt19937_64 rng(seed);
   for (DataType type : kTypes)
     for (uint32_t value_size : {0u, 4u}) {
-      TopKRig rig(dev, topk_desc(type, SortOrder::descending, value_size, 6000, 500));
+      TopKRig<> rig(dev, topk_desc(type, SortOrder::descending, value_size, 6000, 500));
       const std::vector<uint32_t> keys = random_keys(type, 6000, rng);
       CHECK(rig.check(keys, 6000, 500, true));
       CHECK(rig.check(keys, 4321, 123, true));
@@ -251,13 +284,35 @@ TEST_CASE("topk_indirect reads the count and k on the GPU, clamps them to max_co
     }
 }
 
+TEST_CASE("topk of u64, i64 and f64 keys, both orders, keys and pairs, matches the host", "[topk][key64]") {
+  Device& dev = test::device();
+  if (!test::type_supported(dev.context(), DataType::u64)) {
+    test::skip("64-bit keys need shaderInt64 (the sort of the selection)");
+    return;
+  }
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (DataType type : {DataType::u64, DataType::i64, DataType::f64})
+    for (SortOrder order : kOrders)
+      for (uint32_t value_size : {0u, 4u}) {
+        TopKRig<uint64_t> rig(dev, topk_desc(type, order, value_size, 7000, 400));
+        const std::vector<uint64_t> keys = random_keys64(type, 7000, rng);
+        CHECK(rig.check(keys, 1, 1));
+        CHECK(rig.check(keys, 7000, 400));
+        CHECK(rig.check(keys, 333, 333));
+        CHECK(rig.check(keys, 5000, 17, true));
+        CHECK(rig.check(random_keys64(type, 7000, rng, true), 7000, 399));  // ties
+      }
+}
+
 TEST_CASE("topk refuses bad descriptions and operands with invalid_argument, recording nothing", "[topk][errors]") {
   Device& dev = test::device();
   Context& context = dev.context();
   const TopKDesc good = topk_desc(DataType::u32, SortOrder::ascending, 0, 1000, 100);
   auto refused = [&](TopKDesc d) { return TopK::create(context, d).error().status; };
   TopKDesc d = good;
-  d.key_type = DataType::u64;
+  d.key_type = DataType::u8;
   CHECK(refused(d) == Status::invalid_argument);
   d = good;
   d.value_size = 8;

@@ -14,7 +14,8 @@
 namespace vkprim {
 
 struct TopKDesc {
-  // u32, i32 or f32, compared through RadixSort's order-preserving transform (sort.hpp): for f32
+  // u32, i32, f32; u64, i64, f64 where the device has shaderInt64 (the sort of the selection needs it).
+  // Compared through RadixSort's order-preserving transform (sort.hpp): for floats
   //   -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN
   // so -0.0 counts as smaller than +0.0, and NaNs are the smallest or largest keys by their sign bit.
   DataType key_type = DataType::u32;
@@ -29,13 +30,16 @@ namespace detail { struct TopKPlan; }
 
 // A plan: create once (builds every pipeline it needs, and the RadixSort plans that order the result), record
 // many times, into many command buffers, from several threads.
-// How: eight digit passes over the composite key (ordered key, input index), each a counting pass over the
-// whole input and a one-workgroup scan, find the k-th composite; a selection pass appends the k composites at
-// or below it; RadixSort orders them. Each pass reads every input key once (about nine reads of the input).
+// How: 8-bit digit passes over the composite key (ordered key, input index), most significant first, each a
+// counting pass over the whole input and a one-workgroup choice of the bucket, find the k-th composite (eight
+// digit passes for 32-bit keys, twelve for 64-bit ones; those after the bucket is decided return at once); a
+// selection pass appends the k composites at or below it; RadixSort orders them. Each counting pass reads
+// every input key, so a record reads the input up to nine (13) times.
 class TopK {
  public:
-  // invalid_argument: key_type not u32 / i32 / f32, value_size not 0 or 4, an unknown order, max_count 0 or
-  // past 2^32-1, max_k outside 1..65536. unsupported: max_count keys past one storage-buffer binding.
+  // invalid_argument: key_type u8 / u16 or unknown, value_size not 0 or 4, an unknown order, max_count 0 or
+  // past 2^32-1, max_k outside 1..65536. unsupported: max_count keys past one storage-buffer binding; 64-bit
+  // keys without shaderInt64.
   static Result<TopK> create(Context& context, const TopKDesc& desc);
   TopK(TopK&&) noexcept;
   TopK& operator=(TopK&&) noexcept;
@@ -52,7 +56,7 @@ class TopK {
   // out_values[i] = values[j] for the input j whose key is out_keys[i]; else values and out_values are
   // ignored (may be BufferRange{}). count <= max_count, k <= max_k. Nothing past out_keys[n) and
   // out_values[n) is written.
-  // Every range needs usage STORAGE_BUFFER and an offset that is a multiple of 4. Not in place: out_keys,
+  // Every range needs usage STORAGE_BUFFER and an offset that is a multiple of its element size. Not in place: out_keys,
   // out_values and scratch must not overlap each other nor keys or values (invalid_argument).
   // Before: the caller makes the writes of keys and values visible to compute-shader reads, and the outputs
   // and scratch free of hazards (including transfer writes: the sort may clear part of scratch with

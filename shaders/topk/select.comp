@@ -1,8 +1,8 @@
 #version 460
 // TopK by radix select (Alabi et al., "Fast k-selection algorithms for graphics processing units", 2012) over
-// the composite key (ordered key, input index): every composite is distinct, so eight 8-bit digit passes, most
-// significant first, narrow the bucket of the k-th smallest composite to one value, and exactly k composites
-// lie at or below it. The index digits make the choice among equal keys the earliest inputs (stable).
+// the composite key (ordered key, input index): every composite is distinct, so 8-bit digit passes, most
+// significant first (eight for 32-bit keys, twelve for 64-bit ones), narrow the bucket of the k-th smallest
+// composite to one value, and exactly k composites lie at or below it. The index digits make the choice among equal keys the earliest inputs (stable).
 // One kernel, its phase a specialization constant (PHASE):
 //   init    one workgroup: the selection state and the digit counts cleared, the count and k stored (read
 //           from the caller's buffers and clamped under TOPK_INDIRECT), remaining = min(k, count);
@@ -14,6 +14,7 @@
 //   gather  an invocation per selected pair: out_values[i] = values[indices[i]].
 // No subgroup operations; shared memory through barrier() and atomics; no workgroup waits on another.
 // Specialization: WG_SIZE, KEY_FLAGS (the order-preserving key transform of common/radix.glsl), PHASE.
+// Defines: VKPRIM_KEY64 (64-bit keys).
 #extension GL_GOOGLE_include_directive : require
 
 #include "common/config.glsl"
@@ -33,7 +34,7 @@ layout(constant_id = 8) const uint PHASE = 0u;
 layout(push_constant) uniform TopKConstants {
   uint count;         // input keys
   uint k;             // keys to select, 1..count
-  uint pass;          // hist, scan: the digit pass, 0..7 (0..3 key digits, 4..7 index digits)
+  uint pass;          // count, choose: the digit, 0..11 (0..7 key digits, 8..11 index digits; 32-bit keys from 4)
   uint groups;        // workgroups of the grid-stride phases
   uint keys_shift;    // first element of each binding
   uint out_shift;
@@ -46,59 +47,82 @@ layout(push_constant) uniform TopKConstants {
 } pc;
 #define TOPK_INDIRECT 1u
 
-layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
+#if defined(VKPRIM_KEY64)
+#define KEY_T uvec2  // (low word, high word), as std430 lays out a 64-bit key
+#else
+#define KEY_T uint
+#endif
+
+layout(set = 0, binding = 0, std430) readonly buffer Keys { KEY_T keys[]; };
 layout(set = 0, binding = 1, std430) buffer State { uint state[]; };
-layout(set = 0, binding = 2, std430) buffer OutKeys { uint out_keys[]; };
+layout(set = 0, binding = 2, std430) buffer OutKeys { KEY_T out_keys[]; };
 layout(set = 0, binding = 3, std430) buffer Indices { uint indices[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Values { uint values[]; };
 layout(set = 0, binding = 5, std430) buffer OutValues { uint out_values[]; };
 layout(set = 0, binding = 6, std430) readonly buffer CountIn { uint count_in[]; };
 layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 
-// State words (src/topk.cpp kStateWords): the decided prefix of the composite, the rank still to find
-// within its bucket, the done flag, the decided bits, the append counter, the count, the keys to select
+// State words (src/topk.cpp kStateWords): the decided prefix of the composite (three words), the rank still to
+// find within its bucket, the done flag, the decided bits, the append counter, the count, the keys to select
 // (min(k, count): also the count of src/topk.cpp's sorts under record_indirect); then 256 digit counts.
-#define ST_PREFIX_HI 0u
-#define ST_PREFIX_LO 1u
-#define ST_REMAINING 2u
-#define ST_DONE 3u
-#define ST_DECIDED 4u
-#define ST_APPENDED 5u
-#define ST_COUNT 6u
-#define ST_SELECTED 7u
+#define ST_PREFIX 0u
+#define ST_REMAINING 3u
+#define ST_DONE 4u
+#define ST_DECIDED 5u
+#define ST_APPENDED 6u
+#define ST_COUNT 7u
+#define ST_SELECTED 8u
 #define ST_COUNTS 16u
 
 shared uint s_counts[256];
 
-// The order-preserving transform: unsigned as is, signed with the sign bit flipped, floats with every bit
-// flipped when negative and the sign bit otherwise; descending inverts, so the k smallest are always taken.
-uint ordered_key(uint k) {
-  uint flip = 0u;
-  if ((KEY_FLAGS & KEY_FLOAT) != 0u) flip = (k >> 31u) != 0u ? 0xFFFFFFFFu : 0x80000000u;
-  else if ((KEY_FLAGS & KEY_SIGNED) != 0u) flip = 0x80000000u;
-  if ((KEY_FLAGS & KEY_DESCENDING) != 0u) flip = ~flip;
-  return k ^ flip;
+// The composite key of input i, most significant word first: the ordered key's high word (0 for 32-bit keys,
+// whose passes start at digit 4), its low word, the index. The order-preserving transform: unsigned as is,
+// signed with the sign bit flipped, floats with every bit flipped when negative and the sign bit otherwise;
+// descending inverts, so the k smallest composites are always taken.
+uvec3 composite(KEY_T key, uint i) {
+#if defined(VKPRIM_KEY64)
+  const uint hi = key.y, lo = key.x;
+#else
+  const uint hi = key, lo = 0u;
+#endif
+  uint flip_hi = 0u, flip_lo = 0u;
+  if ((KEY_FLAGS & KEY_FLOAT) != 0u) {
+    flip_hi = (hi >> 31u) != 0u ? 0xFFFFFFFFu : 0x80000000u;
+    flip_lo = (hi >> 31u) != 0u ? 0xFFFFFFFFu : 0u;
+  } else if ((KEY_FLAGS & KEY_SIGNED) != 0u) {
+    flip_hi = 0x80000000u;
+  }
+  if ((KEY_FLAGS & KEY_DESCENDING) != 0u) {
+    flip_hi = ~flip_hi;
+    flip_lo = ~flip_lo;
+  }
+#if defined(VKPRIM_KEY64)
+  return uvec3(hi ^ flip_hi, lo ^ flip_lo, i);
+#else
+  return uvec3(0u, hi ^ flip_hi, i);
+#endif
 }
 
 // The top `bits` bits of a word (0..32) as a mask; a shift by 32 is undefined in GLSL.
 uint top_mask(uint bits) { return bits == 0u ? 0u : bits >= 32u ? 0xFFFFFFFFu : ~(0xFFFFFFFFu >> bits); }
 
-// Whether composite (hi, lo) agrees with the prefix on its first `decided` bits.
-bool shares_prefix(uint hi, uint lo, uint decided, uint prefix_hi, uint prefix_lo) {
-  const uint mh = top_mask(min(decided, 32u)), ml = top_mask(decided > 32u ? decided - 32u : 0u);
-  return (hi & mh) == (prefix_hi & mh) && (lo & ml) == (prefix_lo & ml);
+// The first `decided` bits of a composite (the rest cleared).
+uvec3 cut(uvec3 c, uint decided) {
+  return c & uvec3(top_mask(min(decided, 32u)), top_mask(uint(clamp(int(decided) - 32, 0, 32))),
+                   top_mask(uint(clamp(int(decided) - 64, 0, 32))));
 }
 
-// Whether composite (hi, lo), cut to its first `decided` bits, is at or below the prefix.
-bool at_or_below(uint hi, uint lo, uint decided, uint prefix_hi, uint prefix_lo) {
-  hi &= top_mask(min(decided, 32u));
-  lo &= top_mask(decided > 32u ? decided - 32u : 0u);
-  return hi < prefix_hi || (hi == prefix_hi && lo <= prefix_lo);
+bool lex_less_equal(uvec3 a, uvec3 b) {
+  if (a.x != b.x) return a.x < b.x;
+  if (a.y != b.y) return a.y < b.y;
+  return a.z <= b.z;
 }
 
-uint digit_of(uint hi, uint lo, uint pass) {
-  return pass < 4u ? (hi >> (24u - 8u * pass)) & 0xFFu : (lo >> (24u - 8u * (pass - 4u))) & 0xFFu;
-}
+uvec3 prefix() { return uvec3(state[ST_PREFIX], state[ST_PREFIX + 1u], state[ST_PREFIX + 2u]); }
+
+// Digit `pass` (0..11, most significant first) of a composite.
+uint digit_of(uvec3 c, uint pass) { return (c[pass / 4u] >> (24u - 8u * (pass % 4u))) & 0xFFu; }
 
 void init_state() {
   const uint i = gl_LocalInvocationIndex;
@@ -110,14 +134,15 @@ void init_state() {
       k = min(k_in[pc.k_shift], pc.k);
     }
     k = min(k, n);
-    state[ST_PREFIX_HI] = 0u;
-    state[ST_PREFIX_LO] = 0u;
+    state[ST_PREFIX] = 0u;
+    state[ST_PREFIX + 1u] = 0u;
+    state[ST_PREFIX + 2u] = 0u;
     state[ST_REMAINING] = k;
     state[ST_DONE] = k == 0u ? 1u : 0u;
-    state[ST_COUNT] = n;
-    state[ST_SELECTED] = k;
     state[ST_DECIDED] = 0u;
     state[ST_APPENDED] = 0u;
+    state[ST_COUNT] = n;
+    state[ST_SELECTED] = k;
   }
 }
 
@@ -128,11 +153,12 @@ void count_digits() {
   const uint t = gl_LocalInvocationIndex;
   for (uint d = t; d < 256u; d += WG_SIZE) s_counts[d] = 0u;
   barrier();
-  const uint decided = 8u * pc.pass, prefix_hi = state[ST_PREFIX_HI], prefix_lo = state[ST_PREFIX_LO];
+  const uint decided = 8u * pc.pass;
+  const uvec3 p = prefix();
   const uint n = state[ST_COUNT];
   for (uint i = group * WG_SIZE + t; i < n; i += pc.groups * WG_SIZE) {
-    const uint hi = ordered_key(keys[pc.keys_shift + i]);
-    if (shares_prefix(hi, i, decided, prefix_hi, prefix_lo)) atomicAdd(s_counts[digit_of(hi, i, pc.pass)], 1u);
+    const uvec3 c = composite(keys[pc.keys_shift + i], i);
+    if (cut(c, decided) == p) atomicAdd(s_counts[digit_of(c, pc.pass)], 1u);
   }
   barrier();
   for (uint d = t; d < 256u; d += WG_SIZE)
@@ -153,22 +179,22 @@ void choose_digit() {
   uint before = 0u, d = 0u;
   for (; d < 255u && before + s_counts[d] < remaining; ++d) before += s_counts[d];
   const uint rank = remaining - before;
-  if (pc.pass < 4u) state[ST_PREFIX_HI] |= d << (24u - 8u * pc.pass);
-  else state[ST_PREFIX_LO] |= d << (24u - 8u * (pc.pass - 4u));
+  state[ST_PREFIX + pc.pass / 4u] |= d << (24u - 8u * (pc.pass % 4u));
   state[ST_REMAINING] = rank;
   state[ST_DECIDED] = 8u * (pc.pass + 1u);
-  if (s_counts[d] == rank || pc.pass == 7u) state[ST_DONE] = 1u;
+  if (s_counts[d] == rank || pc.pass == 11u) state[ST_DONE] = 1u;
 }
 
 void select_keys() {
   const uint group = vk_workgroup_index();
   if (group >= pc.groups) return;
-  const uint decided = state[ST_DECIDED], prefix_hi = state[ST_PREFIX_HI], prefix_lo = state[ST_PREFIX_LO];
+  const uint decided = state[ST_DECIDED];
+  const uvec3 p = prefix();
   const uint n = state[ST_COUNT], k = state[ST_SELECTED];
   if (k == 0u) return;
   for (uint i = group * WG_SIZE + gl_LocalInvocationIndex; i < n; i += pc.groups * WG_SIZE) {
-    const uint key = keys[pc.keys_shift + i];
-    if (!at_or_below(ordered_key(key), i, decided, prefix_hi, prefix_lo)) continue;
+    const KEY_T key = keys[pc.keys_shift + i];
+    if (!lex_less_equal(cut(composite(key, i), decided), p)) continue;
     const uint slot = atomicAdd(state[ST_APPENDED], 1u);
     if (slot >= k) continue;  // never, by construction: exactly k composites are at or below
     out_keys[pc.out_shift + slot] = key;
