@@ -139,7 +139,7 @@ Result<void> build_topk_sorts(Context& context, TopKPlan& p) {
   if (p.desc.value_size == 0) return {};
   SortDesc by_index;
   by_index.key_type = DataType::u32;
-  by_index.value_size = 4;
+  by_index.value_size = size_of(p.desc.key_type);  // the keys ride along as the values
   by_index.max_count = p.desc.max_k;
   auto index_sort = RadixSort::create(context, by_index);
   if (!index_sort) return with_context(Result<void>(std::move(index_sort).error()), "TopK", "create");
