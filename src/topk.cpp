@@ -2,7 +2,8 @@
 // algorithms for graphics processing units" (2012), in shaders/topk/select.comp; the k selected keys (and
 // their indices) are then ordered by RadixSort, and values gathered by index.
 // A record: init; eight (32-bit keys) or twelve (count, choose) digit pairs, those after the bucket is decided
-// returning at once; select; then the sorts and the gather.
+// returning at once, with the filter to the candidate list after the first pair; select; then the sorts and
+// the gather.
 #include "vkprim/topk.hpp"
 
 #include <algorithm>
@@ -30,12 +31,15 @@ static_assert(kSelectKernel.push_bytes() == 48 && kSelectKernel.bindings() == 8)
 static_assert(kSelectKernel64.push_bytes() == 48 && kSelectKernel64.bindings() == 8);
 
 // PHASE (shaders/topk/select.comp).
-enum : uint32_t { kPhaseInit = 0, kPhaseCount = 1, kPhaseChoose = 2, kPhaseSelect = 3, kPhaseGather = 4 };
+enum : uint32_t {
+  kPhaseInit = 0, kPhaseCount = 1, kPhaseChoose = 2, kPhaseSelect = 3, kPhaseGather = 4, kPhaseFilter = 5
+};
 // KEY_FLAGS bits (common/radix.glsl).
 enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
 constexpr uint32_t kStateWords = 16 + 256;  // select.comp's ST_* words, then the digit counts
 constexpr uint32_t kSelectedWord = 8;       // ST_SELECTED: min(k, count), the sorts' count under record_indirect
 constexpr uint32_t kFlagIndirect = 1;       // TOPK_INDIRECT
+constexpr uint32_t kFlagCandidates = 2;     // TOPK_CANDIDATES
 // Digits of the composite (key high word, key low word, index), most significant first: 32-bit keys, whose
 // high word is 0, start at digit 4.
 constexpr uint32_t kDigitPasses = 12;
@@ -70,7 +74,11 @@ struct TopKPlan {
   uint64_t max_groups = 64;
   uint32_t key_flags = 0;
   uint32_t key_bytes = 4;
-  std::array<const Kernel*, 5> phases{};
+  std::array<const Kernel*, 6> phases{};
+  // The passes after the first digit read a candidate list after the state words (key words and index per
+  // candidate, room for max_count) where state and list fit one binding; else every pass reads the input.
+  bool candidates = false;
+  uint32_t state_words = kStateWords;
   // keys only: one sort of the keys. Pairs: the indices (u32, the keys as values), then stably the keys (the
   // indices as values), so equal keys end in index order whatever order the selection appended them in.
   std::optional<RadixSort> by_index;
@@ -155,7 +163,10 @@ void lay_out_scratch(ContextImpl& c, TopKPlan& p) {
     sort.alignment = std::max(sort.alignment, other.alignment);
   }
   p.scratch_align = std::max<VkDeviceSize>({16, binding_alignment(c), sort.alignment});
-  p.index_offset = align_up(kStateWords * 4, p.scratch_align);
+  const uint64_t with_list = kStateWords + p.desc.max_count * (p.key_bytes / 4 + 1);
+  p.candidates = with_list * 4 <= c.caps.max_storage_buffer_range - binding_alignment(c);
+  p.state_words = uint32_t(p.candidates ? with_list : kStateWords);
+  p.index_offset = align_up(VkDeviceSize(p.state_words) * 4, p.scratch_align);
   p.sort_offset = align_up(p.index_offset + VkDeviceSize(p.desc.max_k) * 4, p.scratch_align);
   p.sort_bytes = sort.size;
   p.scratch_bytes = p.sort_offset + std::max<VkDeviceSize>(sort.size, 16);
@@ -250,7 +261,8 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
                  uint64_t groups) {
   ContextImpl& c = *p.context;
   const ElementBinding keys = bind_elements(c, o.keys, 0, n, p.key_bytes);
-  const ElementBinding state = bind_elements(c, sub_range(o.scratch, 0, kStateWords * 4), 0, kStateWords, 4);
+  const ElementBinding state =
+      bind_elements(c, sub_range(o.scratch, 0, VkDeviceSize(p.state_words) * 4), 0, p.state_words, 4);
   const ElementBinding out = bind_elements(c, o.out_keys, 0, k, p.key_bytes);
   const ElementBinding index = bind_elements(c, sub_range(o.scratch, p.index_offset, VkDeviceSize(k) * 4), 0, k, 4);
   const bool pairs = p.desc.value_size != 0;
@@ -266,10 +278,11 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
   const std::array<uint32_t, 12> push = {uint32_t(n),      k,           digit,
                                          uint32_t(groups), keys.shift,  out.shift,
                                          index.shift,      values.shift, out_values.shift,
-                                         indirect ? kFlagIndirect : 0u, count.shift, kword.shift};
+                                         (indirect ? kFlagIndirect : 0u) | (p.candidates ? kFlagCandidates : 0u),
+                                         count.shift, kword.shift};
   std::copy(push.begin(), push.end(), pass.push.begin());
   pass.groups = groups;
-  static constexpr const char* kNames[] = {"init", "count", "choose", "select", "gather"};
+  static constexpr const char* kNames[] = {"init", "count", "choose", "select", "gather", "filter"};
   pass.label = std::string("vkprim topk/") + kNames[phase] +
                (phase == kPhaseCount || phase == kPhaseChoose ? " " + std::to_string(digit) : "");
   return pass;
@@ -290,9 +303,11 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   const bool indirect = o.count_buffer != nullptr;
   const uint64_t groups = p.groups_for(count);
   std::vector<Pass> passes = {select_pass(p, kPhaseInit, o, count, m, 0, 1)};
-  for (uint32_t digit = p.key_bytes == 8 ? 0 : 4; digit < kDigitPasses; ++digit) {
+  const uint32_t first = p.key_bytes == 8 ? 0 : 4;
+  for (uint32_t digit = first; digit < kDigitPasses; ++digit) {
     passes.push_back(select_pass(p, kPhaseCount, o, count, m, digit, groups));
     passes.push_back(select_pass(p, kPhaseChoose, o, count, m, digit, 1));
+    if (digit == first && p.candidates) passes.push_back(select_pass(p, kPhaseFilter, o, count, m, 0, groups));
   }
   passes.push_back(select_pass(p, kPhaseSelect, o, count, m, 0, groups));
   if (auto ok = record_passes(c, *p.descriptors, cmd, passes, "TopK", call); !ok) return ok;

@@ -264,6 +264,25 @@ TEST_CASE("topk of 2^20 random keys with k = 65536 and k = 1024 matches the host
   }
 }
 
+TEST_CASE("topk whose candidate list would pass one binding re-reads the input in every digit pass",
+          "[topk][no_candidates]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // 2^24 u32 keys: their candidate list (key and index, 128 MiB) passes lavapipe's 128 MiB binding.
+  const uint64_t max_count = uint64_t(1) << 24;
+  if (dev.context().capabilities().max_storage_buffer_range >= max_count * 8 + 4096) {
+    test::skip("the device's storage-buffer range holds the candidate list of 2^25 keys");
+    return;
+  }
+  for (uint32_t value_size : {0u, 4u}) {
+    TopKRig<> rig(dev, topk_desc(DataType::i32, SortOrder::ascending, value_size, max_count, 2000));
+    CHECK(rig.check(random_keys(DataType::i32, 100000, rng), 100000, 2000));
+    CHECK(rig.check(random_keys(DataType::i32, 100000, rng, true), 100000, 1999, true));
+  }
+}
+
 TEST_CASE("topk_indirect reads the count and k on the GPU, clamps them to max_count and max_k, and writes "
           "nothing for 0", "[topk][indirect]") {
   Device& dev = test::device();

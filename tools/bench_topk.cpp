@@ -150,7 +150,8 @@ int run_bench_topk(std::vector<std::string> args) {
   std::vector<uint64_t> sizes, ks;
   if (!parse_type(type_s, base.key_type) || size_of(base.key_type) != 4 || !parse(order_s.c_str(), base.order) ||
       !parse_sizes(common.sizes, sizes) || !parse_sizes(ks_s, ks) || (values_s != "0" && values_s != "4")) {
-    std::fprintf(stderr, "vkprim bench topk: bad --type (u32, i32, f32), --order, --k, --value-size (0, 4) or --sizes\n");
+    std::fprintf(stderr,
+                 "vkprim bench topk: bad --type (u32, i32, f32), --order, --k, --value-size (0, 4) or --sizes\n");
     return 2;
   }
   base.value_size = uint32_t(std::atoi(values_s.c_str()));

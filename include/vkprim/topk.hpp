@@ -31,10 +31,13 @@ namespace detail { struct TopKPlan; }
 // A plan: create once (builds every pipeline it needs, and the RadixSort plans that order the result), record
 // many times, into many command buffers, from several threads.
 // How: 8-bit digit passes over the composite key (ordered key, input index), most significant first, each a
-// counting pass over the whole input and a one-workgroup choice of the bucket, find the k-th composite (eight
-// digit passes for 32-bit keys, twelve for 64-bit ones; those after the bucket is decided return at once); a
-// selection pass appends the k composites at or below it; RadixSort orders them. Each counting pass reads
-// every input key, so a record reads the input up to nine (13) times.
+// counting pass and a one-workgroup choice of the bucket, find the k-th composite (eight digit passes for
+// 32-bit keys, twelve for 64-bit ones; those after the bucket is decided return at once). After the first
+// digit a filter pass selects the keys below its bucket and copies those in it, with their index, to a
+// candidate list in scratch that the later passes read instead of the input (1/256 of it on uniform keys),
+// so a record reads the input twice (and the short list a few times); where that list (room for max_count
+// keys) would pass one storage-buffer binding, every pass reads the input instead. A selection pass appends
+// the last of the k composites; RadixSort orders them.
 class TopK {
  public:
   // invalid_argument: key_type u8 / u16 or unknown, value_size not 0 or 4, an unknown order, max_count 0 or
@@ -46,8 +49,9 @@ class TopK {
   ~TopK();
 
   const TopKDesc& desc() const;
-  // Scratch for record and record_indirect: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment at least 16. It holds
-  // the selection state, the selected indices and the sorts' scratch.
+  // Scratch for record and record_indirect: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment
+  // at least 16. It holds the selection state, the candidate list (max_count keys and indices, where it fits
+  // one binding), the selected indices and the sorts' scratch.
   ScratchRequirements scratch_requirements() const;
 
   // out_keys[0..n) = the n = min(k, count) smallest keys of keys[0..count) (descending: largest), SORTED in the
@@ -56,8 +60,8 @@ class TopK {
   // out_values[i] = values[j] for the input j whose key is out_keys[i]; else values and out_values are
   // ignored (may be BufferRange{}). count <= max_count, k <= max_k. Nothing past out_keys[n) and
   // out_values[n) is written.
-  // Every range needs usage STORAGE_BUFFER and an offset that is a multiple of its element size. Not in place: out_keys,
-  // out_values and scratch must not overlap each other nor keys or values (invalid_argument).
+  // Every range needs usage STORAGE_BUFFER and an offset that is a multiple of its element size. Not in place:
+  // out_keys, out_values and scratch must not overlap each other nor keys or values (invalid_argument).
   // Before: the caller makes the writes of keys and values visible to compute-shader reads, and the outputs
   // and scratch free of hazards (including transfer writes: the sort may clear part of scratch with
   // vkCmdFillBuffer). record places every barrier between its own passes and never submits or waits.

@@ -2,7 +2,8 @@
 // TopK by radix select (Alabi et al., "Fast k-selection algorithms for graphics processing units", 2012) over
 // the composite key (ordered key, input index): every composite is distinct, so 8-bit digit passes, most
 // significant first (eight for 32-bit keys, twelve for 64-bit ones), narrow the bucket of the k-th smallest
-// composite to one value, and exactly k composites lie at or below it. The index digits make the choice among equal keys the earliest inputs (stable).
+// composite to one value, and exactly k composites lie at or below it. The index digits make the choice among
+// equal keys the earliest inputs (stable).
 // One kernel, its phase a specialization constant (PHASE):
 //   init    one workgroup: the selection state and the digit counts cleared, the count and k stored (read
 //           from the caller's buffers and clamped under TOPK_INDIRECT), remaining = min(k, count);
@@ -11,7 +12,10 @@
 //           and clears the counts for the next pass; done once the whole bucket is taken;
 //   select  grid stride: appends each composite at or below the prefix (on its decided bits) to the output
 //           keys and the index list, at slots from an atomic counter (unordered: src/topk.cpp sorts them);
-//   gather  an invocation per selected pair: out_values[i] = values[indices[i]].
+//   gather  an invocation per selected pair: out_values[i] = values[indices[i]];
+//   filter  (TOPK_CANDIDATES, after the first digit) grid stride: keys below the first digit's bucket are
+//           selected, those in it copied with their index to a candidate list that the later passes read
+//           instead of the input (on uniform keys 1/256 of it).
 // No subgroup operations; shared memory through barrier() and atomics; no workgroup waits on another.
 // Specialization: WG_SIZE, KEY_FLAGS (the order-preserving key transform of common/radix.glsl), PHASE.
 // Defines: VKPRIM_KEY64 (64-bit keys).
@@ -26,6 +30,7 @@ layout(constant_id = 8) const uint PHASE = 0u;
 #define PHASE_SCAN 2u
 #define PHASE_SELECT 3u
 #define PHASE_GATHER 4u
+#define PHASE_FILTER 5u
 // KEY_FLAGS bits, as common/radix.glsl's.
 #define KEY_SIGNED 1u
 #define KEY_FLOAT 2u
@@ -46,6 +51,9 @@ layout(push_constant) uniform TopKConstants {
   uint k_shift;       // k's word in binding 7
 } pc;
 #define TOPK_INDIRECT 1u
+// The passes after the first read the candidate list (the keys of the first digit's bucket) in the state
+// binding instead of the input; the filter phase writes it.
+#define TOPK_CANDIDATES 2u
 
 #if defined(VKPRIM_KEY64)
 #define KEY_T uvec2  // (low word, high word), as std430 lays out a 64-bit key
@@ -72,6 +80,9 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define ST_APPENDED 6u
 #define ST_COUNT 7u
 #define ST_SELECTED 8u
+#define ST_CANDIDATES 9u
+// The candidate list: from word ST_COUNTS + 256, CAND_WORDS words each, the key's words then the input index.
+#define ST_CAND_BASE (ST_COUNTS + 256u)
 #define ST_COUNTS 16u
 
 shared uint s_counts[256];
@@ -124,6 +135,39 @@ uvec3 prefix() { return uvec3(state[ST_PREFIX], state[ST_PREFIX + 1u], state[ST_
 // Digit `pass` (0..11, most significant first) of a composite.
 uint digit_of(uvec3 c, uint pass) { return (c[pass / 4u] >> (24u - 8u * (pass % 4u))) & 0xFFu; }
 
+#if defined(VKPRIM_KEY64)
+#define CAND_WORDS 3u
+const uint FIRST_PASS = 0u;
+#else
+#define CAND_WORDS 2u
+const uint FIRST_PASS = 4u;  // the high word of a 32-bit key's composite is 0
+#endif
+
+bool from_candidates(uint pass) { return (pc.flags & TOPK_CANDIDATES) != 0u && pass > FIRST_PASS; }
+
+// Element i of the pass's source: the input, or the candidate list; its key and input index.
+void source_at(bool candidates, uint i, out KEY_T key, out uint index) {
+  if (!candidates) {
+    key = keys[pc.keys_shift + i];
+    index = i;
+    return;
+  }
+  const uint at = ST_CAND_BASE + i * CAND_WORDS;
+#if defined(VKPRIM_KEY64)
+  key = uvec2(state[at], state[at + 1u]);
+#else
+  key = state[at];
+#endif
+  index = state[at + CAND_WORDS - 1u];
+}
+
+void append_selected(KEY_T key, uint index, uint k) {
+  const uint slot = atomicAdd(state[ST_APPENDED], 1u);
+  if (slot >= k) return;  // never, by construction: exactly k composites are selected
+  out_keys[pc.out_shift + slot] = key;
+  indices[pc.index_shift + slot] = index;
+}
+
 void init_state() {
   const uint i = gl_LocalInvocationIndex;
   for (uint d = i; d < 256u; d += WG_SIZE) state[ST_COUNTS + d] = 0u;
@@ -143,6 +187,7 @@ void init_state() {
     state[ST_APPENDED] = 0u;
     state[ST_COUNT] = n;
     state[ST_SELECTED] = k;
+    state[ST_CANDIDATES] = 0u;
   }
 }
 
@@ -155,9 +200,13 @@ void count_digits() {
   barrier();
   const uint decided = 8u * pc.pass;
   const uvec3 p = prefix();
-  const uint n = state[ST_COUNT];
+  const bool candidates = from_candidates(pc.pass);
+  const uint n = state[candidates ? ST_CANDIDATES : ST_COUNT];
   for (uint i = group * WG_SIZE + t; i < n; i += pc.groups * WG_SIZE) {
-    const uvec3 c = composite(keys[pc.keys_shift + i], i);
+    KEY_T key;
+    uint index;
+    source_at(candidates, i, key, index);
+    const uvec3 c = composite(key, index);
     if (cut(c, decided) == p) atomicAdd(s_counts[digit_of(c, pc.pass)], 1u);
   }
   barrier();
@@ -190,15 +239,45 @@ void select_keys() {
   if (group >= pc.groups) return;
   const uint decided = state[ST_DECIDED];
   const uvec3 p = prefix();
-  const uint n = state[ST_COUNT], k = state[ST_SELECTED];
+  const bool candidates = (pc.flags & TOPK_CANDIDATES) != 0u;
+  const uint n = state[candidates ? ST_CANDIDATES : ST_COUNT], k = state[ST_SELECTED];
+  if (k == 0u) return;
+  for (uint i = group * WG_SIZE + gl_LocalInvocationIndex; i < n; i += pc.groups * WG_SIZE) {
+    KEY_T key;
+    uint index;
+    source_at(candidates, i, key, index);
+    if (lex_less_equal(cut(composite(key, index), decided), p)) append_selected(key, index, k);
+  }
+}
+
+// After the first digit: the keys below its bucket are selected, those in it (unless the whole bucket is
+// taken) become the candidates of the later passes, in whatever order the atomics give (the index travels).
+void filter_keys() {
+  const uint group = vk_workgroup_index();
+  if (group >= pc.groups) return;
+  const uint decided = state[ST_DECIDED], n = state[ST_COUNT], k = state[ST_SELECTED];
+  const bool done = state[ST_DONE] != 0u;
+  const uvec3 p = prefix();
   if (k == 0u) return;
   for (uint i = group * WG_SIZE + gl_LocalInvocationIndex; i < n; i += pc.groups * WG_SIZE) {
     const KEY_T key = keys[pc.keys_shift + i];
-    if (!lex_less_equal(cut(composite(key, i), decided), p)) continue;
-    const uint slot = atomicAdd(state[ST_APPENDED], 1u);
-    if (slot >= k) continue;  // never, by construction: exactly k composites are at or below
-    out_keys[pc.out_shift + slot] = key;
-    indices[pc.index_shift + slot] = i;
+    const uvec3 c = cut(composite(key, i), decided);
+    if (c != p) {
+      if (lex_less_equal(c, p)) append_selected(key, i, k);
+      continue;
+    }
+    if (done) {
+      append_selected(key, i, k);
+      continue;
+    }
+    const uint at = ST_CAND_BASE + atomicAdd(state[ST_CANDIDATES], 1u) * CAND_WORDS;
+#if defined(VKPRIM_KEY64)
+    state[at] = key.x;
+    state[at + 1u] = key.y;
+#else
+    state[at] = key;
+#endif
+    state[at + CAND_WORDS - 1u] = i;
   }
 }
 
@@ -214,5 +293,6 @@ void main() {
   else if (PHASE == PHASE_HIST) count_digits();
   else if (PHASE == PHASE_SCAN) choose_digit();
   else if (PHASE == PHASE_SELECT) select_keys();
+  else if (PHASE == PHASE_FILTER) filter_keys();
   else gather_values();
 }
