@@ -134,8 +134,9 @@ Result<void> build_topk_kernels(ContextImpl& c, TopKPlan& p) {
   return {};
 }
 
-// The sorts that order the selection, over at most max_k keys.
+// The sorts that order the selection, over at most max_k keys (none for unsorted output).
 Result<void> build_topk_sorts(Context& context, TopKPlan& p) {
+  if (!p.desc.sorted) return {};
   SortDesc by_key;
   by_key.key_type = p.desc.key_type;
   by_key.order = p.desc.order;
@@ -156,7 +157,7 @@ Result<void> build_topk_sorts(Context& context, TopKPlan& p) {
 }
 
 void lay_out_scratch(ContextImpl& c, TopKPlan& p) {
-  ScratchRequirements sort = p.by_key->scratch_requirements();
+  ScratchRequirements sort = p.by_key ? p.by_key->scratch_requirements() : ScratchRequirements{0, 16, 0};
   if (p.by_index) {
     const ScratchRequirements other = p.by_index->scratch_requirements();
     sort.size = std::max(sort.size, other.size);
@@ -208,7 +209,7 @@ ScratchRequirements TopK::scratch_requirements() const {
 }
 void TopK::release_descriptor_sets() const {
   plan_->descriptors->release();
-  plan_->by_key->release_descriptor_sets();
+  if (plan_->by_key) plan_->by_key->release_descriptor_sets();
   if (plan_->by_index) plan_->by_index->release_descriptor_sets();
 }
 
@@ -323,8 +324,9 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   };
   if (p.by_index)
     if (auto ok = sort(*p.by_index, index, selected); !ok) return ok;
-  if (auto ok = sort(*p.by_key, selected, p.by_index ? index : BufferRange{}); !ok) return ok;
-  if (!p.by_index) return {};
+  if (p.by_key)
+    if (auto ok = sort(*p.by_key, selected, p.by_index ? index : BufferRange{}); !ok) return ok;
+  if (p.desc.value_size == 0) return {};
   compute_to_compute_barrier(c, cmd);
   const std::vector<Pass> gather = {select_pass(p, kPhaseGather, o, count, m, 0, ceil_div(m, p.wg))};
   return record_passes(c, *p.descriptors, cmd, gather, "TopK", call);

@@ -14,7 +14,8 @@
 namespace vkprim {
 
 struct TopKDesc {
-  // u32, i32, f32; u64, i64, f64 where the device has shaderInt64 (the sort of the selection needs it).
+  // u32, i32, f32; u64, i64, f64 where the device has shaderInt64 (the sort of the selection needs it; unsorted
+  // output does not).
   // Compared through RadixSort's order-preserving transform (sort.hpp): for floats
   //   -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN
   // so -0.0 counts as smaller than +0.0, and NaNs are the smallest or largest keys by their sign bit.
@@ -24,6 +25,9 @@ struct TopKDesc {
   SortOrder order = SortOrder::ascending;
   uint64_t max_count = 0;   // input keys, 1..2^32-1, within one storage-buffer binding
   uint32_t max_k = 0;       // 1..65536
+  // true (the default): the output sorted in `order`, equal keys by input index. false: the same selection (the
+  // same keys and values) in an unspecified order, without the sorts that cost most of a record at large k.
+  bool sorted = true;
 };
 
 namespace detail { struct TopKPlan; }
@@ -54,12 +58,12 @@ class TopK {
   // one binding), the selected indices and the sorts' scratch.
   ScratchRequirements scratch_requirements() const;
 
-  // out_keys[0..n) = the n = min(k, count) smallest keys of keys[0..count) (descending: largest), SORTED in the
-  // plan's order; among equal keys the earliest inputs are taken and come first (stable), so the result is
-  // deterministic. k > count is clamped to count; k = 0 or count = 0 records nothing. Values (value_size 4):
-  // out_values[i] = values[j] for the input j whose key is out_keys[i]; else values and out_values are
-  // ignored (may be BufferRange{}). count <= max_count, k <= max_k. Nothing past out_keys[n) and
-  // out_values[n) is written.
+  // out_keys[0..n) = the n = min(k, count) smallest keys of keys[0..count) (descending: largest), sorted in the
+  // plan's order (desc.sorted false: in an unspecified order); among equal keys the earliest inputs are taken
+  // (and, sorted, come first), so the selection is deterministic. k > count is clamped to count; k = 0 or
+  // count = 0 records nothing. Values (value_size 4): out_values[i] = values[j] for the input j whose key is
+  // out_keys[i]; else values and out_values are ignored (may be BufferRange{}). count <= max_count,
+  // k <= max_k. Nothing past out_keys[n) and out_values[n) is written.
   // Every range needs usage STORAGE_BUFFER and an offset that is a multiple of its element size. Not in place:
   // out_keys, out_values and scratch must not overlap each other nor keys or values (invalid_argument).
   // Before: the caller makes the writes of keys and values visible to compute-shader reads, and the outputs
