@@ -14,6 +14,7 @@
 #include "vkprim/segmented_reduce.hpp"
 #include "vkprim/select.hpp"
 #include "vkprim/sort.hpp"
+#include "vkprim/topk.hpp"
 #include "vkprim/types.hpp"
 #include "vkprim/unique.hpp"
 #include "vkprim/version.hpp"

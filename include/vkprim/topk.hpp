@@ -1,0 +1,99 @@
+// vkprim/topk.hpp — the k smallest or largest keys of an array (with their values), by radix select.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vkprim/context.hpp"
+#include "vkprim/result.hpp"
+#include "vkprim/sort.hpp"
+#include "vkprim/types.hpp"
+
+namespace vkprim {
+
+struct TopKDesc {
+  // u32, i32, f32; u64, i64, f64 where the device has shaderInt64 (the sort of the selection needs it; unsorted
+  // output does not).
+  // Compared through RadixSort's order-preserving transform (sort.hpp): for floats
+  //   -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN
+  // so -0.0 counts as smaller than +0.0, and NaNs are the smallest or largest keys by their sign bit.
+  DataType key_type = DataType::u32;
+  uint32_t value_size = 0;  // 0 = keys only, else 4 (a 4-byte value per key, moved as bits)
+  // ascending = the k smallest keys, in ascending order; descending = the k largest, in descending order.
+  SortOrder order = SortOrder::ascending;
+  uint64_t max_count = 0;   // input keys, 1..2^32-1, within one storage-buffer binding
+  uint32_t max_k = 0;       // 1..65536
+  // true (the default): the output sorted in `order`, equal keys by input index. false: the same selection (the
+  // same keys and values) in an unspecified order, without the sorts that cost most of a record at large k.
+  bool sorted = true;
+};
+
+namespace detail { struct TopKPlan; }
+
+// A plan: create once (builds every pipeline it needs, and the RadixSort plans that order the result), record
+// many times, into many command buffers, from several threads.
+// How: 8-bit digit passes over the composite key (ordered key, input index), most significant first, each a
+// counting pass and a one-workgroup choice of the bucket, find the k-th composite (eight digit passes for
+// 32-bit keys, twelve for 64-bit ones; those after the bucket is decided return at once). After the first
+// digit a filter pass selects the keys below its bucket and copies those in it, with their index, to a
+// candidate list in scratch that the later passes read instead of the input (1/256 of it on uniform keys),
+// so a record reads the input twice (and the short list a few times); where that list (room for max_count
+// keys) would pass one storage-buffer binding, every pass reads the input instead. A selection pass appends
+// the last of the k composites; RadixSort orders them.
+class TopK {
+ public:
+  // invalid_argument: key_type u8 / u16 or unknown, value_size not 0 or 4, an unknown order, max_count 0 or
+  // past 2^32-1, max_k outside 1..65536. unsupported: max_count keys past one storage-buffer binding; 64-bit
+  // keys without shaderInt64.
+  static Result<TopK> create(Context& context, const TopKDesc& desc);
+  TopK(TopK&&) noexcept;
+  TopK& operator=(TopK&&) noexcept;
+  ~TopK();
+
+  const TopKDesc& desc() const;
+  // Scratch for record and record_indirect: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment
+  // at least 16. It holds the selection state, the candidate list (max_count keys and indices, where it fits
+  // one binding), the selected indices and the sorts' scratch.
+  ScratchRequirements scratch_requirements() const;
+
+  // out_keys[0..n) = the n = min(k, count) smallest keys of keys[0..count) (descending: largest), sorted in the
+  // plan's order (desc.sorted false: in an unspecified order); among equal keys the earliest inputs are taken
+  // (and, sorted, come first), so the selection is deterministic. k > count is clamped to count; k = 0 or
+  // count = 0 records nothing. Values (value_size 4): out_values[i] = values[j] for the input j whose key is
+  // out_keys[i]; else values and out_values are ignored (may be BufferRange{}). count <= max_count,
+  // k <= max_k. Nothing past out_keys[n) and out_values[n) is written.
+  // Every range needs usage STORAGE_BUFFER and an offset that is a multiple of its element size. Not in place:
+  // out_keys, out_values and scratch must not overlap each other nor keys or values (invalid_argument).
+  // Before: the caller makes the writes of keys and values visible to compute-shader reads, and the outputs
+  // and scratch free of hazards (including transfer writes: the sort may clear part of scratch with
+  // vkCmdFillBuffer). record places every barrier between its own passes and never submits or waits.
+  // After: the outputs are written by compute shaders; the caller adds a barrier (src COMPUTE_SHADER /
+  // SHADER_WRITE) before consuming them. Clobbers the bound compute pipeline, descriptor set 0 and push
+  // constants. On error nothing is recorded.
+  Result<void> record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values, uint64_t count,
+                      uint32_t k, const BufferRange& out_keys, const BufferRange& out_values,
+                      const BufferRange& scratch) const;
+
+  // As record, with the count and k read on the GPU: u32s at count_buffer and k_buffer (usage STORAGE_BUFFER,
+  // offsets multiples of 4, written before record_indirect like the keys), clamped to max_count and max_k.
+  // keys and values must hold max_count elements and out_keys and out_values max_k (only the count's and
+  // min(k, count)'s are touched). Every pass is recorded (the grid-stride passes over max_count's grid, the
+  // sorts through RadixSort::record_indirect), so the dispatch count depends on neither value. The count and k
+  // buffers must not overlap the outputs or scratch.
+  Result<void> record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                               const BufferRange& count_buffer, const BufferRange& k_buffer,
+                               const BufferRange& out_keys, const BufferRange& out_values,
+                               const BufferRange& scratch) const;
+
+  // Without push descriptors (ContextOptions): returns the descriptor sets every record so far wrote to the
+  // plan's pools (and its sorts'). Call it once no pending command buffer holds a record of this plan.
+  void release_descriptor_sets() const;
+
+ private:
+  explicit TopK(std::unique_ptr<detail::TopKPlan> plan);
+  std::unique_ptr<detail::TopKPlan> plan_;
+};
+
+}  // namespace vkprim

@@ -1,0 +1,365 @@
+// TopK: radix select over the composite key (ordered key, input index), after Alabi et al., "Fast k-selection
+// algorithms for graphics processing units" (2012), in shaders/topk/select.comp; the k selected keys (and
+// their indices) are then ordered by RadixSort, and values gathered by index.
+// A record: init; eight (32-bit keys) or twelve (count, choose) digit pairs, those after the bucket is decided
+// returning at once, with the filter to the candidate list after the first pair; select; then the sorts and
+// the gather.
+#include "vkprim/topk.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "barriers.hpp"
+#include "context_impl.hpp"
+#include "dispatch.hpp"
+#include "errors.hpp"
+#include "indirect.hpp"
+#include "plan_common.hpp"
+#include "shader_groups.hpp"
+
+namespace vkprim {
+namespace detail {
+
+namespace {
+
+constexpr KernelName kSelectKernel = kernel_name("topk/select");
+constexpr KernelName kSelectKernel64 = kernel_name("topk/select_k64");
+static_assert(kSelectKernel.push_bytes() == 48 && kSelectKernel.bindings() == 8);
+static_assert(kSelectKernel64.push_bytes() == 48 && kSelectKernel64.bindings() == 8);
+
+// PHASE (shaders/topk/select.comp).
+enum : uint32_t {
+  kPhaseInit = 0, kPhaseCount = 1, kPhaseChoose = 2, kPhaseSelect = 3, kPhaseGather = 4, kPhaseFilter = 5
+};
+// KEY_FLAGS bits (common/radix.glsl).
+enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
+constexpr uint32_t kStateWords = 16 + 256;  // select.comp's ST_* words, then the digit counts
+constexpr uint32_t kSelectedWord = 8;       // ST_SELECTED: min(k, count), the sorts' count under record_indirect
+constexpr uint32_t kFlagIndirect = 1;       // TOPK_INDIRECT
+constexpr uint32_t kFlagCandidates = 2;     // TOPK_CANDIDATES
+// Digits of the composite (key high word, key low word, index), most significant first: 32-bit keys, whose
+// high word is 0, start at digit 4.
+constexpr uint32_t kDigitPasses = 12;
+constexpr uint32_t kMaxK = 65536;
+
+// Tuning as data: the first row whose driver matches (0: any) gives the workgroup and the grid's cap of the
+// grid-stride passes. Not yet measured.
+struct TopKPolicy {
+  VkDriverId driver;
+  uint32_t workgroup_size;
+  uint32_t max_groups;
+};
+constexpr TopKPolicy kPolicies[] = {
+    {VK_DRIVER_ID_MESA_LLVMPIPE, 256, 64},
+    {VkDriverId(0), 256, 2048},
+};
+
+const TopKPolicy& policy_for(const ContextImpl& c) {
+  for (const TopKPolicy& p : kPolicies)
+    if (p.driver == c.caps.driver_id || p.driver == VkDriverId(0)) return p;
+  return kPolicies[std::size(kPolicies) - 1];
+}
+
+VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+struct TopKPlan {
+  ContextLease context;
+  TopKDesc desc;
+  uint32_t wg = 256;
+  uint64_t max_groups = 64;
+  uint32_t key_flags = 0;
+  uint32_t key_bytes = 4;
+  std::array<const Kernel*, 6> phases{};
+  // The passes after the first digit read a candidate list after the state words (key words and index per
+  // candidate, room for max_count) where state and list fit one binding; else every pass reads the input.
+  bool candidates = false;
+  uint32_t state_words = kStateWords;
+  // keys only: one sort of the keys. Pairs: the indices (u32, the keys as values), then stably the keys (the
+  // indices as values), so equal keys end in index order whatever order the selection appended them in.
+  std::optional<RadixSort> by_index;
+  std::optional<RadixSort> by_key;
+  // Scratch: the state, the index list, the sorts' scratch.
+  VkDeviceSize index_offset = 0, sort_offset = 0, sort_bytes = 0, scratch_bytes = 0, scratch_align = 16;
+  std::unique_ptr<DescriptorSets> descriptors;
+
+  uint64_t groups_for(uint64_t count) const { return std::min(std::max<uint64_t>(1, ceil_div(count, wg)), max_groups); }
+};
+
+namespace {
+
+Result<void> check_topk_desc(const ContextImpl& c, const TopKDesc& d) {
+  if (int(d.key_type) < 0 || int(d.key_type) > int(DataType::f64))
+    return make_error(Status::invalid_argument, "TopK::create: key_type ", int(d.key_type),
+                      " is not supported (u32, i32, f32, u64, i64, f64)");
+  if (d.value_size != 0 && d.value_size != 4)
+    return make_error(Status::invalid_argument, "TopK::create: value_size ", d.value_size, " must be 0 or 4");
+  if (int(d.order) < 0 || int(d.order) > int(SortOrder::descending))
+    return make_error(Status::invalid_argument, "TopK::create: unknown order ", int(d.order));
+  if (d.max_count == 0 || d.max_count > 0xffffffffull)
+    return make_error(Status::invalid_argument, "TopK::create: max_count ", d.max_count,
+                      " must be in 1..2^32-1 (input indices are u32)");
+  if (d.max_k < 1 || d.max_k > kMaxK)
+    return make_error(Status::invalid_argument, "TopK::create: max_k ", d.max_k, " must be in 1..65536");
+  if (d.max_count > window_elements(c, size_of(d.key_type), 1))
+    return make_error(Status::unsupported, "TopK::create: max_count ", d.max_count,
+                      " keys exceed one storage-buffer binding (maxStorageBufferRange)");
+  return {};
+}
+
+uint32_t key_flags_for(const TopKDesc& d) {
+  const bool is_signed = d.key_type == DataType::i32 || d.key_type == DataType::i64;
+  const bool is_float = d.key_type == DataType::f32 || d.key_type == DataType::f64;
+  return (is_signed ? kKeySigned : 0u) | (is_float ? kKeyFloat : 0u) |
+         (d.order == SortOrder::descending ? kKeyDescending : 0u);
+}
+
+Result<void> build_topk_kernels(ContextImpl& c, TopKPlan& p) {
+  for (uint32_t phase = 0; phase < p.phases.size(); ++phase) {
+    KernelDesc kd{p.key_bytes == 8 ? kSelectKernel64 : kSelectKernel};
+    kd.plan = "TopK";
+    kd.group = &kShaderGroup_topk;
+    kd.variant = "default";
+    kd.workgroup_size = p.wg;
+    kd.spec.key_flags = p.key_flags;
+    kd.spec.phase = phase;
+    auto kernel = get_kernel(c, kd);
+    if (!kernel) return std::move(kernel).error();
+    p.phases[phase] = kernel.value();
+  }
+  return {};
+}
+
+// The sorts that order the selection, over at most max_k keys (none for unsorted output).
+Result<void> build_topk_sorts(Context& context, TopKPlan& p) {
+  if (!p.desc.sorted) return {};
+  SortDesc by_key;
+  by_key.key_type = p.desc.key_type;
+  by_key.order = p.desc.order;
+  by_key.value_size = p.desc.value_size;
+  by_key.max_count = p.desc.max_k;
+  auto key_sort = RadixSort::create(context, by_key);
+  if (!key_sort) return with_context(Result<void>(std::move(key_sort).error()), "TopK", "create");
+  p.by_key.emplace(std::move(key_sort).value());
+  if (p.desc.value_size == 0) return {};
+  SortDesc by_index;
+  by_index.key_type = DataType::u32;
+  by_index.value_size = size_of(p.desc.key_type);  // the keys ride along as the values
+  by_index.max_count = p.desc.max_k;
+  auto index_sort = RadixSort::create(context, by_index);
+  if (!index_sort) return with_context(Result<void>(std::move(index_sort).error()), "TopK", "create");
+  p.by_index.emplace(std::move(index_sort).value());
+  return {};
+}
+
+void lay_out_scratch(ContextImpl& c, TopKPlan& p) {
+  ScratchRequirements sort = p.by_key ? p.by_key->scratch_requirements() : ScratchRequirements{0, 16, 0};
+  if (p.by_index) {
+    const ScratchRequirements other = p.by_index->scratch_requirements();
+    sort.size = std::max(sort.size, other.size);
+    sort.alignment = std::max(sort.alignment, other.alignment);
+  }
+  p.scratch_align = std::max<VkDeviceSize>({16, binding_alignment(c), sort.alignment});
+  const uint64_t with_list = kStateWords + p.desc.max_count * (p.key_bytes / 4 + 1);
+  p.candidates = with_list * 4 <= c.caps.max_storage_buffer_range - binding_alignment(c);
+  p.state_words = uint32_t(p.candidates ? with_list : kStateWords);
+  p.index_offset = align_up(VkDeviceSize(p.state_words) * 4, p.scratch_align);
+  p.sort_offset = align_up(p.index_offset + VkDeviceSize(p.desc.max_k) * 4, p.scratch_align);
+  p.sort_bytes = sort.size;
+  p.scratch_bytes = p.sort_offset + std::max<VkDeviceSize>(sort.size, 16);
+}
+
+}  // namespace
+}  // namespace detail
+
+using detail::make_error;
+
+TopK::TopK(std::unique_ptr<detail::TopKPlan> plan) : plan_(std::move(plan)) {}
+TopK::TopK(TopK&&) noexcept = default;
+TopK& TopK::operator=(TopK&&) noexcept = default;
+TopK::~TopK() = default;
+
+// Validate, resolve the policy, build the select kernels and the sorts, lay out scratch.
+Result<TopK> TopK::create(Context& context, const TopKDesc& desc) {
+  detail::ContextImpl& c = context.impl();
+  if (auto ok = detail::check_topk_desc(c, desc); !ok) return ok.error();
+  auto plan = std::make_unique<detail::TopKPlan>();
+  plan->context = &c;
+  plan->desc = desc;
+  const detail::TopKPolicy& policy = detail::policy_for(c);
+  plan->wg = policy.workgroup_size;
+  plan->max_groups = policy.max_groups;
+  plan->key_flags = detail::key_flags_for(desc);
+  plan->key_bytes = size_of(desc.key_type);
+  if (auto ok = detail::build_topk_kernels(c, *plan); !ok) return ok.error();
+  if (auto ok = detail::build_topk_sorts(context, *plan); !ok) return ok.error();
+  detail::lay_out_scratch(c, *plan);
+  plan->descriptors = std::make_unique<detail::DescriptorSets>(c, c.options.descriptor_sets_per_pool);
+  return TopK(std::move(plan));
+}
+
+const TopKDesc& TopK::desc() const { return plan_->desc; }
+ScratchRequirements TopK::scratch_requirements() const {
+  return {plan_->scratch_bytes, plan_->scratch_align,
+          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
+}
+void TopK::release_descriptor_sets() const {
+  plan_->descriptors->release();
+  if (plan_->by_key) plan_->by_key->release_descriptor_sets();
+  if (plan_->by_index) plan_->by_index->release_descriptor_sets();
+}
+
+namespace detail {
+namespace {
+
+struct Operands {
+  BufferRange keys, values, out_keys, out_values, scratch;
+  const BufferRange* count_buffer = nullptr;  // record_indirect
+  const BufferRange* k_buffer = nullptr;
+};
+
+BufferRange sub_range(const BufferRange& r, VkDeviceSize offset, VkDeviceSize bytes) {
+  return {r.buffer, r.offset + offset, bytes};
+}
+
+// Every buffer check of record (n input keys, m selected) and record_indirect (max_count, max_k).
+Result<void> check_operands(const TopKPlan& p, const char* call, const Operands& o, uint64_t n, uint64_t m) {
+  const bool pairs = p.desc.value_size != 0;
+  const struct {
+    const char* what;
+    BufferRange range;
+    VkDeviceSize bytes;
+    bool required;
+  } ranges[] = {{"out_keys", o.out_keys, m * p.key_bytes, true},
+                {"out_values", o.out_values, m * 4, pairs},
+                {"scratch", o.scratch, p.scratch_bytes, true},
+                {"keys", o.keys, n * p.key_bytes, true},
+                {"values", o.values, n * 4, pairs},
+                {"count_buffer", o.count_buffer ? *o.count_buffer : BufferRange{}, 4, o.count_buffer != nullptr},
+                {"k_buffer", o.k_buffer ? *o.k_buffer : BufferRange{}, 4, o.k_buffer != nullptr}};
+  for (const auto& r : ranges)
+    if (auto ok = check_range(r.range, r.bytes, 4, r.what, r.required); !ok) return with_context(ok, "TopK", call);
+  const ScratchRequirements need{p.scratch_bytes, p.scratch_align, 0};
+  if (auto ok = check_scratch(o.scratch, need, "TopK", call); !ok) return ok;
+  // The written ranges (out_keys, out_values, scratch) against every other.
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t j = i + 1; j < std::size(ranges); ++j) {
+      const auto& a = ranges[i];
+      const auto& b = ranges[j];
+      if (!a.required || !b.required || !overlaps(a.range, a.bytes, b.range, b.bytes)) continue;
+      return make_error(Status::invalid_argument, "TopK::", call, ": ", a.what, " and ", b.what, " ranges overlap");
+    }
+  return {};
+}
+
+// A pass of select.comp over n keys and k selected (record_indirect: the maxima, which the GPU's values are
+// clamped to): every binding bound (unused ones to a range of the same plan, never read).
+Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t n, uint32_t k, uint32_t digit,
+                 uint64_t groups) {
+  ContextImpl& c = *p.context;
+  const ElementBinding keys = bind_elements(c, o.keys, 0, n, p.key_bytes);
+  const ElementBinding state =
+      bind_elements(c, sub_range(o.scratch, 0, VkDeviceSize(p.state_words) * 4), 0, p.state_words, 4);
+  const ElementBinding out = bind_elements(c, o.out_keys, 0, k, p.key_bytes);
+  const ElementBinding index = bind_elements(c, sub_range(o.scratch, p.index_offset, VkDeviceSize(k) * 4), 0, k, 4);
+  const bool pairs = p.desc.value_size != 0;
+  const ElementBinding values = pairs ? bind_elements(c, o.values, 0, n, 4) : index;
+  const ElementBinding out_values = pairs ? bind_elements(c, o.out_values, 0, k, 4) : index;
+  const bool indirect = o.count_buffer != nullptr;
+  const ElementBinding count = indirect ? bind_elements(c, *o.count_buffer, 0, 1, 4) : state;
+  const ElementBinding kword = indirect ? bind_elements(c, *o.k_buffer, 0, 1, 4) : state;
+  Pass pass;
+  pass.kernel = p.phases[phase];
+  pass.buffers = {keys.bound, state.bound, out.bound, index.bound, values.bound, out_values.bound, count.bound,
+                  kword.bound};
+  const std::array<uint32_t, 12> push = {uint32_t(n),      k,           digit,
+                                         uint32_t(groups), keys.shift,  out.shift,
+                                         index.shift,      values.shift, out_values.shift,
+                                         (indirect ? kFlagIndirect : 0u) | (p.candidates ? kFlagCandidates : 0u),
+                                         count.shift, kword.shift};
+  std::copy(push.begin(), push.end(), pass.push.begin());
+  pass.groups = groups;
+  static constexpr const char* kNames[] = {"init", "count", "choose", "select", "gather", "filter"};
+  pass.label = std::string("vkprim topk/") + kNames[phase] +
+               (phase == kPhaseCount || phase == kPhaseChoose ? " " + std::to_string(digit) : "");
+  return pass;
+}
+
+}  // namespace
+}  // namespace detail
+
+namespace detail {
+namespace {
+
+// The passes and sorts of a record (m: the selected keys, with `indirect` the most: max_k) once the operands
+// are checked: init, eight digit pairs, select; the sorts in place on the selection (their scratch after the
+// state and the index list, their count the GPU's min(k, count) under record_indirect); the gather.
+Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands& o, uint64_t count, uint32_t m,
+                         const char* call) {
+  ContextImpl& c = *p.context;
+  const bool indirect = o.count_buffer != nullptr;
+  const uint64_t groups = p.groups_for(count);
+  std::vector<Pass> passes = {select_pass(p, kPhaseInit, o, count, m, 0, 1)};
+  const uint32_t first = p.key_bytes == 8 ? 0 : 4;
+  for (uint32_t digit = first; digit < kDigitPasses; ++digit) {
+    passes.push_back(select_pass(p, kPhaseCount, o, count, m, digit, groups));
+    passes.push_back(select_pass(p, kPhaseChoose, o, count, m, digit, 1));
+    if (digit == first && p.candidates) passes.push_back(select_pass(p, kPhaseFilter, o, count, m, 0, groups));
+  }
+  passes.push_back(select_pass(p, kPhaseSelect, o, count, m, 0, groups));
+  if (auto ok = record_passes(c, *p.descriptors, cmd, passes, "TopK", call); !ok) return ok;
+  const BufferRange index = sub_range(o.scratch, p.index_offset, VkDeviceSize(m) * 4);
+  const BufferRange sort_scratch = sub_range(o.scratch, p.sort_offset, p.sort_bytes);
+  const BufferRange selected = sub_range(o.out_keys, 0, VkDeviceSize(m) * p.key_bytes);
+  const BufferRange sort_count = sub_range(o.scratch, kSelectedWord * 4, 4);
+  auto sort = [&](const RadixSort& plan, const BufferRange& keys, const BufferRange& values) {
+    compute_to_fill_barrier(c, cmd);
+    return with_context(indirect ? plan.record_indirect(cmd, keys, values, sort_count, sort_scratch)
+                                 : plan.record(cmd, keys, values, m, sort_scratch),
+                        "TopK", call);
+  };
+  if (p.by_index)
+    if (auto ok = sort(*p.by_index, index, selected); !ok) return ok;
+  if (p.by_key)
+    if (auto ok = sort(*p.by_key, selected, p.by_index ? index : BufferRange{}); !ok) return ok;
+  if (p.desc.value_size == 0) return {};
+  compute_to_compute_barrier(c, cmd);
+  const std::vector<Pass> gather = {select_pass(p, kPhaseGather, o, count, m, 0, ceil_div(m, p.wg))};
+  return record_passes(c, *p.descriptors, cmd, gather, "TopK", call);
+}
+
+}  // namespace
+}  // namespace detail
+
+Result<void> TopK::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values, uint64_t count,
+                          uint32_t k, const BufferRange& out_keys, const BufferRange& out_values,
+                          const BufferRange& scratch) const {
+  const detail::TopKPlan& p = *plan_;
+  if (count > p.desc.max_count)
+    return make_error(Status::invalid_argument, "TopK::record: count ", count, " exceeds max_count ", p.desc.max_count);
+  if (k > p.desc.max_k)
+    return make_error(Status::invalid_argument, "TopK::record: k ", k, " exceeds max_k ", p.desc.max_k);
+  const uint32_t m = uint32_t(std::min<uint64_t>(k, count));
+  const detail::Operands o{keys, values, out_keys, out_values, scratch};
+  if (auto ok = detail::check_operands(p, "record", o, count, m); !ok) return ok;
+  if (m == 0) return {};
+  return detail::record_topk(p, cmd, o, count, m, "record");
+}
+
+Result<void> TopK::record_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                                   const BufferRange& count_buffer, const BufferRange& k_buffer,
+                                   const BufferRange& out_keys, const BufferRange& out_values,
+                                   const BufferRange& scratch) const {
+  const detail::TopKPlan& p = *plan_;
+  if (auto ok = detail::check_count_buffer(count_buffer, "TopK::record_indirect"); !ok) return ok;
+  if (auto ok = detail::check_count_buffer(k_buffer, "TopK::record_indirect (k)"); !ok) return ok;
+  const detail::Operands o{keys, values, out_keys, out_values, scratch, &count_buffer, &k_buffer};
+  if (auto ok = detail::check_operands(p, "record_indirect", o, p.desc.max_count, p.desc.max_k); !ok) return ok;
+  return detail::record_topk(p, cmd, o, p.desc.max_count, p.desc.max_k, "record_indirect");
+}
+
+}  // namespace vkprim

@@ -1,0 +1,407 @@
+// TopK against the host reference (std::stable_sort of the input indices by the order-preserving key
+// transform, then the first k): u32, i32 with negatives, f32 with negatives, -0.0, infinities and NaNs, both
+// orders, keys only and pairs, counts 0 and 1, k = 1, k = count, k > count (clamped), k = max_k, all keys equal
+// (the earliest inputs win), and the argument errors. Outputs are poisoned: the k results must be written and
+// nothing past them.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+#include "vkprim/topk.hpp"
+
+using namespace vkprim;
+
+namespace {
+
+constexpr uint64_t kGuard = 16;  // words past the outputs that must stay poisoned
+
+// The sort's order-preserving transform (vkprim/sort.hpp), ascending; descending inverts it. K: the key's bits
+// (uint32_t or uint64_t).
+template <class K>
+K ordered(DataType type, SortOrder order, K bits) {
+  constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
+  K flip = 0;
+  if (type == DataType::f32 || type == DataType::f64) flip = (bits & sign) ? ~K(0) : sign;
+  else if (type == DataType::i32 || type == DataType::i64) flip = sign;
+  if (order == SortOrder::descending) flip = ~flip;
+  return bits ^ flip;
+}
+
+// The input indices of the expected result, in output order.
+template <class K>
+std::vector<uint32_t> host_topk(DataType type, SortOrder order, const std::vector<K>& keys, uint64_t count,
+                                uint32_t k) {
+  std::vector<uint32_t> index(count);
+  std::iota(index.begin(), index.end(), 0u);
+  std::stable_sort(index.begin(), index.end(), [&](uint32_t a, uint32_t b) {
+    return ordered(type, order, keys[a]) < ordered(type, order, keys[b]);
+  });
+  index.resize(std::min<uint64_t>(k, count));
+  return index;
+}
+
+TopK make_topk(Context& context, const TopKDesc& d) {
+  auto plan = TopK::create(context, d);
+  INFO("TopK::create(" << to_string(d.key_type) << ", value_size " << d.value_size << ", " << to_string(d.order)
+                       << ", max_count " << d.max_count << ", max_k " << d.max_k
+                       << "): " << (plan ? std::string("ok") : plan.error().message));
+  REQUIRE(plan.ok());
+  return std::move(plan).value();
+}
+
+TopKDesc topk_desc(DataType type, SortOrder order, uint32_t value_size, uint64_t max_count, uint32_t max_k,
+                   bool sorted = true) {
+  TopKDesc d;
+  d.sorted = sorted;
+  d.key_type = type;
+  d.order = order;
+  d.value_size = value_size;
+  d.max_count = max_count;
+  d.max_k = max_k;
+  return d;
+}
+
+// One plan with its buffers: keys and values (max_count), the outputs (max_k and guards), scratch. K: the
+// keys' bits (uint32_t, or uint64_t for 64-bit key types).
+template <class K = uint32_t>
+class TopKRig {
+ public:
+  TopKRig(Device& dev, const TopKDesc& d)
+      : dev_(dev),
+        plan_(make_topk(dev.context(), d)),
+        keys_(test::make_buffer(dev, (d.max_count + kGuard) * sizeof(K))),
+        values_(test::make_buffer(dev, (d.max_count + kGuard) * 4)),
+        out_keys_(test::make_buffer(dev, (d.max_k + kGuard) * sizeof(K))),
+        out_values_(test::make_buffer(dev, (d.max_k + kGuard) * 4)),
+        scratch_(test::make_buffer(dev, plan_.scratch_requirements().size)),
+        gpu_values_(test::make_buffer(dev, 64)) {}
+
+  const TopK& plan() const { return plan_; }
+
+  // Runs the plan on keys[0..count) (values: i * 7 + 1) with `k`, checks the outputs against the host and that
+  // no word past them was written. gpu: through record_indirect, the count and k uploaded as u32s at words 3
+  // and 9 (clamped by the plan to max_count and max_k; the host reference clamps them the same way).
+  bool check(const std::vector<K>& keys, uint64_t count, uint32_t k, bool gpu = false) {
+    const TopKDesc& d = plan_.desc();
+    const bool pairs = d.value_size != 0;
+    INFO(to_string(d.key_type) << " " << to_string(d.order) << (pairs ? " pairs" : " keys") << ", count " << count
+                               << ", k " << k << (gpu ? " from the GPU" : ""));
+    const uint64_t gpu_count = count, gpu_k = k;
+    if (gpu) {
+      std::vector<uint32_t> words(16, 0);
+      words[3] = uint32_t(gpu_count);
+      words[9] = uint32_t(gpu_k);
+      test::upload(dev_, gpu_values_, words);
+      count = std::min<uint64_t>(count, d.max_count);
+      k = std::min<uint32_t>(k, d.max_k);
+    }
+    REQUIRE(keys.size() >= count);
+    std::vector<uint32_t> values(std::max<uint64_t>(count, 1));
+    for (uint64_t i = 0; i < values.size(); ++i) values[i] = uint32_t(i * 7 + 1);
+    test::upload(dev_, keys_, keys);
+    if (pairs) test::upload(dev_, values_, values);
+    test::poison(dev_, out_keys_);
+    test::poison(dev_, out_values_);
+    const uint64_t m = std::min<uint64_t>(k, count);
+    const uint64_t in_count = gpu ? d.max_count : std::max<uint64_t>(count, 1);
+    const uint64_t out_count = gpu ? d.max_k : std::max<uint64_t>(m, 1);
+    const VkDeviceSize in_bytes = in_count * sizeof(K), out_bytes = out_count * sizeof(K);
+    const BufferRange values_range = pairs ? values_.range(0, in_count * 4) : BufferRange{};
+    const BufferRange out_values_range = pairs ? out_values_.range(0, out_count * 4) : BufferRange{};
+    Result<void> recorded;
+    auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
+      const BufferRange scratch = scratch_.range(0, plan_.scratch_requirements().size);
+      recorded = gpu ? plan_.record_indirect(cmd, keys_.range(0, in_bytes), values_range, gpu_values_.range(12, 4),
+                                             gpu_values_.range(36, 4), out_keys_.range(0, out_bytes), out_values_range,
+                                             scratch)
+                     : plan_.record(cmd, keys_.range(0, in_bytes), values_range, count, k,
+                                    out_keys_.range(0, out_bytes), out_values_range, scratch);
+    });
+    INFO("record: " << recorded.message() << " submit: " << submitted.message());
+    REQUIRE(recorded.ok());
+    REQUIRE(submitted.ok());
+    const std::vector<uint32_t> expected = host_topk(d.key_type, d.order, keys, count, k);
+    auto got_keys = test::download<K>(dev_, out_keys_, out_keys_.size() / sizeof(K));
+    auto got_values = test::download<uint32_t>(dev_, out_values_, out_values_.size() / 4);
+    if (!d.sorted) {
+      // Any order: the rows put in the reference's, by key and then value (values grow with the input index).
+      std::vector<std::pair<K, uint32_t>> rows(m);
+      for (uint64_t i = 0; i < m; ++i) rows[i] = {got_keys[i], pairs ? got_values[i] : 0u};
+      std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+        const K oa = ordered(d.key_type, d.order, a.first), ob = ordered(d.key_type, d.order, b.first);
+        return oa != ob ? oa < ob : a.second < b.second;
+      });
+      for (uint64_t i = 0; i < m; ++i) {
+        got_keys[i] = rows[i].first;
+        if (pairs) got_values[i] = rows[i].second;
+      }
+    }
+    const K key_poison = sizeof(K) == 4 ? K(test::kPoison) : K((uint64_t(test::kPoison) << 32) | test::kPoison);
+    uint64_t wrong = 0, touched = 0;
+    for (uint64_t i = 0; i < got_keys.size(); ++i) {
+      if (i >= m) {
+        touched += got_keys[i] != key_poison;
+        touched += got_values[i] != test::kPoison;
+        continue;
+      }
+      const uint32_t j = expected[i];
+      const bool key_ok = got_keys[i] == keys[j];
+      const bool value_ok = !pairs || got_values[i] == values[j];
+      if ((!key_ok || !value_ok) && wrong++ < 5)
+        UNSCOPED_INFO("out " << i << ": key " << std::hex << got_keys[i] << " value " << std::dec << got_values[i]
+                             << ", expected key " << std::hex << keys[j] << " value " << std::dec << values[j]
+                             << " (input " << j << ")");
+    }
+    CHECK(wrong == 0);
+    CHECK(touched == 0);
+    return wrong == 0 && touched == 0;
+  }
+
+ private:
+  Device& dev_;
+  TopK plan_;
+  Buffer keys_, values_, out_keys_, out_values_, scratch_, gpu_values_;
+};
+
+bool pick_low(uint64_t r) { return (r >> 60) < 8; }
+
+uint32_t bits_of(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+// Random keys of the type: u32 over the whole range, or (narrow) from 0..15 so that ties are many; i32 with
+// negatives; f32 with negatives, both zeros, infinities and NaNs of both signs.
+std::vector<uint32_t> random_keys(DataType type, uint64_t n, std::mt19937_64& rng, bool narrow = false) {
+  std::vector<uint32_t> keys(n + kGuard);
+  for (auto& k : keys) {
+    const uint32_t r = uint32_t(rng());
+    if (narrow) k = r % 16;
+    else if (type == DataType::f32) {
+      const float specials[] = {-0.0f, 0.0f, std::numeric_limits<float>::infinity(),
+                                -std::numeric_limits<float>::infinity()};
+      const uint32_t pick = r % 64;
+      k = pick < 4     ? bits_of(specials[pick])
+          : pick == 4  ? 0x7FC00000u   // +NaN
+          : pick == 5  ? 0xFFC00000u   // -NaN
+                       : bits_of(float(int32_t(r >> 8) % 100000) / 7.0f);
+    } else
+      k = r;
+  }
+  return keys;
+}
+
+// 64-bit keys: u64 over the whole range, or from 0..15; i64 with negatives; f64 with both zeros,
+// infinities, NaNs of both signs, and values that differ only in their low word.
+std::vector<uint64_t> random_keys64(DataType type, uint64_t n, std::mt19937_64& rng, bool narrow = false) {
+  std::vector<uint64_t> keys(n + kGuard);
+  for (auto& k : keys) {
+    const uint64_t r = rng();
+    if (narrow) k = r % 16;
+    else if (type == DataType::f64) {
+      const double specials[] = {-0.0, 0.0, std::numeric_limits<double>::infinity(),
+                                 -std::numeric_limits<double>::infinity()};
+      const uint32_t pick = uint32_t(r % 64);
+      double v = pick < 4 ? specials[pick] : double(int64_t(r >> 12) % 1000) / 7.0 + double(r % 5) * 1e-12;
+      std::memcpy(&k, &v, 8);
+      if (pick == 4) k = 0x7FF8000000000000ull;  // +NaN
+      if (pick == 5) k = 0xFFF8000000000000ull;  // -NaN
+    } else if (pick_low(r))
+      k = (r & 0xFFFFFFFF00000000ull) >> 40 << 32 | (r & 0xFF);  // few high words, so the low word decides
+    else
+      k = r;
+  }
+  return keys;
+}
+
+const DataType kTypes[] = {DataType::u32, DataType::i32, DataType::f32};
+const SortOrder kOrders[] = {SortOrder::ascending, SortOrder::descending};
+
+}  // namespace
+
+TEST_CASE("topk of u32, i32 and f32 keys, both orders, keys and pairs, matches the host at edge counts and k",
+          "[topk]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (DataType type : kTypes)
+    for (SortOrder order : kOrders)
+      for (uint32_t value_size : {0u, 4u}) {
+        TopKRig<> rig(dev, topk_desc(type, order, value_size, 5000, 300));
+        const std::vector<uint32_t> keys = random_keys(type, 5000, rng);
+        CHECK(rig.check(keys, 0, 5));     // nothing
+        CHECK(rig.check(keys, 5, 0));     // k = 0
+        CHECK(rig.check(keys, 1, 1));
+        CHECK(rig.check(keys, 1, 300));   // k > count: clamped
+        CHECK(rig.check(keys, 4999, 1));
+        CHECK(rig.check(keys, 250, 250));  // k = count
+        CHECK(rig.check(keys, 5000, 300));  // k = max_k
+        CHECK(rig.check(keys, 3001, 77));
+      }
+}
+
+TEST_CASE("topk takes the earliest inputs among equal keys: all keys equal, and many ties", "[topk][stable]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (SortOrder order : kOrders)
+    for (uint32_t value_size : {0u, 4u}) {
+      TopKRig<> rig(dev, topk_desc(DataType::u32, order, value_size, 20000, 1000));
+      const std::vector<uint32_t> same(20000 + kGuard, 42u);
+      CHECK(rig.check(same, 20000, 1000));
+      CHECK(rig.check(same, 20000, 1));
+      CHECK(rig.check(random_keys(DataType::u32, 20000, rng, true), 20000, 1000));
+      CHECK(rig.check(random_keys(DataType::u32, 20000, rng, true), 19999, 999));
+    }
+}
+
+TEST_CASE("topk of 2^20 random keys with k = 65536 and k = 1024 matches the host", "[topk][large]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const uint64_t n = uint64_t(1) << 20;
+  for (DataType type : {DataType::u32, DataType::f32}) {
+    TopKRig<> rig(dev, topk_desc(type, SortOrder::descending, 4, n, 65536));
+    const std::vector<uint32_t> keys = random_keys(type, n, rng);
+    CHECK(rig.check(keys, n, 65536));
+    CHECK(rig.check(keys, n, 1024));
+  }
+}
+
+TEST_CASE("topk with unsorted output selects the same keys and values, in any order", "[topk][unsorted]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (DataType type : kTypes)
+    for (uint32_t value_size : {0u, 4u}) {
+      TopKRig<> rig(dev, topk_desc(type, SortOrder::ascending, value_size, 30000, 3000, false));
+      CHECK(rig.check(random_keys(type, 30000, rng), 30000, 3000));
+      CHECK(rig.check(random_keys(type, 30000, rng, true), 29000, 2999));  // ties: the earliest inputs
+      CHECK(rig.check(random_keys(type, 30000, rng), 20000, 50, true));
+    }
+  TopKRig<uint64_t> rig64(dev, topk_desc(DataType::f64, SortOrder::descending, 4, 5000, 700, false));
+  CHECK(rig64.check(random_keys64(DataType::f64, 5000, rng), 5000, 700));
+}
+
+TEST_CASE("topk whose candidate list would pass one binding re-reads the input in every digit pass",
+          "[topk][no_candidates]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // 2^24 u32 keys: their candidate list (key and index, 128 MiB) passes lavapipe's 128 MiB binding.
+  const uint64_t max_count = uint64_t(1) << 24;
+  if (dev.context().capabilities().max_storage_buffer_range >= max_count * 8 + 4096) {
+    test::skip("the device's storage-buffer range holds the candidate list of 2^25 keys");
+    return;
+  }
+  for (uint32_t value_size : {0u, 4u}) {
+    TopKRig<> rig(dev, topk_desc(DataType::i32, SortOrder::ascending, value_size, max_count, 2000));
+    CHECK(rig.check(random_keys(DataType::i32, 100000, rng), 100000, 2000));
+    CHECK(rig.check(random_keys(DataType::i32, 100000, rng, true), 100000, 1999, true));
+  }
+}
+
+TEST_CASE("topk_indirect reads the count and k on the GPU, clamps them to max_count and max_k, and writes "
+          "nothing for 0", "[topk][indirect]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (DataType type : kTypes)
+    for (uint32_t value_size : {0u, 4u}) {
+      TopKRig<> rig(dev, topk_desc(type, SortOrder::descending, value_size, 6000, 500));
+      const std::vector<uint32_t> keys = random_keys(type, 6000, rng);
+      CHECK(rig.check(keys, 6000, 500, true));
+      CHECK(rig.check(keys, 4321, 123, true));
+      CHECK(rig.check(keys, 0, 10, true));     // count 0
+      CHECK(rig.check(keys, 100, 0, true));    // k 0
+      CHECK(rig.check(keys, 7, 100, true));    // k > count
+      CHECK(rig.check(keys, 9000, 900, true)); // both past their maxima
+      CHECK(rig.check(random_keys(type, 6000, rng, true), 6000, 499, true));  // ties
+    }
+}
+
+TEST_CASE("topk of u64, i64 and f64 keys, both orders, keys and pairs, matches the host", "[topk][key64]") {
+  Device& dev = test::device();
+  if (!test::type_supported(dev.context(), DataType::u64)) {
+    test::skip("64-bit keys need shaderInt64 (the sort of the selection)");
+    return;
+  }
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (DataType type : {DataType::u64, DataType::i64, DataType::f64})
+    for (SortOrder order : kOrders)
+      for (uint32_t value_size : {0u, 4u}) {
+        TopKRig<uint64_t> rig(dev, topk_desc(type, order, value_size, 7000, 400));
+        const std::vector<uint64_t> keys = random_keys64(type, 7000, rng);
+        CHECK(rig.check(keys, 1, 1));
+        CHECK(rig.check(keys, 7000, 400));
+        CHECK(rig.check(keys, 333, 333));
+        CHECK(rig.check(keys, 5000, 17, true));
+        CHECK(rig.check(random_keys64(type, 7000, rng, true), 7000, 399));  // ties
+      }
+}
+
+TEST_CASE("topk refuses bad descriptions and operands with invalid_argument, recording nothing", "[topk][errors]") {
+  Device& dev = test::device();
+  Context& context = dev.context();
+  const TopKDesc good = topk_desc(DataType::u32, SortOrder::ascending, 0, 1000, 100);
+  auto refused = [&](TopKDesc d) { return TopK::create(context, d).error().status; };
+  TopKDesc d = good;
+  d.key_type = DataType::u8;
+  CHECK(refused(d) == Status::invalid_argument);
+  d = good;
+  d.value_size = 8;
+  CHECK(refused(d) == Status::invalid_argument);
+  d = good;
+  d.max_k = 0;
+  CHECK(refused(d) == Status::invalid_argument);
+  d = good;
+  d.max_k = 65537;
+  CHECK(refused(d) == Status::invalid_argument);
+  d = good;
+  d.max_count = 0;
+  CHECK(refused(d) == Status::invalid_argument);
+  d = good;
+  d.order = SortOrder(7);
+  CHECK(refused(d) == Status::invalid_argument);
+
+  const TopK plan = make_topk(context, good);
+  Buffer keys = test::make_buffer(dev, 4096), out = test::make_buffer(dev, 4096);
+  Buffer scratch = test::make_buffer(dev, plan.scratch_requirements().size);
+  const BufferRange s = scratch.range(0, plan.scratch_requirements().size);
+  auto status = [&](uint64_t count, uint32_t k, BufferRange in, BufferRange o, BufferRange sc) {
+    return test::recorded_result(dev, [&](VkCommandBuffer cmd) {
+             return plan.record(cmd, in, {}, count, k, o, {}, sc);
+           }).status();
+  };
+  CHECK(status(1001, 1, keys.range(), out.range(), s) == Status::invalid_argument);        // count > max_count
+  CHECK(status(10, 101, keys.range(), out.range(), s) == Status::invalid_argument);        // k > max_k
+  CHECK(status(10, 5, keys.range(), keys.range(), s) == Status::invalid_argument);         // out overlaps keys
+  CHECK(status(10, 5, keys.range(), out.range(), {}) == Status::invalid_argument);         // no scratch
+  CHECK(status(10, 5, keys.range(2, 40), out.range(), s) == Status::invalid_argument);     // misaligned keys
+  CHECK(status(1000, 5, keys.range(0, 400), out.range(), s) == Status::invalid_argument);  // keys too small
+  auto indirect = [&](BufferRange count, BufferRange k, BufferRange o) {
+    return test::recorded_result(dev, [&](VkCommandBuffer cmd) {
+             return plan.record_indirect(cmd, keys.range(), {}, count, k, o, {}, s);
+           }).status();
+  };
+  CHECK(indirect({}, keys.range(0, 4), out.range()) == Status::invalid_argument);                // no count
+  CHECK(indirect(keys.range(0, 4), keys.range(2, 4), out.range()) == Status::invalid_argument);  // misaligned k
+  CHECK(indirect(out.range(0, 4), keys.range(0, 4), out.range()) == Status::invalid_argument);   // count in out
+  CHECK(indirect(keys.range(0, 4), keys.range(0, 4), out.range(0, 40)) == Status::invalid_argument);  // < max_k
+}
