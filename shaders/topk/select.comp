@@ -537,7 +537,7 @@ void refine() {
     }
     choose_bucket(remaining);
     const uint bucket = s_choice[0], before = s_choice[1], in_bucket = s_choice[2];
-    const bool whole = in_bucket == remaining;
+    const bool whole = in_bucket == remaining - before;  // the rank within the bucket is its last
     if (!whole && in_bucket == m) {  // one bucket holds the list: nothing to move
       decided = min(decided + 8u, 88u);
       continue;
