@@ -468,7 +468,7 @@ TEST_CASE("topk takes the sample path (one read of the input) on uniform keys of
 }
 
 TEST_CASE("topk falls back to the digit passes when the sample misses: all keys equal, too few keys below the "
-          "threshold, few distinct values; the same results", "[topk][fallback]") {
+          "threshold, few distinct values, with the same results", "[topk][fallback]") {
   Device& dev = test::device();
   const uint64_t seed = test::fresh_seed();
   INFO("seed " << seed);

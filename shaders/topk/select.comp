@@ -122,7 +122,7 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define TILE_VECTORS 4u
 #define VECTOR_KEYS (4u / KEY_WORDS)
 // List entries per invocation per round of the refine, loaded before any is used.
-#define REFINE_BATCH 8u
+#define REFINE_BATCH 16u
 
 shared uint s_counts[256];
 shared uint s_scan[2][256];
