@@ -488,6 +488,14 @@ void filter_keys() {
 
 // ---- refine ----
 
+// Entries base + u * WG_SIZE + (this invocation) of a list of m, u < REFINE_BATCH, all loaded before any is used.
+void load_batch(uint list, uint base, uint m, out KEY_T key[REFINE_BATCH], out uint index[REFINE_BATCH]) {
+  [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u) {
+    const uint i = base + u * WG_SIZE + gl_LocalInvocationIndex;
+    if (i < m) read_entry(list, i, key[u], index[u]);
+  }
+}
+
 // Writes the fallback's dispatch arguments (its grid, one workgroup; zero workgroups on the sample path).
 void write_fallback_args(bool run) {
   for (uint e = 0u; e < 2u; ++e) {
@@ -526,10 +534,7 @@ void refine() {
       for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
         KEY_T key[REFINE_BATCH];
         uint index[REFINE_BATCH];
-        [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u) {
-          const uint i = base + u * WG_SIZE + t;
-          if (i < m) read_entry(from, i, key[u], index[u]);
-        }
+        load_batch(from, base, m, key, index);
         [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
           if (base + u * WG_SIZE + t < m) atomicAdd(s_counts[digit_at(composite(key[u], index[u]), decided)], 1u);
       }
@@ -546,10 +551,7 @@ void refine() {
     for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
       KEY_T key[REFINE_BATCH];
       uint index[REFINE_BATCH];
-      [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u) {
-        const uint i = base + u * WG_SIZE + t;
-        if (i < m) read_entry(from, i, key[u], index[u]);
-      }
+      load_batch(from, base, m, key, index);
       [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u) {
         if (base + u * WG_SIZE + t >= m) continue;
         const uint d = digit_at(composite(key[u], index[u]), decided);
@@ -572,6 +574,13 @@ void refine() {
 
 // ---- the fallback's digit passes ----
 
+// Element i of a fallback pass's source: the input, or the candidate list; its key and input index.
+void source_at(bool candidates, uint i, out KEY_T key, out uint index) {
+  index = i;
+  if (candidates) read_entry(0u, i, key, index);
+  else key = keys[pc.keys_shift + i];
+}
+
 void count_digits() {
   if (state[ST_DONE] != 0u) return;  // the same word for the whole workgroup: uniform
   const uint group = vk_workgroup_index();
@@ -584,9 +593,8 @@ void count_digits() {
   const uint n = state[candidates ? ST_CANDIDATES : ST_COUNT];
   for (uint i = group * WG_SIZE + t; i < n; i += pc.groups * WG_SIZE) {
     KEY_T key;
-    uint index = i;
-    if (candidates) read_entry(0u, i, key, index);
-    else key = keys[pc.keys_shift + i];
+    uint index;
+    source_at(candidates, i, key, index);
     const uvec3 c = composite(key, index);
     if (cut(c, decided) == p) atomicAdd(s_counts[digit_at(c, decided)], 1u);
   }
@@ -627,11 +635,10 @@ void select_keys() {
   for (uint base = group * WG_SIZE; base < n; base += pc.groups * WG_SIZE) {
     const uint i = base + gl_LocalInvocationIndex;
     KEY_T key;
-    uint index = i;
+    uint index;
     bool selected = false;
     if (i < n) {
-      if (candidates) read_entry(0u, i, key, index);
-      else key = keys[pc.keys_shift + i];
+      source_at(candidates, i, key, index);
       selected = lex_less_equal(cut(composite(key, index), decided), p);
     }
     const uint slot = reserve_slots(uvec2(selected ? 1u : 0u, 0u), parity).x;
