@@ -397,17 +397,24 @@ KEY_T vector_key(uvec4 v, uint e) {
 #endif
 }
 
-// Sends a tile's keys where classify says, with one reservation for the tile. mask bit j: key j (0..15) of
-// the invocation's, out_mask: to the output, list_mask: to the list.
-void send_keys(KEY_T tile_keys[TILE_VECTORS * VECTOR_KEYS], uint index[TILE_VECTORS * VECTOR_KEYS],
-               uint out_mask, uint list_mask, uint parity) {
+// Key j * VECTOR_KEYS + e of an invocation's tile: element e of its vector j, input first + j * spacing + e.
+// Kept as the vectors, not as keys and indices, so that a tile costs the registers of its loads.
+// Sends the keys where classify said (mask bit j * VECTOR_KEYS + e: out_mask to the output, list_mask to the
+// list), with one reservation for the tile.
+void send_keys(uvec4 v[TILE_VECTORS], uint first, uint spacing, uint out_mask, uint list_mask, uint parity) {
   const uvec2 slot = reserve_slots(uvec2(bitCount(out_mask), bitCount(list_mask)), parity);
   uint out_at = slot.x, list_at = slot.y;
-  [[unroll]] for (uint j = 0u; j < TILE_VECTORS * VECTOR_KEYS; ++j) {
-    if ((out_mask & (1u << j)) != 0u) append_selected(tile_keys[j], index[j], out_at++);
-    if ((list_mask & (1u << j)) != 0u) {
-      if (list_at < pc.capacity) write_entry(0u, list_at, tile_keys[j], index[j]);
-      ++list_at;
+  [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) {
+    [[unroll]] for (uint e = 0u; e < VECTOR_KEYS; ++e) {
+      const uint bit = 1u << (j * VECTOR_KEYS + e);
+      if (((out_mask | list_mask) & bit) == 0u) continue;
+      const KEY_T key = vector_key(v[j], e);
+      const uint index = first + j * spacing + e;
+      if ((out_mask & bit) != 0u) append_selected(key, index, out_at++);
+      else {
+        if (list_at < pc.capacity) write_entry(0u, list_at, key, index);
+        ++list_at;
+      }
     }
   }
 }
@@ -424,39 +431,39 @@ void filter_input(const Filter f) {
   const uint per_tile = WG_SIZE * TILE_VECTORS, tiles = (vectors + per_tile - 1u) / per_tile;
   start_slots();
   uint parity = 0u;
-  KEY_T tile_keys[TILE_VECTORS * VECTOR_KEYS];
-  uint index[TILE_VECTORS * VECTOR_KEYS];
+  uvec4 v[TILE_VECTORS];
   for (uint tile = group; tile < tiles; tile += pc.groups) {
-    uvec4 v[TILE_VECTORS];
-    [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) {
-      const uint q = tile * per_tile + j * WG_SIZE + t;
-      v[j] = q < vectors ? key_vectors[first_vector + q] : uvec4(0u);
-    }
+    const uint q0 = tile * per_tile + t;  // this invocation's first vector of the tile
+    [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j)
+      v[j] = q0 + j * WG_SIZE < vectors ? key_vectors[first_vector + q0 + j * WG_SIZE] : uvec4(0u);
+    const uint first = head + q0 * VECTOR_KEYS, spacing = WG_SIZE * VECTOR_KEYS;
     uint out_mask = 0u, list_mask = 0u;
     [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) {
-      const uint q = tile * per_tile + j * WG_SIZE + t;
+      if (q0 + j * WG_SIZE >= vectors) continue;
       [[unroll]] for (uint e = 0u; e < VECTOR_KEYS; ++e) {
-        const uint slot = j * VECTOR_KEYS + e;
-        tile_keys[slot] = vector_key(v[j], e);
-        index[slot] = head + q * VECTOR_KEYS + e;
-        const uint to = q < vectors ? classify(f, tile_keys[slot], index[slot]) : TO_NONE;
-        out_mask |= to == TO_OUT ? 1u << slot : 0u;
-        list_mask |= to == TO_LIST ? 1u << slot : 0u;
+        const uint to = classify(f, vector_key(v[j], e), first + j * spacing + e);
+        out_mask |= to == TO_OUT ? 1u << (j * VECTOR_KEYS + e) : 0u;
+        list_mask |= to == TO_LIST ? 1u << (j * VECTOR_KEYS + e) : 0u;
       }
     }
-    send_keys(tile_keys, index, out_mask, list_mask, parity);
+    send_keys(v, first, spacing, out_mask, list_mask, parity);
     parity ^= 1u;
   }
   // The scalar keys: invocation t of workgroup 0 takes the head's key t, then the tail's.
-  uint out_mask = 0u, list_mask = 0u;
+  uint out_mask = 0u, list_mask = 0u, index = 0u;
   if (group == 0u && t < head + tail) {
-    index[0] = t < head ? t : head + vectors * VECTOR_KEYS + (t - head);
-    tile_keys[0] = keys[pc.keys_shift + index[0]];
-    const uint to = classify(f, tile_keys[0], index[0]);
+    index = t < head ? t : head + vectors * VECTOR_KEYS + (t - head);
+    const KEY_T key = keys[pc.keys_shift + index];
+#if defined(VKPRIM_KEY64)
+    v[0] = uvec4(key, 0u, 0u);
+#else
+    v[0] = uvec4(key, 0u, 0u, 0u);
+#endif
+    const uint to = classify(f, key, index);
     out_mask = to == TO_OUT ? 1u : 0u;
     list_mask = to == TO_LIST ? 1u : 0u;
   }
-  send_keys(tile_keys, index, out_mask, list_mask, parity);
+  send_keys(v, index, 0u, out_mask, list_mask, parity);
 }
 
 void sieve() {
