@@ -81,7 +81,7 @@ class TopKRig {
   TopKRig(Device& dev, const TopKDesc& d)
       : dev_(dev),
         plan_(make_topk(dev.context(), d)),
-        keys_(test::make_buffer(dev, (d.max_count + kGuard) * sizeof(K))),
+        keys_(test::make_buffer(dev, (d.max_count + kGuard + 3) * sizeof(K))),
         values_(test::make_buffer(dev, (d.max_count + kGuard) * 4)),
         out_keys_(test::make_buffer(dev, (d.max_k + kGuard) * sizeof(K))),
         out_values_(test::make_buffer(dev, (d.max_k + kGuard) * 4)),
@@ -89,6 +89,9 @@ class TopKRig {
         gpu_values_(test::make_buffer(dev, 64)) {}
 
   const TopK& plan() const { return plan_; }
+
+  // Later checks read the keys from element `elements` of their buffer (0..3: 16-byte loads start past it).
+  void offset_keys(uint64_t elements) { keys_offset_ = elements; }
 
   // The path the last check's record took.
   Path path() const { return Path(test::download<uint32_t>(dev_, scratch_, 1, TopK::kPathWord * 4)[0]); }
@@ -113,7 +116,7 @@ class TopKRig {
     REQUIRE(keys.size() >= count);
     std::vector<uint32_t> values(std::max<uint64_t>(count, 1));
     for (uint64_t i = 0; i < values.size(); ++i) values[i] = uint32_t(i * 7 + 1);
-    test::upload(dev_, keys_, keys);
+    test::upload(dev_, keys_, keys, keys_offset_ * sizeof(K));
     if (pairs) test::upload(dev_, values_, values);
     test::poison(dev_, out_keys_);
     test::poison(dev_, out_values_);
@@ -126,10 +129,11 @@ class TopKRig {
     Result<void> recorded;
     auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
       const BufferRange scratch = scratch_.range(0, plan_.scratch_requirements().size);
-      recorded = gpu ? plan_.record_indirect(cmd, keys_.range(0, in_bytes), values_range, gpu_values_.range(12, 4),
+      const BufferRange keys_range = keys_.range(keys_offset_ * sizeof(K), in_bytes);
+      recorded = gpu ? plan_.record_indirect(cmd, keys_range, values_range, gpu_values_.range(12, 4),
                                              gpu_values_.range(36, 4), out_keys_.range(0, out_bytes), out_values_range,
                                              scratch)
-                     : plan_.record(cmd, keys_.range(0, in_bytes), values_range, count, k,
+                     : plan_.record(cmd, keys_range, values_range, count, k,
                                     out_keys_.range(0, out_bytes), out_values_range, scratch);
     });
     INFO("record: " << recorded.message() << " submit: " << submitted.message());
@@ -176,6 +180,7 @@ class TopKRig {
   Device& dev_;
   TopK plan_;
   Buffer keys_, values_, out_keys_, out_values_, scratch_, gpu_values_;
+  uint64_t keys_offset_ = 0;
 };
 
 bool pick_low(uint64_t r) { return (r >> 60) < 8; }
@@ -498,5 +503,31 @@ TEST_CASE("topk falls back to the digit passes when the sample misses: all keys 
     }
     CHECK(rig.check(keys, n, 1000));
     CHECK(rig.path() == Path::fallback);
+  }
+}
+
+TEST_CASE("topk reads keys that start off a 16-byte boundary and end mid-vector (scalar head and tail), on both "
+          "paths", "[topk][alignment]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const uint64_t n = 50000;
+  for (uint64_t offset : {1u, 2u, 3u}) {
+    TopKRig<> rig(dev, topk_desc(DataType::f32, SortOrder::ascending, 4, n, 500));
+    rig.offset_keys(offset);
+    INFO("keys from element " << offset);
+    CHECK(rig.check(random_keys(DataType::f32, n, rng), n - offset, 500));
+    CHECK(rig.path() == Path::sample);
+    CHECK(rig.check(std::vector<uint32_t>(n + kGuard, 5u), n - 2, 499, true));
+    CHECK(rig.path() == Path::fallback);
+  }
+  if (test::type_supported(dev.context(), DataType::u64)) {
+    TopKRig<uint64_t> rig(dev, topk_desc(DataType::u64, SortOrder::descending, 0, n, 500));
+    rig.offset_keys(1);
+    std::vector<uint64_t> keys(n + kGuard);
+    for (auto& key : keys) key = rng();
+    CHECK(rig.check(keys, n - 1, 500));
+    CHECK(rig.path() == Path::sample);
   }
 }
