@@ -4,9 +4,9 @@
 // A record: sample (one workgroup: the threshold), sieve (one read of the input: the keys at or below it to a
 // short list), refine (one workgroup: radix select over the list, the k selected appended; or the fallback's
 // dispatch arguments); the fallback, dispatched indirectly with zero workgroups unless the refine found the
-// list short of k or past its room: eight (32-bit keys) or twelve (count, choose) digit pairs over the input,
-// those after the bucket is decided returning at once, with the filter to the candidate list after the first
-// pair, and select; then the sorts and the gather.
+// list short of k or past its room: eight (32-bit keys) or twelve digit passes over the input (each counts,
+// and its last workgroup chooses the bucket), those after the bucket is decided returning at once, with the
+// filter to the candidate list after the first, and select; then the sorts and the gather.
 #include "vkprim/topk.hpp"
 
 #include <algorithm>
@@ -36,16 +36,15 @@ static_assert(kSelectKernel64.push_bytes() == 64 && kSelectKernel64.bindings() =
 
 // PHASE (shaders/topk/select.comp).
 enum : uint32_t {
-  kPhaseSample = 0, kPhaseCount = 1, kPhaseChoose = 2, kPhaseSelect = 3, kPhaseGather = 4, kPhaseFilter = 5,
-  kPhaseSieve = 6, kPhaseRefine = 7, kPhases = 8
+  kPhaseSample = 0, kPhaseCount = 1, kPhaseSelect = 2, kPhaseGather = 3, kPhaseFilter = 4, kPhaseSieve = 5,
+  kPhaseRefine = 6, kPhases = 7
 };
 // KEY_FLAGS bits (common/radix.glsl).
 enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
 constexpr uint32_t kStateWords = 32 + 256;  // select.comp's ST_* words and dispatch arguments, the digit counts
 constexpr uint32_t kSelectedWord = 8;       // ST_SELECTED: min(k, count), the sorts' count under record_indirect
-constexpr uint32_t kArgsWord = 16;          // ST_ARGS: the fallback's vkCmdDispatchIndirect entries
-constexpr uint32_t kGridEntry = 0;          // its grid-stride passes
-constexpr uint32_t kOneGroupEntry = 1;      // its one-workgroup passes
+constexpr uint32_t kArgsWord = 16;          // ST_ARGS: the fallback's vkCmdDispatchIndirect arguments
+static_assert(TopK::kPathWord == 12);       // ST_PATH
 constexpr uint32_t kFlagIndirect = 1;       // TOPK_INDIRECT
 constexpr uint32_t kFlagCandidates = 2;     // TOPK_CANDIDATES
 // Digits of the composite (key high word, key low word, index), most significant first: 32-bit keys, whose
@@ -327,10 +326,9 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
                                          count.shift, kword.shift, capacity};
   std::copy(push.begin(), push.end(), pass.push.begin());
   pass.groups = groups;
-  static constexpr const char* kNames[] = {"sample", "count", "choose", "select", "gather", "filter", "sieve",
-                                           "refine"};
+  static constexpr const char* kNames[] = {"sample", "count", "select", "gather", "filter", "sieve", "refine"};
   pass.label = std::string("vkprim topk/") + kNames[phase] +
-               (phase == kPhaseCount || phase == kPhaseChoose ? " " + std::to_string(digit) : "");
+               (phase == kPhaseCount ? " " + std::to_string(digit) : "");
   return pass;
 }
 
@@ -344,15 +342,15 @@ namespace {
 Pass fallback_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t n, uint32_t k, uint32_t digit,
                    uint64_t groups, uint32_t capacity = 0) {
   Pass pass = select_pass(p, phase, o, n, k, digit, groups, capacity);
-  pass.indirect_entry = int32_t(phase == kPhaseChoose ? kOneGroupEntry : kGridEntry);
-  pass.indirect_region = {o.scratch.buffer, o.scratch.offset + kArgsWord * 4, 2 * kIndirectEntryBytes};
+  pass.indirect_entry = 0;
+  pass.indirect_region = {o.scratch.buffer, o.scratch.offset + kArgsWord * 4, kIndirectEntryBytes};
   // Its state binding covers the arguments, so the barrier before the next indirect dispatch covers them.
   pass.writes_indirect_args = true;
   return pass;
 }
 
 // The passes and sorts of a record (m: the selected keys, with `indirect` the most: max_k) once the operands
-// are checked: sample, sieve, refine; the fallback's digit pairs and select; the sorts in place on the selection
+// are checked: sample, sieve, refine; the fallback's digit passes, filter and select; the sorts in place on the selection
 // (their scratch after the state and the index list, their count the GPU's min(k, count) under
 // record_indirect); the gather.
 Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands& o, uint64_t count, uint32_t m,
@@ -368,7 +366,6 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   const uint32_t first = p.key_bytes == 8 ? 0 : 4;
   for (uint32_t digit = first; digit < kDigitPasses; ++digit) {
     passes.push_back(fallback_pass(p, kPhaseCount, o, count, m, digit, groups));
-    passes.push_back(fallback_pass(p, kPhaseChoose, o, count, m, digit, 1));
     if (digit == first && p.candidates)
       passes.push_back(fallback_pass(p, kPhaseFilter, o, count, m, 0, groups, kNoCapacity));
   }

@@ -41,7 +41,7 @@ namespace detail { struct TopKPlan; }
 // then radix-selects the k smallest composite keys (ordered key, input index) from that list, appending them.
 // When the list holds fewer than k keys or more than its room (all keys equal, few distinct values, an order
 // that fools the sample) the record falls back, on the GPU, to the digit passes: 8-bit digits of the composite,
-// most significant first, each a counting pass and a one-workgroup choice of the bucket (eight passes for
+// most significant first, each a counting pass whose last workgroup chooses the bucket (eight passes for
 // 32-bit keys, twelve for 64-bit ones; those after the bucket is decided return at once), a filter after the
 // first digit that copies its bucket to a candidate list (where that list, room for max_count keys, fits one
 // storage-buffer binding; else every pass reads the input), and a selection pass; so the input is read about

@@ -15,8 +15,9 @@
 //           each digit moving the keys below the chosen bucket to the output and the bucket to the other list,
 //           until a bucket is taken whole; the fallback's dispatch arguments zero. Else the arguments that run:
 //   hist    (fallback) grid stride: counts the digit `pass` of the composites that share the decided prefix;
-//   scan    (fallback) one workgroup: finds the digit whose bucket holds the remaining k-th composite, extends
-//           the prefix, and clears the counts for the next pass; done once the whole bucket is taken;
+//           the workgroup that finishes last (an atomic ticket, no waiting) then finds the digit whose bucket
+//           holds the remaining k-th composite, extends the prefix, and clears the counts for the next pass;
+//           done once the whole bucket is taken;
 //   filter  (fallback, TOPK_CANDIDATES, after the first digit) as the sieve: keys below the first digit's
 //           bucket are selected, those in it copied with their index to the candidate list that the later
 //           passes read instead of the input;
@@ -25,6 +26,8 @@
 // Appends to the output and the lists are unordered (src/topk.cpp sorts the selection) and aggregated: one
 // global atomic per workgroup and tile. No subgroup operations; shared memory through barrier() and atomics;
 // no workgroup waits on another.
+// The fallback's counts and ticket: State is coherent, each workgroup adds its counts with atomics and a
+// memoryBarrierBuffer() before it takes its ticket, and the last one reads them after its own.
 // Specialization: WG_SIZE, KEY_FLAGS (the order-preserving key transform of common/radix.glsl), PHASE.
 // Defines: VKPRIM_KEY64 (64-bit keys).
 #extension GL_GOOGLE_include_directive : require
@@ -35,12 +38,11 @@ layout(constant_id = 3) const uint KEY_FLAGS = 0u;
 layout(constant_id = 8) const uint PHASE = 0u;
 #define PHASE_SAMPLE 0u
 #define PHASE_HIST 1u
-#define PHASE_SCAN 2u
-#define PHASE_SELECT 3u
-#define PHASE_GATHER 4u
-#define PHASE_FILTER 5u
-#define PHASE_SIEVE 6u
-#define PHASE_REFINE 7u
+#define PHASE_SELECT 2u
+#define PHASE_GATHER 3u
+#define PHASE_FILTER 4u
+#define PHASE_SIEVE 5u
+#define PHASE_REFINE 6u
 // KEY_FLAGS bits, as common/radix.glsl's.
 #define KEY_SIGNED 1u
 #define KEY_FLOAT 2u
@@ -91,8 +93,9 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 // composite (three words), the rank still to find within its bucket, the done flag, the decided bits, the
 // append counter, the count, the keys to select (min(k, count): also the count of src/topk.cpp's sorts under
 // record_indirect), the list's counter, the threshold (ordered key: high word, low word), the path taken
-// (0 nothing to select, 1 sample, 2 fallback), the sieve's digit (the threshold's leading zero bits); the
-// fallback's dispatch arguments (two vkCmdDispatchIndirect entries of 8 words: its grid, one workgroup); 256
+// (0 nothing to select, 1 sample, 2 fallback), the sieve's digit (the threshold's leading zero bits), the
+// workgroups of the fallback's count pass that have added their counts; the fallback's dispatch arguments
+// (one vkCmdDispatchIndirect entry of 8 words: its grid); 256
 // digit counts; then the lists (CAND_WORDS words per entry): the sample path's two, of pc.capacity entries
 // each, or the fallback's one (room for the count).
 #define ST_PREFIX 0u
@@ -106,6 +109,7 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define ST_THRESHOLD 10u
 #define ST_PATH 12u
 #define ST_SIEVE_DIGIT 13u
+#define ST_TICKET 14u
 #define ST_ARGS 16u
 #define ST_COUNTS 32u
 #define ST_CAND_BASE (ST_COUNTS + 256u)
@@ -313,6 +317,7 @@ void init_state() {
     state[ST_SELECTED] = k;
     state[ST_CANDIDATES] = 0u;
     state[ST_PATH] = PATH_NONE;
+    state[ST_TICKET] = 0u;
     s_words[0] = n;
     s_words[1] = k;
   }
@@ -503,13 +508,11 @@ void load_batch(uint list, uint base, uint m, out KEY_T key[REFINE_BATCH], out u
   }
 }
 
-// Writes the fallback's dispatch arguments (its grid, one workgroup; zero workgroups on the sample path).
+// Writes the fallback's dispatch arguments (its grid; zero workgroups on the sample path).
 void write_fallback_args(bool run) {
-  for (uint e = 0u; e < 2u; ++e) {
-    state[ST_ARGS + 8u * e] = run ? (e == 0u ? pc.groups : 1u) : 0u;
-    state[ST_ARGS + 8u * e + 1u] = 1u;
-    state[ST_ARGS + 8u * e + 2u] = 1u;
-  }
+  state[ST_ARGS] = run ? pc.groups : 0u;
+  state[ST_ARGS + 1u] = 1u;
+  state[ST_ARGS + 2u] = 1u;
 }
 
 // One workgroup. The lists: list 0 (the sieve's) and list pc.capacity (entries), used in turn.
@@ -588,6 +591,26 @@ void source_at(bool candidates, uint i, out KEY_T key, out uint index) {
   else key = keys[pc.keys_shift + i];
 }
 
+// The last workgroup of a count pass: the counts (complete) to shared memory, cleared for the next pass, and
+// the bucket of the remaining rank taken into the prefix.
+void choose_digit() {
+  const uint t = gl_LocalInvocationIndex;
+  for (uint d = t; d < 256u; d += WG_SIZE) {
+    s_counts[d] = state[ST_COUNTS + d];
+    state[ST_COUNTS + d] = 0u;
+  }
+  barrier();
+  const uint remaining = state[ST_REMAINING];
+  choose_bucket(remaining);
+  if (t != 0u) return;
+  const uint d = s_choice[0], rank = remaining - s_choice[1];
+  state[ST_PREFIX + pc.pass / 4u] |= d << (24u - 8u * (pc.pass % 4u));
+  state[ST_REMAINING] = rank;
+  state[ST_DECIDED] = 8u * (pc.pass + 1u);
+  state[ST_TICKET] = 0u;
+  if (s_choice[2] == rank || pc.pass == 11u) state[ST_DONE] = 1u;
+}
+
 void count_digits() {
   if (state[ST_DONE] != 0u) return;  // the same word for the whole workgroup: uniform
   const uint group = vk_workgroup_index();
@@ -608,24 +631,13 @@ void count_digits() {
   barrier();
   for (uint d = t; d < 256u; d += WG_SIZE)
     if (s_counts[d] != 0u) atomicAdd(state[ST_COUNTS + d], s_counts[d]);
-}
-
-void choose_digit() {
-  if (state[ST_DONE] != 0u) return;
-  const uint t = gl_LocalInvocationIndex;
-  for (uint d = t; d < 256u; d += WG_SIZE) {
-    s_counts[d] = state[ST_COUNTS + d];
-    state[ST_COUNTS + d] = 0u;
-  }
+  memoryBarrierBuffer();
   barrier();
-  const uint remaining = state[ST_REMAINING];
-  choose_bucket(remaining);
-  if (t != 0u) return;
-  const uint d = s_choice[0], rank = remaining - s_choice[1];
-  state[ST_PREFIX + pc.pass / 4u] |= d << (24u - 8u * (pc.pass % 4u));
-  state[ST_REMAINING] = rank;
-  state[ST_DECIDED] = 8u * (pc.pass + 1u);
-  if (s_choice[2] == rank || pc.pass == 11u) state[ST_DONE] = 1u;
+  if (t == 0u) s_words[0] = atomicAdd(state[ST_TICKET], 1u);
+  barrier();
+  if (s_words[0] != pc.groups - 1u) return;  // not the last: uniform
+  memoryBarrierBuffer();
+  choose_digit();
 }
 
 void select_keys() {
@@ -664,7 +676,6 @@ void gather_values() {
 void main() {
   if (PHASE == PHASE_SAMPLE) sample_threshold();
   else if (PHASE == PHASE_HIST) count_digits();
-  else if (PHASE == PHASE_SCAN) choose_digit();
   else if (PHASE == PHASE_SELECT) select_keys();
   else if (PHASE == PHASE_FILTER) filter_keys();
   else if (PHASE == PHASE_SIEVE) sieve();
