@@ -82,6 +82,8 @@ layout(set = 0, binding = 0, std430) readonly buffer Keys { KEY_T keys[]; };
 layout(set = 0, binding = 0, std430) readonly buffer KeyVectors { uvec4 key_vectors[]; };
 // Coherent: the refine's workgroup reads back the list entries its invocations wrote.
 layout(set = 0, binding = 1, std430) coherent buffer State { uint state[]; };
+// A 32-bit key's list entry (key, index) as one 8-byte access (ST_CAND_BASE is even).
+layout(set = 0, binding = 1, std430) coherent buffer StatePairs { uvec2 state_pairs[]; };
 layout(set = 0, binding = 2, std430) buffer OutKeys { KEY_T out_keys[]; };
 layout(set = 0, binding = 3, std430) buffer Indices { uint indices[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Values { uint values[]; };
@@ -126,7 +128,7 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define TILE_VECTORS 4u
 #define VECTOR_KEYS (4u / KEY_WORDS)
 // List entries per invocation per round of the refine, loaded before any is used.
-#define REFINE_BATCH 16u
+#define REFINE_BATCH 32u
 
 shared uint s_counts[256];
 shared uint s_scan[2][256];
@@ -274,24 +276,26 @@ void append_selected(KEY_T key, uint index, uint slot) {
 }
 
 void write_entry(uint list, uint slot, KEY_T key, uint index) {
-  const uint at = ST_CAND_BASE + (list + slot) * CAND_WORDS;
 #if defined(VKPRIM_KEY64)
+  const uint at = ST_CAND_BASE + (list + slot) * CAND_WORDS;
   state[at] = key.x;
   state[at + 1u] = key.y;
+  state[at + 2u] = index;
 #else
-  state[at] = key;
+  state_pairs[ST_CAND_BASE / 2u + list + slot] = uvec2(key, index);
 #endif
-  state[at + KEY_WORDS] = index;
 }
 
 void read_entry(uint list, uint slot, out KEY_T key, out uint index) {
-  const uint at = ST_CAND_BASE + (list + slot) * CAND_WORDS;
 #if defined(VKPRIM_KEY64)
+  const uint at = ST_CAND_BASE + (list + slot) * CAND_WORDS;
   key = uvec2(state[at], state[at + 1u]);
+  index = state[at + 2u];
 #else
-  key = state[at];
+  const uvec2 entry = state_pairs[ST_CAND_BASE / 2u + list + slot];
+  key = entry.x;
+  index = entry.y;
 #endif
-  index = state[at + KEY_WORDS];
 }
 
 // ---- sample ----
