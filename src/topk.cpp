@@ -350,8 +350,8 @@ Pass fallback_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_
 }
 
 // The passes and sorts of a record (m: the selected keys, with `indirect` the most: max_k) once the operands
-// are checked: sample, sieve, refine; the fallback's digit passes, filter and select; the sorts in place on the selection
-// (their scratch after the state and the index list, their count the GPU's min(k, count) under
+// are checked: sample, sieve, refine; the fallback's digit passes, filter and select; the sorts in place on the
+// selection (their scratch after the state and the index list, their count the GPU's min(k, count) under
 // record_indirect); the gather.
 Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands& o, uint64_t count, uint32_t m,
                          const char* call) {
