@@ -47,6 +47,10 @@ namespace detail { struct TopKPlan; }
 // storage-buffer binding; else every pass reads the input), and a selection pass; so the input is read about
 // twice. The fallback's passes are always recorded, dispatched indirectly with zero workgroups on the sample
 // path. RadixSort then orders the k selected keys.
+// Cost, sample path: one read of the keys, a list of about (k + 6 sqrt(k n / 8192) + 3 n / 8192) keys and
+// indices written and read back by one workgroup, three dispatches plus ten of zero workgroups (fourteen for
+// 64-bit keys), then the sort (one workgroup up to RadixSort's one_workgroup_keys()) and, with values, the
+// gather. Fallback: about two reads of the keys and the candidate list's traffic, the same dispatches running.
 class TopK {
  public:
   // After a record completes, the u32 at this word of scratch says which path it took: 0 nothing to select,
