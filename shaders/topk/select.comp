@@ -330,7 +330,7 @@ void init_state() {
 
 // The rank (1-based) among `taken` samples of n keys whose ordered key is the threshold: mu samples are
 // expected below the k-th key, and the rank stands SAMPLE_SIGMAS standard deviations and SAMPLE_SLACK above
-// (src/topk.cpp, kSampleRank, says why).
+// (src/topk.cpp, kSample, says why).
 uint sample_rank(uint taken, uint n, uint k) {
   const float mu = float(taken) * (float(k) / float(n));
   const float rank = ceil(mu + float(SAMPLE_SIGMAS) * sqrt(mu) + float(SAMPLE_SLACK));
@@ -524,6 +524,7 @@ void refine() {
   const uint t = gl_LocalInvocationIndex;
   const uint k = state[ST_SELECTED], listed = state[ST_CANDIDATES];
   const bool sample_path = k != 0u && listed >= k && listed <= pc.capacity;
+  barrier();  // every invocation has read the list's count before it is cleared for the fallback
   if (t == 0u) {
     write_fallback_args(k != 0u && !sample_path);
     state[ST_PATH] = k == 0u ? PATH_NONE : sample_path ? PATH_SAMPLE : PATH_FALLBACK;
