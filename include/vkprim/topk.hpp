@@ -50,7 +50,8 @@ namespace detail { struct TopKPlan; }
 // Cost, sample path: one read of the keys, a list of about (k + 6 sqrt(k n / 8192) + 3 n / 8192) keys and
 // indices written and read back by one workgroup, three dispatches plus ten of zero workgroups (fourteen for
 // 64-bit keys), then the sort (one workgroup up to RadixSort's one_workgroup_keys()) and, with values, the
-// gather. Fallback: about two reads of the keys and the candidate list's traffic, the same dispatches running.
+// gather. Fallback: the sieve's read and two more (the first digit's count and the filter), the candidate list's
+// traffic, the same dispatches running.
 class TopK {
  public:
   // After a record completes, the u32 at this word of scratch says which path it took: 0 nothing to select,
