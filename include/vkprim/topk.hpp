@@ -37,15 +37,15 @@ namespace detail { struct TopKPlan; }
 // How, on typical inputs one read of the input: a one-workgroup pass samples WG x 32 keys (8192) at a fixed
 // stride and takes as threshold the sample of a rank chosen so that at least k keys fall at or below it unless
 // the input's order defeats the stride (src/topk.cpp, kSample); a sieve reads the input once (16-byte loads)
-// and lists those keys with their index (about 6 n / 8192 of them at k = 1024, 48 k at 2^26); one workgroup
+// and lists those keys with their index (about 6 n / 8192 at k = 1024: 48 Ki of 2^26); one workgroup
 // then radix-selects the k smallest composite keys (ordered key, input index) from that list, appending them.
 // When the list holds fewer than k keys or more than its room (all keys equal, few distinct values, an order
 // that fools the sample) the record falls back, on the GPU, to the digit passes: 8-bit digits of the composite,
 // most significant first, each a counting pass whose last workgroup chooses the bucket (eight passes for
 // 32-bit keys, twelve for 64-bit ones; those after the bucket is decided return at once), a filter after the
 // first digit that copies its bucket to a candidate list (where that list, room for max_count keys, fits one
-// storage-buffer binding; else every pass reads the input), and a selection pass; so the input is read about
-// twice. The fallback's passes are always recorded, dispatched indirectly with zero workgroups on the sample
+// storage-buffer binding; else every pass reads the input), and a selection pass, which read the input twice
+// more. The fallback's passes are always recorded, dispatched indirectly with zero workgroups on the sample
 // path. RadixSort then orders the k selected keys.
 // Cost, sample path: one read of the keys, a list of about (k + 6 sqrt(k n / 8192) + 3 n / 8192) keys and
 // indices written and read back by one workgroup, three dispatches plus ten of zero workgroups (fourteen for
