@@ -54,7 +54,7 @@ constexpr uint32_t kMaxK = 65536;
 constexpr uint32_t kNoCapacity = 0xFFFFFFFFu;  // the fallback's filter: its list has room for the count
 
 // The sample path's choices (select.comp's SAMPLES, SAMPLE_SIGMAS, SAMPLE_SLACK mirror the first three).
-// S = workgroup x 32 keys sampled at a fixed stride (8192 at 256: registers, no shared memory); mu = S k / n
+// S = workgroup x 32 keys sampled evenly spaced (8192 at 256: registers, no shared memory); mu = S k / n
 // samples are expected below the k-th key, and the threshold is the sample of rank r = ceil(mu + 6 sqrt(mu) + 3)
 // (1..S), so fewer than k keys fall at or below it only if r samples land below the k-th key: on an input in
 // no adversarial order P(Bin(S, k/n) >= r) < 1e-8 at every k/n (mu^6/720 ~ 5e-9 at k = 1024 of 2^26). The keys

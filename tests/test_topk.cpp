@@ -458,6 +458,21 @@ TEST_CASE("topk takes the sample path (one read of the input) on uniform keys of
         CHECK(rig.path() == Path::sample);
       }
     }
+  // Sorted keys, either way (the smallest last: the sample must reach the input's end), at a count that is no
+  // multiple of the sample's size.
+  {
+    const uint64_t odd = (uint64_t(1) << 17) - 1;
+    TopKRig<> rig(dev, topk_desc(DataType::u32, SortOrder::ascending, 0, odd, 1000));
+    std::vector<uint32_t> keys = random_keys(DataType::u32, odd, rng);
+    std::sort(keys.begin(), keys.begin() + odd);
+    CHECK(rig.check(keys, odd, 1000));
+    CHECK(rig.path() == Path::sample);
+    std::reverse(keys.begin(), keys.begin() + odd);
+    for (uint32_t k : {100u, 1000u}) {
+      CHECK(rig.check(keys, odd, k));
+      CHECK(rig.path() == Path::sample);
+    }
+  }
   if (test::type_supported(dev.context(), DataType::u64))
     for (DataType type : {DataType::u64, DataType::f64}) {
       TopKRig<uint64_t> rig(dev, topk_desc(type, SortOrder::descending, 4, n, 1000));

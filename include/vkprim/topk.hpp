@@ -34,9 +34,9 @@ namespace detail { struct TopKPlan; }
 
 // A plan: create once (builds every pipeline it needs, and the RadixSort plans that order the result), record
 // many times, into many command buffers, from several threads.
-// How, on typical inputs one read of the input: a one-workgroup pass samples WG x 32 keys (8192) at a fixed
-// stride and takes as threshold the sample of a rank chosen so that at least k keys fall at or below it unless
-// the input's order defeats the stride (src/topk.cpp, kSample); a sieve reads the input once (16-byte loads)
+// How, on typical inputs one read of the input: a one-workgroup pass samples WG x 32 keys (8192) evenly spaced
+// and takes as threshold the sample of a rank chosen so that at least k keys fall at or below it unless
+// the input's order defeats the spacing (src/topk.cpp, kSample); a sieve reads the input once (16-byte loads)
 // and lists those keys with their index (about 6 n / 8192 at k = 1024: 48 Ki of 2^26); one workgroup
 // then radix-selects the k smallest composite keys (ordered key, input index) from that list, appending them.
 // When the list holds fewer than k keys or more than its room (all keys equal, few distinct values, an order

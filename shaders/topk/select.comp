@@ -6,7 +6,7 @@
 // A record takes the sample path, one read of the input, and falls back on the digit passes over the input
 // when the sample's threshold misses (src/topk.cpp). One kernel, its phase a specialization constant (PHASE):
 //   sample  one workgroup: the selection state cleared, the count and k stored (read from the caller's buffers
-//           and clamped under TOPK_INDIRECT); WG_SIZE * SAMPLES keys read at a fixed stride, and the ordered
+//           and clamped under TOPK_INDIRECT); WG_SIZE * SAMPLES keys read evenly spaced, and the ordered
 //           key of rank sample_rank() among them found by a radix select in registers: the threshold;
 //   sieve   grid stride, 16-byte loads: every key whose ordered key is at most the threshold goes, with its
 //           index, to the candidate list (room for pc.capacity; all are counted), and its digit below the
@@ -337,18 +337,21 @@ uint sample_rank(uint taken, uint n, uint k) {
   return uint(clamp(rank, 1.0, float(taken)));
 }
 
-// Samples WG_SIZE * SAMPLES keys (all where fewer) at a fixed stride; radix select of the threshold among
+// Samples WG_SIZE * SAMPLES keys (all where fewer) evenly spaced; radix select of the threshold among
 // their ordered keys (the composite's key words, index 0), digits of the key only.
 void sample_threshold() {
   init_state();
   const uint n = s_words[0], k = s_words[1];
   if (k == 0u) return;
   const uint t = gl_LocalInvocationIndex;
-  const uint taken = min(WG_SIZE * SAMPLES, n), stride = n / taken;
+  // Sample j at floor(j n / taken) = j stride + floor(j rest / taken), spread over the whole input (rest < taken,
+  // so j rest fits 32 bits).
+  const uint taken = min(WG_SIZE * SAMPLES, n), stride = n / taken, rest = n % taken;
   uvec2 sample_keys[SAMPLES];
   [[unroll]] for (uint s = 0u; s < SAMPLES; ++s) {
     const uint j = s * WG_SIZE + t;
-    sample_keys[s] = j < taken ? composite(keys[pc.keys_shift + j * stride], 0u).xy : uvec2(0xFFFFFFFFu);
+    const uint at = j * stride + j * rest / taken;
+    sample_keys[s] = j < taken ? composite(keys[pc.keys_shift + at], 0u).xy : uvec2(0xFFFFFFFFu);
   }
   uvec3 p = uvec3(0u);
   uint remaining = sample_rank(taken, n, k);
