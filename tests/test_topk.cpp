@@ -519,6 +519,17 @@ TEST_CASE("topk falls back to the digit passes when the sample misses: all keys 
     CHECK(rig.check(keys, n, 1000));
     CHECK(rig.path() == Path::fallback);
   }
+  // 64-bit keys: all equal, and two values (the threshold's ties overflow the list).
+  if (test::type_supported(dev.context(), DataType::u64)) {
+    const uint64_t n64 = 50000;
+    TopKRig<uint64_t> rig(dev, topk_desc(DataType::i64, SortOrder::descending, 4, n64, 500));
+    CHECK(rig.check(std::vector<uint64_t>(n64 + kGuard, 0x123456789ull), n64, 500));
+    CHECK(rig.path() == Path::fallback);
+    std::vector<uint64_t> two(n64 + kGuard);
+    for (auto& key : two) key = rng() % 2 == 0 ? uint64_t(-5) : uint64_t(7) << 40;
+    CHECK(rig.check(two, n64, 499, true));
+    CHECK(rig.path() == Path::fallback);
+  }
 }
 
 TEST_CASE("topk reads keys that start off a 16-byte boundary and end mid-vector (scalar head and tail), on both "
