@@ -26,6 +26,7 @@ constexpr uint64_t kGuard = 16;  // words past the outputs that must stay poison
 
 // The scratch word that says which path the last record took (vkprim/topk.hpp).
 enum class Path : uint32_t { none = 0, sample = 1, fallback = 2 };
+const char* path_name(Path p) { return p == Path::sample ? "sample" : p == Path::fallback ? "fallback" : "none"; }
 
 // The sort's order-preserving transform (vkprim/sort.hpp), ascending; descending inverts it. K: the key's bits
 // (uint32_t or uint64_t).
@@ -95,6 +96,15 @@ class TopKRig {
 
   // The path the last check's record took.
   Path path() const { return Path(test::download<uint32_t>(dev_, scratch_, 1, TopK::kPathWord * 4)[0]); }
+
+  // check, and that the record took `expected`.
+  bool check_path(Path expected, const std::vector<K>& keys, uint64_t count, uint32_t k, bool gpu = false) {
+    const bool ok = check(keys, count, k, gpu);
+    const Path took = path();
+    INFO("count " << count << " k " << k << (gpu ? " from the GPU" : "") << ": the " << path_name(took) << " path");
+    CHECK(took == expected);
+    return ok && took == expected;
+  }
 
   // Runs the plan on keys[0..count) (values: i * 7 + 1) with `k`, checks the outputs against the host and that
   // no word past them was written. gpu: through record_indirect, the count and k uploaded as u32s at words 3
@@ -431,8 +441,6 @@ std::vector<uint32_t> sample_defeating_keys(uint64_t n, std::mt19937_64& rng) {
   return keys;
 }
 
-const char* path_name(Path p) { return p == Path::sample ? "sample" : p == Path::fallback ? "fallback" : "none"; }
-
 }  // namespace
 
 TEST_CASE("topk takes the sample path (one read of the input) on uniform keys of every type, keys and pairs, "
@@ -453,9 +461,7 @@ TEST_CASE("topk takes the sample path (one read of the input) on uniform keys of
                                           {n - 3, 77, true},
                                           {2048, 2048, false},    // k = count below the sample's size
                                           {3001, 300, false}}) {  // count below the sample's size
-        CHECK(rig.check(keys, count, k, gpu));
-        INFO(to_string(type) << " count " << count << " k " << k << " path " << path_name(rig.path()));
-        CHECK(rig.path() == Path::sample);
+        CHECK(rig.check_path(Path::sample, keys, count, k, gpu));
       }
     }
   // Sorted keys, either way (the smallest last: the sample must reach the input's end), at a count that is no
@@ -465,12 +471,10 @@ TEST_CASE("topk takes the sample path (one read of the input) on uniform keys of
     TopKRig<> rig(dev, topk_desc(DataType::u32, SortOrder::ascending, 0, odd, 1000));
     std::vector<uint32_t> keys = random_keys(DataType::u32, odd, rng);
     std::sort(keys.begin(), keys.begin() + odd);
-    CHECK(rig.check(keys, odd, 1000));
-    CHECK(rig.path() == Path::sample);
+    CHECK(rig.check_path(Path::sample, keys, odd, 1000));
     std::reverse(keys.begin(), keys.begin() + odd);
     for (uint32_t k : {100u, 1000u}) {
-      CHECK(rig.check(keys, odd, k));
-      CHECK(rig.path() == Path::sample);
+      CHECK(rig.check_path(Path::sample, keys, odd, k));
     }
   }
   if (test::type_supported(dev.context(), DataType::u64))
@@ -480,10 +484,8 @@ TEST_CASE("topk takes the sample path (one read of the input) on uniform keys of
       for (auto& key : keys) key = rng();
       if (type == DataType::f64)
         for (auto& key : keys) key &= ~(uint64_t(0x7FF) << 52) | (uint64_t(0x3FF) << 52);  // finite, no NaNs
-      CHECK(rig.check(keys, n, 1000));
-      CHECK(rig.path() == Path::sample);
-      CHECK(rig.check(keys, n, 999, true));
-      CHECK(rig.path() == Path::sample);
+      CHECK(rig.check_path(Path::sample, keys, n, 1000));
+      CHECK(rig.check_path(Path::sample, keys, n, 999, true));
     }
 }
 
@@ -502,10 +504,8 @@ TEST_CASE("topk falls back to the digit passes when the sample misses: all keys 
     for (const auto* keys : {&same, &defeating, &narrow})
       for (const auto& [k, gpu] : {std::pair<uint32_t, bool>{1000, false}, {1, false}, {999, true}}) {
         if (keys == &defeating && k == 1) continue;  // the few keys below the threshold still hold k = 1
-        CHECK(rig.check(*keys, n, k, gpu));
-        INFO("input " << (keys == &same ? "equal" : keys == &defeating ? "sample-defeating" : "narrow") << " k "
-                      << k << " path " << path_name(rig.path()));
-        CHECK(rig.path() == Path::fallback);
+        INFO("input " << (keys == &same ? "equal" : keys == &defeating ? "sample-defeating" : "narrow"));
+        CHECK(rig.check_path(Path::fallback, *keys, n, k, gpu));
       }
   }
   // Descending i32 and f32 keys whose sample defeats the threshold the same way (the transform inverts them).
@@ -516,19 +516,16 @@ TEST_CASE("topk falls back to the digit passes when the sample misses: all keys 
       const int32_t v = i % 16 == 0 ? int32_t(1000000 + rng() % 4096) : -int32_t(rng() % 1000000);
       keys[i] = type == DataType::f32 ? bits_of(float(v)) : uint32_t(v);
     }
-    CHECK(rig.check(keys, n, 1000));
-    CHECK(rig.path() == Path::fallback);
+    CHECK(rig.check_path(Path::fallback, keys, n, 1000));
   }
   // 64-bit keys: all equal, and two values (the threshold's ties overflow the list).
   if (test::type_supported(dev.context(), DataType::u64)) {
     const uint64_t n64 = 50000;
     TopKRig<uint64_t> rig(dev, topk_desc(DataType::i64, SortOrder::descending, 4, n64, 500));
-    CHECK(rig.check(std::vector<uint64_t>(n64 + kGuard, 0x123456789ull), n64, 500));
-    CHECK(rig.path() == Path::fallback);
+    CHECK(rig.check_path(Path::fallback, std::vector<uint64_t>(n64 + kGuard, 0x123456789ull), n64, 500));
     std::vector<uint64_t> two(n64 + kGuard);
     for (auto& key : two) key = rng() % 2 == 0 ? uint64_t(-5) : uint64_t(7) << 40;
-    CHECK(rig.check(two, n64, 499, true));
-    CHECK(rig.path() == Path::fallback);
+    CHECK(rig.check_path(Path::fallback, two, n64, 499, true));
   }
 }
 
@@ -543,17 +540,14 @@ TEST_CASE("topk reads keys that start off a 16-byte boundary and end mid-vector 
     TopKRig<> rig(dev, topk_desc(DataType::f32, SortOrder::ascending, 4, n, 500));
     rig.offset_keys(offset);
     INFO("keys from element " << offset);
-    CHECK(rig.check(random_keys(DataType::f32, n, rng), n - offset, 500));
-    CHECK(rig.path() == Path::sample);
-    CHECK(rig.check(std::vector<uint32_t>(n + kGuard, 5u), n - 2, 499, true));
-    CHECK(rig.path() == Path::fallback);
+    CHECK(rig.check_path(Path::sample, random_keys(DataType::f32, n, rng), n - offset, 500));
+    CHECK(rig.check_path(Path::fallback, std::vector<uint32_t>(n + kGuard, 5u), n - 2, 499, true));
   }
   if (test::type_supported(dev.context(), DataType::u64)) {
     TopKRig<uint64_t> rig(dev, topk_desc(DataType::u64, SortOrder::descending, 0, n, 500));
     rig.offset_keys(1);
     std::vector<uint64_t> keys(n + kGuard);
     for (auto& key : keys) key = rng();
-    CHECK(rig.check(keys, n - 1, 500));
-    CHECK(rig.path() == Path::sample);
+    CHECK(rig.check_path(Path::sample, keys, n - 1, 500));
   }
 }
