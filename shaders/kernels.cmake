@@ -182,6 +182,6 @@ vkprim_add_kernel(histogram/zero histogram/zero.comp BINDINGS 1 PUSH_BYTES 8 SPE
 # specialization constant PHASE and key transform KEY_FLAGS; keys travel as bits, so the variants are the key
 # width (_k64: 64-bit keys).
 # No subgroup operations, so no emulation variant. The selected keys are then ordered by RadixSort.
-set(topk topk/select.comp BINDINGS 8 PUSH_BYTES 48 SPEC WG_SIZE ITEMS KEY_FLAGS PHASE)
+set(topk topk/select.comp BINDINGS 8 PUSH_BYTES 64 SPEC WG_SIZE ITEMS KEY_FLAGS PHASE)
 vkprim_add_kernel(topk/select ${topk})
 vkprim_add_kernel(topk/select_k64 ${topk} DEFINES VKPRIM_KEY64=1)

@@ -1,13 +1,17 @@
 // TopK: radix select over the composite key (ordered key, input index), after Alabi et al., "Fast k-selection
 // algorithms for graphics processing units" (2012), in shaders/topk/select.comp; the k selected keys (and
 // their indices) are then ordered by RadixSort, and values gathered by index.
-// A record: init; eight (32-bit keys) or twelve (count, choose) digit pairs, those after the bucket is decided
-// returning at once, with the filter to the candidate list after the first pair; select; then the sorts and
-// the gather.
+// A record: sample (one workgroup: the threshold), sieve (one read of the input: the keys at or below it to a
+// short list), refine (one workgroup: radix select over the list, the k selected appended; or the fallback's
+// dispatch arguments); the fallback, dispatched indirectly with zero workgroups unless the refine found the
+// list short of k or past its room: eight (32-bit keys) or twelve digit passes over the input (each counts,
+// and its last workgroup chooses the bucket), those after the bucket is decided returning at once, with the
+// filter to the candidate list after the first, and select; then the sorts and the gather.
 #include "vkprim/topk.hpp"
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,23 +31,45 @@ namespace {
 
 constexpr KernelName kSelectKernel = kernel_name("topk/select");
 constexpr KernelName kSelectKernel64 = kernel_name("topk/select_k64");
-static_assert(kSelectKernel.push_bytes() == 48 && kSelectKernel.bindings() == 8);
-static_assert(kSelectKernel64.push_bytes() == 48 && kSelectKernel64.bindings() == 8);
+static_assert(kSelectKernel.push_bytes() == 64 && kSelectKernel.bindings() == 8);
+static_assert(kSelectKernel64.push_bytes() == 64 && kSelectKernel64.bindings() == 8);
 
 // PHASE (shaders/topk/select.comp).
 enum : uint32_t {
-  kPhaseInit = 0, kPhaseCount = 1, kPhaseChoose = 2, kPhaseSelect = 3, kPhaseGather = 4, kPhaseFilter = 5
+  kPhaseSample = 0, kPhaseCount = 1, kPhaseSelect = 2, kPhaseGather = 3, kPhaseFilter = 4, kPhaseSieve = 5,
+  kPhaseRefine = 6, kPhases = 7
 };
 // KEY_FLAGS bits (common/radix.glsl).
 enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
-constexpr uint32_t kStateWords = 16 + 256;  // select.comp's ST_* words, then the digit counts
+constexpr uint32_t kStateWords = 32 + 256;  // select.comp's ST_* words and dispatch arguments, the digit counts
 constexpr uint32_t kSelectedWord = 8;       // ST_SELECTED: min(k, count), the sorts' count under record_indirect
+constexpr uint32_t kArgsWord = 16;          // ST_ARGS: the fallback's vkCmdDispatchIndirect arguments
+static_assert(TopK::kPathWord == 12);       // ST_PATH
 constexpr uint32_t kFlagIndirect = 1;       // TOPK_INDIRECT
 constexpr uint32_t kFlagCandidates = 2;     // TOPK_CANDIDATES
 // Digits of the composite (key high word, key low word, index), most significant first: 32-bit keys, whose
 // high word is 0, start at digit 4.
 constexpr uint32_t kDigitPasses = 12;
 constexpr uint32_t kMaxK = 65536;
+constexpr uint32_t kNoCapacity = 0xFFFFFFFFu;  // the fallback's filter: its list has room for the count
+
+// The sample path's choices (select.comp's SAMPLES, SAMPLE_SIGMAS, SAMPLE_SLACK mirror the first three).
+// S = workgroup x 32 keys sampled evenly spaced (8192 at 256: registers, no shared memory); mu = S k / n
+// samples are expected below the k-th key, and the threshold is the sample of rank r = ceil(mu + 6 sqrt(mu) + 3)
+// (1..S), so fewer than k keys fall at or below it only if r samples land below the k-th key: on an input in
+// no adversarial order P(Bin(S, k/n) >= r) < 1e-8 at every k/n (mu^6/720 ~ 5e-9 at k = 1024 of 2^26). The keys
+// at or below it number about r n / S (the sample's r-th order statistic: Gamma(r)/S of n): k = 1024 of 2^26,
+// r = 6, ~48 k; k = 65536, r = 29, ~3.6 k. The lists hold C = 4 (r + 8) n / S at max_k and max_count (k and
+// n at most those give fewer; P(Gamma(6) > 56) ~ 1e-18), at most max_count: more, or fewer than k, and the
+// fallback runs.
+struct SamplePolicy {
+  uint32_t samples_per_invocation = 32;
+  double sigmas = 6.0;
+  double slack = 3.0;
+  double capacity_factor = 4.0;
+  double capacity_ranks = 8.0;
+};
+constexpr SamplePolicy kSample{};
 
 // Tuning as data: the first row whose driver matches (0: any) gives the workgroup and the grid's cap of the
 // grid-stride passes. Not yet measured.
@@ -74,7 +100,9 @@ struct TopKPlan {
   uint64_t max_groups = 64;
   uint32_t key_flags = 0;
   uint32_t key_bytes = 4;
-  std::array<const Kernel*, 6> phases{};
+  std::array<const Kernel*, kPhases> phases{};
+  // The sample path's two lists, of `capacity` entries each (at most max_count), after the state words.
+  uint32_t capacity = 0;
   // The passes after the first digit read a candidate list after the state words (key words and index per
   // candidate, room for max_count) where state and list fit one binding; else every pass reads the input.
   bool candidates = false;
@@ -156,6 +184,16 @@ Result<void> build_topk_sorts(Context& context, TopKPlan& p) {
   return {};
 }
 
+// C of kSample's table: the room of each of the sample path's lists.
+uint64_t sample_capacity(const TopKPlan& p) {
+  const double n = double(p.desc.max_count), k = double(std::min<uint64_t>(p.desc.max_k, p.desc.max_count));
+  const double taken = double(std::min<uint64_t>(uint64_t(p.wg) * kSample.samples_per_invocation, p.desc.max_count));
+  const double mu = taken * k / n;
+  const double rank = std::min(taken, std::ceil(mu + kSample.sigmas * std::sqrt(mu) + kSample.slack));
+  const double room = std::ceil(kSample.capacity_factor * (rank + kSample.capacity_ranks) * n / taken);
+  return std::min<uint64_t>(p.desc.max_count, uint64_t(room));
+}
+
 void lay_out_scratch(ContextImpl& c, TopKPlan& p) {
   ScratchRequirements sort = p.by_key ? p.by_key->scratch_requirements() : ScratchRequirements{0, 16, 0};
   if (p.by_index) {
@@ -164,9 +202,14 @@ void lay_out_scratch(ContextImpl& c, TopKPlan& p) {
     sort.alignment = std::max(sort.alignment, other.alignment);
   }
   p.scratch_align = std::max<VkDeviceSize>({16, binding_alignment(c), sort.alignment});
-  const uint64_t with_list = kStateWords + p.desc.max_count * (p.key_bytes / 4 + 1);
-  p.candidates = with_list * 4 <= c.caps.max_storage_buffer_range - binding_alignment(c);
-  p.state_words = uint32_t(p.candidates ? with_list : kStateWords);
+  // The lists: the sample path's two, or where the fallback's fits one binding with the state, its one (room for
+  // max_count), in the same words.
+  const uint64_t entry_words = p.key_bytes / 4 + 1;
+  const uint64_t binding_words = (c.caps.max_storage_buffer_range - binding_alignment(c)) / 4;
+  p.candidates = kStateWords + p.desc.max_count * entry_words <= binding_words;
+  p.capacity = uint32_t(std::min<uint64_t>(sample_capacity(p), (binding_words - kStateWords) / (2 * entry_words)));
+  const uint64_t list_entries = std::max<uint64_t>(2 * uint64_t(p.capacity), p.candidates ? p.desc.max_count : 0);
+  p.state_words = uint32_t(kStateWords + list_entries * entry_words);
   p.index_offset = align_up(VkDeviceSize(p.state_words) * 4, p.scratch_align);
   p.sort_offset = align_up(p.index_offset + VkDeviceSize(p.desc.max_k) * 4, p.scratch_align);
   p.sort_bytes = sort.size;
@@ -259,7 +302,7 @@ Result<void> check_operands(const TopKPlan& p, const char* call, const Operands&
 // A pass of select.comp over n keys and k selected (record_indirect: the maxima, which the GPU's values are
 // clamped to): every binding bound (unused ones to a range of the same plan, never read).
 Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t n, uint32_t k, uint32_t digit,
-                 uint64_t groups) {
+                 uint64_t groups, uint32_t capacity = 0) {
   ContextImpl& c = *p.context;
   const ElementBinding keys = bind_elements(c, o.keys, 0, n, p.key_bytes);
   const ElementBinding state =
@@ -276,16 +319,16 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
   pass.kernel = p.phases[phase];
   pass.buffers = {keys.bound, state.bound, out.bound, index.bound, values.bound, out_values.bound, count.bound,
                   kword.bound};
-  const std::array<uint32_t, 12> push = {uint32_t(n),      k,           digit,
+  const std::array<uint32_t, 13> push = {uint32_t(n),      k,           digit,
                                          uint32_t(groups), keys.shift,  out.shift,
                                          index.shift,      values.shift, out_values.shift,
                                          (indirect ? kFlagIndirect : 0u) | (p.candidates ? kFlagCandidates : 0u),
-                                         count.shift, kword.shift};
+                                         count.shift, kword.shift, capacity};
   std::copy(push.begin(), push.end(), pass.push.begin());
   pass.groups = groups;
-  static constexpr const char* kNames[] = {"init", "count", "choose", "select", "gather", "filter"};
+  static constexpr const char* kNames[] = {"sample", "count", "select", "gather", "filter", "sieve", "refine"};
   pass.label = std::string("vkprim topk/") + kNames[phase] +
-               (phase == kPhaseCount || phase == kPhaseChoose ? " " + std::to_string(digit) : "");
+               (phase == kPhaseCount ? " " + std::to_string(digit) : "");
   return pass;
 }
 
@@ -295,22 +338,38 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
 namespace detail {
 namespace {
 
+// A fallback pass: dispatched from the arguments the refine writes (zero workgroups on the sample path).
+Pass fallback_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t n, uint32_t k, uint32_t digit,
+                   uint64_t groups, uint32_t capacity = 0) {
+  Pass pass = select_pass(p, phase, o, n, k, digit, groups, capacity);
+  pass.indirect_entry = 0;
+  pass.indirect_region = {o.scratch.buffer, o.scratch.offset + kArgsWord * 4, kIndirectEntryBytes};
+  // Its state binding covers the arguments, so the barrier before the next indirect dispatch covers them.
+  pass.writes_indirect_args = true;
+  return pass;
+}
+
 // The passes and sorts of a record (m: the selected keys, with `indirect` the most: max_k) once the operands
-// are checked: init, eight digit pairs, select; the sorts in place on the selection (their scratch after the
-// state and the index list, their count the GPU's min(k, count) under record_indirect); the gather.
+// are checked: sample, sieve, refine; the fallback's digit passes, filter and select; the sorts in place on the
+// selection (their scratch after the state and the index list, their count the GPU's min(k, count) under
+// record_indirect); the gather.
 Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands& o, uint64_t count, uint32_t m,
                          const char* call) {
   ContextImpl& c = *p.context;
   const bool indirect = o.count_buffer != nullptr;
   const uint64_t groups = p.groups_for(count);
-  std::vector<Pass> passes = {select_pass(p, kPhaseInit, o, count, m, 0, 1)};
+  std::vector<Pass> passes = {select_pass(p, kPhaseSample, o, count, m, 0, 1),
+                              select_pass(p, kPhaseSieve, o, count, m, 0, groups, p.capacity),
+                              select_pass(p, kPhaseRefine, o, count, m, 0, 1, p.capacity)};
+  passes.back().writes_indirect_args = true;
+  passes.back().push[3] = uint32_t(groups);  // the fallback's grid, for its dispatch arguments
   const uint32_t first = p.key_bytes == 8 ? 0 : 4;
   for (uint32_t digit = first; digit < kDigitPasses; ++digit) {
-    passes.push_back(select_pass(p, kPhaseCount, o, count, m, digit, groups));
-    passes.push_back(select_pass(p, kPhaseChoose, o, count, m, digit, 1));
-    if (digit == first && p.candidates) passes.push_back(select_pass(p, kPhaseFilter, o, count, m, 0, groups));
+    passes.push_back(fallback_pass(p, kPhaseCount, o, count, m, digit, groups));
+    if (digit == first && p.candidates)
+      passes.push_back(fallback_pass(p, kPhaseFilter, o, count, m, 0, groups, kNoCapacity));
   }
-  passes.push_back(select_pass(p, kPhaseSelect, o, count, m, 0, groups));
+  passes.push_back(fallback_pass(p, kPhaseSelect, o, count, m, 0, groups));
   if (auto ok = record_passes(c, *p.descriptors, cmd, passes, "TopK", call); !ok) return ok;
   const BufferRange index = sub_range(o.scratch, p.index_offset, VkDeviceSize(m) * 4);
   const BufferRange sort_scratch = sub_range(o.scratch, p.sort_offset, p.sort_bytes);

@@ -2,7 +2,8 @@
 // transform, then the first k): u32, i32 with negatives, f32 with negatives, -0.0, infinities and NaNs, both
 // orders, keys only and pairs, counts 0 and 1, k = 1, k = count, k > count (clamped), k = max_k, all keys equal
 // (the earliest inputs win), and the argument errors. Outputs are poisoned: the k results must be written and
-// nothing past them.
+// nothing past them. The path a record took (the sample's one read of the input, or the fallback's digit
+// passes) is read from the scratch word TopK documents, so the cases that need one path assert it.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "test_support.hpp"
@@ -21,6 +23,10 @@ using namespace vkprim;
 namespace {
 
 constexpr uint64_t kGuard = 16;  // words past the outputs that must stay poisoned
+
+// The scratch word that says which path the last record took (vkprim/topk.hpp).
+enum class Path : uint32_t { none = 0, sample = 1, fallback = 2 };
+const char* path_name(Path p) { return p == Path::sample ? "sample" : p == Path::fallback ? "fallback" : "none"; }
 
 // The sort's order-preserving transform (vkprim/sort.hpp), ascending; descending inverts it. K: the key's bits
 // (uint32_t or uint64_t).
@@ -76,7 +82,7 @@ class TopKRig {
   TopKRig(Device& dev, const TopKDesc& d)
       : dev_(dev),
         plan_(make_topk(dev.context(), d)),
-        keys_(test::make_buffer(dev, (d.max_count + kGuard) * sizeof(K))),
+        keys_(test::make_buffer(dev, (d.max_count + kGuard + 3) * sizeof(K))),
         values_(test::make_buffer(dev, (d.max_count + kGuard) * 4)),
         out_keys_(test::make_buffer(dev, (d.max_k + kGuard) * sizeof(K))),
         out_values_(test::make_buffer(dev, (d.max_k + kGuard) * 4)),
@@ -84,6 +90,21 @@ class TopKRig {
         gpu_values_(test::make_buffer(dev, 64)) {}
 
   const TopK& plan() const { return plan_; }
+
+  // Later checks read the keys from element `elements` of their buffer (0..3: 16-byte loads start past it).
+  void offset_keys(uint64_t elements) { keys_offset_ = elements; }
+
+  // The path the last check's record took.
+  Path path() const { return Path(test::download<uint32_t>(dev_, scratch_, 1, TopK::kPathWord * 4)[0]); }
+
+  // check, and that the record took `expected`.
+  bool check_path(Path expected, const std::vector<K>& keys, uint64_t count, uint32_t k, bool gpu = false) {
+    const bool ok = check(keys, count, k, gpu);
+    const Path took = path();
+    INFO("count " << count << " k " << k << (gpu ? " from the GPU" : "") << ": the " << path_name(took) << " path");
+    CHECK(took == expected);
+    return ok && took == expected;
+  }
 
   // Runs the plan on keys[0..count) (values: i * 7 + 1) with `k`, checks the outputs against the host and that
   // no word past them was written. gpu: through record_indirect, the count and k uploaded as u32s at words 3
@@ -105,7 +126,7 @@ class TopKRig {
     REQUIRE(keys.size() >= count);
     std::vector<uint32_t> values(std::max<uint64_t>(count, 1));
     for (uint64_t i = 0; i < values.size(); ++i) values[i] = uint32_t(i * 7 + 1);
-    test::upload(dev_, keys_, keys);
+    test::upload(dev_, keys_, keys, keys_offset_ * sizeof(K));
     if (pairs) test::upload(dev_, values_, values);
     test::poison(dev_, out_keys_);
     test::poison(dev_, out_values_);
@@ -118,10 +139,11 @@ class TopKRig {
     Result<void> recorded;
     auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
       const BufferRange scratch = scratch_.range(0, plan_.scratch_requirements().size);
-      recorded = gpu ? plan_.record_indirect(cmd, keys_.range(0, in_bytes), values_range, gpu_values_.range(12, 4),
+      const BufferRange keys_range = keys_.range(keys_offset_ * sizeof(K), in_bytes);
+      recorded = gpu ? plan_.record_indirect(cmd, keys_range, values_range, gpu_values_.range(12, 4),
                                              gpu_values_.range(36, 4), out_keys_.range(0, out_bytes), out_values_range,
                                              scratch)
-                     : plan_.record(cmd, keys_.range(0, in_bytes), values_range, count, k,
+                     : plan_.record(cmd, keys_range, values_range, count, k,
                                     out_keys_.range(0, out_bytes), out_values_range, scratch);
     });
     INFO("record: " << recorded.message() << " submit: " << submitted.message());
@@ -168,6 +190,7 @@ class TopKRig {
   Device& dev_;
   TopK plan_;
   Buffer keys_, values_, out_keys_, out_values_, scratch_, gpu_values_;
+  uint64_t keys_offset_ = 0;
 };
 
 bool pick_low(uint64_t r) { return (r >> 60) < 8; }
@@ -404,4 +427,127 @@ TEST_CASE("topk refuses bad descriptions and operands with invalid_argument, rec
   CHECK(indirect(keys.range(0, 4), keys.range(2, 4), out.range()) == Status::invalid_argument);  // misaligned k
   CHECK(indirect(out.range(0, 4), keys.range(0, 4), out.range()) == Status::invalid_argument);   // count in out
   CHECK(indirect(keys.range(0, 4), keys.range(0, 4), out.range(0, 40)) == Status::invalid_argument);  // < max_k
+}
+
+namespace {
+
+// Keys drawn from the whole u32 range except that every 16th input is 0..4095 and the others are at least
+// 2^31: a stride sample (any power-of-two stride of 16 or more) sees only the small keys, whose count is far
+// below the threshold's guess, so too few keys fall at or below it.
+std::vector<uint32_t> sample_defeating_keys(uint64_t n, std::mt19937_64& rng) {
+  std::vector<uint32_t> keys(n + kGuard);
+  for (uint64_t i = 0; i < keys.size(); ++i)
+    keys[i] = i % 16 == 0 ? uint32_t(rng() % 4096) : uint32_t(rng() | 0x80000000u);
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("topk takes the sample path (one read of the input) on uniform keys of every type, keys and pairs, "
+          "record and record_indirect", "[topk][sample_path]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const uint64_t n = 100000;
+  for (DataType type : kTypes)
+    for (uint32_t value_size : {0u, 4u}) {
+      TopKRig<> rig(dev, topk_desc(type, value_size ? SortOrder::descending : SortOrder::ascending, value_size, n,
+                                   2048));
+      const std::vector<uint32_t> keys = random_keys(type, n, rng);
+      for (const auto& [count, k, gpu] : {std::tuple<uint64_t, uint32_t, bool>{n, 1000, false},
+                                          {n, 1, false},
+                                          {n, 2048, true},
+                                          {n - 3, 77, true},
+                                          {2048, 2048, false},    // k = count below the sample's size
+                                          {3001, 300, false}}) {  // count below the sample's size
+        CHECK(rig.check_path(Path::sample, keys, count, k, gpu));
+      }
+    }
+  // Sorted keys, either way (the smallest last: the sample must reach the input's end), at a count that is no
+  // multiple of the sample's size.
+  {
+    const uint64_t odd = (uint64_t(1) << 17) - 1;
+    TopKRig<> rig(dev, topk_desc(DataType::u32, SortOrder::ascending, 0, odd, 1000));
+    std::vector<uint32_t> keys = random_keys(DataType::u32, odd, rng);
+    std::sort(keys.begin(), keys.begin() + odd);
+    CHECK(rig.check_path(Path::sample, keys, odd, 1000));
+    std::reverse(keys.begin(), keys.begin() + odd);
+    for (uint32_t k : {100u, 1000u}) {
+      CHECK(rig.check_path(Path::sample, keys, odd, k));
+    }
+  }
+  if (test::type_supported(dev.context(), DataType::u64))
+    for (DataType type : {DataType::u64, DataType::f64}) {
+      TopKRig<uint64_t> rig(dev, topk_desc(type, SortOrder::descending, 4, n, 1000));
+      std::vector<uint64_t> keys(n + kGuard);
+      for (auto& key : keys) key = rng();
+      if (type == DataType::f64)
+        for (auto& key : keys) key &= ~(uint64_t(0x7FF) << 52) | (uint64_t(0x3FF) << 52);  // finite, no NaNs
+      CHECK(rig.check_path(Path::sample, keys, n, 1000));
+      CHECK(rig.check_path(Path::sample, keys, n, 999, true));
+    }
+}
+
+TEST_CASE("topk falls back to the digit passes when the sample misses: all keys equal, too few keys below the "
+          "threshold, few distinct values, with the same results", "[topk][fallback]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const uint64_t n = uint64_t(1) << 17;
+  for (uint32_t value_size : {0u, 4u}) {
+    TopKRig<> rig(dev, topk_desc(DataType::u32, SortOrder::ascending, value_size, n, 1000));
+    const std::vector<uint32_t> same(n + kGuard, 7u);
+    const std::vector<uint32_t> defeating = sample_defeating_keys(n, rng);
+    const std::vector<uint32_t> narrow = random_keys(DataType::u32, n, rng, true);
+    for (const auto* keys : {&same, &defeating, &narrow})
+      for (const auto& [k, gpu] : {std::pair<uint32_t, bool>{1000, false}, {1, false}, {999, true}}) {
+        if (keys == &defeating && k == 1) continue;  // the few keys below the threshold still hold k = 1
+        INFO("input " << (keys == &same ? "equal" : keys == &defeating ? "sample-defeating" : "narrow"));
+        CHECK(rig.check_path(Path::fallback, *keys, n, k, gpu));
+      }
+  }
+  // Descending i32 and f32 keys whose sample defeats the threshold the same way (the transform inverts them).
+  for (DataType type : {DataType::i32, DataType::f32}) {
+    TopKRig<> rig(dev, topk_desc(type, SortOrder::descending, 4, n, 1000, false));
+    std::vector<uint32_t> keys(n + kGuard);
+    for (uint64_t i = 0; i < keys.size(); ++i) {
+      const int32_t v = i % 16 == 0 ? int32_t(1000000 + rng() % 4096) : -int32_t(rng() % 1000000);
+      keys[i] = type == DataType::f32 ? bits_of(float(v)) : uint32_t(v);
+    }
+    CHECK(rig.check_path(Path::fallback, keys, n, 1000));
+  }
+  // 64-bit keys: all equal, and two values (the threshold's ties overflow the list).
+  if (test::type_supported(dev.context(), DataType::u64)) {
+    const uint64_t n64 = 50000;
+    TopKRig<uint64_t> rig(dev, topk_desc(DataType::i64, SortOrder::descending, 4, n64, 500));
+    CHECK(rig.check_path(Path::fallback, std::vector<uint64_t>(n64 + kGuard, 0x123456789ull), n64, 500));
+    std::vector<uint64_t> two(n64 + kGuard);
+    for (auto& key : two) key = rng() % 2 == 0 ? uint64_t(-5) : uint64_t(7) << 40;
+    CHECK(rig.check_path(Path::fallback, two, n64, 499, true));
+  }
+}
+
+TEST_CASE("topk reads keys that start off a 16-byte boundary and end mid-vector (scalar head and tail), on both "
+          "paths", "[topk][alignment]") {
+  Device& dev = test::device();
+  const uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const uint64_t n = 50000;
+  for (uint64_t offset : {1u, 2u, 3u}) {
+    TopKRig<> rig(dev, topk_desc(DataType::f32, SortOrder::ascending, 4, n, 500));
+    rig.offset_keys(offset);
+    INFO("keys from element " << offset);
+    CHECK(rig.check_path(Path::sample, random_keys(DataType::f32, n, rng), n - offset, 500));
+    CHECK(rig.check_path(Path::fallback, std::vector<uint32_t>(n + kGuard, 5u), n - 2, 499, true));
+  }
+  if (test::type_supported(dev.context(), DataType::u64)) {
+    TopKRig<uint64_t> rig(dev, topk_desc(DataType::u64, SortOrder::descending, 0, n, 500));
+    rig.offset_keys(1);
+    std::vector<uint64_t> keys(n + kGuard);
+    for (auto& key : keys) key = rng();
+    CHECK(rig.check_path(Path::sample, keys, n - 1, 500));
+  }
 }

@@ -34,16 +34,30 @@ namespace detail { struct TopKPlan; }
 
 // A plan: create once (builds every pipeline it needs, and the RadixSort plans that order the result), record
 // many times, into many command buffers, from several threads.
-// How: 8-bit digit passes over the composite key (ordered key, input index), most significant first, each a
-// counting pass and a one-workgroup choice of the bucket, find the k-th composite (eight digit passes for
-// 32-bit keys, twelve for 64-bit ones; those after the bucket is decided return at once). After the first
-// digit a filter pass selects the keys below its bucket and copies those in it, with their index, to a
-// candidate list in scratch that the later passes read instead of the input (1/256 of it on uniform keys),
-// so a record reads the input twice (and the short list a few times); where that list (room for max_count
-// keys) would pass one storage-buffer binding, every pass reads the input instead. A selection pass appends
-// the last of the k composites; RadixSort orders them.
+// How, on typical inputs one read of the input: a one-workgroup pass samples WG x 32 keys (8192) evenly spaced
+// and takes as threshold the sample of a rank chosen so that at least k keys fall at or below it unless
+// the input's order defeats the spacing (src/topk.cpp, kSample); a sieve reads the input once (16-byte loads)
+// and lists those keys with their index (about 6 n / 8192 at k = 1024: 48 Ki of 2^26); one workgroup
+// then radix-selects the k smallest composite keys (ordered key, input index) from that list, appending them.
+// When the list holds fewer than k keys or more than its room (all keys equal, few distinct values, an order
+// that fools the sample) the record falls back, on the GPU, to the digit passes: 8-bit digits of the composite,
+// most significant first, each a counting pass whose last workgroup chooses the bucket (eight passes for
+// 32-bit keys, twelve for 64-bit ones; those after the bucket is decided return at once), a filter after the
+// first digit that copies its bucket to a candidate list (where that list, room for max_count keys, fits one
+// storage-buffer binding; else every pass reads the input), and a selection pass, which read the input twice
+// more. The fallback's passes are always recorded, dispatched indirectly with zero workgroups on the sample
+// path. RadixSort then orders the k selected keys.
+// Cost, sample path: one read of the keys, a list of about (k + 6 sqrt(k n / 8192) + 3 n / 8192) keys and
+// indices written and read back by one workgroup, three dispatches plus ten of zero workgroups (fourteen for
+// 64-bit keys), then the sort (one workgroup up to RadixSort's one_workgroup_keys()) and, with values, the
+// gather. Fallback: the sieve's read and two more (the first digit's count and the filter), the candidate list's
+// traffic, the same dispatches running.
 class TopK {
  public:
+  // After a record completes, the u32 at this word of scratch says which path it took: 0 nothing to select,
+  // 1 the sample's single read of the input, 2 the fallback's digit passes (for tests and profiling).
+  static constexpr uint32_t kPathWord = 12;
+
   // invalid_argument: key_type u8 / u16 or unknown, value_size not 0 or 4, an unknown order, max_count 0 or
   // past 2^32-1, max_k outside 1..65536. unsupported: max_count keys past one storage-buffer binding; 64-bit
   // keys without shaderInt64.
@@ -54,8 +68,9 @@ class TopK {
 
   const TopKDesc& desc() const;
   // Scratch for record and record_indirect: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment
-  // at least 16. It holds the selection state, the candidate list (max_count keys and indices, where it fits
-  // one binding), the selected indices and the sorts' scratch.
+  // at least 16. It holds the selection state, the candidate lists (the sample path's two, and the fallback's of
+  // max_count keys and indices where it fits one binding, in the same words), the selected indices and the
+  // sorts' scratch.
   ScratchRequirements scratch_requirements() const;
 
   // out_keys[0..n) = the n = min(k, count) smallest keys of keys[0..count) (descending: largest), sorted in the

@@ -1,22 +1,33 @@
 #version 460
 // TopK by radix select (Alabi et al., "Fast k-selection algorithms for graphics processing units", 2012) over
-// the composite key (ordered key, input index): every composite is distinct, so 8-bit digit passes, most
-// significant first (eight for 32-bit keys, twelve for 64-bit ones), narrow the bucket of the k-th smallest
-// composite to one value, and exactly k composites lie at or below it. The index digits make the choice among
-// equal keys the earliest inputs (stable).
-// One kernel, its phase a specialization constant (PHASE):
-//   init    one workgroup: the selection state and the digit counts cleared, the count and k stored (read
-//           from the caller's buffers and clamped under TOPK_INDIRECT), remaining = min(k, count);
-//   hist    grid stride: counts the digit `pass` of the composites that share the decided prefix;
-//   scan    one workgroup: finds the digit whose bucket holds the remaining k-th composite, extends the prefix,
-//           and clears the counts for the next pass; done once the whole bucket is taken;
-//   select  grid stride: appends each composite at or below the prefix (on its decided bits) to the output
-//           keys and the index list, at slots from an atomic counter (unordered: src/topk.cpp sorts them);
-//   gather  an invocation per selected pair: out_values[i] = values[indices[i]];
-//   filter  (TOPK_CANDIDATES, after the first digit) grid stride: keys below the first digit's bucket are
-//           selected, those in it copied with their index to a candidate list that the later passes read
-//           instead of the input (on uniform keys 1/256 of it).
-// No subgroup operations; shared memory through barrier() and atomics; no workgroup waits on another.
+// the composite key (ordered key, input index): every composite is distinct, so 8-bit digits, most significant
+// first, narrow the bucket of the k-th smallest composite to one value, and exactly k composites lie at or below
+// it. The index digits make the choice among equal keys the earliest inputs (stable).
+// A record takes the sample path, one read of the input, and falls back on the digit passes over the input
+// when the sample's threshold misses (src/topk.cpp). One kernel, its phase a specialization constant (PHASE):
+//   sample  one workgroup: the selection state cleared, the count and k stored (read from the caller's buffers
+//           and clamped under TOPK_INDIRECT); WG_SIZE * SAMPLES keys read evenly spaced, and the ordered
+//           key of rank sample_rank() among them found by a radix select in registers: the threshold;
+//   sieve   grid stride, 16-byte loads: every key whose ordered key is at most the threshold goes, with its
+//           index, to the candidate list (room for pc.capacity; all are counted), and its digit below the
+//           threshold's leading zeros to a histogram;
+//   refine  one workgroup: where k <= candidates <= capacity, radix select over the list from that histogram,
+//           each digit moving the keys below the chosen bucket to the output and the bucket to the other list,
+//           until a bucket is taken whole; the fallback's dispatch arguments zero. Else the arguments that run:
+//   hist    (fallback) grid stride: counts the digit `pass` of the composites that share the decided prefix;
+//           the workgroup that finishes last (an atomic ticket, no waiting) then finds the digit whose bucket
+//           holds the remaining k-th composite, extends the prefix, and clears the counts for the next pass;
+//           done once the whole bucket is taken;
+//   filter  (fallback, TOPK_CANDIDATES, after the first digit) as the sieve: keys below the first digit's
+//           bucket are selected, those in it copied with their index to the candidate list that the later
+//           passes read instead of the input;
+//   select  (fallback) grid stride: appends each composite at or below the prefix (on its decided bits);
+//   gather  an invocation per selected pair: out_values[i] = values[indices[i]].
+// Appends to the output and the lists are unordered (src/topk.cpp sorts the selection) and aggregated: one
+// global atomic per workgroup and tile. No subgroup operations; shared memory through barrier() and atomics;
+// no workgroup waits on another.
+// The fallback's counts and ticket: State is coherent, each workgroup adds its counts with atomics and a
+// memoryBarrierBuffer() before it takes its ticket, and the last one reads them after its own.
 // Specialization: WG_SIZE, KEY_FLAGS (the order-preserving key transform of common/radix.glsl), PHASE.
 // Defines: VKPRIM_KEY64 (64-bit keys).
 #extension GL_GOOGLE_include_directive : require
@@ -25,12 +36,13 @@
 
 layout(constant_id = 3) const uint KEY_FLAGS = 0u;
 layout(constant_id = 8) const uint PHASE = 0u;
-#define PHASE_INIT 0u
+#define PHASE_SAMPLE 0u
 #define PHASE_HIST 1u
-#define PHASE_SCAN 2u
-#define PHASE_SELECT 3u
-#define PHASE_GATHER 4u
-#define PHASE_FILTER 5u
+#define PHASE_SELECT 2u
+#define PHASE_GATHER 3u
+#define PHASE_FILTER 4u
+#define PHASE_SIEVE 5u
+#define PHASE_REFINE 6u
 // KEY_FLAGS bits, as common/radix.glsl's.
 #define KEY_SIGNED 1u
 #define KEY_FLOAT 2u
@@ -40,29 +52,38 @@ layout(push_constant) uniform TopKConstants {
   uint count;         // input keys
   uint k;             // keys to select, 1..count
   uint pass;          // count, choose: the digit, 0..11 (0..7 key digits, 8..11 index digits; 32-bit keys from 4)
-  uint groups;        // workgroups of the grid-stride phases
+  uint groups;        // workgroups of the grid-stride phases (the fallback's dispatch arguments)
   uint keys_shift;    // first element of each binding
   uint out_shift;
   uint index_shift;
   uint values_shift;
   uint out_values_shift;
-  uint flags;         // TOPK_INDIRECT: init reads the count and k from bindings 6 and 7 (count, k: their maxima)
+  uint flags;         // TOPK_INDIRECT: sample reads the count and k from bindings 6 and 7 (count, k: their maxima)
   uint count_shift;   // the count's word in binding 6
   uint k_shift;       // k's word in binding 7
+  uint capacity;      // sieve, refine: room of each of the sample path's two lists; filter: no limit
+  uint pad0, pad1, pad2;
 } pc;
 #define TOPK_INDIRECT 1u
-// The passes after the first read the candidate list (the keys of the first digit's bucket) in the state
-// binding instead of the input; the filter phase writes it.
+// The fallback's passes after the first read the candidate list (the keys of the first digit's bucket) in the
+// state binding instead of the input; the filter phase writes it.
 #define TOPK_CANDIDATES 2u
 
 #if defined(VKPRIM_KEY64)
 #define KEY_T uvec2  // (low word, high word), as std430 lays out a 64-bit key
+#define KEY_WORDS 2u
 #else
 #define KEY_T uint
+#define KEY_WORDS 1u
 #endif
+#define CAND_WORDS (KEY_WORDS + 1u)  // a list entry: the key's words, then the input index
 
 layout(set = 0, binding = 0, std430) readonly buffer Keys { KEY_T keys[]; };
-layout(set = 0, binding = 1, std430) buffer State { uint state[]; };
+layout(set = 0, binding = 0, std430) readonly buffer KeyVectors { uvec4 key_vectors[]; };
+// Coherent: the refine's workgroup reads back the list entries its invocations wrote.
+layout(set = 0, binding = 1, std430) coherent buffer State { uint state[]; };
+// A 32-bit key's list entry (key, index) as one 8-byte access (ST_CAND_BASE is even).
+layout(set = 0, binding = 1, std430) coherent buffer StatePairs { uvec2 state_pairs[]; };
 layout(set = 0, binding = 2, std430) buffer OutKeys { KEY_T out_keys[]; };
 layout(set = 0, binding = 3, std430) buffer Indices { uint indices[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Values { uint values[]; };
@@ -70,9 +91,15 @@ layout(set = 0, binding = 5, std430) buffer OutValues { uint out_values[]; };
 layout(set = 0, binding = 6, std430) readonly buffer CountIn { uint count_in[]; };
 layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 
-// State words (src/topk.cpp kStateWords): the decided prefix of the composite (three words), the rank still to
-// find within its bucket, the done flag, the decided bits, the append counter, the count, the keys to select
-// (min(k, count): also the count of src/topk.cpp's sorts under record_indirect); then 256 digit counts.
+// State words (src/topk.cpp kStateWords, kSelectedWord, kPathWord, kArgsWord): the decided prefix of the
+// composite (three words), the rank still to find within its bucket, the done flag, the decided bits, the
+// append counter, the count, the keys to select (min(k, count): also the count of src/topk.cpp's sorts under
+// record_indirect), the list's counter, the threshold (ordered key: high word, low word), the path taken
+// (0 nothing to select, 1 sample, 2 fallback), the sieve's digit (the threshold's leading zero bits), the
+// workgroups of the fallback's count pass that have added their counts; the fallback's dispatch arguments
+// (one vkCmdDispatchIndirect entry of 8 words: its grid); 256
+// digit counts; then the lists (CAND_WORDS words per entry): the sample path's two, of pc.capacity entries
+// each, or the fallback's one (room for the count).
 #define ST_PREFIX 0u
 #define ST_REMAINING 3u
 #define ST_DONE 4u
@@ -81,11 +108,34 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define ST_COUNT 7u
 #define ST_SELECTED 8u
 #define ST_CANDIDATES 9u
-// The candidate list: from word ST_COUNTS + 256, CAND_WORDS words each, the key's words then the input index.
+#define ST_THRESHOLD 10u
+#define ST_PATH 12u
+#define ST_SIEVE_DIGIT 13u
+#define ST_TICKET 14u
+#define ST_ARGS 16u
+#define ST_COUNTS 32u
 #define ST_CAND_BASE (ST_COUNTS + 256u)
-#define ST_COUNTS 16u
+#define PATH_NONE 0u
+#define PATH_SAMPLE 1u
+#define PATH_FALLBACK 2u
+
+// The sample: SAMPLES keys per invocation, held in registers. Its rank: src/topk.cpp's sample_capacity
+// mirrors this formula to size the lists (see the table there for the choice).
+#define SAMPLES 32u
+#define SAMPLE_SIGMAS 6.0
+#define SAMPLE_SLACK 3.0
+// 16-byte loads per invocation per tile of the sieve and the filter.
+#define TILE_VECTORS 4u
+#define VECTOR_KEYS (4u / KEY_WORDS)
+// List entries per invocation per round of the refine, loaded before any is used.
+#define REFINE_BATCH 32u
 
 shared uint s_counts[256];
+shared uint s_scan[2][256];
+shared uint s_choice[3];  // the chosen bucket, the composites before it, those in it
+shared uint s_tally[4];   // per tile parity: the output's and the list's slots taken by the workgroup
+shared uint s_base[4];    // per tile parity: their first slots
+shared uint s_words[4];   // broadcasts
 
 // The composite key of input i, most significant word first: the ordered key's high word (0 for 32-bit keys,
 // whose passes start at digit 4), its low word, the index. The order-preserving transform: unsigned as is,
@@ -132,41 +182,123 @@ bool lex_less_equal(uvec3 a, uvec3 b) {
 
 uvec3 prefix() { return uvec3(state[ST_PREFIX], state[ST_PREFIX + 1u], state[ST_PREFIX + 2u]); }
 
-// Digit `pass` (0..11, most significant first) of a composite.
-uint digit_of(uvec3 c, uint pass) { return (c[pass / 4u] >> (24u - 8u * (pass % 4u))) & 0xFFu; }
+// The 8 bits of a composite after its first `decided` bits (0..88).
+uint digit_at(uvec3 c, uint decided) {
+  const uint w = decided / 32u, shift = decided % 32u;
+  uint bits = c[w] << shift;
+  if (shift != 0u && w < 2u) bits |= c[w + 1u] >> (32u - shift);
+  return bits >> 24u;
+}
+
+// The composite with digit d put after its first `decided` bits (0..88; those bits of c clear).
+uvec3 with_digit(uvec3 c, uint decided, uint d) {
+  const uint w = decided / 32u, shift = decided % 32u;
+  c[w] |= shift <= 24u ? d << (24u - shift) : d >> (shift - 24u);
+  if (shift > 24u) c[w + 1u] |= d << (56u - shift);
+  return c;
+}
 
 #if defined(VKPRIM_KEY64)
-#define CAND_WORDS 3u
 const uint FIRST_PASS = 0u;
 #else
-#define CAND_WORDS 2u
 const uint FIRST_PASS = 4u;  // the high word of a 32-bit key's composite is 0
 #endif
 
-bool from_candidates(uint pass) { return (pc.flags & TOPK_CANDIDATES) != 0u && pass > FIRST_PASS; }
-
-// Element i of the pass's source: the input, or the candidate list; its key and input index.
-void source_at(bool candidates, uint i, out KEY_T key, out uint index) {
-  if (!candidates) {
-    key = keys[pc.keys_shift + i];
-    index = i;
-    return;
+// The choice of a digit, shared by the sample, the refine and the fallback's scan: s_counts holds the 256
+// digit counts (complete: every invocation calls this after a barrier); s_choice gets the bucket holding the
+// composite of rank `remaining` (1-based), the composites before it and those in it. An inclusive scan of
+// the counts (Hillis-Steele, ping-pong in s_scan), then the one bucket whose range holds the rank claims it.
+void choose_bucket(uint remaining) {
+  const uint t = gl_LocalInvocationIndex;
+  for (uint d = t; d < 256u; d += WG_SIZE) s_scan[0][d] = s_counts[d];
+  if (t == 0u) {
+    s_choice[0] = 255u;  // only if the counts hold fewer than `remaining`, which the callers rule out
+    s_choice[1] = 0u;
+    s_choice[2] = 0u;
   }
-  const uint at = ST_CAND_BASE + i * CAND_WORDS;
-#if defined(VKPRIM_KEY64)
-  key = uvec2(state[at], state[at + 1u]);
-#else
-  key = state[at];
-#endif
-  index = state[at + CAND_WORDS - 1u];
+  barrier();
+  uint from = 0u;
+  for (uint offset = 1u; offset < 256u; offset <<= 1u) {
+    for (uint d = t; d < 256u; d += WG_SIZE)
+      s_scan[from ^ 1u][d] = s_scan[from][d] + (d >= offset ? s_scan[from][d - offset] : 0u);
+    from ^= 1u;
+    barrier();
+  }
+  for (uint d = t; d < 256u; d += WG_SIZE) {
+    const uint before = s_scan[from][d] - s_counts[d];
+    if (before < remaining && remaining <= s_scan[from][d]) {
+      s_choice[0] = d;
+      s_choice[1] = before;
+      s_choice[2] = s_counts[d];
+    }
+  }
+  barrier();
 }
 
-void append_selected(KEY_T key, uint index, uint k) {
-  const uint slot = atomicAdd(state[ST_APPENDED], 1u);
-  if (slot >= k) return;  // never, by construction: exactly k composites are selected
+void clear_counts() {
+  for (uint d = gl_LocalInvocationIndex; d < 256u; d += WG_SIZE) s_counts[d] = 0u;
+  barrier();
+}
+
+// Every invocation calls it (barriers), once per tile with alternating parity: takes `mine` slots of the
+// output (x, counter ST_APPENDED) and of the list (y, counter ST_CANDIDATES) for this invocation, with one
+// global atomic per counter and workgroup, and returns its first slot of each. Parity p's tallies are cleared
+// during the other parity's tile, after every use of them (two barriers apart).
+uvec2 reserve_slots(uvec2 mine, uint parity) {
+  const uint at = parity * 2u;
+  uvec2 local = uvec2(0u);
+  if (mine.x != 0u) local.x = atomicAdd(s_tally[at], mine.x);
+  if (mine.y != 0u) local.y = atomicAdd(s_tally[at + 1u], mine.y);
+  barrier();
+  if (gl_LocalInvocationIndex == 0u) {
+    const uint out_n = s_tally[at], list_n = s_tally[at + 1u];
+    s_base[at] = out_n == 0u ? 0u : atomicAdd(state[ST_APPENDED], out_n);
+    s_base[at + 1u] = list_n == 0u ? 0u : atomicAdd(state[ST_CANDIDATES], list_n);
+    s_tally[(at ^ 2u)] = 0u;
+    s_tally[(at ^ 2u) + 1u] = 0u;
+  }
+  barrier();
+  return uvec2(s_base[at], s_base[at + 1u]) + local;
+}
+
+void start_slots() {
+  if (gl_LocalInvocationIndex == 0u) {
+    s_tally[0] = 0u;
+    s_tally[1] = 0u;
+  }
+  barrier();
+}
+
+void append_selected(KEY_T key, uint index, uint slot) {
+  if (slot >= state[ST_SELECTED]) return;  // never, by construction: exactly k composites are selected
   out_keys[pc.out_shift + slot] = key;
   indices[pc.index_shift + slot] = index;
 }
+
+void write_entry(uint list, uint slot, KEY_T key, uint index) {
+#if defined(VKPRIM_KEY64)
+  const uint at = ST_CAND_BASE + (list + slot) * CAND_WORDS;
+  state[at] = key.x;
+  state[at + 1u] = key.y;
+  state[at + 2u] = index;
+#else
+  state_pairs[ST_CAND_BASE / 2u + list + slot] = uvec2(key, index);
+#endif
+}
+
+void read_entry(uint list, uint slot, out KEY_T key, out uint index) {
+#if defined(VKPRIM_KEY64)
+  const uint at = ST_CAND_BASE + (list + slot) * CAND_WORDS;
+  key = uvec2(state[at], state[at + 1u]);
+  index = state[at + 2u];
+#else
+  const uvec2 entry = state_pairs[ST_CAND_BASE / 2u + list + slot];
+  key = entry.x;
+  index = entry.y;
+#endif
+}
+
+// ---- sample ----
 
 void init_state() {
   const uint i = gl_LocalInvocationIndex;
@@ -188,7 +320,303 @@ void init_state() {
     state[ST_COUNT] = n;
     state[ST_SELECTED] = k;
     state[ST_CANDIDATES] = 0u;
+    state[ST_PATH] = PATH_NONE;
+    state[ST_TICKET] = 0u;
+    s_words[0] = n;
+    s_words[1] = k;
   }
+  barrier();
+}
+
+// The rank (1-based) among `taken` samples of n keys whose ordered key is the threshold: mu samples are
+// expected below the k-th key, and the rank stands SAMPLE_SIGMAS standard deviations and SAMPLE_SLACK above
+// (src/topk.cpp, kSample, says why).
+uint sample_rank(uint taken, uint n, uint k) {
+  const float mu = float(taken) * (float(k) / float(n));
+  const float rank = ceil(mu + float(SAMPLE_SIGMAS) * sqrt(mu) + float(SAMPLE_SLACK));
+  return uint(clamp(rank, 1.0, float(taken)));
+}
+
+// Samples WG_SIZE * SAMPLES keys (all where fewer) evenly spaced; radix select of the threshold among
+// their ordered keys (the composite's key words, index 0), digits of the key only.
+void sample_threshold() {
+  init_state();
+  const uint n = s_words[0], k = s_words[1];
+  if (k == 0u) return;
+  const uint t = gl_LocalInvocationIndex;
+  // Sample j at floor(j n / taken) = j stride + floor(j rest / taken), spread over the whole input (rest < taken,
+  // so j rest fits 32 bits).
+  const uint taken = min(WG_SIZE * SAMPLES, n), stride = n / taken, rest = n % taken;
+  uvec2 sample_keys[SAMPLES];
+  [[unroll]] for (uint s = 0u; s < SAMPLES; ++s) {
+    const uint j = s * WG_SIZE + t;
+    const uint at = j * stride + j * rest / taken;
+    sample_keys[s] = j < taken ? composite(keys[pc.keys_shift + at], 0u).xy : uvec2(0xFFFFFFFFu);
+  }
+  uvec3 p = uvec3(0u);
+  uint remaining = sample_rank(taken, n, k);
+  for (uint decided = 8u * FIRST_PASS; decided < 64u; decided += 8u) {
+    clear_counts();
+    [[unroll]] for (uint s = 0u; s < SAMPLES; ++s) {
+      const uvec3 c = uvec3(sample_keys[s], 0u);
+      if (s * WG_SIZE + t < taken && cut(c, decided) == p) atomicAdd(s_counts[digit_at(c, decided)], 1u);
+    }
+    barrier();
+    choose_bucket(remaining);
+    p = with_digit(p, decided, s_choice[0]);
+    remaining -= s_choice[1];
+  }
+  if (t == 0u) {
+    state[ST_THRESHOLD] = p.x;
+    state[ST_THRESHOLD + 1u] = p.y;
+    // The candidates share the threshold's leading zero bits: the refine's first digit follows them.
+    const uint zeros = p.x != 0u ? 31u - uint(findMSB(p.x)) : p.y != 0u ? 63u - uint(findMSB(p.y)) : 64u;
+    state[ST_SIEVE_DIGIT] = min(zeros, 88u);
+  }
+}
+
+// ---- the filtering reads of the input (sieve, and the fallback's filter) ----
+
+#define TO_NONE 0u
+#define TO_OUT 1u
+#define TO_LIST 2u
+
+struct Filter {
+  uvec3 prefix;     // sieve: the threshold (key words); filter: the decided prefix
+  uint decided;     // sieve: its digit for the histogram; filter: the decided bits
+  bool done;        // filter: the first digit's bucket is taken whole
+};
+
+// Where the key of input i goes: the sieve lists every key at or below the threshold (and counts its digit);
+// the filter selects the keys below the first digit's bucket and lists those in it.
+uint classify(const Filter f, KEY_T key, uint i) {
+  const uvec3 c = composite(key, i);
+  if (PHASE == PHASE_SIEVE) {
+    if (!lex_less_equal(uvec3(c.xy, 0u), f.prefix)) return TO_NONE;
+    atomicAdd(s_counts[digit_at(c, f.decided)], 1u);
+    return TO_LIST;
+  }
+  const uvec3 head = cut(c, f.decided);
+  if (head != f.prefix) return lex_less_equal(head, f.prefix) ? TO_OUT : TO_NONE;
+  return f.done ? TO_OUT : TO_LIST;
+}
+
+KEY_T vector_key(uvec4 v, uint e) {
+#if defined(VKPRIM_KEY64)
+  return e == 0u ? v.xy : v.zw;
+#else
+  return v[e];
+#endif
+}
+
+// Key j * VECTOR_KEYS + e of an invocation's tile: element e of its vector j, input first + j * spacing + e.
+// Kept as the vectors, not as keys and indices, so that a tile costs the registers of its loads.
+// Sends the keys where classify said (mask bit j * VECTOR_KEYS + e: out_mask to the output, list_mask to the
+// list), with one reservation for the tile.
+void send_keys(uvec4 v[TILE_VECTORS], uint first, uint spacing, uint out_mask, uint list_mask, uint parity) {
+  const uvec2 slot = reserve_slots(uvec2(bitCount(out_mask), bitCount(list_mask)), parity);
+  uint out_at = slot.x, list_at = slot.y;
+  [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) {
+    [[unroll]] for (uint e = 0u; e < VECTOR_KEYS; ++e) {
+      const uint bit = 1u << (j * VECTOR_KEYS + e);
+      if (((out_mask | list_mask) & bit) == 0u) continue;
+      const KEY_T key = vector_key(v[j], e);
+      const uint index = first + j * spacing + e;
+      if ((out_mask & bit) != 0u) append_selected(key, index, out_at++);
+      else {
+        if (list_at < pc.capacity) write_entry(0u, list_at, key, index);
+        ++list_at;
+      }
+    }
+  }
+}
+
+// The input in tiles of WG_SIZE * TILE_VECTORS 16-byte vectors (coalesced: vector j of an invocation at
+// j * WG_SIZE + its index), grid stride; the keys before the binding's first 16-byte boundary and after the
+// last whole vector (at most 2 * (VECTOR_KEYS - 1)) in one more round of scalar loads by workgroup 0.
+void filter_input(const Filter f) {
+  const uint group = vk_workgroup_index(), t = gl_LocalInvocationIndex;
+  const uint n = state[ST_COUNT];
+  const uint head = min((VECTOR_KEYS - pc.keys_shift % VECTOR_KEYS) % VECTOR_KEYS, n);
+  const uint vectors = (n - head) / VECTOR_KEYS, first_vector = (pc.keys_shift + head) / VECTOR_KEYS;
+  const uint tail = n - head - vectors * VECTOR_KEYS;
+  const uint per_tile = WG_SIZE * TILE_VECTORS, tiles = (vectors + per_tile - 1u) / per_tile;
+  start_slots();
+  uint parity = 0u;
+  uvec4 v[TILE_VECTORS];
+  for (uint tile = group; tile < tiles; tile += pc.groups) {
+    const uint q0 = tile * per_tile + t;  // this invocation's first vector of the tile
+    [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j)
+      v[j] = q0 + j * WG_SIZE < vectors ? key_vectors[first_vector + q0 + j * WG_SIZE] : uvec4(0u);
+    const uint first = head + q0 * VECTOR_KEYS, spacing = WG_SIZE * VECTOR_KEYS;
+    uint out_mask = 0u, list_mask = 0u;
+    [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) {
+      if (q0 + j * WG_SIZE >= vectors) continue;
+      [[unroll]] for (uint e = 0u; e < VECTOR_KEYS; ++e) {
+        const uint to = classify(f, vector_key(v[j], e), first + j * spacing + e);
+        out_mask |= to == TO_OUT ? 1u << (j * VECTOR_KEYS + e) : 0u;
+        list_mask |= to == TO_LIST ? 1u << (j * VECTOR_KEYS + e) : 0u;
+      }
+    }
+    send_keys(v, first, spacing, out_mask, list_mask, parity);
+    parity ^= 1u;
+  }
+  // The scalar keys: invocation t of workgroup 0 takes the head's key t, then the tail's.
+  uint out_mask = 0u, list_mask = 0u, index = 0u;
+  if (group == 0u && t < head + tail) {
+    index = t < head ? t : head + vectors * VECTOR_KEYS + (t - head);
+    const KEY_T key = keys[pc.keys_shift + index];
+#if defined(VKPRIM_KEY64)
+    v[0] = uvec4(key, 0u, 0u);
+#else
+    v[0] = uvec4(key, 0u, 0u, 0u);
+#endif
+    const uint to = classify(f, key, index);
+    out_mask = to == TO_OUT ? 1u : 0u;
+    list_mask = to == TO_LIST ? 1u : 0u;
+  }
+  send_keys(v, index, 0u, out_mask, list_mask, parity);
+}
+
+void sieve() {
+  if (state[ST_SELECTED] == 0u) return;  // the same word for the whole workgroup: uniform
+  if (vk_workgroup_index() >= pc.groups) return;
+  Filter f;
+  f.prefix = uvec3(state[ST_THRESHOLD], state[ST_THRESHOLD + 1u], 0u);
+  f.decided = state[ST_SIEVE_DIGIT];
+  f.done = false;
+  clear_counts();
+  filter_input(f);
+  barrier();
+  for (uint d = gl_LocalInvocationIndex; d < 256u; d += WG_SIZE)
+    if (s_counts[d] != 0u) atomicAdd(state[ST_COUNTS + d], s_counts[d]);
+}
+
+// After the fallback's first digit: the keys below its bucket are selected, those in it (unless the whole
+// bucket is taken) become the candidates of the later passes, in whatever order the atomics give (the index
+// travels).
+void filter_keys() {
+  if (state[ST_SELECTED] == 0u) return;
+  if (vk_workgroup_index() >= pc.groups) return;
+  Filter f;
+  f.prefix = prefix();
+  f.decided = state[ST_DECIDED];
+  f.done = state[ST_DONE] != 0u;
+  filter_input(f);
+}
+
+// ---- refine ----
+
+// Entries base + u * WG_SIZE + (this invocation) of a list of m, u < REFINE_BATCH, all loaded before any is used.
+void load_batch(uint list, uint base, uint m, out KEY_T key[REFINE_BATCH], out uint index[REFINE_BATCH]) {
+  [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u) {
+    const uint i = base + u * WG_SIZE + gl_LocalInvocationIndex;
+    if (i < m) read_entry(list, i, key[u], index[u]);
+  }
+}
+
+// Writes the fallback's dispatch arguments (its grid; zero workgroups on the sample path).
+void write_fallback_args(bool run) {
+  state[ST_ARGS] = run ? pc.groups : 0u;
+  state[ST_ARGS + 1u] = 1u;
+  state[ST_ARGS + 2u] = 1u;
+}
+
+// One workgroup. The lists: list 0 (the sieve's) and list pc.capacity (entries), used in turn.
+void refine() {
+  const uint t = gl_LocalInvocationIndex;
+  const uint k = state[ST_SELECTED], listed = state[ST_CANDIDATES];
+  const bool sample_path = k != 0u && listed >= k && listed <= pc.capacity;
+  barrier();  // every invocation has read the list's count before it is cleared for the fallback
+  if (t == 0u) {
+    write_fallback_args(k != 0u && !sample_path);
+    state[ST_PATH] = k == 0u ? PATH_NONE : sample_path ? PATH_SAMPLE : PATH_FALLBACK;
+  }
+  if (!sample_path) {
+    // The fallback starts as after init: its counts and its list counter cleared.
+    for (uint d = t; d < 256u; d += WG_SIZE) state[ST_COUNTS + d] = 0u;
+    if (t == 0u) state[ST_CANDIDATES] = 0u;
+    return;
+  }
+  // The first digit's counts are the sieve's.
+  for (uint d = t; d < 256u; d += WG_SIZE) s_counts[d] = state[ST_COUNTS + d];
+  if (t == 0u) {
+    s_tally[0] = 0u;  // the output's slots
+    s_tally[1] = 0u;  // the next list's
+  }
+  barrier();
+  uint decided = state[ST_SIEVE_DIGIT], remaining = k, m = listed, from = 0u, to = pc.capacity;
+  for (bool counted = true;; counted = false) {
+    if (!counted) {
+      clear_counts();
+      for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
+        KEY_T key[REFINE_BATCH];
+        uint index[REFINE_BATCH];
+        load_batch(from, base, m, key, index);
+        [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
+          if (base + u * WG_SIZE + t < m) atomicAdd(s_counts[digit_at(composite(key[u], index[u]), decided)], 1u);
+      }
+      barrier();
+    }
+    choose_bucket(remaining);
+    const uint bucket = s_choice[0], before = s_choice[1], in_bucket = s_choice[2];
+    const bool whole = in_bucket == remaining - before;  // the rank within the bucket is its last
+    if (!whole && in_bucket == m) {  // one bucket holds the list: nothing to move
+      decided = min(decided + 8u, 88u);
+      continue;
+    }
+    // Below the bucket (and the bucket when taken whole): the output; the bucket: the next list.
+    for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
+      KEY_T key[REFINE_BATCH];
+      uint index[REFINE_BATCH];
+      load_batch(from, base, m, key, index);
+      [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u) {
+        if (base + u * WG_SIZE + t >= m) continue;
+        const uint d = digit_at(composite(key[u], index[u]), decided);
+        if (d < bucket || (whole && d == bucket)) append_selected(key[u], index[u], atomicAdd(s_tally[0], 1u));
+        else if (d == bucket) write_entry(to, atomicAdd(s_tally[1], 1u), key[u], index[u]);
+      }
+    }
+    if (whole) break;
+    memoryBarrierBuffer();
+    barrier();
+    if (t == 0u) s_tally[1] = 0u;
+    remaining -= before;
+    m = in_bucket;
+    const uint next = from;
+    from = to;
+    to = next;
+    decided = min(decided + 8u, 88u);
+  }
+}
+
+// ---- the fallback's digit passes ----
+
+// Element i of a fallback pass's source: the input, or the candidate list; its key and input index.
+void source_at(bool candidates, uint i, out KEY_T key, out uint index) {
+  index = i;
+  if (candidates) read_entry(0u, i, key, index);
+  else key = keys[pc.keys_shift + i];
+}
+
+// The last workgroup of a count pass: the counts (complete) to shared memory, cleared for the next pass, and
+// the bucket of the remaining rank taken into the prefix.
+void choose_digit() {
+  const uint t = gl_LocalInvocationIndex;
+  for (uint d = t; d < 256u; d += WG_SIZE) {
+    s_counts[d] = state[ST_COUNTS + d];
+    state[ST_COUNTS + d] = 0u;
+  }
+  barrier();
+  const uint remaining = state[ST_REMAINING];
+  choose_bucket(remaining);
+  if (t != 0u) return;
+  const uint d = s_choice[0], rank = remaining - s_choice[1];
+  state[ST_PREFIX + pc.pass / 4u] |= d << (24u - 8u * (pc.pass % 4u));
+  state[ST_REMAINING] = rank;
+  state[ST_DECIDED] = 8u * (pc.pass + 1u);
+  state[ST_TICKET] = 0u;
+  if (s_choice[2] == rank || pc.pass == 11u) state[ST_DONE] = 1u;
 }
 
 void count_digits() {
@@ -196,42 +624,28 @@ void count_digits() {
   const uint group = vk_workgroup_index();
   if (group >= pc.groups) return;
   const uint t = gl_LocalInvocationIndex;
-  for (uint d = t; d < 256u; d += WG_SIZE) s_counts[d] = 0u;
-  barrier();
+  clear_counts();
   const uint decided = 8u * pc.pass;
   const uvec3 p = prefix();
-  const bool candidates = from_candidates(pc.pass);
+  const bool candidates = (pc.flags & TOPK_CANDIDATES) != 0u && pc.pass > FIRST_PASS;
   const uint n = state[candidates ? ST_CANDIDATES : ST_COUNT];
   for (uint i = group * WG_SIZE + t; i < n; i += pc.groups * WG_SIZE) {
     KEY_T key;
     uint index;
     source_at(candidates, i, key, index);
     const uvec3 c = composite(key, index);
-    if (cut(c, decided) == p) atomicAdd(s_counts[digit_of(c, pc.pass)], 1u);
+    if (cut(c, decided) == p) atomicAdd(s_counts[digit_at(c, decided)], 1u);
   }
   barrier();
   for (uint d = t; d < 256u; d += WG_SIZE)
     if (s_counts[d] != 0u) atomicAdd(state[ST_COUNTS + d], s_counts[d]);
-}
-
-void choose_digit() {
-  if (state[ST_DONE] != 0u) return;
-  const uint t = gl_LocalInvocationIndex;
-  for (uint d = t; d < 256u; d += WG_SIZE) {
-    s_counts[d] = state[ST_COUNTS + d];
-    state[ST_COUNTS + d] = 0u;
-  }
+  memoryBarrierBuffer();
   barrier();
-  if (t != 0u) return;
-  // The bucket holds the remaining rank: 256 steps by one invocation cost less than the dispatch.
-  const uint remaining = state[ST_REMAINING];
-  uint before = 0u, d = 0u;
-  for (; d < 255u && before + s_counts[d] < remaining; ++d) before += s_counts[d];
-  const uint rank = remaining - before;
-  state[ST_PREFIX + pc.pass / 4u] |= d << (24u - 8u * (pc.pass % 4u));
-  state[ST_REMAINING] = rank;
-  state[ST_DECIDED] = 8u * (pc.pass + 1u);
-  if (s_counts[d] == rank || pc.pass == 11u) state[ST_DONE] = 1u;
+  if (t == 0u) s_words[0] = atomicAdd(state[ST_TICKET], 1u);
+  barrier();
+  if (s_words[0] != pc.groups - 1u) return;  // not the last: uniform
+  memoryBarrierBuffer();
+  choose_digit();
 }
 
 void select_keys() {
@@ -240,44 +654,23 @@ void select_keys() {
   const uint decided = state[ST_DECIDED];
   const uvec3 p = prefix();
   const bool candidates = (pc.flags & TOPK_CANDIDATES) != 0u;
-  const uint n = state[candidates ? ST_CANDIDATES : ST_COUNT], k = state[ST_SELECTED];
-  if (k == 0u) return;
-  for (uint i = group * WG_SIZE + gl_LocalInvocationIndex; i < n; i += pc.groups * WG_SIZE) {
+  const uint n = state[candidates ? ST_CANDIDATES : ST_COUNT];
+  if (state[ST_SELECTED] == 0u) return;
+  start_slots();
+  uint parity = 0u;
+  // The loop's bounds are the workgroup's (reserve_slots has barriers).
+  for (uint base = group * WG_SIZE; base < n; base += pc.groups * WG_SIZE) {
+    const uint i = base + gl_LocalInvocationIndex;
     KEY_T key;
     uint index;
-    source_at(candidates, i, key, index);
-    if (lex_less_equal(cut(composite(key, index), decided), p)) append_selected(key, index, k);
-  }
-}
-
-// After the first digit: the keys below its bucket are selected, those in it (unless the whole bucket is
-// taken) become the candidates of the later passes, in whatever order the atomics give (the index travels).
-void filter_keys() {
-  const uint group = vk_workgroup_index();
-  if (group >= pc.groups) return;
-  const uint decided = state[ST_DECIDED], n = state[ST_COUNT], k = state[ST_SELECTED];
-  const bool done = state[ST_DONE] != 0u;
-  const uvec3 p = prefix();
-  if (k == 0u) return;
-  for (uint i = group * WG_SIZE + gl_LocalInvocationIndex; i < n; i += pc.groups * WG_SIZE) {
-    const KEY_T key = keys[pc.keys_shift + i];
-    const uvec3 c = cut(composite(key, i), decided);
-    if (c != p) {
-      if (lex_less_equal(c, p)) append_selected(key, i, k);
-      continue;
+    bool selected = false;
+    if (i < n) {
+      source_at(candidates, i, key, index);
+      selected = lex_less_equal(cut(composite(key, index), decided), p);
     }
-    if (done) {
-      append_selected(key, i, k);
-      continue;
-    }
-    const uint at = ST_CAND_BASE + atomicAdd(state[ST_CANDIDATES], 1u) * CAND_WORDS;
-#if defined(VKPRIM_KEY64)
-    state[at] = key.x;
-    state[at + 1u] = key.y;
-#else
-    state[at] = key;
-#endif
-    state[at + CAND_WORDS - 1u] = i;
+    const uint slot = reserve_slots(uvec2(selected ? 1u : 0u, 0u), parity).x;
+    parity ^= 1u;
+    if (selected) append_selected(key, index, slot);
   }
 }
 
@@ -289,10 +682,11 @@ void gather_values() {
 }
 
 void main() {
-  if (PHASE == PHASE_INIT) init_state();
+  if (PHASE == PHASE_SAMPLE) sample_threshold();
   else if (PHASE == PHASE_HIST) count_digits();
-  else if (PHASE == PHASE_SCAN) choose_digit();
   else if (PHASE == PHASE_SELECT) select_keys();
   else if (PHASE == PHASE_FILTER) filter_keys();
+  else if (PHASE == PHASE_SIEVE) sieve();
+  else if (PHASE == PHASE_REFINE) refine();
   else gather_values();
 }
