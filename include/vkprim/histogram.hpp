@@ -36,8 +36,7 @@ const char* to_string(HistogramBinning binning);
 bool parse(const char* name, HistogramBinning& out);
 
 // privatized: each workgroup counts into copies of the histogram in shared memory (invocation i into copy
-//             i % replicas(), copies interleaved word by word, so the atomics of a subgroup spread over banks
-//             whatever bins they hit: conflict-free with 32 copies), then adds
+//             i % replicas(), which spreads the atomics on one bin over copies in different banks), then adds
 //             its nonzero bins into the histogram with one global atomic each. For bins * channels that fit
 //             the plan's shared-memory budget (replicas() says how many copies fit).
 // global:     every run of equal bins an invocation meets goes straight to the histogram with a global atomic:

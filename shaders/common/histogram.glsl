@@ -60,8 +60,8 @@ layout(push_constant) uniform HistogramConstants {
   uint bins;           // per channel
   uint replicas;       // privatized: histogram copies in shared memory, invocation i adding to copy i % replicas
                        // (0 in the global kernel)
-  uint stride;         // privatized: words per copy, bins * CHANNELS (the copies are interleaved:
-                       // histogram/privatized.comp)
+  uint stride;         // privatized: words per copy, bins * CHANNELS + 1: the pad word puts the copies of one
+                       // bin in different banks
   uint flip;           // xor on every integer sample and level: 0x80000000 for i32, else 0
   uint lower;          // even: integers: lower ^ flip; f32: lower's bits
   uint span;           // even: integers: upper - lower - 1; f32: upper's bits
