@@ -151,8 +151,11 @@ vkprim_add_kernel(sort/scan sort/scan.comp ${sort} NO_SUBGROUP_VARIANT)
 # SEG_COPY mode copies back after an odd number of passes). Variants as the sort's: key width (_k32, _k64) and
 # payload (none, _v32, _v64); the key transform is KEY_FLAGS.
 set(segmented_sort BINDINGS 8 PUSH_BYTES 124 SPEC WG_SIZE ITEMS SUBGROUP_MIN KEY_FLAGS)
-vkprim_add_kernel(segmented_sort/classify segmented_sort/classify.comp ${segmented_sort} DEFINES VKPRIM_NO_SUBGROUPS=1)
-vkprim_add_kernel(segmented_sort/scan segmented_sort/scan.comp ${segmented_sort} DEFINES VKPRIM_NO_SUBGROUPS=1)
+# classify and scan use no subgroup operation (their scans are the shared-memory ones): no SUBGROUP_MIN.
+foreach(phase classify scan)
+  vkprim_add_kernel(segmented_sort/${phase} segmented_sort/${phase}.comp BINDINGS 8 PUSH_BYTES 124
+                    SPEC WG_SIZE ITEMS KEY_FLAGS DEFINES VKPRIM_NO_SUBGROUPS=1)
+endforeach()
 foreach(kw 32 64)
   set(key_defines "")
   if(kw EQUAL 64)

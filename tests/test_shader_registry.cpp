@@ -28,7 +28,8 @@ const NamedGroup kNamedGroups[] = {{"reduce", &kShaderGroup_reduce},     {"scan"
                                    {"by_key", &kShaderGroup_by_key},     {"indirect", &kShaderGroup_indirect},
                                    {"ceiling", &kShaderGroup_ceiling},   {"test", &kShaderGroup_test},
                                    {"histogram", &kShaderGroup_histogram},
-                                   {"segmented_reduce", &kShaderGroup_segmented_reduce}};
+                                   {"segmented_reduce", &kShaderGroup_segmented_reduce},
+                                   {"segmented_sort", &kShaderGroup_segmented_sort}};
 constexpr uint32_t kSpirvMagic = 0x07230203u;
 
 const ShaderGroup* group_named(std::string_view name) {

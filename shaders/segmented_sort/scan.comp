@@ -3,7 +3,7 @@
 // invocation d scans digit d's counts over the segment's tiles in tile order, and the digit totals are
 // scanned across digits, so that each table entry becomes the offset within its segment of the tile's first
 // key of that digit: keys of smaller digits in the segment, then of the same digit in earlier tiles.
-// Defines: VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (256: one invocation per digit), SUBGROUP_MIN.
+// Defines: VKPRIM_NO_SUBGROUPS. Specialization: WG_SIZE (256: one invocation per digit).
 // Dispatched from SEG_ENTRY_LARGE. Bindings and push constants: common/segmented_sort.glsl.
 #extension GL_GOOGLE_include_directive : require
 #define SORT_WORKGROUP_SCAN 1
