@@ -26,7 +26,7 @@ namespace {
 struct SegSortRow {
   std::string primitive, algorithm, key_type, segments_label;
   uint32_t value_bits = 0;
-  uint64_t n = 0, segments = 0;
+  uint64_t n = 0, segments = 0, segment_size = 0;  // segment_size 0: splat lengths
   double median_us = 0, gkeys = 0, gbps = 0, of_read = 0, of_copy = 0;
   bool verified = false;
 };
@@ -35,6 +35,7 @@ void write_rows_json(const std::string& path, const std::string& device, const s
   write_json(path, device, rows, [](const SegSortRow& r, JsonRow& json) {
     json.text("primitive", r.primitive).text("algorithm", r.algorithm).text("type", r.key_type);
     json.number("value_bits", r.value_bits).text("segments_kind", r.segments_label).number("n", r.n);
+    json.number("segment_size", r.segment_size);
     json.number("segments", r.segments).number("median_us", r.median_us).number("gkeys", r.gkeys);
     json.number("gbps", r.gbps).number("of_read", r.of_read).number("of_copy", r.of_copy).flag("verified", r.verified);
   });
@@ -132,7 +133,7 @@ int bench_shape(const Device& device, const SegmentedSort& plan, SegSortBuffers&
   const auto ceilings = ceilings_for(device, b.pristine_keys, b.keys, n * kb, repeats);
   if (!ceilings) return 1;
   add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
-    return SegSortRow{"ceiling", name, "u32", label, 0, n, segments, us, 0, gbps, of_read, of_copy, true};
+    return SegSortRow{"ceiling", name, "u32", label, 0, n, segments, size, us, 0, gbps, of_read, of_copy, true};
   });
   int failures = 0;
   std::vector<uint8_t> got_keys(n * kb);
@@ -157,7 +158,7 @@ int bench_shape(const Device& device, const SegmentedSort& plan, SegSortBuffers&
     }
     const double gbps = 2.0 * double(n) * (kb + vb) / t.value();
     rows.push_back({vb ? "segmented_sort_pairs" : "segmented_sort_keys", name, to_string(d.key_type), label, 8 * vb, n,
-                    segments, t.value() / 1e3, double(n) / t.value(), gbps, ceilings->of_read(gbps),
+                    segments, size, t.value() / 1e3, double(n) / t.value(), gbps, ceilings->of_read(gbps),
                     ceilings->of_copy(gbps), why.empty()});
   }
   return failures;
