@@ -46,11 +46,11 @@ namespace detail { struct SegmentedSortPlan; }
 
 // A plan: create once (builds every pipeline it needs), record many times, from several threads.
 // Passes of a record: a header clear (vkCmdFillBuffer) and the classify pass (one invocation per segment:
-// size classes, batches and lists in scratch), one pass writing the later passes' dispatch arguments on the
-// GPU, the batch pass (one workgroup per batch of small segments or per medium segment, dispatched
-// indirectly), and where max_count allows large segments, per digit pass three indirect dispatches (upsweep,
-// scan, downsweep) and after an odd number of digit passes a copy back. About 4 + 1 + 3 x digit passes
-// dispatches; nothing waits on another workgroup.
+// size classes, batches and lists in scratch), one invocation writing the later passes' dispatch arguments on
+// the GPU, the batch pass (one workgroup per batch of small segments or per medium segment, dispatched
+// indirectly), and where the keys can hold a large segment, per digit pass three indirect dispatches
+// (upsweep, scan, downsweep) and after an odd number of digit passes a copy back: 3 dispatches, or 3 + 3 x
+// digit_passes() (+ 1), record_indirect one more (its count). Nothing waits on another workgroup.
 class SegmentedSort {
  public:
   // invalid_argument: max_count 0 or >= 2^30, max_segments 0, begin_bit / end_bit outside the key or
