@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "host_sort.hpp"
+#include "sort_rig.hpp"
 #include "test_support.hpp"
 #include "vkprim/segmented_sort.hpp"
 
@@ -23,7 +24,7 @@ using namespace vkprim;
 
 namespace {
 
-using Keys = std::vector<uint64_t>;  // raw key bits (the low 32 for 32-bit key types)
+using test::Keys;  // raw key bits (the low 32 for 32-bit key types)
 
 // Segment s is keys[begin[s], end[s]).
 struct Layout {
@@ -76,22 +77,6 @@ std::vector<uint64_t> power_law_lengths(size_t count, uint64_t largest, std::mt1
   std::vector<uint64_t> out(count);
   for (auto& n : out) n = uint64_t(std::pow(double(largest + 1), u(rng) * u(rng))) - 1;
   return out;
-}
-
-// Random keys of the type, floats with +-0, +-inf, NaNs and denormals mixed in.
-Keys random_keys(DataType type, uint64_t n, std::mt19937_64& rng) {
-  Keys k(n);
-  const bool wide = size_of(type) == 8;
-  for (auto& x : k) {
-    x = wide ? rng() : rng() & 0xFFFFFFFFull;
-    if ((type == DataType::f32 || type == DataType::f64) && rng() % 6 == 0) {
-      const uint64_t specials32[] = {0x0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001, 0x1};
-      const uint64_t specials64[] = {0x0, 0x8000000000000000, 0x7FF0000000000000, 0xFFF0000000000000,
-                                     0x7FF8000000000000, 0xFFF8000000000001, 0x1};
-      x = (wide ? specials64 : specials32)[rng() % 7];
-    }
-  }
-  return k;
 }
 
 SegmentedSortDesc desc_of(DataType key, uint64_t max_count, uint64_t max_segments, uint32_t value_size = 0,
@@ -275,7 +260,7 @@ void check_edges(Device& dev, const SegmentedSortDesc& base, int copies, std::mt
     d.max_segments = l.size();
     Rig rig(dev, d);
     INFO((shuffled ? "shuffled with gaps" : "end to end"));
-    CHECK(rig.check(random_keys(d.key_type, l.keys, rng), l));
+    CHECK(rig.check(test::keys_for(d.key_type, l.keys, rng), l));
   }
 }
 
@@ -323,7 +308,7 @@ TEST_CASE("all keys equal keep their input order (stable), and few distinct keys
   const Layout l = lay_out(edge_lengths(probe, 1, rng), true, rng);
   Rig rig(dev, desc_of(DataType::u32, l.keys, l.size(), 4));
   CHECK(rig.check(Keys(l.keys, 0x12345678u), l));
-  Keys few = random_keys(DataType::u32, l.keys, rng);
+  Keys few = test::keys_for(DataType::u32, l.keys, rng);
   for (auto& k : few) k &= 0x0F0F;
   CHECK(rig.check(few, l));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
@@ -356,7 +341,7 @@ TEST_CASE("zero segments, one segment, and one huge segment among tiny ones", "[
   lengths.insert(lengths.begin() + 123, kHuge);
   const Layout l = lay_out(lengths, true, rng);
   Rig rig(dev, desc_of(DataType::u32, l.keys, l.size(), 4));
-  const Keys keys = random_keys(DataType::u32, l.keys, rng);
+  const Keys keys = test::keys_for(DataType::u32, l.keys, rng);
   CHECK(rig.check(keys, l));
   Layout none = l;
   none.begin.clear();
@@ -382,7 +367,7 @@ TEST_CASE("overlapping segments write nothing outside the segments and the keys"
   }
   Rig rig(dev, desc_of(DataType::u32, l.keys, l.size(), 4));
   rig.overlapping = true;
-  CHECK(rig.check(random_keys(DataType::u32, l.keys, rng), l));
+  CHECK(rig.check(test::keys_for(DataType::u32, l.keys, rng), l));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -401,7 +386,7 @@ TEST_CASE("record_fixed sorts segments of one size in every size class", "[segme
       l.end.push_back(uint32_t((s + 1) * size));
     }
     l.keys = l.size() * size + 5;  // five keys past the segments stay as they are
-    CHECK(rig.check(random_keys(DataType::u32, l.keys, rng), l, How::fixed));
+    CHECK(rig.check(test::keys_for(DataType::u32, l.keys, rng), l, How::fixed));
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
@@ -413,7 +398,7 @@ TEST_CASE("record_indirect reads the segment count on the GPU and clamps it to m
   const SegmentedSort probe = make_plan(dev, desc_of(DataType::u32, 1 << 16, 1024, 4));
   const Layout l = lay_out(edge_lengths(probe, 1, rng), true, rng);
   Rig rig(dev, desc_of(DataType::u32, l.keys, l.size(), 4));
-  const Keys keys = random_keys(DataType::u32, l.keys, rng);
+  const Keys keys = test::keys_for(DataType::u32, l.keys, rng);
   CHECK(rig.check(keys, l, How::indirect_gpu));
   CHECK(rig.check(keys, l, How::indirect_upload, int64_t(l.size() / 2)));
   CHECK(rig.check(keys, l, How::indirect_upload, 0));
@@ -448,31 +433,11 @@ TEST_CASE("the shared-memory emulation sorts every size class", "[segmented_sort
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-namespace {
-
-void check_refused(Device& dev, const Buffer& keys, const char* says,
-                   const std::function<Result<void>(VkCommandBuffer)>& call) {
-  test::poison(dev, keys);
-  const Result<void> r = test::recorded_result(dev, call);
-  INFO("message: " << r.message());
-  CHECK(!r.ok());
-  CHECK(r.status() == Status::invalid_argument);
-  CHECK(r.message().find("SegmentedSort::record") == 0);
-  CHECK(r.message().find(says) != std::string::npos);
-  CHECK(test::still_poisoned(dev, keys));
-}
-
-}  // namespace
 
 TEST_CASE("create refuses bad descriptions with a message naming the plan and the problem",
           "[segmented_sort][errors][host]") {
   Device& dev = test::device();
-  struct Bad {
-    SegmentedSortDesc desc;
-    Status status;
-    const char* says;
-  };
-  std::vector<Bad> bad;
+  std::vector<test::BadDesc<SegmentedSortDesc>> bad;
   auto add = [&](auto change, Status status, const char* says) {
     SegmentedSortDesc d = desc_of(DataType::u32, 1000, 10);
     change(d);
@@ -491,14 +456,8 @@ TEST_CASE("create refuses bad descriptions with a message naming the plan and th
   add([](auto& d) { d.thresholds = {64, 8}; }, Status::invalid_argument, "medium_max 8");
   add([](auto& d) { d.thresholds = {100000, 0}; }, Status::invalid_argument, "small_max 100000");
   add([](auto& d) { d.key_type = DataType::u16; }, Status::unsupported, "u16 keys are not supported");
-  for (const Bad& b : bad) {
-    const auto r = SegmentedSort::create(dev.context(), b.desc);
-    INFO("expected: " << b.says << "; message: " << (r ? std::string("(created)") : r.error().message));
-    REQUIRE(!r);
-    CHECK(r.status() == b.status);
-    CHECK(r.error().message.find("SegmentedSort::create: ") == 0);
-    CHECK(r.error().message.find(b.says) != std::string::npos);
-  }
+  test::check_create_refused(bad, "SegmentedSort",
+                            [&](const SegmentedSortDesc& d) { return SegmentedSort::create(dev.context(), d); });
   Device& small = test::device(test::small_windows());
   const auto r = SegmentedSort::create(small.context(), desc_of(DataType::u32, 1u << 20, 10));
   REQUIRE(!r);
@@ -508,6 +467,7 @@ TEST_CASE("create refuses bad descriptions with a message naming the plan and th
 }
 
 TEST_CASE("records refuse bad counts, ranges and overlaps and record nothing", "[segmented_sort][errors][host]") {
+  constexpr const char* kRecord = "SegmentedSort::record";
   Device& dev = test::device();
   const SegmentedSort plan = make_plan(dev, desc_of(DataType::u32, 1000, 16, 4));
   const VkDeviceSize scratch_bytes = plan.scratch_requirements().size;
@@ -515,39 +475,39 @@ TEST_CASE("records refuse bad counts, ranges and overlaps and record nothing", "
   Buffer scratch = test::make_buffer(dev, scratch_bytes + 256), count = test::make_buffer(dev, 16);
   const BufferRange keys = k.range(0, 4000), values = v.range(0, 4000), begin = offsets.range(0, 64);
   const BufferRange end = offsets.range(4, 64), work = scratch.range(0, scratch_bytes);
-  check_refused(dev, k, "segments 17 exceeds max_segments 16", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, k, kRecord, "segments 17 exceeds max_segments 16", [&](VkCommandBuffer cmd) {
     return plan.record(cmd, keys, values, offsets.range(0, 68), offsets.range(4, 68), 17, work);
   });
-  check_refused(dev, k, "keys and values ranges overlap", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, k, kRecord, "keys and values ranges overlap", [&](VkCommandBuffer cmd) {
     return plan.record(cmd, keys, k.range(0, 4000), begin, end, 16, work);
   });
-  check_refused(dev, k, "values range holds", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, k, kRecord, "values range holds", [&](VkCommandBuffer cmd) {
     return plan.record(cmd, keys, v.range(0, 400), begin, end, 16, work);
   });
-  check_refused(dev, k, "keys and scratch ranges overlap", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, k, kRecord, "keys and scratch ranges overlap", [&](VkCommandBuffer cmd) {
     return plan.record(cmd, scratch.range(0, 4000), values, begin, end, 16, work);
   });
-  check_refused(dev, k, "scratch and begin offsets ranges overlap", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, k, kRecord, "scratch and begin offsets ranges overlap", [&](VkCommandBuffer cmd) {
     return plan.record(cmd, keys, values, scratch.range(0, 64), end, 16, work);
   });
-  check_refused(dev, k, "end offsets range holds 60 bytes",
+  test::check_refused(dev, k, kRecord, "end offsets range holds 60 bytes",
                 [&](VkCommandBuffer cmd) { return plan.record(cmd, keys, values, begin, offsets.range(4, 60), 16, work); });
-  check_refused(dev, k, "keys offset 2",
+  test::check_refused(dev, k, kRecord, "keys offset 2",
                 [&](VkCommandBuffer cmd) { return plan.record(cmd, k.range(2, 400), values, begin, end, 16, work); });
-  check_refused(dev, k, "scratch range holds", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, k, kRecord, "scratch range holds", [&](VkCommandBuffer cmd) {
     return plan.record(cmd, keys, values, begin, end, 16, scratch.range(0, scratch_bytes - 16));
   });
-  check_refused(dev, k, "16 segments of 63 keys exceed max_count 1000",
+  test::check_refused(dev, k, kRecord, "16 segments of 63 keys exceed max_count 1000",
                 [&](VkCommandBuffer cmd) { return plan.record_fixed(cmd, keys, values, 63, 16, work); });
-  check_refused(dev, k, "keys range holds 400 bytes",
+  test::check_refused(dev, k, kRecord, "keys range holds 400 bytes",
                 [&](VkCommandBuffer cmd) { return plan.record_fixed(cmd, k.range(0, 400), values, 10, 16, work); });
-  check_refused(dev, k, "count buffer offset 2", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, k, kRecord, "count buffer offset 2", [&](VkCommandBuffer cmd) {
     return plan.record_indirect(cmd, keys, values, begin, end, count.range(2, 4), work);
   });
-  check_refused(dev, k, "the segment count overlaps", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, k, kRecord, "the segment count overlaps", [&](VkCommandBuffer cmd) {
     return plan.record_indirect(cmd, keys, values, begin, end, scratch.range(0, 4), work);
   });
-  check_refused(dev, k, "command buffer is VK_NULL_HANDLE", [&](VkCommandBuffer) {
+  test::check_refused(dev, k, kRecord, "command buffer is VK_NULL_HANDLE", [&](VkCommandBuffer) {
     return plan.record(VK_NULL_HANDLE, keys, values, begin, end, 16, work);
   });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);

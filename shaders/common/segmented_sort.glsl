@@ -37,6 +37,7 @@
 #else
 #include "common/radix.glsl"
 #endif
+#include "common/segment_bounds.glsl"
 
 layout(set = 0, binding = 6, std430) readonly buffer SegmentBegins { uint begin_words[]; };
 layout(set = 0, binding = 7, std430) readonly buffer SegmentEnds { uint end_words[]; };
@@ -65,17 +66,10 @@ bool seg_flag(uint bit) { return (pc.seg_flags & bit) != 0u; }
 // [first, last) of segment s in key indices (before the binding shifts), clamped to the bound; an end at or
 // before the begin gives an empty range.
 uvec2 seg_bounds(uint s) {
-  uint first, last;
-  if (seg_flag(SEG_FIXED)) {
-    first = s * pc.segment_size;
-    last = first + pc.segment_size;
-  } else {
-    first = begin_words[pc.begin_shift + s];
-    last = end_words[pc.end_shift + s];
-  }
-  first = min(first, pc.bound);
-  last = clamp(last, first, pc.bound);
-  return uvec2(first, last);
+  const bool fixed_size = seg_flag(SEG_FIXED);
+  const uint begin = fixed_size ? 0u : begin_words[pc.begin_shift + s];
+  const uint end = fixed_size ? 0u : end_words[pc.end_shift + s];
+  return vk_clamped_segment(fixed_size, s, pc.segment_size, begin, end, pc.bound);
 }
 
 // The list counts a pass reads: the header's, clamped to the lists' capacities (overlapping segments, the
