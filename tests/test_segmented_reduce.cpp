@@ -15,55 +15,17 @@
 #include <vector>
 
 #include "sample_operators.hpp"
+#include "segment_layout.hpp"
 #include "test_support.hpp"
 #include "vkprim/segmented_reduce.hpp"
 
 using namespace vkprim;
+using vkprim::test::Arrangement;
+using vkprim::test::Layout;
+using vkprim::test::lay_out;
+using vkprim::test::power_law_lengths;
 
 namespace {
-
-// Segment s is [begin[s], end[s]) of the input.
-struct Layout {
-  std::vector<uint32_t> begin, end;
-  uint64_t elements = 0;  // input elements the layout spans
-  size_t size() const { return begin.size(); }
-};
-
-// How segments lie in the input: end to end in index order (CSR), or with gaps, in shuffled order, and
-// some of them again over others' elements.
-struct Arrangement {
-  bool gaps = false, shuffled = false, overlapping = false;
-};
-
-Layout lay_out(const std::vector<uint64_t>& lengths, const Arrangement& how, std::mt19937_64& rng) {
-  Layout l;
-  uint64_t at = 0;
-  for (uint64_t n : lengths) {
-    if (how.gaps && rng() % 3 == 0) at += rng() % 5;
-    l.begin.push_back(uint32_t(at));
-    l.end.push_back(uint32_t(at + n));
-    at += n;
-  }
-  l.elements = std::max<uint64_t>(at, 1);
-  if (how.overlapping)  // every fourth segment moves onto a random earlier position, its length kept
-    for (size_t s = 3; s < l.size(); s += 4) {
-      const uint32_t n = l.end[s] - l.begin[s];
-      l.begin[s] = uint32_t(rng() % (l.elements - std::min<uint64_t>(n, l.elements - 1)));
-      l.end[s] = l.begin[s] + n;
-    }
-  if (how.shuffled) {
-    std::vector<size_t> order(l.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::shuffle(order.begin(), order.end(), rng);
-    Layout shuffled = l;
-    for (size_t s = 0; s < order.size(); ++s) {
-      shuffled.begin[s] = l.begin[order[s]];
-      shuffled.end[s] = l.end[order[s]];
-    }
-    return shuffled;
-  }
-  return l;
-}
 
 // The lengths around a plan's thresholds (and the subgroup size), in random order, `copies` of each.
 std::vector<uint64_t> edge_lengths(const SegmentThresholds& t, uint32_t subgroup, int copies, std::mt19937_64& rng) {
@@ -77,13 +39,6 @@ std::vector<uint64_t> edge_lengths(const SegmentThresholds& t, uint32_t subgroup
   return out;
 }
 
-// Power-law lengths: most segments a few elements, a few thousands of them.
-std::vector<uint64_t> power_law_lengths(size_t count, uint64_t largest, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<uint64_t> out(count);
-  for (auto& n : out) n = uint64_t(std::pow(double(largest + 1), u(rng) * u(rng))) - 1;
-  return out;
-}
 
 // The operator's host semantics: a built-in type and op, or a sample user operator.
 template <class T>

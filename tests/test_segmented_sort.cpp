@@ -16,47 +16,19 @@
 #include <vector>
 
 #include "host_sort.hpp"
+#include "segment_layout.hpp"
 #include "sort_rig.hpp"
 #include "test_support.hpp"
 #include "vkprim/segmented_sort.hpp"
 
 using namespace vkprim;
+using vkprim::test::Layout;
+using vkprim::test::lay_out;
+using vkprim::test::power_law_lengths;
 
 namespace {
 
 using test::Keys;  // raw key bits (the low 32 for 32-bit key types)
-
-// Segment s is keys[begin[s], end[s]).
-struct Layout {
-  std::vector<uint32_t> begin, end;
-  uint64_t keys = 0;  // keys the layout spans
-  size_t size() const { return begin.size(); }
-};
-
-// End to end in index order, or with gaps (a few keys between some segments) and in shuffled order.
-Layout lay_out(const std::vector<uint64_t>& lengths, bool gaps_and_shuffled, std::mt19937_64& rng) {
-  Layout l;
-  uint64_t at = 0;
-  for (uint64_t n : lengths) {
-    if (gaps_and_shuffled && rng() % 3 == 0) at += 1 + rng() % 5;
-    l.begin.push_back(uint32_t(at));
-    l.end.push_back(uint32_t(at + n));
-    at += n;
-  }
-  l.keys = at + (gaps_and_shuffled ? 3 : 0);
-  if (gaps_and_shuffled) {
-    std::vector<size_t> order(l.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::shuffle(order.begin(), order.end(), rng);
-    Layout s = l;
-    for (size_t i = 0; i < order.size(); ++i) {
-      s.begin[i] = l.begin[order[i]];
-      s.end[i] = l.end[order[i]];
-    }
-    return s;
-  }
-  return l;
-}
 
 // The lengths around a plan's thresholds and its large tile, in random order, `copies` of each.
 std::vector<uint64_t> edge_lengths(const SegmentedSort& plan, int copies, std::mt19937_64& rng) {
@@ -71,13 +43,6 @@ std::vector<uint64_t> edge_lengths(const SegmentedSort& plan, int copies, std::m
   return out;
 }
 
-// Power-law lengths: most segments a few keys, a few of them thousands.
-std::vector<uint64_t> power_law_lengths(size_t count, uint64_t largest, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<uint64_t> out(count);
-  for (auto& n : out) n = uint64_t(std::pow(double(largest + 1), u(rng) * u(rng))) - 1;
-  return out;
-}
 
 SegmentedSortDesc desc_of(DataType key, uint64_t max_count, uint64_t max_segments, uint32_t value_size = 0,
                           SortOrder order = SortOrder::ascending) {
@@ -254,13 +219,13 @@ void check_edges(Device& dev, const SegmentedSortDesc& base, int copies, std::mt
   const SegmentedSort probe = make_plan(dev, base);
   const std::vector<uint64_t> lengths = edge_lengths(probe, copies, rng);
   for (const bool shuffled : {false, true}) {
-    const Layout l = lay_out(lengths, shuffled, rng);
+    const Layout l = lay_out(lengths, {shuffled, shuffled, false}, rng);
     SegmentedSortDesc d = base;
-    d.max_count = l.keys;
+    d.max_count = l.elements;
     d.max_segments = l.size();
     Rig rig(dev, d);
     INFO((shuffled ? "shuffled with gaps" : "end to end"));
-    CHECK(rig.check(test::keys_for(d.key_type, l.keys, rng), l));
+    CHECK(rig.check(test::keys_for(d.key_type, l.elements, rng), l));
   }
 }
 
@@ -305,10 +270,10 @@ TEST_CASE("all keys equal keep their input order (stable), and few distinct keys
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const SegmentedSort probe = make_plan(dev, desc_of(DataType::u32, 1 << 16, 1024, 4));
-  const Layout l = lay_out(edge_lengths(probe, 1, rng), true, rng);
-  Rig rig(dev, desc_of(DataType::u32, l.keys, l.size(), 4));
-  CHECK(rig.check(Keys(l.keys, 0x12345678u), l));
-  Keys few = test::keys_for(DataType::u32, l.keys, rng);
+  const Layout l = lay_out(edge_lengths(probe, 1, rng), {true, true, false}, rng);
+  Rig rig(dev, desc_of(DataType::u32, l.elements, l.size(), 4));
+  CHECK(rig.check(Keys(l.elements, 0x12345678u), l));
+  Keys few = test::keys_for(DataType::u32, l.elements, rng);
   for (auto& k : few) k &= 0x0F0F;
   CHECK(rig.check(few, l));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
@@ -339,9 +304,9 @@ TEST_CASE("zero segments, one segment, and one huge segment among tiny ones", "[
   constexpr uint64_t kHuge = 50000;
   std::vector<uint64_t> lengths = power_law_lengths(400, 40, rng);
   lengths.insert(lengths.begin() + 123, kHuge);
-  const Layout l = lay_out(lengths, true, rng);
-  Rig rig(dev, desc_of(DataType::u32, l.keys, l.size(), 4));
-  const Keys keys = test::keys_for(DataType::u32, l.keys, rng);
+  const Layout l = lay_out(lengths, {true, true, false}, rng);
+  Rig rig(dev, desc_of(DataType::u32, l.elements, l.size(), 4));
+  const Keys keys = test::keys_for(DataType::u32, l.elements, rng);
   CHECK(rig.check(keys, l));
   Layout none = l;
   none.begin.clear();
@@ -349,8 +314,8 @@ TEST_CASE("zero segments, one segment, and one huge segment among tiny ones", "[
   CHECK(rig.check(keys, none));  // nothing recorded: every key keeps its place
   Layout one;
   one.begin = {0};
-  one.end = {uint32_t(l.keys)};
-  one.keys = l.keys;
+  one.end = {uint32_t(l.elements)};
+  one.elements = l.elements;
   CHECK(rig.check(keys, one));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
@@ -359,15 +324,10 @@ TEST_CASE("overlapping segments write nothing outside the segments and the keys"
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const SegmentedSort probe = make_plan(dev, desc_of(DataType::u32, 1 << 16, 1024, 4));
-  Layout l = lay_out(edge_lengths(probe, 1, rng), true, rng);
-  for (size_t s = 2; s < l.size(); s += 3) {  // every third segment moves onto an earlier place, its length kept
-    const uint32_t len = l.end[s] - l.begin[s];
-    l.begin[s] = uint32_t(rng() % (l.keys - std::min<uint64_t>(len, l.keys - 1)));
-    l.end[s] = l.begin[s] + len;
-  }
-  Rig rig(dev, desc_of(DataType::u32, l.keys, l.size(), 4));
+  const Layout l = lay_out(edge_lengths(probe, 1, rng), {true, true, true}, rng);
+  Rig rig(dev, desc_of(DataType::u32, l.elements, l.size(), 4));
   rig.overlapping = true;
-  CHECK(rig.check(test::keys_for(DataType::u32, l.keys, rng), l));
+  CHECK(rig.check(test::keys_for(DataType::u32, l.elements, rng), l));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -385,8 +345,8 @@ TEST_CASE("record_fixed sorts segments of one size in every size class", "[segme
       l.begin.push_back(uint32_t(s * size));
       l.end.push_back(uint32_t((s + 1) * size));
     }
-    l.keys = l.size() * size + 5;  // five keys past the segments stay as they are
-    CHECK(rig.check(test::keys_for(DataType::u32, l.keys, rng), l, How::fixed));
+    l.elements = l.size() * size + 5;  // five keys past the segments stay as they are
+    CHECK(rig.check(test::keys_for(DataType::u32, l.elements, rng), l, How::fixed));
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
@@ -396,9 +356,9 @@ TEST_CASE("record_indirect reads the segment count on the GPU and clamps it to m
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   const SegmentedSort probe = make_plan(dev, desc_of(DataType::u32, 1 << 16, 1024, 4));
-  const Layout l = lay_out(edge_lengths(probe, 1, rng), true, rng);
-  Rig rig(dev, desc_of(DataType::u32, l.keys, l.size(), 4));
-  const Keys keys = test::keys_for(DataType::u32, l.keys, rng);
+  const Layout l = lay_out(edge_lengths(probe, 1, rng), {true, true, false}, rng);
+  Rig rig(dev, desc_of(DataType::u32, l.elements, l.size(), 4));
+  const Keys keys = test::keys_for(DataType::u32, l.elements, rng);
   CHECK(rig.check(keys, l, How::indirect_gpu));
   CHECK(rig.check(keys, l, How::indirect_upload, int64_t(l.size() / 2)));
   CHECK(rig.check(keys, l, How::indirect_upload, 0));
@@ -412,9 +372,9 @@ TEST_CASE("splatting: (tile, depth) pairs in power-law tiles, the tile count fro
   VKPRIM_TEST_RNG(rng);
   // ~2^16 depths in 300 tiles (the segments), values the splat index; depths are positive floats.
   const std::vector<uint64_t> lengths = power_law_lengths(300, 8000, rng);
-  const Layout l = lay_out(lengths, false, rng);
-  Rig rig(dev, desc_of(DataType::f32, std::max<uint64_t>(l.keys, 1), 512, 4));
-  Keys depths(l.keys);
+  const Layout l = lay_out(lengths, {}, rng);
+  Rig rig(dev, desc_of(DataType::f32, std::max<uint64_t>(l.elements, 1), 512, 4));
+  Keys depths(l.elements);
   std::uniform_real_distribution<float> depth(0.1f, 100.0f);
   for (auto& k : depths) {
     const float f = depth(rng);
