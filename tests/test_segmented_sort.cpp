@@ -298,6 +298,21 @@ TEST_CASE("bit ranges sort on their bits only; an odd number of digit passes cop
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("overridden thresholds and large tiles sort every size class", "[segmented_sort][tuning]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  SegmentedSortDesc d = desc_of(DataType::u32, 1 << 16, 1024, 4);
+  d.thresholds = {32, 600};
+  d.tuning.workgroup_size = 256;  // large tiles of 512 keys (512-invocation tiles exceed lavapipe's shared memory)
+  d.tuning.items_per_thread = 2;
+  const SegmentedSort plan = make_plan(dev, d);
+  CHECK(plan.thresholds().small_max == 32);
+  CHECK(plan.thresholds().medium_max == 600);
+  CHECK(plan.large_tile_keys() == 512);
+  check_edges(dev, d, 1, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("zero segments, one segment, and one huge segment among tiny ones", "[segmented_sort][shapes]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
