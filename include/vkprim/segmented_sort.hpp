@@ -70,7 +70,7 @@ class SegmentedSort {
   uint32_t digit_passes() const;               // ceil((end_bit - begin_bit) / 8)
   // Scratch for every record of this plan: usage STORAGE_BUFFER | TRANSFER_DST (the list header is cleared
   // with vkCmdFillBuffer) | INDIRECT_BUFFER (the later passes dispatch from it), alignment
-  // max(16, minStorageBufferOffsetAlignment). About 16 bytes per segment of max_segments (lists), and where
+  // max(16, minStorageBufferOffsetAlignment). About 12 bytes per segment of max_segments (lists), and where
   // max_count allows large segments a copy of max_count keys and values plus 1 KiB per large tile.
   ScratchRequirements scratch_requirements() const;
 
