@@ -279,7 +279,7 @@ TEST_CASE("all keys equal keep their input order (stable), and few distinct keys
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("bit ranges sort on their bits only; an odd number of digit passes copies back", "[segmented_sort][bits]") {
+TEST_CASE("bit ranges sort on their bits only, and an odd number of digit passes copies back", "[segmented_sort][bits]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   SegmentedSortDesc d = desc_of(DataType::u32, 1 << 16, 1024, 4);
