@@ -145,6 +145,36 @@ foreach(kw 8 16 32 64)
 endforeach()
 vkprim_add_kernel(sort/scan sort/scan.comp ${sort} NO_SUBGROUP_VARIANT)
 
+# Segmented sort (shaders/segmented_sort, common/segmented_sort.glsl on common/radix.glsl): classify (the size
+# classes and lists; with SEG_ARGS the later passes' dispatch arguments), the batches of small and medium segments
+# (tile: a block-wide sort per batch), and the large segments' digit passes (upsweep, scan, downsweep, whose
+# SEG_COPY mode copies back after an odd number of passes). Variants as the sort's: key width (_k32, _k64) and
+# payload (none, _v32, _v64); the key transform is KEY_FLAGS.
+set(segmented_sort BINDINGS 8 PUSH_BYTES 124 SPEC WG_SIZE ITEMS SUBGROUP_MIN KEY_FLAGS)
+# classify and scan use no subgroup operation (their scans are the shared-memory ones): no SUBGROUP_MIN.
+foreach(phase classify scan)
+  vkprim_add_kernel(segmented_sort/${phase} segmented_sort/${phase}.comp BINDINGS 8 PUSH_BYTES 124
+                    SPEC WG_SIZE ITEMS KEY_FLAGS DEFINES VKPRIM_NO_SUBGROUPS=1)
+endforeach()
+foreach(kw 32 64)
+  set(key_defines "")
+  if(kw EQUAL 64)
+    set(key_defines VKPRIM_KEY64=1)
+  endif()
+  vkprim_add_kernel(segmented_sort/upsweep_k${kw} segmented_sort/upsweep.comp ${segmented_sort} DEFINES ${key_defines})
+  foreach(vw 0 32 64)
+    set(suffix k${kw})
+    if(NOT vw EQUAL 0)
+      set(suffix k${kw}_v${vw})
+    endif()
+    math(EXPR value_words "${vw} / 32")
+    foreach(phase tile downsweep)
+      vkprim_add_kernel(segmented_sort/${phase}_${suffix} segmented_sort/${phase}.comp ${segmented_sort} STAGE_ROUNDS
+                        NO_SUBGROUP_VARIANT DEFINES ${key_defines} VKPRIM_VALUE_WORDS=${value_words})
+    endforeach()
+  endforeach()
+endforeach()
+
 # Test-only kernels: the tile-state litmus test.
 set(litmus test/litmus.comp BINDINGS 3 PUSH_BYTES 12 SPEC WG_SIZE ITEMS VK_OP WIDTHS_ONLY TARGET_ENV vulkan1.2)
 vkprim_add_kernel(test/litmus ${litmus} TYPES u32 u64)

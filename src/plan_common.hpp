@@ -180,6 +180,31 @@ inline uint32_t user_chained_items(uint32_t elem) {
   return items;
 }
 
+// The subgroup size common/radix.glsl's multisplit (RadixSort, SegmentedSort) ranks with in a workgroup of
+// `group` invocations, or 0 for the emulation. The multisplit needs ballot and shuffle and full subgroups of 8..128 invocations (its shared arrays are
+// sized for that), of the size kernel.cpp pins (ContextImpl::full_subgroup_size).
+inline uint32_t ranking_subgroup(const ContextImpl& c, uint32_t group) {
+  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                        VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  const uint32_t smallest = c.full_subgroup_size(group);
+  const bool usable = c.use_subgroups(group) && (c.caps.subgroup_operations & needed) == needed && smallest >= 8 &&
+                      smallest <= 128;
+  return usable ? smallest : 0u;
+}
+
+// Shared memory of a kernel that ranks a tile of group x items keys with common/radix.glsl (SORT_RANKING),
+// staged in `rounds` rounds (STAGE_ROUNDS) with `stage_width` words per key (the key's, or a 4- or 8-byte
+// value's). min_sg: the smallest subgroup, 0 for the emulation; extra_words: the kernel's own shared words.
+inline uint64_t radix_ranking_shared_bytes(uint64_t stage_width, uint64_t group, uint32_t items, uint32_t rounds,
+                                           uint64_t min_sg, uint64_t extra_words) {
+  constexpr uint64_t digits = 256;
+  const uint64_t sg = min_sg ? min_sg : 16;
+  const uint64_t counters = group / sg * (digits / 2);
+  const uint64_t stage = group * (items / rounds) * stage_width;
+  const uint64_t scan = min_sg ? group / sg : 3 * group;
+  return 4 * (std::max(counters, stage) + 2 * digits + scan + extra_words + 3);
+}
+
 // Scratch regions of elements of `elem` bytes: multiples of the binding alignment and of the element, so
 // that a region after others starts a whole number of elements after the first.
 inline VkDeviceSize region_granule(VkDeviceSize align, uint32_t elem) { return std::lcm<VkDeviceSize>(align, elem); }

@@ -460,18 +460,6 @@ const TileRow& tile_row(bool cpu, SortAlgorithm algorithm, Payload payload) {
   return kTileShapes[std::size(kTileShapes) - 1];
 }
 
-// The subgroup size the multisplit ranks with in a workgroup of `group` invocations, or 0 for the emulation.
-// The multisplit needs ballot and shuffle and full subgroups of 8..128 invocations (its shared arrays are
-// sized for that), of the size kernel.cpp pins (ContextImpl::full_subgroup_size).
-uint32_t ranking_subgroup(const ContextImpl& c, uint32_t group) {
-  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
-                                        VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
-  const uint32_t smallest = c.full_subgroup_size(group);
-  const bool usable = c.use_subgroups(group) && (c.caps.subgroup_operations & needed) == needed && smallest >= 8 &&
-                      smallest <= 128;
-  return usable ? smallest : 0u;
-}
-
 // Shared memory of a ranking kernel (common/radix.glsl, onesweep.comp) for a group x items tile staged in
 // `rounds` rounds (STAGE_ROUNDS: a round holds 1/rounds of the tile). min_sg: the smallest subgroup, 0 for
 // the emulation; running: reduce_then_scan's downsweep (its s_running).
@@ -480,11 +468,7 @@ uint64_t ranking_shared_bytes(const SortPlan& p, uint64_t group, uint32_t items,
   // Staged words per key: the key, or a 4- or 8-byte value; wide values are gathered through one in-tile
   // source index per position, so they need no more than the keys.
   const uint64_t stage_width = std::max<uint64_t>(p.key_bytes == 8 ? 2 : 1, p.value_units ? 0 : p.value_bytes / 4);
-  const uint64_t sg = min_sg ? min_sg : 16;
-  const uint64_t counters = group / sg * (kDigits / 2);
-  const uint64_t stage = group * (items / rounds) * stage_width;
-  const uint64_t scan = min_sg ? group / sg : 3 * group;
-  return 4 * (std::max(counters, stage) + 2 * kDigits + scan + (running ? kDigits : 0) + 3);
+  return radix_ranking_shared_bytes(stage_width, group, items, rounds, min_sg, running ? kDigits : 0);
 }
 
 // The algorithm, digit passes, ranking and scatter; refuses what the device or the build cannot run.

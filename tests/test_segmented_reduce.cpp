@@ -15,55 +15,17 @@
 #include <vector>
 
 #include "sample_operators.hpp"
+#include "segment_layout.hpp"
 #include "test_support.hpp"
 #include "vkprim/segmented_reduce.hpp"
 
 using namespace vkprim;
+using vkprim::test::Arrangement;
+using vkprim::test::Layout;
+using vkprim::test::lay_out;
+using vkprim::test::power_law_lengths;
 
 namespace {
-
-// Segment s is [begin[s], end[s]) of the input.
-struct Layout {
-  std::vector<uint32_t> begin, end;
-  uint64_t elements = 0;  // input elements the layout spans
-  size_t size() const { return begin.size(); }
-};
-
-// How segments lie in the input: end to end in index order (CSR), or with gaps, in shuffled order, and
-// some of them again over others' elements.
-struct Arrangement {
-  bool gaps = false, shuffled = false, overlapping = false;
-};
-
-Layout lay_out(const std::vector<uint64_t>& lengths, const Arrangement& how, std::mt19937_64& rng) {
-  Layout l;
-  uint64_t at = 0;
-  for (uint64_t n : lengths) {
-    if (how.gaps && rng() % 3 == 0) at += rng() % 5;
-    l.begin.push_back(uint32_t(at));
-    l.end.push_back(uint32_t(at + n));
-    at += n;
-  }
-  l.elements = std::max<uint64_t>(at, 1);
-  if (how.overlapping)  // every fourth segment moves onto a random earlier position, its length kept
-    for (size_t s = 3; s < l.size(); s += 4) {
-      const uint32_t n = l.end[s] - l.begin[s];
-      l.begin[s] = uint32_t(rng() % (l.elements - std::min<uint64_t>(n, l.elements - 1)));
-      l.end[s] = l.begin[s] + n;
-    }
-  if (how.shuffled) {
-    std::vector<size_t> order(l.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::shuffle(order.begin(), order.end(), rng);
-    Layout shuffled = l;
-    for (size_t s = 0; s < order.size(); ++s) {
-      shuffled.begin[s] = l.begin[order[s]];
-      shuffled.end[s] = l.end[order[s]];
-    }
-    return shuffled;
-  }
-  return l;
-}
 
 // The lengths around a plan's thresholds (and the subgroup size), in random order, `copies` of each.
 std::vector<uint64_t> edge_lengths(const SegmentThresholds& t, uint32_t subgroup, int copies, std::mt19937_64& rng) {
@@ -77,13 +39,6 @@ std::vector<uint64_t> edge_lengths(const SegmentThresholds& t, uint32_t subgroup
   return out;
 }
 
-// Power-law lengths: most segments a few elements, a few thousands of them.
-std::vector<uint64_t> power_law_lengths(size_t count, uint64_t largest, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<uint64_t> out(count);
-  for (auto& n : out) n = uint64_t(std::pow(double(largest + 1), u(rng) * u(rng))) - 1;
-  return out;
-}
 
 // The operator's host semantics: a built-in type and op, or a sample user operator.
 template <class T>
@@ -464,32 +419,11 @@ TEST_CASE("float sums repeat bit for bit and stay within the documented bound", 
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-namespace {
-
-// The error a call must return, and that it recorded nothing: the output keeps its poison.
-void check_refused(Device& dev, const Buffer& output, const char* says,
-                   const std::function<Result<void>(VkCommandBuffer)>& call) {
-  test::poison(dev, output);
-  const Result<void> r = test::recorded_result(dev, call);
-  INFO("message: " << r.message());
-  CHECK(!r.ok());
-  CHECK(r.status() == Status::invalid_argument);
-  CHECK(r.message().find("SegmentedReduce::record") == 0);
-  CHECK(r.message().find(says) != std::string::npos);
-  CHECK(test::still_poisoned(dev, output));
-}
-
-}  // namespace
 
 TEST_CASE("create refuses bad descriptions with a message naming the plan and the problem",
           "[segmented_reduce][errors][host]") {
   Device& dev = test::device();
-  struct Bad {
-    SegmentedReduceDesc desc;
-    Status status;
-    const char* says;
-  };
-  std::vector<Bad> bad;
+  std::vector<test::BadDesc<SegmentedReduceDesc>> bad;
   auto add = [&](auto change, Status status, const char* says) {
     SegmentedReduceDesc d = desc_of(DataType::u32, Op::add, 10, 100);
     change(d);
@@ -506,14 +440,8 @@ TEST_CASE("create refuses bad descriptions with a message naming the plan and th
   add([](auto& d) { d.tuning.vectors_per_thread = 17; }, Status::invalid_argument, "vectors_per_thread");
   add([](auto& d) { d.tuning.workgroup_size = 96; }, Status::invalid_argument, "workgroup_size");
   add([](auto& d) { d.thresholds = {64, 8, 0}; }, Status::invalid_argument, "medium_max");
-  for (const Bad& b : bad) {
-    const auto r = SegmentedReduce::create(dev.context(), b.desc);
-    INFO("expected: " << b.says << "; message: " << (r ? std::string("(created)") : r.error().message));
-    REQUIRE(!r);
-    CHECK(r.status() == b.status);
-    CHECK(r.error().message.find("SegmentedReduce::create: ") == 0);
-    CHECK(r.error().message.find(b.says) != std::string::npos);
-  }
+  test::check_create_refused(bad, "SegmentedReduce",
+                            [&](const SegmentedReduceDesc& d) { return SegmentedReduce::create(dev.context(), d); });
   // Past one storage-buffer binding (64 KiB here).
   Device& small = test::device(test::small_windows());
   const auto r = SegmentedReduce::create(small.context(), desc_of(DataType::u32, Op::add, 10, 1u << 20));
@@ -524,6 +452,7 @@ TEST_CASE("create refuses bad descriptions with a message naming the plan and th
 }
 
 TEST_CASE("records refuse bad counts, ranges and overlaps and record nothing", "[segmented_reduce][errors][host]") {
+  constexpr const char* kRecord = "SegmentedReduce::record";
   Device& dev = test::device();
   const SegmentedReduce plan = SegmentedReduce::create(dev.context(), desc_of(DataType::u32, Op::add, 16, 1000)).value();
   const VkDeviceSize scratch_bytes = plan.scratch_requirements().size;
@@ -531,35 +460,35 @@ TEST_CASE("records refuse bad counts, ranges and overlaps and record nothing", "
   Buffer scratch = test::make_buffer(dev, scratch_bytes + 256), count = test::make_buffer(dev, 16);
   const BufferRange input = in.range(0, 4000), output = out.range(0, 64), begin = offsets.range(0, 64);
   const BufferRange end = offsets.range(4, 64), work = scratch.range(0, scratch_bytes);
-  check_refused(dev, out, "segments 17 exceeds max_segments 16",
+  test::check_refused(dev, out, kRecord, "segments 17 exceeds max_segments 16",
                 [&](VkCommandBuffer cmd) { return plan.record(cmd, input, out.range(0, 68), begin, end, 17, work); });
-  check_refused(dev, out, "output and input ranges overlap", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, out, kRecord, "output and input ranges overlap", [&](VkCommandBuffer cmd) {
     return plan.record(cmd, out.range(0, 256), output, begin, end, 16, work);
   });
-  check_refused(dev, out, "output and scratch ranges overlap", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, out, kRecord, "output and scratch ranges overlap", [&](VkCommandBuffer cmd) {
     return plan.record(cmd, input, scratch.range(scratch_bytes - 16, 64), begin, end, 16, work);
   });
-  check_refused(dev, out, "scratch and begin offsets ranges overlap", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, out, kRecord, "scratch and begin offsets ranges overlap", [&](VkCommandBuffer cmd) {
     return plan.record(cmd, input, output, scratch.range(0, 64), end, 16, work);
   });
-  check_refused(dev, out, "end offsets range holds 60 bytes",
+  test::check_refused(dev, out, kRecord, "end offsets range holds 60 bytes",
                 [&](VkCommandBuffer cmd) { return plan.record(cmd, input, output, begin, offsets.range(4, 60), 16, work); });
-  check_refused(dev, out, "input offset 2", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, out, kRecord, "input offset 2", [&](VkCommandBuffer cmd) {
     return plan.record(cmd, in.range(2, 400), output, begin, end, 16, work);
   });
-  check_refused(dev, out, "scratch range holds", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, out, kRecord, "scratch range holds", [&](VkCommandBuffer cmd) {
     return plan.record(cmd, input, output, begin, end, 16, scratch.range(0, scratch_bytes - 16));
   });
-  check_refused(dev, out, "16 segments of 63 elements exceed max_count 1000", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, out, kRecord, "16 segments of 63 elements exceed max_count 1000", [&](VkCommandBuffer cmd) {
     return plan.record_fixed(cmd, input, output, 63, 16, work);
   });
-  check_refused(dev, out, "input range holds 400 bytes", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, out, kRecord, "input range holds 400 bytes", [&](VkCommandBuffer cmd) {
     return plan.record_fixed(cmd, in.range(0, 400), output, 10, 16, work);
   });
-  check_refused(dev, out, "count buffer offset 2", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, out, kRecord, "count buffer offset 2", [&](VkCommandBuffer cmd) {
     return plan.record_indirect(cmd, input, output, begin, end, count.range(2, 4), work);
   });
-  check_refused(dev, out, "segment count overlaps scratch", [&](VkCommandBuffer cmd) {
+  test::check_refused(dev, out, kRecord, "segment count overlaps scratch", [&](VkCommandBuffer cmd) {
     return plan.record_indirect(cmd, input, output, begin, end, scratch.range(0, 4), work);
   });
   REQUIRE_NO_VALIDATION_MESSAGES(dev);

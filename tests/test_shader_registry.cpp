@@ -29,7 +29,8 @@ const NamedGroup kNamedGroups[] = {{"reduce", &kShaderGroup_reduce},     {"scan"
                                    {"ceiling", &kShaderGroup_ceiling},   {"test", &kShaderGroup_test},
                                    {"histogram", &kShaderGroup_histogram},
                                    {"segmented_reduce", &kShaderGroup_segmented_reduce},
-                                   {"topk", &kShaderGroup_topk}};
+                                   {"topk", &kShaderGroup_topk},
+                                   {"segmented_sort", &kShaderGroup_segmented_sort}};
 constexpr uint32_t kSpirvMagic = 0x07230203u;
 
 const ShaderGroup* group_named(std::string_view name) {

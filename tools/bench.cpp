@@ -169,6 +169,7 @@ int run_bench(std::vector<std::string> args) {
   if (!args.empty() && args[0] == "histogram") return run_bench_histogram({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "topk") return run_bench_topk({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "segmented_reduce") return run_bench_segmented({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "segmented_sort") return run_bench_segmented_sort({args.begin() + 1, args.end()});
   if (!args.empty() && is_by_key_bench(args[0])) return run_bench_by_key(args[0], {args.begin() + 1, args.end()});
   if (args.empty() || args[0] != "reduce") {
     std::fprintf(stderr, "usage: vkprim bench reduce [options] (see vkprim --help)\n");

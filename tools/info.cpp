@@ -9,6 +9,7 @@
 #include "vkprim/reduce.hpp"
 #include "vkprim/reduce_by_key.hpp"
 #include "vkprim/segmented_reduce.hpp"
+#include "vkprim/segmented_sort.hpp"
 #include "vkprim/run_length_encode.hpp"
 #include "vkprim/scan.hpp"
 #include "vkprim/scan_by_key.hpp"
@@ -102,6 +103,17 @@ void print_automatic_picks(Context& context) {
                       std::to_string(by_length->thresholds().chunk) + ", 1 to 3 dispatches"
                 : "refused: " + by_length.error().message;
   std::printf("  %-17s %-32s %s\n", "segmented_reduce", "u32 add", classes.c_str());
+  SegmentedSortDesc segmented_sort;  // u32 keys, u32 values
+  segmented_sort.value_size = 4;
+  segmented_sort.max_segments = n;
+  segmented_sort.max_count = n;
+  const auto sort_classes = SegmentedSort::create(context, segmented_sort);
+  const std::string sort_pick =
+      sort_classes ? "per segment: up to " + std::to_string(sort_classes->thresholds().small_max) +
+                         " batched, up to " + std::to_string(sort_classes->thresholds().medium_max) +
+                         " one workgroup, longer tiles of " + std::to_string(sort_classes->large_tile_keys())
+                   : "refused: " + sort_classes.error().message;
+  std::printf("  %-17s %-32s %s\n", "segmented_sort", "u32 keys, u32 values", sort_pick.c_str());
   SelectDesc select_desc;
   select_desc.max_count = n;
   auto tiles = [&](const auto& p) {

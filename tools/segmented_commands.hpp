@@ -1,4 +1,4 @@
-// `vkprim bench segmented_reduce` and `vkprim verify`'s segmented-reduce part.
+// `vkprim bench segmented_reduce`, `vkprim bench segmented_sort` and `vkprim verify`'s segmented-reduce part.
 #pragma once
 
 #include <cmath>
@@ -15,6 +15,8 @@ namespace vkprim::tools {
 
 // args: what follows "bench segmented_reduce". Returns the process exit code.
 int run_bench_segmented(std::vector<std::string> args);
+// args: what follows "bench segmented_sort" (tools/bench_segmented_sort.cpp). Returns the process exit code.
+int run_bench_segmented_sort(std::vector<std::string> args);
 
 // One segment's result against the host reduction `want` of its len elements x: integers and float min/max
 // bit for bit, float add within the plan's documented bound (the bench and verify).

@@ -7,7 +7,8 @@
 // data, over a sweep of sizes; and the keyed primitives on u32 keys (and u32 values): DeviceReduce::ReduceByKey
 // (sum), DeviceScan::InclusiveSumByKey / ExclusiveSumByKey, DeviceRunLengthEncode::Encode / NonTrivialRuns and
 // DeviceSelect::Unique; DeviceHistogram::HistogramEven of u32 samples (--bins, --skew); and
-// DeviceSegmentedReduce::Sum over segments of one --segment-size laid end to end.
+// DeviceSegmentedReduce::Sum, DeviceSegmentedSort::StableSortKeys / StableSortPairs and
+// DeviceSegmentedRadixSort::SortKeys / SortPairs (u32 values) over segments of one --segment-size laid end to end.
 // CUB's partition writes the rejected elements in REVERSE input order after the kept ones (one pass);
 // vkprim's Partition keeps them in input order (std::stable_partition), which its chained algorithm
 // pays for with a second pass over the rejected elements.
@@ -51,6 +52,8 @@
 //                                                                  a few KiB)
 //   segmented_reduce n * sizeof(T) + (S + 1) * 4 + S * sizeof(T)   read input and S + 1 offsets (counted as
 //                                                                  4 bytes, as vkprim's u32), write S sums
+//   segmented sorts 2 * n * sizeof(K) (+ 2 * n * 4 with values)    keys (and values) read + written once, as
+//                                                                  vkprim bench segmented_sort counts
 // Gelem/s is n / median time (for the sorts: G keys/s or G pairs/s).
 //
 // Exit status: 0 all results correct, 1 a result was wrong, 2 usage error or no CUDA device,
@@ -103,6 +106,9 @@ void check_cuda(cudaError_t err, const char* what, const char* file, int line) {
 enum class Op {
   reduce, inclusive_scan, exclusive_scan, sort_keys, sort_pairs, select_flagged, partition_flagged,
   segmented_reduce,  // S = ceil(n / --segment-size) segments end to end (CSR offsets; the last cut at n)
+  // the same segments sorted (op segmented_sort: all four): DeviceSegmentedSort::StableSort*, then
+  // DeviceSegmentedRadixSort::Sort*, keys only and with u32 values
+  segmented_sort_keys, segmented_sort_pairs, segmented_radix_sort_keys, segmented_radix_sort_pairs,
   // keyed (is_keyed): u32 keys in runs (--run-length), u32 values
   reduce_by_key, inclusive_scan_by_key, exclusive_scan_by_key, rle_encode, rle_non_trivial_runs, unique,
   // u32 samples, uniform on [0, 2^32) or skewed (--skew), into --bins even bins
@@ -110,7 +116,9 @@ enum class Op {
 };
 const Op kAllOps[] = {Op::reduce,         Op::inclusive_scan,        Op::exclusive_scan,
                       Op::sort_keys,      Op::sort_pairs,            Op::select_flagged,
-                      Op::partition_flagged, Op::segmented_reduce,   Op::reduce_by_key,
+                      Op::partition_flagged, Op::segmented_reduce,   Op::segmented_sort_keys,
+                      Op::segmented_sort_pairs, Op::segmented_radix_sort_keys, Op::segmented_radix_sort_pairs,
+                      Op::reduce_by_key,
                       Op::inclusive_scan_by_key,
                       Op::exclusive_scan_by_key, Op::rle_encode,     Op::rle_non_trivial_runs,
                       Op::unique,         Op::histogram_even};
@@ -125,6 +133,10 @@ const char* op_name(Op op) {
     case Op::select_flagged: return "select_flagged";
     case Op::partition_flagged: return "partition_flagged";
     case Op::segmented_reduce: return "segmented_reduce";
+    case Op::segmented_sort_keys: return "segmented_sort_keys";
+    case Op::segmented_sort_pairs: return "segmented_sort_pairs";
+    case Op::segmented_radix_sort_keys: return "segmented_radix_sort_keys";
+    case Op::segmented_radix_sort_pairs: return "segmented_radix_sort_pairs";
     case Op::reduce_by_key: return "reduce_by_key";
     case Op::inclusive_scan_by_key: return "inclusive_scan_by_key";
     case Op::exclusive_scan_by_key: return "exclusive_scan_by_key";
@@ -137,6 +149,12 @@ const char* op_name(Op op) {
 }
 
 bool is_keyed(Op op) { return op >= Op::reduce_by_key && op <= Op::unique; }
+bool is_segmented_sort(Op op) { return op >= Op::segmented_sort_keys && op <= Op::segmented_radix_sort_pairs; }
+// The ops over segments of --segment-size (their segments and offsets made per size: set_segments).
+bool is_segmented(Op op) { return op == Op::segmented_reduce || is_segmented_sort(op); }
+bool is_pairs(Op op) {
+  return op == Op::sort_pairs || op == Op::segmented_sort_pairs || op == Op::segmented_radix_sort_pairs;
+}
 
 // u32 and f32, u64 (the sorts' keys only), and two user types as vkprim's tools/operators declare them:
 // sum4, a float4 summed componentwise, and box, the union of axis-aligned boxes {float3 lo, pad, float3 hi,
@@ -161,7 +179,7 @@ size_t elem_bytes(Type t) { return t == Type::sum4 ? 16 : t == Type::box ? 32 : 
 bool runs_on(Op op, Type t) {
   if (op == Op::histogram_even) return t == Type::u32;
   if (is_user_type(t)) return op == Op::reduce || op == Op::inclusive_scan || op == Op::exclusive_scan;
-  if (t == Type::u64) return op == Op::sort_keys || op == Op::sort_pairs;
+  if (t == Type::u64) return op == Op::sort_keys || op == Op::sort_pairs || is_segmented_sort(op);
   return !is_keyed(op) || t == Type::u32;
 }
 
@@ -273,9 +291,11 @@ void print_usage(FILE* f) {
                "                 [--run-length L] [--value-bytes LIST] [--bits B..E] [--keys uniform|splat[:T]]\n"
                "                 [--bins LIST] [--skew LIST] [--segment-size LIST] [--json FILE]\n"
                "  op:           reduce | inclusive_scan | exclusive_scan | sort_keys | sort_pairs |\n"
-               "                select_flagged | partition_flagged | segmented_reduce | reduce_by_key |\n"
+               "                select_flagged | partition_flagged | segmented_reduce | segmented_sort |\n"
+               "                segmented_sort_keys | segmented_sort_pairs | segmented_radix_sort_keys |\n"
+               "                segmented_radix_sort_pairs | reduce_by_key |\n"
                "                inclusive_scan_by_key | exclusive_scan_by_key | rle_encode | rle_non_trivial_runs |\n"
-               "                unique | histogram_even | all\n"
+               "                unique | histogram_even | all, or a comma list of ops\n"
                "  --type        u32 (default) or f32; a comma list such as u32,f32 runs both (the keyed ops,\n"
                "                reduce_by_key to unique: u32 keys and values, with u32 only); u64: the sorts'\n"
                "                keys; sum4 (float4 sum) and box (box union, 32 bytes): user types for reduce\n"
@@ -299,9 +319,11 @@ void print_usage(FILE* f) {
                "                256,65536 runs each\n"
                "  --skew        histogram_even: percent of the samples set to one value (one bin), the rest\n"
                "                uniform (default 0); a comma list such as 0,90 runs each\n"
-               "  --segment-size segmented_reduce: elements per segment, segments laid end to end (the last cut\n"
-               "                at n); a comma list such as 1,32,1024,2^20 (the default) runs each; int and int64\n"
-               "                configurations: the offsets' type\n"
+               "  --segment-size segmented_reduce and the segmented sorts: elements per segment, segments laid end\n"
+               "                to end (the last cut at n); a comma list such as 1,32,1024,2^20 (the default) runs\n"
+               "                each; int and int64 configurations: the offsets' type (segmented sorts: u32, f32 or\n"
+               "                u64 keys, u32 values; segmented_sort runs DeviceSegmentedSort's stable sorts and\n"
+               "                DeviceSegmentedRadixSort's, keys only and pairs)\n"
                "  --json FILE   also write the results as a JSON array\n",
                kWarmupRuns);
 }
@@ -380,10 +402,14 @@ Options parse_args(int argc, char** argv) {
   }
   if (first == "all") {
     opt.ops.assign(std::begin(kAllOps), std::end(kAllOps));
+  } else if (first == "segmented_sort") {
+    opt.ops = {Op::segmented_sort_keys, Op::segmented_sort_pairs, Op::segmented_radix_sort_keys,
+               Op::segmented_radix_sort_pairs};
   } else {
-    for (Op op : kAllOps)
-      if (first == op_name(op)) opt.ops.push_back(op);
-    if (opt.ops.empty()) usage_error("unknown op '" + first + "'");
+    for (const std::string& name : split(first, ','))  // one op, or a comma list of them
+      for (Op op : kAllOps)
+        if (name == op_name(op) && std::find(opt.ops.begin(), opt.ops.end(), op) == opt.ops.end()) opt.ops.push_back(op);
+    if (opt.ops.empty() || opt.ops.size() < split(first, ',').size()) usage_error("unknown op in '" + first + "'");
   }
   opt.sizes = parse_sizes("2^20,2^22,2^24,2^26,2^28");
 
@@ -792,9 +818,13 @@ const char* count_types_name(Op op) {
   return ct.i32 && ct.i64 ? "int and int64" : ct.i64 ? "int64 only" : "int only";
 }
 
-bool is_sort(Op op) { return op == Op::sort_keys || op == Op::sort_pairs; }
+bool is_sort(Op op) { return op == Op::sort_keys || op == Op::sort_pairs || is_segmented_sort(op); }
 bool writes_values_out(Op op) {
-  return op == Op::sort_pairs || op == Op::reduce_by_key || op == Op::rle_encode || op == Op::rle_non_trivial_runs;
+  return is_pairs(op) || op == Op::reduce_by_key || op == Op::rle_encode || op == Op::rle_non_trivial_runs;
+}
+// Bytes per value a sort moves: sort_pairs' param (--value-bytes), the segmented pairs' u32, else 0.
+uint32_t sort_value_bytes(Op op, uint32_t param) {
+  return op == Op::sort_pairs ? param : is_pairs(op) ? uint32_t(sizeof(Value)) : 0u;
 }
 bool writes_count(Op op) {
   return op == Op::select_flagged || op == Op::partition_flagged ||
@@ -825,10 +855,55 @@ struct Output {
   const void* values = nullptr;
 };
 
+// The segmented sorts over b.segments segments of b.offsets (the configuration's count type N is the offsets',
+// as for segmented_reduce): DeviceSegmentedSort's stable sorts (every key bit) or DeviceSegmentedRadixSort's
+// (--bits), keys only or with Value values, into the output buffers or through cub::DoubleBuffer.
+template <class T, class V, class N>
+cudaError_t call_cub_segmented_sort(Op op, bool use_double_buffer, void* temp, size_t& temp_bytes, const Buffers& b,
+                                    N n, cudaStream_t s, Output* where) {
+  N* offsets = nullptr;
+  if constexpr (std::is_same_v<N, int>) offsets = b.offsets32;
+  else offsets = b.offsets64;
+  const N* begin = offsets;
+  const N* end = offsets + 1;
+  T* in = static_cast<T*>(b.in);
+  T* out = static_cast<T*>(b.out);
+  V* values_in = static_cast<V*>(b.values_in);
+  V* values_out = static_cast<V*>(static_cast<void*>(b.values_out));
+  const bool radix = op == Op::segmented_radix_sort_keys || op == Op::segmented_radix_sort_pairs;
+  const bool pairs = is_pairs(op);
+  const int end_bit = b.end_bit ? b.end_bit : int(sizeof(T) * 8);
+  using Radix = cub::DeviceSegmentedRadixSort;
+  using Stable = cub::DeviceSegmentedSort;
+  if (use_double_buffer) {
+    cub::DoubleBuffer<T> keys(in, out);
+    cub::DoubleBuffer<V> values(values_in, values_out);
+    cudaError_t err;
+    if (radix)
+      err = pairs ? Radix::SortPairs(temp, temp_bytes, keys, values, n, b.segments, begin, end, b.begin_bit, end_bit, s)
+                  : Radix::SortKeys(temp, temp_bytes, keys, n, b.segments, begin, end, b.begin_bit, end_bit, s);
+    else
+      err = pairs ? Stable::StableSortPairs(temp, temp_bytes, keys, values, n, b.segments, begin, end, s)
+                  : Stable::StableSortKeys(temp, temp_bytes, keys, n, b.segments, begin, end, s);
+    if (where) *where = {keys.Current(), values.Current()};
+    return err;
+  }
+  if (where) *where = {out, values_out};
+  const T* keys_in = in;
+  const V* vin = values_in;
+  if (radix)
+    return pairs ? Radix::SortPairs(temp, temp_bytes, keys_in, out, vin, values_out, n, b.segments, begin, end,
+                                    b.begin_bit, end_bit, s)
+                 : Radix::SortKeys(temp, temp_bytes, keys_in, out, n, b.segments, begin, end, b.begin_bit, end_bit, s);
+  return pairs ? Stable::StableSortPairs(temp, temp_bytes, keys_in, out, vin, values_out, n, b.segments, begin, end, s)
+               : Stable::StableSortKeys(temp, temp_bytes, keys_in, out, n, b.segments, begin, end, s);
+}
+
 // Keys T, sort_pairs' values V (Value for the other ops), count N.
 template <class T, class V, class N>
 cudaError_t call_cub(Op op, bool use_double_buffer, void* temp, size_t& temp_bytes, const Buffers& b, N n,
                      cudaStream_t s, Output* where = nullptr) {
+  if (is_segmented_sort(op)) return call_cub_segmented_sort<T, V, N>(op, use_double_buffer, temp, temp_bytes, b, n, s, where);
   T* in = static_cast<T*>(b.in);
   T* out = static_cast<T*>(b.out);
   V* values_in = static_cast<V*>(b.values_in);
@@ -939,7 +1014,7 @@ cudaError_t call_cub(Type t, Op op, Config c, uint32_t param, void* temp, size_t
 // every run.
 void restore_sort_input(Op op, Type t, const Buffers& b, int64_t n, uint32_t value_bytes, cudaStream_t s) {
   CUDA_CHECK(cudaMemcpyAsync(b.in, b.keys_pristine, n * elem_bytes(t), cudaMemcpyDeviceToDevice, s));
-  if (op == Op::sort_pairs)
+  if (is_pairs(op))
     CUDA_CHECK(cudaMemcpyAsync(b.values_in, b.values_pristine, n * value_bytes, cudaMemcpyDeviceToDevice, s));
 }
 
@@ -1214,6 +1289,10 @@ double bytes_moved(Op op, Type t, int64_t n, int64_t selected, uint32_t param) {
     case Op::partition_flagged: return n * e + n * double(sizeof(Flag)) + n * e;
     // `selected` is the number of segments S.
     case Op::segmented_reduce: return n * e + (selected + 1) * 4.0 + selected * e;
+    case Op::segmented_sort_keys:
+    case Op::segmented_radix_sort_keys: return 2.0 * n * e;
+    case Op::segmented_sort_pairs:
+    case Op::segmented_radix_sort_pairs: return 2.0 * n * (e + sizeof(Value));
     // Keyed: u32 keys and values; `selected` is the number of runs (non-trivial runs, unique keys) written.
     case Op::reduce_by_key: return 2.0 * n * 4 + selected * (4.0 + 4.0);
     case Op::inclusive_scan_by_key:
@@ -1238,7 +1317,7 @@ Timing time_op(Type t, Op op, Config c, uint32_t param, const Buffers& b, size_t
   const bool restore = double_buffer(c);
   for (int i = 0; i < kWarmupRuns; ++i) {
     size_t bytes = temp_bytes;
-    if (restore) restore_sort_input(op, t, b, n, param, s);
+    if (restore) restore_sort_input(op, t, b, n, sort_value_bytes(op, param), s);
     CUDA_CHECK(call_cub(t, op, c, param, b.temp, bytes, b, n, s));
   }
   std::vector<cudaEvent_t> start(static_cast<size_t>(iterations)), stop(static_cast<size_t>(iterations));
@@ -1249,7 +1328,7 @@ Timing time_op(Type t, Op op, Config c, uint32_t param, const Buffers& b, size_t
   CUDA_CHECK(cudaStreamSynchronize(s));
   for (int i = 0; i < iterations; ++i) {
     size_t bytes = temp_bytes;
-    if (restore) restore_sort_input(op, t, b, n, param, s);  // before the start event: not timed
+    if (restore) restore_sort_input(op, t, b, n, sort_value_bytes(op, param), s);  // before the start event: not timed
     CUDA_CHECK(cudaEventRecord(start[i], s));
     CUDA_CHECK(call_cub(t, op, c, param, b.temp, bytes, b, n, s, &where));
     CUDA_CHECK(cudaEventRecord(stop[i], s));
@@ -1284,7 +1363,7 @@ void write_json(const std::string& path, const std::vector<Result>& results, boo
         is_keyed(r.op) ? ", \"run_length\": " + std::to_string(r.run_length)
         : with_values && r.op == Op::sort_pairs ? ", \"value_bytes\": " + std::to_string(r.value_bytes)
         : r.op == Op::histogram_even ? ", \"bins\": " + std::to_string(r.bins) + ", \"skew\": " + std::to_string(r.skew)
-        : r.op == Op::segmented_reduce ? ", \"segment_size\": " + std::to_string(r.segment_size)
+        : is_segmented(r.op) ? ", \"segment_size\": " + std::to_string(r.segment_size)
                                        : "";
     std::fprintf(f,
                  "  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %lld%s, \"median_ms\": %.6f, \"min_ms\": %.6f, "
@@ -1361,12 +1440,40 @@ std::string check_keyed(Op op, const Buffers& b, const uint32_t* keys, const uin
   return check_runs(op, keys, values, n, out.data(), out2.empty() ? nullptr : out2.data(), selected);
 }
 
+// The segmented sorts: each segment of b.segment_size keys holds the stable sort of its input keys (by the
+// --bits field for DeviceSegmentedRadixSort, every bit for DeviceSegmentedSort), and each value is the input
+// index of its key; "" when right.
+template <class T>
+std::string check_segmented_sort(Op op, const Buffers& b, const T* in, int64_t n, const std::vector<T>& keys,
+                                 const Output& where) {
+  std::vector<Value> values(is_pairs(op) ? static_cast<size_t>(n) : 0);
+  if (!values.empty())
+    CUDA_CHECK(cudaMemcpy(values.data(), where.values, values.size() * sizeof(Value), cudaMemcpyDeviceToHost));
+  const bool radix = op == Op::segmented_radix_sort_keys || op == Op::segmented_radix_sort_pairs;
+  const KeyField f = radix ? KeyField{b.begin_bit, b.end_bit} : KeyField{};
+  std::vector<int64_t> order;
+  for (int64_t first = 0; first < n; first += b.segment_size) {
+    const int64_t last = std::min(n, first + b.segment_size);
+    order.resize(static_cast<size_t>(last - first));
+    for (size_t i = 0; i < order.size(); ++i) order[i] = first + static_cast<int64_t>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return radix_less(in[x], in[y], f); });
+    for (size_t i = 0; i < order.size(); ++i) {
+      const int64_t k = first + static_cast<int64_t>(i);
+      if (bits(keys[k]) != bits(in[order[i]])) return at(k) + ": not the stable sort of its segment's keys";
+      if (!values.empty() && value_index(values[k]) != static_cast<uint64_t>(order[i]))
+        return at(k) + ": value is not its key's input index";
+    }
+  }
+  return "";
+}
+
 // A sort's keys (and values) where the last run left them, against the CPU; "" when right.
 template <class T>
 std::string check_sort_output(Op op, uint32_t value_bytes, const Buffers& b, const T* in, int64_t n,
                               const Output& where) {
   std::vector<T> keys(static_cast<size_t>(n));
   CUDA_CHECK(cudaMemcpy(keys.data(), where.keys, keys.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  if (is_segmented_sort(op)) return check_segmented_sort(op, b, in, n, keys, where);
   const KeyField field{b.begin_bit, b.end_bit};
   if (op == Op::sort_keys) return check_sort_keys(in, keys.data(), n, field);
   return with_value_type(value_bytes, [&](auto tag) {
@@ -1434,7 +1541,7 @@ void print_row(const Result& r, bool with_values) {
   if (is_keyed(r.op)) std::printf("%*s %u", pad, "", r.run_length);
   if (with_values && r.op == Op::sort_pairs) std::printf("%*s %u", pad, "", r.value_bytes);
   if (r.op == Op::histogram_even) std::printf("%*s %u %u%%", pad, "", r.bins, r.skew);
-  if (r.op == Op::segmented_reduce) std::printf("%*s %u", pad, "", r.segment_size);
+  if (is_segmented(r.op)) std::printf("%*s %u", pad, "", r.segment_size);
   std::printf("\n");
   std::fflush(stdout);
 }
@@ -1452,7 +1559,7 @@ bool run_op(Op op, Type type, uint32_t run_length, uint32_t param, const Options
             const HostInputs<T>& host, const TempSizes& temp_sizes, cudaStream_t s, std::vector<Result>& results) {
   for (int64_t n : opt.sizes) {
     Buffers b = base;
-    if (op == Op::segmented_reduce) {
+    if (is_segmented(op)) {
       b.segment_size = param;
       set_segments(b, n, s);
     }
@@ -1471,7 +1578,7 @@ bool run_op(Op op, Type type, uint32_t run_length, uint32_t param, const Options
       int64_t selected = 0;
       const std::string error = check_output(op, param, b, host, n, where, selected);
       if (double_buffer(c)) {  // the input buffer now holds a pass's keys: the unsorted ones go back
-        restore_sort_input(op, type, b, n, param, s);
+        restore_sort_input(op, type, b, n, sort_value_bytes(op, param), s);
         CUDA_CHECK(cudaStreamSynchronize(s));
       }
       if (!error.empty()) {
@@ -1479,7 +1586,7 @@ bool run_op(Op op, Type type, uint32_t run_length, uint32_t param, const Options
             is_keyed(op)                                ? " L=" + std::to_string(run_length)
             : op == Op::sort_pairs && value_column(opt) ? " V=" + std::to_string(param)
             : op == Op::histogram_even ? " bins=" + std::to_string(param) + " skew=" + std::to_string(run_length)
-            : op == Op::segmented_reduce ? " S=" + std::to_string(param)
+            : is_segmented(op) ? " S=" + std::to_string(param)
                                          : "";
         std::printf("FAIL %s %s n=%lld%s (%s): %s\n", op_name(op), type_name(type), static_cast<long long>(n),
                     where_in_sweep.c_str(), config_name(c), error.c_str());
@@ -1491,7 +1598,7 @@ bool run_op(Op op, Type type, uint32_t run_length, uint32_t param, const Options
       timed.push_back({op, type, n, t.median_ms, t.min_ms,
                        bytes_moved(op, type, n, selected, param) / seconds / 1e9, n / seconds / 1e9, c, {},
                        is_keyed(op) ? run_length : 0, op == Op::sort_pairs ? param : 0, histogram ? param : 0,
-                       histogram ? run_length : 0, op == Op::segmented_reduce ? param : 0});
+                       histogram ? run_length : 0, is_segmented(op) ? param : 0});
     }
     std::vector<std::pair<Config, double>> medians;
     for (const Result& r : timed) medians.push_back({r.config, r.median_ms});
@@ -1522,7 +1629,8 @@ bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool 
   keep_pristine(b, max_n, sizeof(T));
   for (Op op : opt.ops) {
     if (is_keyed(op) || op == Op::histogram_even || !runs_on(op, t)) continue;
-    if (op == Op::segmented_reduce) {
+    if (is_segmented(op)) {
+      if (is_pairs(op)) fill_values(b, max_n, sizeof(Value));
       for (uint32_t size : opt.segment_sizes)
         if (!run_op<T>(op, t, 0, size, opt, b, host, temp_sizes, s, results)) return false;
       continue;
@@ -1563,7 +1671,7 @@ bool run_type(Type t, const Options& opt, const Buffers& b, int64_t max_n, bool 
 std::vector<uint32_t> params_of(Op op, const Options& opt) {
   if (op == Op::sort_pairs) return opt.value_bytes;
   if (op == Op::histogram_even) return opt.bins;
-  if (op == Op::segmented_reduce) return opt.segment_sizes;
+  if (is_segmented(op)) return opt.segment_sizes;
   return {0};
 }
 
@@ -1594,7 +1702,8 @@ int main(int argc, char** argv) {
               CUB_SUBMINOR_VERSION);
 
   const int64_t max_n = *std::max_element(opt.sizes.begin(), opt.sizes.end());
-  const bool need_values = uses(opt, Op::sort_pairs);
+  const bool need_values = std::any_of(opt.ops.begin(), opt.ops.end(), is_pairs);
+  const bool segmented = std::any_of(opt.ops.begin(), opt.ops.end(), is_segmented);
   const bool need_flags = uses(opt, Op::select_flagged) || uses(opt, Op::partition_flagged);
   const bool need_values_out = std::any_of(opt.ops.begin(), opt.ops.end(), writes_values_out);
   const bool need_keys = std::find(opt.types.begin(), opt.types.end(), Type::u32) != opt.types.end() &&
@@ -1614,8 +1723,8 @@ int main(int argc, char** argv) {
           for (Config c : configs_for(op, n, opt.configs))
             for (uint32_t param : params_of(op, opt)) {
               size_t bytes = 0;
-              dummy.segment_size = op == Op::segmented_reduce ? param : 0;  // segmented_reduce: its segments
-              dummy.segments = op == Op::segmented_reduce ? (n + param - 1) / param : 0;
+              dummy.segment_size = is_segmented(op) ? param : 0;  // the segmented ops: their segments
+              dummy.segments = is_segmented(op) ? (n + param - 1) / param : 0;
               CUDA_CHECK(call_cub(t, op, c, param, nullptr, bytes, dummy, n, nullptr));
               temp_sizes[{op, t, n, c, param}] = bytes;
               max_temp = std::max(max_temp, bytes);
@@ -1649,13 +1758,13 @@ int main(int argc, char** argv) {
   if (uses(opt, Op::histogram_even))
     allocations.push_back({reinterpret_cast<void**>(&b.histogram),
                            *std::max_element(opt.bins.begin(), opt.bins.end()) * sizeof(uint32_t), "histogram"});
-  if (uses(opt, Op::segmented_reduce)) {
+  if (segmented) {
     const uint32_t smallest = *std::min_element(opt.segment_sizes.begin(), opt.segment_sizes.end());
     const size_t offsets = static_cast<size_t>((max_n + smallest - 1) / smallest + 1);
     allocations.push_back({reinterpret_cast<void**>(&b.offsets32), offsets * sizeof(int), "offsets (int)"});
     allocations.push_back({reinterpret_cast<void**>(&b.offsets64), offsets * sizeof(int64_t), "offsets (int64)"});
   }
-  const bool need_pristine = uses(opt, Op::sort_keys) || uses(opt, Op::sort_pairs);
+  const bool need_pristine = std::any_of(opt.ops.begin(), opt.ops.end(), is_sort);
   if (need_pristine) allocations.push_back({&b.keys_pristine, elems, "unsorted keys"});
   if (need_pristine && need_values) allocations.push_back({&b.values_pristine, values, "unsorted values"});
   std::stable_sort(allocations.begin(), allocations.end(),
@@ -1687,6 +1796,11 @@ int main(int argc, char** argv) {
     std::printf("# segmented_reduce: DeviceSegmentedReduce::Sum over S = ceil(n / segment size) segments end to end\n"
                 "#   (CSR offsets, the last segment cut at n; last column S: the segment size); GB/s bytes n*4 in +\n"
                 "#   (S+1)*4 offsets + S*4 out; configurations int and int64: the offsets' type.\n");
+  if (std::any_of(opt.ops.begin(), opt.ops.end(), is_segmented_sort))
+    std::printf("# segmented sorts: DeviceSegmentedSort::StableSortKeys/Pairs (segmented_sort_*) and\n"
+                "#   DeviceSegmentedRadixSort::SortKeys/Pairs (segmented_radix_sort_*) over S = ceil(n / segment size)\n"
+                "#   segments end to end (last column S); u32 values; GB/s bytes 2n*(K(+4)); int and int64: the\n"
+                "#   offsets' type; each segment checked against std::stable_sort.\n");
   if (need_keys)
     std::printf("# Keyed ops (u32 keys in runs of mean length L, uniform on [1, 2L-1]; u32 values): reduce_by_key\n"
                 "#   n*8 in + runs*8 out; scans by key n*8 in + n*4 out; rle_encode n*4 + runs*8; rle_non_trivial_runs\n"
@@ -1704,7 +1818,7 @@ int main(int argc, char** argv) {
   // The last columns' names: L (keyed ops), V (sort_pairs' values), S (segment size), B skew (histogram_even).
   std::string extra;
   for (const auto& [used, name] : {std::pair{need_keys, "L"}, std::pair{with_values, "V"},
-                                    std::pair{uses(opt, Op::segmented_reduce), "S"},
+                                    std::pair{segmented, "S"},
                                     std::pair{uses(opt, Op::histogram_even), "B skew"}})
     if (used) extra += std::string(extra.empty() ? "             " : "/") + name;
   std::printf("%-21s %-4s %11s %11s %9s %9s %11s  config%s\n", "op", "type", "n", "median_ms", "GB/s", "Gelem/s",

@@ -12,6 +12,7 @@
 #include "vkprim/scan.hpp"
 #include "vkprim/scan_by_key.hpp"
 #include "vkprim/segmented_reduce.hpp"
+#include "vkprim/segmented_sort.hpp"
 #include "vkprim/select.hpp"
 #include "vkprim/sort.hpp"
 #include "vkprim/topk.hpp"

@@ -113,6 +113,11 @@ const uint VALUE_WORDS_WIDE = VALUE_UNITS * uint(VKPRIM_VALUE_UNIT);
 #define SORT_VALUES 1
 #endif
 
+// A kernel of another plan built on these blocks (shaders/segmented_sort) appends its own push-constant
+// members by defining SORT_EXTRA_CONSTANTS (member declarations) before including this file.
+#if !defined(SORT_EXTRA_CONSTANTS)
+#define SORT_EXTRA_CONSTANTS
+#endif
 layout(push_constant) uniform SortConstants {
   uint count;         // keys (direct records; indirect ones read it from the region)
   uint group_count;   // workgroups with work (direct records)
@@ -126,6 +131,7 @@ layout(push_constant) uniform SortConstants {
   uint groups_entry;  // indirect entry whose workgroup count is the digit table's width (reduce_then_scan)
   uint digit_mask;    // (1 << digit width at `bit`) - 1: a push constant, so NVIDIA's code reads it as an operand
   uint hist_groups;   // onesweep's first digit pass with hist_partials: histograms to sum | digit passes << 16
+  SORT_EXTRA_CONSTANTS
 } pc;
 
 // Key transform bits: specialization constant KEY_FLAGS (3), fixed per plan, so the driver folds the
@@ -302,8 +308,23 @@ void sort_load_ordered(uint first, uint offset, uint stride, uint n, out KEY_T k
   }
 }
 
-// Padding keys that sort_load_ordered adds to tile `tile` (nonzero only in the last tile).
-uint sort_tile_padding(uint tile, uint n) { return n - tile * TILE >= TILE ? 0u : TILE - (n - tile * TILE); }
+// Padding keys that sort_load_ordered adds to the tile of keys from `first` (nonzero only in the last tile).
+uint sort_range_padding(uint first, uint n) { return n - first >= TILE ? 0u : TILE - (n - first); }
+uint sort_tile_padding(uint tile, uint n) { return sort_range_padding(tile * TILE, n); }
+
+#if defined(SORT_DIGIT_COUNTS)
+shared uint s_hist[RADIX_DIGITS];
+// Adds this pass's digits of the tile of keys [first, min(first + TILE, n)) to s_hist (shared atomics; the
+// caller clears s_hist and places the barriers) and returns the padding keys it counted as the largest digit.
+// All of a tile's loads issue before its atomics (sort_load_ordered), as in histogram.comp: 137-153 -> 101-114
+// us per reduce_then_scan upsweep pass at 2^26 u32 keys (H100).
+uint sort_count_digits(uint first, uint n) {
+  KEY_T keys[ITEMS];
+  sort_load_ordered(first, gl_LocalInvocationIndex, WG_SIZE, n, keys);
+  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) atomicAdd(s_hist[sort_pass_digit(keys[k])], 1u);
+  return sort_range_padding(first, n);
+}
+#endif
 
 // Warp-striped tile layout: subgroup s owns RADIX_SG_SIZE * ITEMS consecutive keys of the tile, item i of
 // lane l is key s * SG * ITEMS + i * SG + l. Loads are coalesced and a subgroup's items are in key order.
@@ -639,11 +660,13 @@ void sort_stage_keys() {
 // One guarded loop serves full tiles too: a second, unguarded one cuts NVIDIA's code from ~16 to ~10
 // instructions per key yet makes the digit passes slower (464-467 -> 482-485 us at 2^26 u32 keys, pairs
 // 615-625 -> 633-644 on the H100).
-void sort_scatter_tile(uint tile, uint n) {
+// sort_scatter_range: the same for the tile of keys from `range_first` (a multiple of TILE or not: the
+// segmented sort's tiles start where their segment does), n the end of the tile's run of keys.
+void sort_scatter_range(uint range_first, uint n) {
   const uint tid = gl_LocalInvocationIndex;
   const uint out_shift = sort_shift(1u);
 #if defined(SORT_VALUES) || defined(VKPRIM_DIRECT_SCATTER)
-  const uint first = tile * TILE + sort_opaque_zero();  // for the bounds and loads below (sort_opaque_zero)
+  const uint first = range_first + sort_opaque_zero();  // for the bounds and loads below (sort_opaque_zero)
 #endif
 #if defined(SORT_VALUES)
   const uint in_shift = sort_shift(2u);
@@ -663,7 +686,7 @@ void sort_scatter_tile(uint tile, uint n) {
     }
   }
 #else
-  const uint tile_n = min(TILE, n - tile * TILE);
+  const uint tile_n = min(TILE, n - range_first);
 #if defined(SORT_VALUES)
   // The digit of each position this invocation scatters, four per register, for the values' scatter.
   uint out_digits[(ITEMS + 3u) / 4u];
@@ -775,6 +798,8 @@ void sort_scatter_tile(uint tile, uint n) {
 #endif
   barrier();  // the next tile may reuse shared memory
 }
+
+void sort_scatter_tile(uint tile, uint n) { sort_scatter_range(tile * TILE, n); }
 
 #endif  // SORT_RANKING
 

@@ -15,6 +15,7 @@
 #ifndef VKPRIM_SEGMENT_IO_GLSL
 #define VKPRIM_SEGMENT_IO_GLSL
 
+#include "common/segment_bounds.glsl"
 #include "common/types.glsl"
 
 #define VKPRIM_INDIRECT_BINDING 6
@@ -66,17 +67,10 @@ bool vk_seg_flag(uint bit) { return (pc.flags & bit) != 0u; }
 // [first, last) of segment s within the input binding's elements (before pc.in_offset), clamped to the
 // bound; an end at or before the begin gives an empty range.
 uvec2 vk_segment_bounds(uint s) {
-  uint first, last;
-  if (vk_seg_flag(SEG_FIXED)) {
-    first = s * pc.segment_size;
-    last = first + pc.segment_size;
-  } else {
-    first = begin_words[pc.begin_offset + s];
-    last = end_words[pc.end_offset + s];
-  }
-  first = min(first, pc.bound);
-  last = clamp(last, first, pc.bound);
-  return uvec2(first, last);
+  const bool fixed_size = vk_seg_flag(SEG_FIXED);
+  const uint begin = fixed_size ? 0u : begin_words[pc.begin_offset + s];
+  const uint end = fixed_size ? 0u : end_words[pc.end_offset + s];
+  return vk_clamped_segment(fixed_size, s, pc.segment_size, begin, end, pc.bound);
 }
 
 // Chunks of a huge segment of `len` elements.

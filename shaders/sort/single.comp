@@ -10,61 +10,27 @@
 // Specialization: WG_SIZE, ITEMS, SUBGROUP_MIN, KEY_FLAGS (common/radix.glsl).
 // Push: common/radix.glsl (count <= TILE, bit = begin_bit, flags carry the digit-pass count).
 #extension GL_GOOGLE_include_directive : require
-
-// The pass being ranked, and the count: rows of the tile wholly past it are not ranked.
-uint g_pass_bit = 0u;
-uint g_pass_mask = 0u;
-uint g_count = 0u;
-#define SORT_PASS_BIT g_pass_bit
-#define SORT_PASS_MASK g_pass_mask
-#define SORT_RANK_ROWS_BELOW g_count
-#define SORT_RANKING 1
-#include "common/radix.glsl"
-
-// Stages the real keys (tile order index below the count) at their ranked positions. Padding keys rank
-// after every real key, so positions below the count are exactly the real keys'.
-void stage_keys(uint n) {
-  [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    if (sort_striped_index(i) < n) {
-#if defined(VKPRIM_KEY64)
-      s_mem[pos_get(i)] = t_key[i].x;
-      s_mem[STAGE_KEYS + pos_get(i)] = t_key[i].y;
-#else
-      s_mem[pos_get(i)] = t_key[i];
-#endif
-    }
-  }
-}
-
-KEY_T staged_key(uint at) {
-#if defined(VKPRIM_KEY64)
-  return uvec2(s_mem[at], s_mem[STAGE_KEYS + at]);
-#else
-  return s_mem[at];
-#endif
-}
+#include "common/radix_block.glsl"
 
 #if VKPRIM_VALUE_WORDS > 0
 VAL_T t_value[ITEMS];
 
 void stage_values(uint n) {
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-    if (sort_striped_index(i) < n) {
 #if VKPRIM_VALUE_WORDS == 2
-      s_mem[pos_get(i)] = t_value[i].x;
-      s_mem[STAGE_KEYS + pos_get(i)] = t_value[i].y;
+    sort_block_stage_word(i, 0u, t_value[i].x, n);
+    sort_block_stage_word(i, 1u, t_value[i].y, n);
 #else
-      s_mem[pos_get(i)] = t_value[i];
+    sort_block_stage_word(i, 0u, t_value[i], n);
 #endif
-    }
   }
 }
 
 VAL_T staged_value(uint at) {
 #if VKPRIM_VALUE_WORDS == 2
-  return uvec2(s_mem[at], s_mem[STAGE_KEYS + at]);
+  return uvec2(sort_block_staged_word(at, 0u), sort_block_staged_word(at, 1u));
 #else
-  return s_mem[at];
+  return sort_block_staged_word(at, 0u);
 #endif
 }
 #endif
@@ -73,7 +39,6 @@ void main() {
   const uint tid = gl_LocalInvocationIndex;
   const uint n = min(sort_count(), TILE);
   const uint passes = sort_passes();
-  g_count = n;
   sort_load_tile(0u, n);
 #if VKPRIM_VALUE_WORDS > 0
   [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
@@ -83,23 +48,19 @@ void main() {
 #endif
   // `passes` is a push constant: the loop and its barriers are uniform.
   for (uint p = 0u; p < passes; ++p) {
-    g_pass_bit = pc.bit + 8u * p;
-    g_pass_mask = sort_digit_mask(g_pass_bit);
-    sort_rank_tile();  // ends with a barrier: s_mem is free
+    const uint bit = pc.bit + 8u * p;
+    sort_block_rank(bit, sort_digit_mask(bit), n);  // ends with a barrier: s_mem is free
     const bool last = p + 1u == passes;
-    stage_keys(n);
+    sort_block_stage_keys(n);
     barrier();
     if (last) {
       // Consecutive invocations store consecutive keys.
       [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
         const uint j = k * WG_SIZE + tid;
-        if (j < n) SORT_KEY_OUT(sort_shift(1u) + j, sort_unordered(staged_key(j)));
+        if (j < n) SORT_KEY_OUT(sort_shift(1u) + j, sort_unordered(sort_block_staged_key(j)));
       }
     } else {
-      [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
-        const uint index = sort_striped_index(i);
-        t_key[i] = index < n ? staged_key(index) : SORT_PAD_KEY;
-      }
+      sort_block_reload_keys(n);
     }
 #if VKPRIM_VALUE_WORDS > 0
     barrier();

@@ -6,9 +6,8 @@
 // tile), KEY_FLAGS.
 // Bindings/push: common/radix.glsl (bit = this pass's first bit).
 #extension GL_GOOGLE_include_directive : require
+#define SORT_DIGIT_COUNTS 1
 #include "common/radix.glsl"
-
-shared uint s_hist[RADIX_DIGITS];
 
 void main() {
   const uint tid = gl_LocalInvocationIndex;
@@ -22,16 +21,9 @@ void main() {
   const uint end_tile = min(first_tile + per_group, tiles);
   for (uint w = tid; w < RADIX_DIGITS; w += WG_SIZE) s_hist[w] = 0u;
   barrier();
-  // All of a tile's loads issue before its atomics (sort_load_ordered), as in histogram.comp: 137-153 ->
-  // 101-114 us per pass at 2^26 u32 keys (H100). The padding keys of a last tile count as the
-  // largest digit and are taken off at the end.
+  // The padding keys of a last tile count as the largest digit and are taken off at the end.
   uint padding = 0u;
-  for (uint tile = first_tile; tile < end_tile; ++tile) {
-    KEY_T keys[ITEMS];
-    sort_load_ordered(tile * TILE, tid, WG_SIZE, n, keys);
-    padding += sort_tile_padding(tile, n);
-    [[unroll]] for (uint k = 0u; k < ITEMS; ++k) atomicAdd(s_hist[sort_pass_digit(keys[k])], 1u);
-  }
+  for (uint tile = first_tile; tile < end_tile; ++tile) padding += sort_count_digits(tile * TILE, n);
   barrier();
   for (uint d = tid; d < RADIX_DIGITS; d += WG_SIZE)
     meta[META_REGION + RADIX_DIGITS + d * groups + group] = s_hist[d] - (d == pc.digit_mask ? padding : 0u);

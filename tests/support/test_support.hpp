@@ -126,6 +126,42 @@ inline Result<void> recorded_result(const Device& dev, const std::function<Resul
   return r;
 }
 
+// A call that must be refused: invalid_argument, a message that starts with `call` ("SegmentedSort::record")
+// and names the problem (`says`), and nothing recorded: `untouched` (an output the call would write) is
+// poisoned before and must still be after.
+inline void check_refused(const Device& dev, const Buffer& untouched, const char* call, const char* says,
+                          const std::function<Result<void>(VkCommandBuffer)>& record) {
+  poison(dev, untouched);
+  const Result<void> r = recorded_result(dev, record);
+  INFO("message: " << r.message());
+  CHECK(!r.ok());
+  CHECK(r.status() == Status::invalid_argument);
+  CHECK(r.message().find(call) == 0);
+  CHECK(r.message().find(says) != std::string::npos);
+  CHECK(still_poisoned(dev, untouched));
+}
+
+// A description `create` must refuse: with `status` and a message naming the problem (`says`).
+template <class Desc>
+struct BadDesc {
+  Desc desc;
+  Status status;
+  const char* says;
+};
+// Each of `bad` refused by create(desc) with its status and a message "<plan>::create: ...<says>...".
+template <class Desc, class Create>
+void check_create_refused(const std::vector<BadDesc<Desc>>& bad, const char* plan, Create&& create) {
+  const std::string prefix = std::string(plan) + "::create: ";
+  for (const BadDesc<Desc>& b : bad) {
+    const auto r = create(b.desc);
+    INFO("expected: " << b.says << "; message: " << (r ? std::string("(created)") : r.error().message));
+    REQUIRE(!r);
+    CHECK(r.status() == b.status);
+    CHECK(r.error().message.find(prefix) == 0);
+    CHECK(r.error().message.find(b.says) != std::string::npos);
+  }
+}
+
 // vkCmdPipelineBarrier of the test device (tests record their own barriers between records).
 inline PFN_vkCmdPipelineBarrier pipeline_barrier(const Device& dev) {
   auto gipa = dev.get_instance_proc_addr();

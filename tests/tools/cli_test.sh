@@ -15,7 +15,7 @@ echo "$info"
 [[ "$(head -1 <<< "$info")" == "vkprim $version" ]] || fail "vkprim info does not start with 'vkprim $version'"
 grep -Eq '^  8-bit storage (yes|no), 16-bit storage (yes|no) ' <<< "$info" || fail "vkprim info does not list 8- and 16-bit storage"
 picks=$(sed -n '/^automatic picks/,$p' <<< "$info")
-for primitive in reduce segmented_reduce scan select partition sort reduce_by_key scan_by_key run_length_encode \
+for primitive in reduce segmented_reduce segmented_sort scan select partition sort reduce_by_key scan_by_key run_length_encode \
                  non_trivial_runs unique histogram; do
   grep -q "^  $primitive " <<< "$picks" || fail "vkprim info lists no automatic pick for $primitive"
 done

@@ -1,0 +1,104 @@
+// Push constants, bindings, segment bounds and scratch lists of the segmented sort (src/segmented_sort.cpp;
+// every kernel of shaders/segmented_sort includes this file instead of common/radix.glsl). The radix blocks
+// are common/radix.glsl's: bindings 0..5 and the first 12 push-constant words as there, then:
+//   set 0 binding 6: begin offsets (u32[]), word shift pc.begin_shift
+//   set 0 binding 7: end offsets (u32[]), word shift pc.end_shift
+//   binding 4 (meta): the lists, at word offsets of pc (layout below); binding 5: record_indirect's region.
+// A kernel defines SEG_BLOCK_SORT (the block-wide sort of common/radix_block.glsl), SORT_RANKING,
+// SORT_WORKGROUP_SCAN or SORT_DIGIT_COUNTS before including this file, as common/radix.glsl describes.
+// Segment s is keys[begin[s] .. end[s]) (SEG_FIXED: [s * segment_size, (s + 1) * segment_size)), both ends
+// clamped to pc.bound, so offsets past the keys never reach memory outside them.
+#ifndef VKPRIM_SEGMENTED_SORT_GLSL
+#define VKPRIM_SEGMENTED_SORT_GLSL
+
+#define SORT_EXTRA_CONSTANTS                                                                                 \
+  uint segments;     /* segments of a direct record (SEG_INDIRECT: record_indirect's entry 0) */             \
+  uint seg_flags;    /* SEG_* bits */                                                                        \
+  uint segment_size; /* SEG_FIXED: keys per segment */                                                       \
+  uint bound;        /* keys the offsets may address: every offset is clamped to it */                       \
+  uint begin_shift;  /* word shift of binding 6 */                                                           \
+  uint end_shift;    /* word shift of binding 7 */                                                           \
+  uint small_max;    /* segments of 2..small_max keys are packed into batches, many to a tile */             \
+  uint medium_max;   /* ... of up to medium_max keys sorted by one workgroup each; longer ones are large */  \
+  uint batch_span;   /* a batch takes the small segments whose weight prefix falls in one span */            \
+  uint min_weight;   /* the least weight of a small segment: at most SEG_MAX_SLOTS segments per batch */     \
+  uint member_list;  /* word offsets in meta of the member list, */                                          \
+  uint batch_list;   /* the batch list (2 words per batch), */                                               \
+  uint large_list;   /* the large list (SEG_LARGE_WORDS per entry), */                                       \
+  uint owners;       /* the tile owners (one word per tile of a large segment) */                            \
+  uint table;        /* and the digit table (256 words per tile) */                                          \
+  uint max_large;    /* capacity of the large list */                                                        \
+  uint max_tiles;    /* capacity of the tile owners and the digit table */                                   \
+  uint large_tile;   /* keys per tile of a large segment (the large kernels' TILE) */                       \
+  uint groups_x;     /* maxComputeWorkGroupCount[0]: dispatches spill into y past it */
+
+#if defined(SEG_BLOCK_SORT)
+#include "common/radix_block.glsl"
+#else
+#include "common/radix.glsl"
+#endif
+#include "common/segment_bounds.glsl"
+
+layout(set = 0, binding = 6, std430) readonly buffer SegmentBegins { uint begin_words[]; };
+layout(set = 0, binding = 7, std430) readonly buffer SegmentEnds { uint end_words[]; };
+
+#define SEG_FIXED 1u     // segments of segment_size keys, no offset buffers
+#define SEG_INDIRECT 2u  // classify: the segment and workgroup counts are record_indirect's entry 0
+#define SEG_ARGS 4u      // classify: one invocation writes the dispatch arguments of the passes after it
+#define SEG_COPY 8u      // downsweep: copy each large tile from bindings 0 / 2 to 1 / 3 (odd digit passes)
+
+// Meta layout: header counters (zeroed before classify), the dispatch arguments of the passes after it
+// (entries of 8 words as common/indirect.glsl's), then the lists at the pc word offsets.
+#define SEG_HEADER_MEMBERS 0u  // entries of the member list (segment indices of batches)
+#define SEG_HEADER_BATCHES 1u  // entries of the batch list: {first member, members}
+#define SEG_HEADER_LARGE 2u    // entries of the large list: {begin, end, first tile, tiles}
+#define SEG_HEADER_TILES 3u    // tiles reserved for large segments
+#define SEG_ARGS_WORD 16u
+#define SEG_ENTRY_BATCHES 0u   // tile.comp: one workgroup per batch
+#define SEG_ENTRY_TILES 1u     // upsweep / downsweep: one workgroup per tile of a large segment
+#define SEG_ENTRY_LARGE 2u     // scan: one workgroup per large segment
+#define SEG_LARGE_WORDS 4u
+// Segments per batch: slot numbers are a digit pass's digits, SEG_MAX_SLOTS (the padding key's) excluded.
+#define SEG_MAX_SLOTS 255u
+
+bool seg_flag(uint bit) { return (pc.seg_flags & bit) != 0u; }
+
+// [first, last) of segment s in key indices (before the binding shifts), clamped to the bound; an end at or
+// before the begin gives an empty range.
+uvec2 seg_bounds(uint s) {
+  const bool fixed_size = seg_flag(SEG_FIXED);
+  const uint begin = fixed_size ? 0u : begin_words[pc.begin_shift + s];
+  const uint end = fixed_size ? 0u : end_words[pc.end_shift + s];
+  return vk_clamped_segment(fixed_size, s, pc.segment_size, begin, end, pc.bound);
+}
+
+// The list counts a pass reads: the header's, clamped to the lists' capacities (overlapping segments, the
+// caller's error, may overflow them).
+uint seg_batches() { return min(meta[SEG_HEADER_BATCHES], pc.segments); }
+uint seg_large_count() { return min(meta[SEG_HEADER_LARGE], pc.max_large); }
+uint seg_tiles() { return min(meta[SEG_HEADER_TILES], pc.max_tiles); }
+// The workgroups the dispatch of entry k was sized for (y/z spill rounds the dispatch up).
+uint seg_entry_groups(uint k) { return meta[SEG_ARGS_WORD + k * VKPRIM_INDIRECT_ENTRY_WORDS + 4u]; }
+
+// A tile of a large segment: its entry's keys [begin, end), and the tile's first key; valid where its owner
+// word names a listed entry whose tiles include it (owner words of a tile no entry claims may be stale).
+struct SegTile {
+  uvec2 range;
+  uint first;
+  uint entry;
+  bool valid;
+};
+
+SegTile seg_tile(uint t) {
+  SegTile r;
+  r.entry = meta[pc.owners + t];
+  r.valid = r.entry < seg_large_count();
+  const uint at = pc.large_list + (r.valid ? r.entry : 0u) * SEG_LARGE_WORDS;
+  r.range = uvec2(meta[at], meta[at + 1u]);
+  const uint first_tile = meta[at + 2u], tiles = meta[at + 3u];
+  r.valid = r.valid && t >= first_tile && t - first_tile < tiles;
+  r.first = r.range.x + (t - first_tile) * TILE;
+  return r;
+}
+
+#endif  // VKPRIM_SEGMENTED_SORT_GLSL

@@ -1,0 +1,489 @@
+// SegmentedSort against a CPU reference (std::stable_sort of each segment by RadixSort's order transform,
+// host_sort.hpp): segments of every size class around the plan's thresholds (0, 1, 2, small_max, medium_max and
+// the large tile, each +-1), in order and shuffled with gaps, one huge segment among tiny ones, all keys equal
+// (stability through values = index), every key type and both orders, bit ranges (an odd number of digit passes
+// copies back), pairs with 4- and 8-byte values, record_fixed, record_indirect with the count written on the GPU,
+// zero segments, a splatting-shaped sort ((tile, depth) pairs of power-law tile sizes), the shared-memory
+// emulation, and the errors (a message, nothing written). Keys outside every segment (gaps) and the guard past
+// the keys must keep their values.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "host_sort.hpp"
+#include "segment_layout.hpp"
+#include "sort_rig.hpp"
+#include "test_support.hpp"
+#include "vkprim/segmented_sort.hpp"
+
+using namespace vkprim;
+using vkprim::test::Layout;
+using vkprim::test::lay_out;
+using vkprim::test::power_law_lengths;
+
+namespace {
+
+using test::Keys;  // raw key bits (the low 32 for 32-bit key types)
+
+// The lengths around a plan's thresholds and its large tile, in random order, `copies` of each.
+std::vector<uint64_t> edge_lengths(const SegmentedSort& plan, int copies, std::mt19937_64& rng) {
+  const SegmentedSortThresholds t = plan.thresholds();
+  std::vector<uint64_t> base = {0, 1, 2, 3, 17};
+  for (uint64_t edge : {uint64_t(t.small_max), uint64_t(t.medium_max), plan.large_tile_keys()})
+    for (uint64_t d : {edge - 1, edge, edge + 1}) base.push_back(d);
+  base.push_back(2 * plan.large_tile_keys() + 3);
+  std::vector<uint64_t> out;
+  for (int c = 0; c < copies; ++c) out.insert(out.end(), base.begin(), base.end());
+  std::shuffle(out.begin(), out.end(), rng);
+  return out;
+}
+
+
+SegmentedSortDesc desc_of(DataType key, uint64_t max_count, uint64_t max_segments, uint32_t value_size = 0,
+                          SortOrder order = SortOrder::ascending) {
+  SegmentedSortDesc d;
+  d.key_type = key;
+  d.value_size = value_size;
+  d.order = order;
+  d.max_count = max_count;
+  d.max_segments = max_segments;
+  return d;
+}
+
+SegmentedSort make_plan(Device& dev, const SegmentedSortDesc& d) {
+  auto plan = SegmentedSort::create(dev.context(), d);
+  INFO("SegmentedSort::create(" << to_string(d.key_type) << ", value_size " << d.value_size << ", "
+                                << to_string(d.order) << ", max_count " << d.max_count << ", max_segments "
+                                << d.max_segments << "): " << (plan ? std::string("ok") : plan.error().message));
+  REQUIRE(plan.ok());
+  return std::move(plan).value();
+}
+
+enum class How { record, fixed, indirect_upload, indirect_gpu };
+
+// One plan with guarded keys and values, the offsets, scratch and a count word.
+class Rig {
+ public:
+  static constexpr uint64_t kGuard = 8;
+  // Overlapping segments (the caller's error): only the keys and values outside every segment, and the guards,
+  // are checked (they must keep their values).
+  bool overlapping = false;
+
+  Rig(Device& dev, const SegmentedSortDesc& d)
+      : dev_(dev), plan_(make_plan(dev, d)), kb_(size_of(d.key_type)), vb_(d.value_size),
+        keys_(test::make_buffer(dev, (d.max_count + kGuard) * kb_)),
+        values_(test::make_buffer(dev, (d.max_count + kGuard) * std::max<uint32_t>(vb_, 4))),
+        offsets_(test::make_buffer(dev, (2 * d.max_segments + 4) * 4)),
+        scratch_(test::make_buffer(dev, plan_.scratch_requirements().size)), count_(test::make_buffer(dev, 16)) {}
+
+  const SegmentedSort& plan() const { return plan_; }
+
+  // Sorts `keys` (the whole key range; values = the index) by the segments of `l` and checks every key and
+  // value against the reference, the gaps and the guards. fixed: segments of l.begin[0]'s size (record_fixed).
+  // gpu_count: what the count word holds for the indirect records (default: the segments).
+  bool check(const Keys& keys, const Layout& l, How how = How::record, int64_t gpu_count = -1) {
+    const SegmentedSortDesc& d = plan_.desc();
+    const uint64_t n = keys.size(), segments = l.size();
+    INFO(to_string(d.key_type) << " value_size " << vb_ << " " << to_string(d.order) << " bits [" << d.begin_bit
+                               << ", " << d.end_bit << ") keys " << n << " segments " << segments << " how "
+                               << int(how));
+    REQUIRE(n <= d.max_count);
+    std::vector<uint8_t> key_bytes((n + kGuard) * kb_, 0xA5), value_bytes((n + kGuard) * std::max<uint32_t>(vb_, 4), 0x5A);
+    for (uint64_t i = 0; i < n; ++i) std::memcpy(&key_bytes[i * kb_], &keys[i], kb_);
+    for (uint64_t i = 0; i < n && vb_; ++i) value_of(i, &value_bytes[i * vb_]);
+    test::upload(dev_, keys_, key_bytes);
+    test::upload(dev_, values_, value_bytes);
+    std::vector<uint32_t> words(l.begin);
+    words.insert(words.end(), l.end.begin(), l.end.end());
+    words.push_back(0);
+    test::upload(dev_, offsets_, words);
+    test::poison(dev_, scratch_);
+    const uint32_t count_word = gpu_count < 0 ? uint32_t(segments) : uint32_t(gpu_count);
+    if (how == How::indirect_upload) test::upload(dev_, count_, std::vector<uint32_t>{count_word, 0, 0, 0});
+    else test::poison(dev_, count_);
+    const bool indirect = how == How::indirect_upload || how == How::indirect_gpu;
+    // Ranges: the keys (record_indirect: max_count, record_fixed: the fixed segments), offsets as CSR-like halves.
+    const uint64_t range_n = std::max<uint64_t>(n, 1);
+    const BufferRange kr = keys_.range(0, range_n * kb_);
+    const BufferRange vr = vb_ ? values_.range(0, range_n * vb_) : BufferRange{};
+    const uint64_t offset_words = indirect ? d.max_segments : std::max<uint64_t>(segments, 1);
+    const BufferRange begin = offsets_.range(0, offset_words * 4);
+    const BufferRange end = offsets_.range(segments * 4, offset_words * 4);
+    Result<void> recorded;
+    auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
+      if (how == How::indirect_gpu) fill_count(cmd, count_word);
+      switch (how) {
+        case How::record: recorded = plan_.record(cmd, kr, vr, begin, end, segments, scratch_.range()); break;
+        case How::fixed:
+          recorded = plan_.record_fixed(cmd, kr, vr, l.end[0] - l.begin[0], segments, scratch_.range());
+          break;
+        default: recorded = plan_.record_indirect(cmd, kr, vr, begin, end, count_.range(0, 4), scratch_.range());
+      }
+    });
+    INFO("record: " << recorded.message() << " submit: " << submitted.message());
+    REQUIRE(recorded.ok());
+    REQUIRE(submitted.ok());
+    return compare(keys, l, indirect ? std::min<uint64_t>(count_word, d.max_segments) : segments);
+  }
+
+ private:
+  // The count written on the GPU before the record: vkCmdFillBuffer, then a transfer -> compute barrier.
+  void fill_count(VkCommandBuffer cmd, uint32_t count) {
+    auto gipa = dev_.get_instance_proc_addr();
+    auto gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(gipa(dev_.instance(), "vkGetDeviceProcAddr"));
+    auto fill = reinterpret_cast<PFN_vkCmdFillBuffer>(gdpa(dev_.device(), "vkCmdFillBuffer"));
+    fill(cmd, count_.handle(), 0, 4, count);
+    VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    test::pipeline_barrier(dev_)(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &b, 0,
+                                 nullptr, 0, nullptr);
+  }
+
+  // The expected keys and value indices: each of the first `segments` segments stably sorted.
+  bool compare(const Keys& keys, const Layout& l, uint64_t segments) {
+    const SegmentedSortDesc& d = plan_.desc();
+    SortDesc sd;
+    sd.key_type = d.key_type;
+    sd.order = d.order;
+    sd.begin_bit = d.begin_bit;
+    sd.end_bit = d.end_bit;
+    const uint64_t n = keys.size();
+    std::vector<uint64_t> from(n);
+    std::iota(from.begin(), from.end(), uint64_t(0));
+    std::vector<bool> inside(n, false);
+    for (uint64_t s = 0; s < segments; ++s)
+      for (uint64_t i = l.begin[s]; i < l.end[s]; ++i) inside[i] = true;
+    for (uint64_t s = 0; s < segments && !overlapping; ++s) {
+      if (l.end[s] <= l.begin[s]) continue;
+      const Keys part(keys.begin() + l.begin[s], keys.begin() + l.end[s]);
+      const std::vector<uint64_t> order = host::stable_sort_order(part, sd);
+      for (size_t i = 0; i < order.size(); ++i) from[l.begin[s] + i] = l.begin[s] + order[i];
+    }
+    const auto got_keys = test::download<uint8_t>(dev_, keys_, (n + kGuard) * kb_);
+    const auto got_values = test::download<uint8_t>(dev_, values_, (n + kGuard) * std::max<uint32_t>(vb_, 4));
+    uint64_t bad_key = n, bad_value = n;
+    std::vector<uint8_t> expected(vb_);
+    for (uint64_t i = 0; i < n && (bad_key == n || bad_value == n); ++i) {
+      if (overlapping && inside[i]) continue;
+      uint64_t k = 0;
+      std::memcpy(&k, &got_keys[i * kb_], kb_);
+      if (k != keys[from[i]] && bad_key == n) bad_key = i;
+      if (vb_ && bad_value == n) {
+        value_of(from[i], expected.data());
+        if (std::memcmp(expected.data(), &got_values[i * vb_], vb_) != 0) bad_value = i;
+      }
+    }
+    if (bad_key < n) {
+      uint64_t k = 0;
+      std::memcpy(&k, &got_keys[bad_key * kb_], kb_);
+      INFO("first wrong key at " << bad_key << ": got 0x" << std::hex << k << ", expected 0x" << keys[from[bad_key]]);
+      CHECK(bad_key == n);
+    }
+    if (bad_value < n) {
+      uint32_t word = 0;
+      std::memcpy(&word, &got_values[bad_value * vb_], 4);
+      INFO("first wrong value at " << bad_value << ": its first word " << word << ", expected the value of key "
+                                   << from[bad_value]);
+      CHECK(bad_value == n);
+    }
+    bool guards = true;
+    for (uint64_t i = n * kb_; i < got_keys.size(); ++i) guards = guards && got_keys[i] == 0xA5;
+    for (uint64_t i = n * std::max<uint32_t>(vb_, 4); vb_ && i < got_values.size(); ++i)
+      guards = guards && got_values[i] == 0x5A;
+    INFO("the keys and values past the range must keep their values");
+    CHECK(guards);
+    return bad_key == n && bad_value == n && guards;
+  }
+
+  // Word 0 of element i's value is i, word 1 ~i.
+  void value_of(uint64_t i, uint8_t* out) const {
+    const uint32_t words[2] = {uint32_t(i), ~uint32_t(i)};
+    std::memcpy(out, words, vb_);
+  }
+
+  Device& dev_;
+  SegmentedSort plan_;
+  uint32_t kb_, vb_;
+  Buffer keys_, values_, offsets_, scratch_, count_;
+};
+
+// Every size class around the thresholds, end to end and shuffled with gaps.
+void check_edges(Device& dev, const SegmentedSortDesc& base, int copies, std::mt19937_64& rng) {
+  // A plan of a size to learn the thresholds, then one that holds the layout.
+  const SegmentedSort probe = make_plan(dev, base);
+  const std::vector<uint64_t> lengths = edge_lengths(probe, copies, rng);
+  for (const bool shuffled : {false, true}) {
+    const Layout l = lay_out(lengths, {shuffled, shuffled, false}, rng);
+    SegmentedSortDesc d = base;
+    d.max_count = l.elements;
+    d.max_segments = l.size();
+    Rig rig(dev, d);
+    INFO((shuffled ? "shuffled with gaps" : "end to end"));
+    CHECK(rig.check(test::keys_for(d.key_type, l.elements, rng), l));
+  }
+}
+
+bool key_type_supported(Device& dev, DataType t) {
+  return !is_64bit(t) || test::has_features(dev, feature_int64, "64-bit keys (shaderInt64)");
+}
+
+}  // namespace
+
+TEST_CASE("u32 keys sort in every size class, end to end and shuffled with gaps", "[segmented_sort][edges]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  check_edges(dev, desc_of(DataType::u32, 1 << 16, 1024), 2, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("each key type sorts ascending and descending in every size class", "[segmented_sort][types]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  for (DataType t : {DataType::i32, DataType::f32, DataType::u64, DataType::i64, DataType::f64}) {
+    if (!key_type_supported(dev, t)) continue;
+    for (SortOrder o : {SortOrder::ascending, SortOrder::descending}) {
+      if (t == DataType::u64 && o == SortOrder::descending) continue;  // u32 descending below; keep pipelines few
+      INFO(to_string(t) << " " << to_string(o));
+      check_edges(dev, desc_of(t, 1 << 16, 1024, 0, o), 1, rng);
+    }
+  }
+  check_edges(dev, desc_of(DataType::u32, 1 << 16, 1024, 0, SortOrder::descending), 1, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("pairs with 4- and 8-byte values move with their keys in every size class", "[segmented_sort][pairs]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  check_edges(dev, desc_of(DataType::u32, 1 << 16, 1024, 4), 1, rng);
+  check_edges(dev, desc_of(DataType::f32, 1 << 16, 1024, 8, SortOrder::descending), 1, rng);
+  if (key_type_supported(dev, DataType::u64)) check_edges(dev, desc_of(DataType::u64, 1 << 16, 1024, 8), 1, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("all keys equal keep their input order (stable), and few distinct keys too", "[segmented_sort][stable]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const SegmentedSort probe = make_plan(dev, desc_of(DataType::u32, 1 << 16, 1024, 4));
+  const Layout l = lay_out(edge_lengths(probe, 1, rng), {true, true, false}, rng);
+  Rig rig(dev, desc_of(DataType::u32, l.elements, l.size(), 4));
+  CHECK(rig.check(Keys(l.elements, 0x12345678u), l));
+  Keys few = test::keys_for(DataType::u32, l.elements, rng);
+  for (auto& k : few) k &= 0x0F0F;
+  CHECK(rig.check(few, l));
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("bit ranges sort on their bits only, and an odd number of digit passes copies back", "[segmented_sort][bits]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  SegmentedSortDesc d = desc_of(DataType::u32, 1 << 16, 1024, 4);
+  d.begin_bit = 4;
+  d.end_bit = 20;  // two digit passes
+  check_edges(dev, d, 1, rng);
+  d.begin_bit = 0;
+  d.end_bit = 20;  // three: the large segments end in scratch and are copied back
+  check_edges(dev, d, 1, rng);
+  if (key_type_supported(dev, DataType::i64)) {
+    SegmentedSortDesc w = desc_of(DataType::i64, 1 << 16, 1024, 8, SortOrder::descending);
+    w.begin_bit = 28;
+    w.end_bit = 45;  // three passes across the word boundary
+    check_edges(dev, w, 1, rng);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("overridden thresholds and large tiles sort every size class", "[segmented_sort][tuning]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  SegmentedSortDesc d = desc_of(DataType::u32, 1 << 16, 1024, 4);
+  d.thresholds = {32, 600};
+  d.tuning.workgroup_size = 256;  // large tiles of 512 keys (512-invocation tiles exceed lavapipe's shared memory)
+  d.tuning.items_per_thread = 2;
+  const SegmentedSort plan = make_plan(dev, d);
+  CHECK(plan.thresholds().small_max == 32);
+  CHECK(plan.thresholds().medium_max == 600);
+  CHECK(plan.large_tile_keys() == 512);
+  check_edges(dev, d, 1, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("zero segments, one segment, and one huge segment among tiny ones", "[segmented_sort][shapes]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  constexpr uint64_t kHuge = 50000;
+  std::vector<uint64_t> lengths = power_law_lengths(400, 40, rng);
+  lengths.insert(lengths.begin() + 123, kHuge);
+  const Layout l = lay_out(lengths, {true, true, false}, rng);
+  Rig rig(dev, desc_of(DataType::u32, l.elements, l.size(), 4));
+  const Keys keys = test::keys_for(DataType::u32, l.elements, rng);
+  CHECK(rig.check(keys, l));
+  Layout none = l;
+  none.begin.clear();
+  none.end.clear();
+  CHECK(rig.check(keys, none));  // nothing recorded: every key keeps its place
+  Layout one;
+  one.begin = {0};
+  one.end = {uint32_t(l.elements)};
+  one.elements = l.elements;
+  CHECK(rig.check(keys, one));
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("overlapping segments write nothing outside the segments and the keys", "[segmented_sort][overlap]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const SegmentedSort probe = make_plan(dev, desc_of(DataType::u32, 1 << 16, 1024, 4));
+  const Layout l = lay_out(edge_lengths(probe, 1, rng), {true, true, true}, rng);
+  Rig rig(dev, desc_of(DataType::u32, l.elements, l.size(), 4));
+  rig.overlapping = true;
+  CHECK(rig.check(test::keys_for(DataType::u32, l.elements, rng), l));
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("record_fixed sorts segments of one size in every size class", "[segmented_sort][fixed]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  constexpr uint64_t kKeys = 1 << 15;
+  Rig rig(dev, desc_of(DataType::u32, kKeys + 16, kKeys, 4));
+  const SegmentedSortThresholds t = rig.plan().thresholds();
+  for (uint64_t size : {uint64_t(1), uint64_t(2), uint64_t(t.small_max), uint64_t(t.small_max) + 1,
+                        uint64_t(t.medium_max), uint64_t(t.medium_max) + 1, uint64_t(3000)}) {
+    INFO("segment size " << size);
+    Layout l;
+    for (uint64_t s = 0; s + size <= kKeys && s < kKeys / size; ++s) {
+      l.begin.push_back(uint32_t(s * size));
+      l.end.push_back(uint32_t((s + 1) * size));
+    }
+    l.elements = l.size() * size + 5;  // five keys past the segments stay as they are
+    CHECK(rig.check(test::keys_for(DataType::u32, l.elements, rng), l, How::fixed));
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("record_indirect reads the segment count on the GPU and clamps it to max_segments",
+          "[segmented_sort][indirect]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const SegmentedSort probe = make_plan(dev, desc_of(DataType::u32, 1 << 16, 1024, 4));
+  const Layout l = lay_out(edge_lengths(probe, 1, rng), {true, true, false}, rng);
+  Rig rig(dev, desc_of(DataType::u32, l.elements, l.size(), 4));
+  const Keys keys = test::keys_for(DataType::u32, l.elements, rng);
+  CHECK(rig.check(keys, l, How::indirect_gpu));
+  CHECK(rig.check(keys, l, How::indirect_upload, int64_t(l.size() / 2)));
+  CHECK(rig.check(keys, l, How::indirect_upload, 0));
+  CHECK(rig.check(keys, l, How::indirect_gpu, int64_t(l.size()) + 1000));  // clamped to max_segments
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("splatting: (tile, depth) pairs in power-law tiles, the tile count from a GPU buffer",
+          "[segmented_sort][splat]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  // ~2^16 depths in 300 tiles (the segments), values the splat index; depths are positive floats.
+  const std::vector<uint64_t> lengths = power_law_lengths(300, 8000, rng);
+  const Layout l = lay_out(lengths, {}, rng);
+  Rig rig(dev, desc_of(DataType::f32, std::max<uint64_t>(l.elements, 1), 512, 4));
+  Keys depths(l.elements);
+  std::uniform_real_distribution<float> depth(0.1f, 100.0f);
+  for (auto& k : depths) {
+    const float f = depth(rng);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    k = bits;
+  }
+  CHECK(rig.check(depths, l, How::indirect_gpu));
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("the shared-memory emulation sorts every size class", "[segmented_sort][no_subgroup_ops]") {
+  Device& dev = test::device(test::no_subgroups());
+  VKPRIM_TEST_RNG(rng);
+  check_edges(dev, desc_of(DataType::u32, 1 << 16, 1024, 4), 1, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+
+TEST_CASE("create refuses bad descriptions with a message naming the plan and the problem",
+          "[segmented_sort][errors][host]") {
+  Device& dev = test::device();
+  std::vector<test::BadDesc<SegmentedSortDesc>> bad;
+  auto add = [&](auto change, Status status, const char* says) {
+    SegmentedSortDesc d = desc_of(DataType::u32, 1000, 10);
+    change(d);
+    bad.push_back({d, status, says});
+  };
+  add([](auto& d) { d.max_segments = 0; }, Status::invalid_argument, "max_segments 0");
+  add([](auto& d) { d.max_count = 0; }, Status::invalid_argument, "max_count 0");
+  add([](auto& d) { d.max_count = uint64_t(1) << 30; }, Status::invalid_argument, "max_count");
+  add([](auto& d) { d.value_size = 12; }, Status::invalid_argument, "value_size 12");
+  add([](auto& d) { d.end_bit = 33; }, Status::invalid_argument, "bits [0, 33)");
+  add([](auto& d) { d.begin_bit = 8, d.end_bit = 8; }, Status::invalid_argument, "begin_bit < end_bit");
+  add([](auto& d) { d.order = SortOrder(7); }, Status::invalid_argument, "unknown order");
+  add([](auto& d) { d.key_type = DataType(99); }, Status::invalid_argument, "unknown key type");
+  add([](auto& d) { d.tuning.workgroup_size = 384; }, Status::invalid_argument, "workgroup_size 384");
+  add([](auto& d) { d.tuning.vectors_per_thread = 2; }, Status::invalid_argument, "vectors_per_thread");
+  add([](auto& d) { d.thresholds = {64, 8}; }, Status::invalid_argument, "medium_max 8");
+  add([](auto& d) { d.thresholds = {100000, 0}; }, Status::invalid_argument, "small_max 100000");
+  add([](auto& d) { d.key_type = DataType::u16; }, Status::unsupported, "u16 keys are not supported");
+  test::check_create_refused(bad, "SegmentedSort",
+                            [&](const SegmentedSortDesc& d) { return SegmentedSort::create(dev.context(), d); });
+  Device& small = test::device(test::small_windows());
+  const auto r = SegmentedSort::create(small.context(), desc_of(DataType::u32, 1u << 20, 10));
+  REQUIRE(!r);
+  CHECK(r.status() == Status::unsupported);
+  CHECK(r.error().message.find("storage-buffer binding") != std::string::npos);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+TEST_CASE("records refuse bad counts, ranges and overlaps and record nothing", "[segmented_sort][errors][host]") {
+  constexpr const char* kRecord = "SegmentedSort::record";
+  Device& dev = test::device();
+  const SegmentedSort plan = make_plan(dev, desc_of(DataType::u32, 1000, 16, 4));
+  const VkDeviceSize scratch_bytes = plan.scratch_requirements().size;
+  Buffer k = test::make_buffer(dev, 4096), v = test::make_buffer(dev, 4096), offsets = test::make_buffer(dev, 256);
+  Buffer scratch = test::make_buffer(dev, scratch_bytes + 256), count = test::make_buffer(dev, 16);
+  const BufferRange keys = k.range(0, 4000), values = v.range(0, 4000), begin = offsets.range(0, 64);
+  const BufferRange end = offsets.range(4, 64), work = scratch.range(0, scratch_bytes);
+  test::check_refused(dev, k, kRecord, "segments 17 exceeds max_segments 16", [&](VkCommandBuffer cmd) {
+    return plan.record(cmd, keys, values, offsets.range(0, 68), offsets.range(4, 68), 17, work);
+  });
+  test::check_refused(dev, k, kRecord, "keys and values ranges overlap", [&](VkCommandBuffer cmd) {
+    return plan.record(cmd, keys, k.range(0, 4000), begin, end, 16, work);
+  });
+  test::check_refused(dev, k, kRecord, "values range holds", [&](VkCommandBuffer cmd) {
+    return plan.record(cmd, keys, v.range(0, 400), begin, end, 16, work);
+  });
+  test::check_refused(dev, k, kRecord, "keys and scratch ranges overlap", [&](VkCommandBuffer cmd) {
+    return plan.record(cmd, scratch.range(0, 4000), values, begin, end, 16, work);
+  });
+  test::check_refused(dev, k, kRecord, "scratch and begin offsets ranges overlap", [&](VkCommandBuffer cmd) {
+    return plan.record(cmd, keys, values, scratch.range(0, 64), end, 16, work);
+  });
+  test::check_refused(dev, k, kRecord, "end offsets range holds 60 bytes",
+                [&](VkCommandBuffer cmd) { return plan.record(cmd, keys, values, begin, offsets.range(4, 60), 16, work); });
+  test::check_refused(dev, k, kRecord, "keys offset 2",
+                [&](VkCommandBuffer cmd) { return plan.record(cmd, k.range(2, 400), values, begin, end, 16, work); });
+  test::check_refused(dev, k, kRecord, "scratch range holds", [&](VkCommandBuffer cmd) {
+    return plan.record(cmd, keys, values, begin, end, 16, scratch.range(0, scratch_bytes - 16));
+  });
+  test::check_refused(dev, k, kRecord, "16 segments of 63 keys exceed max_count 1000",
+                [&](VkCommandBuffer cmd) { return plan.record_fixed(cmd, keys, values, 63, 16, work); });
+  test::check_refused(dev, k, kRecord, "keys range holds 400 bytes",
+                [&](VkCommandBuffer cmd) { return plan.record_fixed(cmd, k.range(0, 400), values, 10, 16, work); });
+  test::check_refused(dev, k, kRecord, "count buffer offset 2", [&](VkCommandBuffer cmd) {
+    return plan.record_indirect(cmd, keys, values, begin, end, count.range(2, 4), work);
+  });
+  test::check_refused(dev, k, kRecord, "the segment count overlaps", [&](VkCommandBuffer cmd) {
+    return plan.record_indirect(cmd, keys, values, begin, end, scratch.range(0, 4), work);
+  });
+  test::check_refused(dev, k, kRecord, "command buffer is VK_NULL_HANDLE", [&](VkCommandBuffer) {
+    return plan.record(VK_NULL_HANDLE, keys, values, begin, end, 16, work);
+  });
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
