@@ -43,7 +43,6 @@ enum : uint32_t {
 enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
 constexpr uint32_t kStateWords = 32 + 256;  // select.comp's ST_* words and dispatch arguments, the digit counts
 constexpr uint32_t kSelectedWord = 8;       // ST_SELECTED: min(k, count), the sorts' count under record_indirect
-constexpr uint32_t kArgsWord = 16;          // ST_ARGS: the fallback's vkCmdDispatchIndirect arguments
 static_assert(TopK::kPathWord == 12);       // ST_PATH
 constexpr uint32_t kFlagIndirect = 1;       // TOPK_INDIRECT
 constexpr uint32_t kFlagCandidates = 2;     // TOPK_CANDIDATES
@@ -111,8 +110,10 @@ struct TopKPlan {
   // indices as values), so equal keys end in index order whatever order the selection appended them in.
   std::optional<RadixSort> by_index;
   std::optional<RadixSort> by_key;
-  // Scratch: the state, the index list, the sorts' scratch.
-  VkDeviceSize index_offset = 0, sort_offset = 0, sort_bytes = 0, scratch_bytes = 0, scratch_align = 16;
+  // Scratch: the state, the index list, the fallback's dispatch arguments (outside every binding of the passes
+  // they dispatch, so that the barriers between those passes need not cover indirect reads), the sorts' scratch.
+  VkDeviceSize index_offset = 0, args_offset = 0, sort_offset = 0, sort_bytes = 0, scratch_bytes = 0,
+               scratch_align = 16;
   std::unique_ptr<DescriptorSets> descriptors;
 
   uint64_t groups_for(uint64_t count) const { return std::min(std::max<uint64_t>(1, ceil_div(count, wg)), max_groups); }
@@ -211,7 +212,8 @@ void lay_out_scratch(ContextImpl& c, TopKPlan& p) {
   const uint64_t list_entries = std::max<uint64_t>(2 * uint64_t(p.capacity), p.candidates ? p.desc.max_count : 0);
   p.state_words = uint32_t(kStateWords + list_entries * entry_words);
   p.index_offset = align_up(VkDeviceSize(p.state_words) * 4, p.scratch_align);
-  p.sort_offset = align_up(p.index_offset + VkDeviceSize(p.desc.max_k) * 4, p.scratch_align);
+  p.args_offset = align_up(p.index_offset + VkDeviceSize(p.desc.max_k) * 4, p.scratch_align);
+  p.sort_offset = align_up(p.args_offset + kIndirectEntryBytes, p.scratch_align);
   p.sort_bytes = sort.size;
   p.scratch_bytes = p.sort_offset + std::max<VkDeviceSize>(sort.size, 16);
 }
@@ -311,7 +313,13 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
   const ElementBinding index = bind_elements(c, sub_range(o.scratch, p.index_offset, VkDeviceSize(k) * 4), 0, k, 4);
   const bool pairs = p.desc.value_size != 0;
   const ElementBinding values = pairs ? bind_elements(c, o.values, 0, n, 4) : index;
-  const ElementBinding out_values = pairs ? bind_elements(c, o.out_values, 0, k, 4) : index;
+  // The refine writes the fallback's dispatch arguments through binding 5 (it writes no values), a range of
+  // scratch that no other pass binds.
+  const ElementBinding out_values =
+      phase == kPhaseRefine ? bind_elements(c, sub_range(o.scratch, p.args_offset, kIndirectEntryBytes), 0,
+                                            kIndirectEntryBytes / 4, 4)
+      : pairs              ? bind_elements(c, o.out_values, 0, k, 4)
+                           : index;
   const bool indirect = o.count_buffer != nullptr;
   const ElementBinding count = indirect ? bind_elements(c, *o.count_buffer, 0, 1, 4) : state;
   const ElementBinding kword = indirect ? bind_elements(c, *o.k_buffer, 0, 1, 4) : state;
@@ -343,9 +351,9 @@ Pass fallback_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_
                    uint64_t groups, uint32_t capacity = 0) {
   Pass pass = select_pass(p, phase, o, n, k, digit, groups, capacity);
   pass.indirect_entry = 0;
-  pass.indirect_region = {o.scratch.buffer, o.scratch.offset + kArgsWord * 4, kIndirectEntryBytes};
-  // Its state binding covers the arguments, so the barrier before the next indirect dispatch covers them.
-  pass.writes_indirect_args = true;
+  // No binding of these passes covers the arguments (written by the refine only): compute-to-compute barriers
+  // between them.
+  pass.indirect_region = {o.scratch.buffer, o.scratch.offset + p.args_offset, kIndirectEntryBytes};
   return pass;
 }
 
@@ -365,6 +373,10 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   passes.back().push[3] = uint32_t(groups);  // the fallback's grid, for its dispatch arguments
   const uint32_t first = p.key_bytes == 8 ? 0 : 4;
   for (uint32_t digit = first; digit < kDigitPasses; ++digit) {
+    // An index digit above max_count's highest index bit is 0 for every input: no pass (its prefix byte stays
+    // 0). The last digit always runs (it ends the selection).
+    const uint32_t low_bit = 8 * (kDigitPasses - 1 - digit);
+    if (digit >= 8 && digit + 1 < kDigitPasses && ((p.desc.max_count - 1) >> low_bit) == 0) continue;
     passes.push_back(fallback_pass(p, kPhaseCount, o, count, m, digit, groups));
     if (digit == first && p.candidates)
       passes.push_back(fallback_pass(p, kPhaseFilter, o, count, m, 0, groups, kNoCapacity));

@@ -125,7 +125,7 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define SAMPLE_SIGMAS 6.0
 #define SAMPLE_SLACK 3.0
 // 16-byte loads per invocation per tile of the sieve and the filter.
-#define TILE_VECTORS 4u
+#define TILE_VECTORS 8u
 #define VECTOR_KEYS (4u / KEY_WORDS)
 // List entries per invocation per round of the refine, loaded before any is used.
 #define REFINE_BATCH 32u
@@ -269,8 +269,11 @@ void start_slots() {
   barrier();
 }
 
+// min(k, count), read once per invocation by the phases that append (main).
+uint g_selected = 0u;
+
 void append_selected(KEY_T key, uint index, uint slot) {
-  if (slot >= state[ST_SELECTED]) return;  // never, by construction: exactly k composites are selected
+  if (slot >= g_selected) return;  // never, by construction: exactly k composites are selected
   out_keys[pc.out_shift + slot] = key;
   indices[pc.index_shift + slot] = index;
 }
@@ -348,10 +351,12 @@ void sample_threshold() {
   // so j rest fits 32 bits).
   const uint taken = min(WG_SIZE * SAMPLES, n), stride = n / taken, rest = n % taken;
   uvec2 sample_keys[SAMPLES];
+  // Every load unconditional (past `taken`, the last sample again, not counted), so that all SAMPLES are in
+  // flight before any is used: the loads are scattered, each a trip to memory.
   [[unroll]] for (uint s = 0u; s < SAMPLES; ++s) {
-    const uint j = s * WG_SIZE + t;
+    const uint j = min(s * WG_SIZE + t, taken - 1u);
     const uint at = j * stride + j * rest / taken;
-    sample_keys[s] = j < taken ? composite(keys[pc.keys_shift + at], 0u).xy : uvec2(0xFFFFFFFFu);
+    sample_keys[s] = composite(keys[pc.keys_shift + at], 0u).xy;
   }
   uvec3 p = uvec3(0u);
   uint remaining = sample_rank(taken, n, k);
@@ -446,8 +451,13 @@ void filter_input(const Filter f) {
   uvec4 v[TILE_VECTORS];
   for (uint tile = group; tile < tiles; tile += pc.groups) {
     const uint q0 = tile * per_tile + t;  // this invocation's first vector of the tile
-    [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j)
-      v[j] = q0 + j * WG_SIZE < vectors ? key_vectors[first_vector + q0 + j * WG_SIZE] : uvec4(0u);
+    // A whole tile (all but the last): every load unconditional, all in flight before any compare.
+    if (tile * per_tile + per_tile <= vectors) {
+      [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) v[j] = key_vectors[first_vector + q0 + j * WG_SIZE];
+    } else {
+      [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j)
+        v[j] = key_vectors[first_vector + min(q0 + j * WG_SIZE, vectors - 1u)];
+    }
     const uint first = head + q0 * VECTOR_KEYS, spacing = WG_SIZE * VECTOR_KEYS;
     uint out_mask = 0u, list_mask = 0u;
     [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) {
@@ -507,19 +517,20 @@ void filter_keys() {
 
 // ---- refine ----
 
-// Entries base + u * WG_SIZE + (this invocation) of a list of m, u < REFINE_BATCH, all loaded before any is used.
+// Entries base + u * WG_SIZE + (this invocation) of a list of m >= 1, u < REFINE_BATCH, all loaded before any
+// is used: unconditional loads (past m, the last entry again; the callers skip those), so that the batch is in
+// flight at once (one workgroup: latency, not bandwidth, bounds it).
 void load_batch(uint list, uint base, uint m, out KEY_T key[REFINE_BATCH], out uint index[REFINE_BATCH]) {
-  [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u) {
-    const uint i = base + u * WG_SIZE + gl_LocalInvocationIndex;
-    if (i < m) read_entry(list, i, key[u], index[u]);
-  }
+  [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
+    read_entry(list, min(base + u * WG_SIZE + gl_LocalInvocationIndex, m - 1u), key[u], index[u]);
 }
 
 // Writes the fallback's dispatch arguments (its grid; zero workgroups on the sample path).
 void write_fallback_args(bool run) {
-  state[ST_ARGS] = run ? pc.groups : 0u;
-  state[ST_ARGS + 1u] = 1u;
-  state[ST_ARGS + 2u] = 1u;
+  // Binding 5, in the refine: the arguments' range of scratch (src/topk.cpp), outside the state binding.
+  out_values[pc.out_values_shift] = run ? pc.groups : 0u;
+  out_values[pc.out_values_shift + 1u] = 1u;
+  out_values[pc.out_values_shift + 2u] = 1u;
 }
 
 // One workgroup. The lists: list 0 (the sieve's) and list pc.capacity (entries), used in turn.
@@ -570,11 +581,20 @@ void refine() {
       KEY_T key[REFINE_BATCH];
       uint index[REFINE_BATCH];
       load_batch(from, base, m, key, index);
+      // Bit u: entry u goes to the output (out_mask) or the next list (list_mask); one shared atomic per
+      // invocation and batch for each.
+      uint out_mask = 0u, list_mask = 0u;
       [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u) {
-        if (base + u * WG_SIZE + t >= m) continue;
         const uint d = digit_at(composite(key[u], index[u]), decided);
-        if (d < bucket || (whole && d == bucket)) append_selected(key[u], index[u], atomicAdd(s_tally[0], 1u));
-        else if (d == bucket) write_entry(to, atomicAdd(s_tally[1], 1u), key[u], index[u]);
+        const bool live = base + u * WG_SIZE + t < m;
+        out_mask |= live && (d < bucket || (whole && d == bucket)) ? 1u << u : 0u;
+        list_mask |= live && !whole && d == bucket ? 1u << u : 0u;
+      }
+      uint out_at = out_mask != 0u ? atomicAdd(s_tally[0], bitCount(out_mask)) : 0u;
+      uint list_at = list_mask != 0u ? atomicAdd(s_tally[1], bitCount(list_mask)) : 0u;
+      [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u) {
+        if ((out_mask & (1u << u)) != 0u) append_selected(key[u], index[u], out_at++);
+        else if ((list_mask & (1u << u)) != 0u) write_entry(to, list_at++, key[u], index[u]);
       }
     }
     if (whole) break;
@@ -682,6 +702,7 @@ void gather_values() {
 }
 
 void main() {
+  if (PHASE == PHASE_SELECT || PHASE == PHASE_FILTER || PHASE == PHASE_REFINE) g_selected = state[ST_SELECTED];
   if (PHASE == PHASE_SAMPLE) sample_threshold();
   else if (PHASE == PHASE_HIST) count_digits();
   else if (PHASE == PHASE_SELECT) select_keys();
