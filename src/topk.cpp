@@ -37,11 +37,13 @@ static_assert(kSelectKernel64.push_bytes() == 64 && kSelectKernel64.bindings() =
 // PHASE (shaders/topk/select.comp).
 enum : uint32_t {
   kPhaseSample = 0, kPhaseCount = 1, kPhaseSelect = 2, kPhaseGather = 3, kPhaseFilter = 4, kPhaseSieve = 5,
-  kPhaseRefine = 6, kPhases = 7
+  kPhaseRefine = 6, kPhaseThreshold = 7, kPhases = 8
 };
 // KEY_FLAGS bits (common/radix.glsl).
 enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
-constexpr uint32_t kStateWords = 32 + 256;  // select.comp's ST_* words and dispatch arguments, the digit counts
+// select.comp's ST_* words, the digit counts, the samples (SAMPLE_SLOTS ordered keys); then the lists.
+constexpr uint32_t kSampleSlots = 8192;
+constexpr uint32_t state_words_for(uint32_t key_bytes) { return 32 + 256 + kSampleSlots * (key_bytes / 4); }
 constexpr uint32_t kSelectedWord = 8;       // ST_SELECTED: min(k, count), the sorts' count under record_indirect
 static_assert(TopK::kPathWord == 12);       // ST_PATH
 constexpr uint32_t kFlagIndirect = 1;       // TOPK_INDIRECT
@@ -105,7 +107,7 @@ struct TopKPlan {
   // The passes after the first digit read a candidate list after the state words (key words and index per
   // candidate, room for max_count) where state and list fit one binding; else every pass reads the input.
   bool candidates = false;
-  uint32_t state_words = kStateWords;
+  uint32_t state_words = 0;
   // keys only: one sort of the keys. Pairs: the indices (u32, the keys as values), then stably the keys (the
   // indices as values), so equal keys end in index order whatever order the selection appended them in.
   std::optional<RadixSort> by_index;
@@ -207,10 +209,11 @@ void lay_out_scratch(ContextImpl& c, TopKPlan& p) {
   // max_count), in the same words.
   const uint64_t entry_words = p.key_bytes / 4 + 1;
   const uint64_t binding_words = (c.caps.max_storage_buffer_range - binding_alignment(c)) / 4;
-  p.candidates = kStateWords + p.desc.max_count * entry_words <= binding_words;
-  p.capacity = uint32_t(std::min<uint64_t>(sample_capacity(p), (binding_words - kStateWords) / (2 * entry_words)));
+  const uint32_t fixed_words = state_words_for(p.key_bytes);
+  p.candidates = fixed_words + p.desc.max_count * entry_words <= binding_words;
+  p.capacity = uint32_t(std::min<uint64_t>(sample_capacity(p), (binding_words - fixed_words) / (2 * entry_words)));
   const uint64_t list_entries = std::max<uint64_t>(2 * uint64_t(p.capacity), p.candidates ? p.desc.max_count : 0);
-  p.state_words = uint32_t(kStateWords + list_entries * entry_words);
+  p.state_words = uint32_t(fixed_words + list_entries * entry_words);
   p.index_offset = align_up(VkDeviceSize(p.state_words) * 4, p.scratch_align);
   p.args_offset = align_up(p.index_offset + VkDeviceSize(p.desc.max_k) * 4, p.scratch_align);
   p.sort_offset = align_up(p.args_offset + kIndirectEntryBytes, p.scratch_align);
@@ -237,6 +240,10 @@ Result<TopK> TopK::create(Context& context, const TopKDesc& desc) {
   plan->desc = desc;
   const detail::TopKPolicy& policy = detail::policy_for(c);
   plan->wg = policy.workgroup_size;
+  // The samples' slots (select.comp SAMPLE_SLOTS) hold WG_SIZE * SAMPLES.
+  static_assert(std::all_of(std::begin(detail::kPolicies), std::end(detail::kPolicies), [](const detail::TopKPolicy& p) {
+    return p.workgroup_size * detail::kSample.samples_per_invocation <= detail::kSampleSlots;
+  }));
   plan->max_groups = policy.max_groups;
   plan->key_flags = detail::key_flags_for(desc);
   plan->key_bytes = size_of(desc.key_type);
@@ -334,7 +341,8 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
                                          count.shift, kword.shift, capacity};
   std::copy(push.begin(), push.end(), pass.push.begin());
   pass.groups = groups;
-  static constexpr const char* kNames[] = {"sample", "count", "select", "gather", "filter", "sieve", "refine"};
+  static constexpr const char* kNames[] = {"sample", "count",  "select", "gather",
+                                           "filter", "sieve", "refine", "threshold"};
   pass.label = std::string("vkprim topk/") + kNames[phase] +
                (phase == kPhaseCount ? " " + std::to_string(digit) : "");
   return pass;
@@ -366,7 +374,8 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   ContextImpl& c = *p.context;
   const bool indirect = o.count_buffer != nullptr;
   const uint64_t groups = p.groups_for(count);
-  std::vector<Pass> passes = {select_pass(p, kPhaseSample, o, count, m, 0, 1),
+  std::vector<Pass> passes = {select_pass(p, kPhaseSample, o, count, m, 0, kSample.samples_per_invocation),
+                              select_pass(p, kPhaseThreshold, o, count, m, 0, 1),
                               select_pass(p, kPhaseSieve, o, count, m, 0, groups, p.capacity),
                               select_pass(p, kPhaseRefine, o, count, m, 0, 1, p.capacity)};
   passes.back().writes_indirect_args = true;
@@ -377,9 +386,12 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
     // 0). The last digit always runs (it ends the selection).
     const uint32_t low_bit = 8 * (kDigitPasses - 1 - digit);
     if (digit >= 8 && digit + 1 < kDigitPasses && ((p.desc.max_count - 1) >> low_bit) == 0) continue;
+    // With the candidate list, the filter after the first digit also counts the second (no pass of its own).
+    if (p.candidates && digit == first + 1) {
+      passes.push_back(fallback_pass(p, kPhaseFilter, o, count, m, digit, groups, kNoCapacity));
+      continue;
+    }
     passes.push_back(fallback_pass(p, kPhaseCount, o, count, m, digit, groups));
-    if (digit == first && p.candidates)
-      passes.push_back(fallback_pass(p, kPhaseFilter, o, count, m, 0, groups, kNoCapacity));
   }
   passes.push_back(fallback_pass(p, kPhaseSelect, o, count, m, 0, groups));
   if (auto ok = record_passes(c, *p.descriptors, cmd, passes, "TopK", call); !ok) return ok;

@@ -43,6 +43,7 @@ layout(constant_id = 8) const uint PHASE = 0u;
 #define PHASE_FILTER 4u
 #define PHASE_SIEVE 5u
 #define PHASE_REFINE 6u
+#define PHASE_THRESHOLD 7u
 // KEY_FLAGS bits, as common/radix.glsl's.
 #define KEY_SIGNED 1u
 #define KEY_FLOAT 2u
@@ -84,6 +85,10 @@ layout(set = 0, binding = 0, std430) readonly buffer KeyVectors { uvec4 key_vect
 layout(set = 0, binding = 1, std430) coherent buffer State { uint state[]; };
 // A 32-bit key's list entry (key, index) as one 8-byte access (ST_CAND_BASE is even).
 layout(set = 0, binding = 1, std430) coherent buffer StatePairs { uvec2 state_pairs[]; };
+// Non-coherent views of the same words, for what an earlier dispatch wrote (the samples, the sieve's list):
+// their loads may be batched and cached like any others.
+layout(set = 0, binding = 1, std430) readonly buffer StateIn { uint state_in[]; };
+layout(set = 0, binding = 1, std430) readonly buffer StatePairsIn { uvec2 state_pairs_in[]; };
 layout(set = 0, binding = 2, std430) buffer OutKeys { KEY_T out_keys[]; };
 layout(set = 0, binding = 3, std430) buffer Indices { uint indices[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Values { uint values[]; };
@@ -114,7 +119,9 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define ST_TICKET 14u
 #define ST_ARGS 16u
 #define ST_COUNTS 32u
-#define ST_CAND_BASE (ST_COUNTS + 256u)
+#define ST_SAMPLES (ST_COUNTS + 256u)
+#define SAMPLE_SLOTS 8192u  // WG_SIZE * SAMPLES at most (src/topk.cpp keeps WG_SIZE <= 256)
+#define ST_CAND_BASE (ST_SAMPLES + SAMPLE_SLOTS * KEY_WORDS)
 #define PATH_NONE 0u
 #define PATH_SAMPLE 1u
 #define PATH_FALLBACK 2u
@@ -136,6 +143,10 @@ shared uint s_choice[3];  // the chosen bucket, the composites before it, those 
 shared uint s_tally[4];   // per tile parity: the output's and the list's slots taken by the workgroup
 shared uint s_base[4];    // per tile parity: their first slots
 shared uint s_words[4];   // broadcasts
+// The sieve's stage of listed entries (CAND_WORDS words each) and its count.
+#define STAGE_ENTRIES 1024u
+shared uint s_stage[STAGE_ENTRIES * CAND_WORDS];
+shared uint s_staged;
 
 // The composite key of input i, most significant word first: the ordered key's high word (0 for 32-bit keys,
 // whose passes start at digit 4), its low word, the index. The order-preserving transform: unsigned as is,
@@ -301,18 +312,36 @@ void read_entry(uint list, uint slot, out KEY_T key, out uint index) {
 #endif
 }
 
+// As read_entry, of a list an earlier dispatch wrote (non-coherent view).
+void read_entry_in(uint list, uint slot, out KEY_T key, out uint index) {
+#if defined(VKPRIM_KEY64)
+  const uint at = ST_CAND_BASE + (list + slot) * CAND_WORDS;
+  key = uvec2(state_in[at], state_in[at + 1u]);
+  index = state_in[at + 2u];
+#else
+  const uvec2 entry = state_pairs_in[ST_CAND_BASE / 2u + list + slot];
+  key = entry.x;
+  index = entry.y;
+#endif
+}
+
 // ---- sample ----
 
-void init_state() {
+// The record's count and min(k, count) (under TOPK_INDIRECT read from the caller's buffers, clamped).
+uvec2 count_and_k() {
+  uint n = pc.count, k = pc.k;
+  if ((pc.flags & TOPK_INDIRECT) != 0u) {
+    n = min(count_in[pc.count_shift], pc.count);
+    k = min(k_in[pc.k_shift], pc.k);
+  }
+  return uvec2(n, min(k, n));
+}
+
+// Workgroup 0 of the sample pass: the selection state cleared, the count and k stored.
+void init_state(uint n, uint k) {
   const uint i = gl_LocalInvocationIndex;
   for (uint d = i; d < 256u; d += WG_SIZE) state[ST_COUNTS + d] = 0u;
   if (i == 0u) {
-    uint n = pc.count, k = pc.k;
-    if ((pc.flags & TOPK_INDIRECT) != 0u) {
-      n = min(count_in[pc.count_shift], pc.count);
-      k = min(k_in[pc.k_shift], pc.k);
-    }
-    k = min(k, n);
     state[ST_PREFIX] = 0u;
     state[ST_PREFIX + 1u] = 0u;
     state[ST_PREFIX + 2u] = 0u;
@@ -325,10 +354,29 @@ void init_state() {
     state[ST_CANDIDATES] = 0u;
     state[ST_PATH] = PATH_NONE;
     state[ST_TICKET] = 0u;
-    s_words[0] = n;
-    s_words[1] = k;
   }
-  barrier();
+}
+
+// SAMPLES workgroups, one key per invocation: sample j = group * WG_SIZE + t of WG_SIZE * SAMPLES evenly
+// spaced (all where fewer), its ordered key (the composite's key words) to ST_SAMPLES. Spread over SAMPLES
+// workgroups so that the scattered loads, each a trip to memory, run on as many multiprocessors.
+void sample_keys() {
+  const uvec2 nk = count_and_k();
+  const uint n = nk.x, k = nk.y, group = vk_workgroup_index();
+  if (group == 0u) init_state(n, k);
+  if (k == 0u || group >= SAMPLES) return;
+  // Sample j at floor(j n / taken) = j stride + floor(j rest / taken), spread over the whole input (rest < taken,
+  // so j rest fits 32 bits).
+  const uint taken = min(WG_SIZE * SAMPLES, n), stride = n / taken, rest = n % taken;
+  const uint j = group * WG_SIZE + gl_LocalInvocationIndex;
+  if (j >= taken) return;
+  const uvec2 c = composite(keys[pc.keys_shift + j * stride + j * rest / taken], 0u).xy;
+#if defined(VKPRIM_KEY64)
+  state[ST_SAMPLES + 2u * j] = c.x;
+  state[ST_SAMPLES + 2u * j + 1u] = c.y;
+#else
+  state[ST_SAMPLES + j] = c.y;
+#endif
 }
 
 // The rank (1-based) among `taken` samples of n keys whose ordered key is the threshold: mu samples are
@@ -340,23 +388,22 @@ uint sample_rank(uint taken, uint n, uint k) {
   return uint(clamp(rank, 1.0, float(taken)));
 }
 
-// Samples WG_SIZE * SAMPLES keys (all where fewer) evenly spaced; radix select of the threshold among
-// their ordered keys (the composite's key words, index 0), digits of the key only.
+// One workgroup: radix select of the threshold among the samples' ordered keys (the composite's key words,
+// index 0), digits of the key only. The samples (written by the sample pass) through the non-coherent view,
+// all loaded before any is used (past `taken`, the last again, not counted).
 void sample_threshold() {
-  init_state();
-  const uint n = s_words[0], k = s_words[1];
+  const uint n = state[ST_COUNT], k = state[ST_SELECTED];  // the same words for the whole workgroup: uniform
   if (k == 0u) return;
   const uint t = gl_LocalInvocationIndex;
-  // Sample j at floor(j n / taken) = j stride + floor(j rest / taken), spread over the whole input (rest < taken,
-  // so j rest fits 32 bits).
-  const uint taken = min(WG_SIZE * SAMPLES, n), stride = n / taken, rest = n % taken;
+  const uint taken = min(WG_SIZE * SAMPLES, n);
   uvec2 sample_keys[SAMPLES];
-  // Every load unconditional (past `taken`, the last sample again, not counted), so that all SAMPLES are in
-  // flight before any is used: the loads are scattered, each a trip to memory.
   [[unroll]] for (uint s = 0u; s < SAMPLES; ++s) {
     const uint j = min(s * WG_SIZE + t, taken - 1u);
-    const uint at = j * stride + j * rest / taken;
-    sample_keys[s] = composite(keys[pc.keys_shift + at], 0u).xy;
+#if defined(VKPRIM_KEY64)
+    sample_keys[s] = uvec2(state_in[ST_SAMPLES + 2u * j], state_in[ST_SAMPLES + 2u * j + 1u]);
+#else
+    sample_keys[s] = uvec2(0u, state_in[ST_SAMPLES + j]);
+#endif
   }
   uvec3 p = uvec3(0u);
   uint remaining = sample_rank(taken, n, k);
@@ -403,7 +450,9 @@ uint classify(const Filter f, KEY_T key, uint i) {
   }
   const uvec3 head = cut(c, f.decided);
   if (head != f.prefix) return lex_less_equal(head, f.prefix) ? TO_OUT : TO_NONE;
-  return f.done ? TO_OUT : TO_LIST;
+  if (f.done) return TO_OUT;
+  atomicAdd(s_counts[digit_at(c, f.decided)], 1u);  // the filter counts the next digit of what it lists
+  return TO_LIST;
 }
 
 KEY_T vector_key(uvec4 v, uint e) {
@@ -414,11 +463,55 @@ KEY_T vector_key(uvec4 v, uint e) {
 #endif
 }
 
+// The sieve's listing: staged in shared memory (a shared atomic per listed key, no barrier per tile), flushed
+// to the list with one global atomic per workgroup at its end (flush_stage); past the stage's room, a global
+// atomic per key. The list's counter counts every listed key; only those below pc.capacity are written.
+void stage_entry(KEY_T key, uint index) {
+  const uint slot = atomicAdd(s_staged, 1u);
+  if (slot < STAGE_ENTRIES) {
+#if defined(VKPRIM_KEY64)
+    s_stage[slot * 3u] = key.x;
+    s_stage[slot * 3u + 1u] = key.y;
+    s_stage[slot * 3u + 2u] = index;
+#else
+    s_stage[slot * 2u] = key;
+    s_stage[slot * 2u + 1u] = index;
+#endif
+    return;
+  }
+  const uint at = atomicAdd(state[ST_CANDIDATES], 1u);
+  if (at < pc.capacity) write_entry(0u, at, key, index);
+}
+
+// Every invocation, after its last stage_entry.
+void flush_stage() {
+  const uint t = gl_LocalInvocationIndex;
+  barrier();
+  const uint staged = min(s_staged, STAGE_ENTRIES);
+  if (t == 0u) s_words[2] = staged == 0u ? 0u : atomicAdd(state[ST_CANDIDATES], staged);
+  barrier();
+  const uint base = s_words[2];
+  for (uint i = t; i < staged && base + i < pc.capacity; i += WG_SIZE) {
+#if defined(VKPRIM_KEY64)
+    write_entry(0u, base + i, uvec2(s_stage[i * 3u], s_stage[i * 3u + 1u]), s_stage[i * 3u + 2u]);
+#else
+    write_entry(0u, base + i, s_stage[i * 2u], s_stage[i * 2u + 1u]);
+#endif
+  }
+}
+
 // Key j * VECTOR_KEYS + e of an invocation's tile: element e of its vector j, input first + j * spacing + e.
 // Kept as the vectors, not as keys and indices, so that a tile costs the registers of its loads.
 // Sends the keys where classify said (mask bit j * VECTOR_KEYS + e: out_mask to the output, list_mask to the
 // list), with one reservation for the tile.
 void send_keys(uvec4 v[TILE_VECTORS], uint first, uint spacing, uint out_mask, uint list_mask, uint parity) {
+  if (PHASE == PHASE_SIEVE) {  // lists only, through the stage: no barrier
+    [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j)
+      [[unroll]] for (uint e = 0u; e < VECTOR_KEYS; ++e)
+        if ((list_mask & (1u << (j * VECTOR_KEYS + e))) != 0u)
+          stage_entry(vector_key(v[j], e), first + j * spacing + e);
+    return;
+  }
   const uvec2 slot = reserve_slots(uvec2(bitCount(out_mask), bitCount(list_mask)), parity);
   uint out_at = slot.x, list_at = slot.y;
   [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) {
@@ -495,8 +588,10 @@ void sieve() {
   f.prefix = uvec3(state[ST_THRESHOLD], state[ST_THRESHOLD + 1u], 0u);
   f.decided = state[ST_SIEVE_DIGIT];
   f.done = false;
+  if (gl_LocalInvocationIndex == 0u) s_staged = 0u;
   clear_counts();
   filter_input(f);
+  flush_stage();
   barrier();
   for (uint d = gl_LocalInvocationIndex; d < 256u; d += WG_SIZE)
     if (s_counts[d] != 0u) atomicAdd(state[ST_COUNTS + d], s_counts[d]);
@@ -505,6 +600,8 @@ void sieve() {
 // After the fallback's first digit: the keys below its bucket are selected, those in it (unless the whole
 // bucket is taken) become the candidates of the later passes, in whatever order the atomics give (the index
 // travels).
+void add_counts_and_choose();
+
 void filter_keys() {
   if (state[ST_SELECTED] == 0u) return;
   if (vk_workgroup_index() >= pc.groups) return;
@@ -512,7 +609,10 @@ void filter_keys() {
   f.prefix = prefix();
   f.decided = state[ST_DECIDED];
   f.done = state[ST_DONE] != 0u;
+  clear_counts();
   filter_input(f);
+  // The next digit's pass, merged (pc.pass is its digit): its counts added, its last workgroup chooses.
+  if (!f.done) add_counts_and_choose();
 }
 
 // ---- refine ----
@@ -520,9 +620,16 @@ void filter_keys() {
 // Entries base + u * WG_SIZE + (this invocation) of a list of m >= 1, u < REFINE_BATCH, all loaded before any
 // is used: unconditional loads (past m, the last entry again; the callers skip those), so that the batch is in
 // flight at once (one workgroup: latency, not bandwidth, bounds it).
-void load_batch(uint list, uint base, uint m, out KEY_T key[REFINE_BATCH], out uint index[REFINE_BATCH]) {
-  [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
-    read_entry(list, min(base + u * WG_SIZE + gl_LocalInvocationIndex, m - 1u), key[u], index[u]);
+// `earlier`: the sieve's list (written by an earlier dispatch: the non-coherent view); else one this workgroup
+// wrote.
+void load_batch(uint list, uint base, uint m, bool earlier, out KEY_T key[REFINE_BATCH], out uint index[REFINE_BATCH]) {
+  if (earlier) {
+    [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
+      read_entry_in(list, min(base + u * WG_SIZE + gl_LocalInvocationIndex, m - 1u), key[u], index[u]);
+  } else {
+    [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
+      read_entry(list, min(base + u * WG_SIZE + gl_LocalInvocationIndex, m - 1u), key[u], index[u]);
+  }
 }
 
 // Writes the fallback's dispatch arguments (its grid; zero workgroups on the sample path).
@@ -563,7 +670,7 @@ void refine() {
       for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
         KEY_T key[REFINE_BATCH];
         uint index[REFINE_BATCH];
-        load_batch(from, base, m, key, index);
+        load_batch(from, base, m, false, key, index);
         [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
           if (base + u * WG_SIZE + t < m) atomicAdd(s_counts[digit_at(composite(key[u], index[u]), decided)], 1u);
       }
@@ -580,7 +687,7 @@ void refine() {
     for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
       KEY_T key[REFINE_BATCH];
       uint index[REFINE_BATCH];
-      load_batch(from, base, m, key, index);
+      load_batch(from, base, m, counted, key, index);
       // Bit u: entry u goes to the output (out_mask) or the next list (list_mask); one shared atomic per
       // invocation and batch for each.
       uint out_mask = 0u, list_mask = 0u;
@@ -639,6 +746,22 @@ void choose_digit() {
   if (s_choice[2] == rank || pc.pass == 11u) state[ST_DONE] = 1u;
 }
 
+// After a workgroup's counts of digit pc.pass (s_counts): added to the state's; the workgroup that adds them
+// last (its ticket) chooses the digit.
+void add_counts_and_choose() {
+  const uint t = gl_LocalInvocationIndex;
+  barrier();
+  for (uint d = t; d < 256u; d += WG_SIZE)
+    if (s_counts[d] != 0u) atomicAdd(state[ST_COUNTS + d], s_counts[d]);
+  memoryBarrierBuffer();
+  barrier();
+  if (t == 0u) s_words[0] = atomicAdd(state[ST_TICKET], 1u);
+  barrier();
+  if (s_words[0] != pc.groups - 1u) return;  // not the last: uniform
+  memoryBarrierBuffer();
+  choose_digit();
+}
+
 void count_digits() {
   if (state[ST_DONE] != 0u) return;  // the same word for the whole workgroup: uniform
   const uint group = vk_workgroup_index();
@@ -656,16 +779,7 @@ void count_digits() {
     const uvec3 c = composite(key, index);
     if (cut(c, decided) == p) atomicAdd(s_counts[digit_at(c, decided)], 1u);
   }
-  barrier();
-  for (uint d = t; d < 256u; d += WG_SIZE)
-    if (s_counts[d] != 0u) atomicAdd(state[ST_COUNTS + d], s_counts[d]);
-  memoryBarrierBuffer();
-  barrier();
-  if (t == 0u) s_words[0] = atomicAdd(state[ST_TICKET], 1u);
-  barrier();
-  if (s_words[0] != pc.groups - 1u) return;  // not the last: uniform
-  memoryBarrierBuffer();
-  choose_digit();
+  add_counts_and_choose();
 }
 
 void select_keys() {
@@ -703,7 +817,8 @@ void gather_values() {
 
 void main() {
   if (PHASE == PHASE_SELECT || PHASE == PHASE_FILTER || PHASE == PHASE_REFINE) g_selected = state[ST_SELECTED];
-  if (PHASE == PHASE_SAMPLE) sample_threshold();
+  if (PHASE == PHASE_SAMPLE) sample_keys();
+  else if (PHASE == PHASE_THRESHOLD) sample_threshold();
   else if (PHASE == PHASE_HIST) count_digits();
   else if (PHASE == PHASE_SELECT) select_keys();
   else if (PHASE == PHASE_FILTER) filter_keys();
