@@ -37,7 +37,8 @@ static_assert(kSelectKernel64.push_bytes() == 64 && kSelectKernel64.bindings() =
 // PHASE (shaders/topk/select.comp).
 enum : uint32_t {
   kPhaseSample = 0, kPhaseCount = 1, kPhaseSelect = 2, kPhaseGather = 3, kPhaseFilter = 4, kPhaseSieve = 5,
-  kPhaseRefine = 6, kPhaseThreshold = 7, kPhases = 8
+  kPhaseRefine = 6, kPhaseThreshold = 7, kPhaseSplit = 8,
+  kPhases = 9
 };
 // KEY_FLAGS bits (common/radix.glsl).
 enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
@@ -118,6 +119,8 @@ struct TopKPlan {
                scratch_align = 16;
   std::unique_ptr<DescriptorSets> descriptors;
 
+  // The split's grid over a list of up to `capacity` entries (select.comp SPLIT_ITEMS per invocation).
+  uint64_t split_groups() const { return std::min(std::max<uint64_t>(1, ceil_div(capacity, uint64_t(wg) * 8)), max_groups); }
   uint64_t groups_for(uint64_t count) const { return std::min(std::max<uint64_t>(1, ceil_div(count, wg)), max_groups); }
 };
 
@@ -245,6 +248,11 @@ Result<TopK> TopK::create(Context& context, const TopKDesc& desc) {
     return p.workgroup_size * detail::kSample.samples_per_invocation <= detail::kSampleSlots;
   }));
   plan->max_groups = policy.max_groups;
+  // The grid-stride passes: at most one full wave of resident workgroups where the driver reports its compute
+  // units (as Reduce), so that each workgroup's fixed costs (its counts' clear and flush) are paid once per slot.
+  if (c.caps.compute_units && c.caps.threads_per_compute_unit >= plan->wg)
+    plan->max_groups = std::min<uint64_t>(plan->max_groups,
+                                          uint64_t(c.caps.compute_units) * (c.caps.threads_per_compute_unit / plan->wg));
   plan->key_flags = detail::key_flags_for(desc);
   plan->key_bytes = size_of(desc.key_type);
   if (auto ok = detail::build_topk_kernels(c, *plan); !ok) return ok.error();
@@ -342,7 +350,7 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
   std::copy(push.begin(), push.end(), pass.push.begin());
   pass.groups = groups;
   static constexpr const char* kNames[] = {"sample", "count",  "select", "gather",
-                                           "filter", "sieve", "refine", "threshold"};
+                                           "filter", "sieve", "refine", "threshold", "split"};
   pass.label = std::string("vkprim topk/") + kNames[phase] +
                (phase == kPhaseCount ? " " + std::to_string(digit) : "");
   return pass;
@@ -377,6 +385,7 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   std::vector<Pass> passes = {select_pass(p, kPhaseSample, o, count, m, 0, kSample.samples_per_invocation),
                               select_pass(p, kPhaseThreshold, o, count, m, 0, 1),
                               select_pass(p, kPhaseSieve, o, count, m, 0, groups, p.capacity),
+                              select_pass(p, kPhaseSplit, o, count, m, 0, p.split_groups(), p.capacity),
                               select_pass(p, kPhaseRefine, o, count, m, 0, 1, p.capacity)};
   passes.back().writes_indirect_args = true;
   passes.back().push[3] = uint32_t(groups);  // the fallback's grid, for its dispatch arguments

@@ -44,6 +44,7 @@ layout(constant_id = 8) const uint PHASE = 0u;
 #define PHASE_SIEVE 5u
 #define PHASE_REFINE 6u
 #define PHASE_THRESHOLD 7u
+#define PHASE_SPLIT 8u
 // KEY_FLAGS bits, as common/radix.glsl's.
 #define KEY_SIGNED 1u
 #define KEY_FLOAT 2u
@@ -117,6 +118,7 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define ST_PATH 12u
 #define ST_SIEVE_DIGIT 13u
 #define ST_TICKET 14u
+#define ST_NEXT 15u
 #define ST_ARGS 16u
 #define ST_COUNTS 32u
 #define ST_SAMPLES (ST_COUNTS + 256u)
@@ -136,6 +138,8 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define VECTOR_KEYS (4u / KEY_WORDS)
 // List entries per invocation per round of the refine, loaded before any is used.
 #define REFINE_BATCH 32u
+// List entries per invocation per tile of the split.
+#define SPLIT_ITEMS 8u
 
 shared uint s_counts[256];
 shared uint s_scan[2][256];
@@ -194,19 +198,22 @@ bool lex_less_equal(uvec3 a, uvec3 b) {
 uvec3 prefix() { return uvec3(state[ST_PREFIX], state[ST_PREFIX + 1u], state[ST_PREFIX + 2u]); }
 
 // The 8 bits of a composite after its first `decided` bits (0..88).
+// Words picked by selects, not a dynamic index (which may put the vector in local memory, a memory round trip
+// per call on the refine's and the threshold's per-key paths).
 uint digit_at(uvec3 c, uint decided) {
   const uint w = decided / 32u, shift = decided % 32u;
-  uint bits = c[w] << shift;
-  if (shift != 0u && w < 2u) bits |= c[w + 1u] >> (32u - shift);
+  const uint hi = w == 0u ? c.x : w == 1u ? c.y : c.z;
+  const uint lo = w == 0u ? c.y : w == 1u ? c.z : 0u;
+  const uint bits = shift == 0u ? hi : (hi << shift) | (lo >> (32u - shift));
   return bits >> 24u;
 }
 
 // The composite with digit d put after its first `decided` bits (0..88; those bits of c clear).
 uvec3 with_digit(uvec3 c, uint decided, uint d) {
   const uint w = decided / 32u, shift = decided % 32u;
-  c[w] |= shift <= 24u ? d << (24u - shift) : d >> (shift - 24u);
-  if (shift > 24u) c[w + 1u] |= d << (56u - shift);
-  return c;
+  const uint a = shift <= 24u ? d << (24u - shift) : d >> (shift - 24u);  // into word w
+  const uint b = shift > 24u ? d << (56u - shift) : 0u;                    // into word w + 1
+  return c | uvec3(w == 0u ? a : 0u, w == 1u ? a : w == 0u ? b : 0u, w == 2u ? a : w == 1u ? b : 0u);
 }
 
 #if defined(VKPRIM_KEY64)
@@ -215,10 +222,11 @@ const uint FIRST_PASS = 0u;
 const uint FIRST_PASS = 4u;  // the high word of a 32-bit key's composite is 0
 #endif
 
-// The choice of a digit, shared by the sample, the refine and the fallback's scan: s_counts holds the 256
-// digit counts (complete: every invocation calls this after a barrier); s_choice gets the bucket holding the
-// composite of rank `remaining` (1-based), the composites before it and those in it. An inclusive scan of
-// the counts (Hillis-Steele, ping-pong in s_scan), then the one bucket whose range holds the rank claims it.
+// The choice of a digit, shared by the threshold, the split, the refine and the fallback's scan: s_counts
+// holds the 256 digit counts (complete: every invocation calls this after a barrier); s_choice gets the bucket
+// holding the composite of rank `remaining` (1-based), the composites before it and those in it. An inclusive
+// scan of the counts (Hillis-Steele, ping-pong in s_scan), then the one bucket whose range holds the rank claims
+// it. (A two-barrier scan by 16 invocations, 16 counts each, measured slower on an H200.)
 void choose_bucket(uint remaining) {
   const uint t = gl_LocalInvocationIndex;
   for (uint d = t; d < 256u; d += WG_SIZE) s_scan[0][d] = s_counts[d];
@@ -252,10 +260,10 @@ void clear_counts() {
 }
 
 // Every invocation calls it (barriers), once per tile with alternating parity: takes `mine` slots of the
-// output (x, counter ST_APPENDED) and of the list (y, counter ST_CANDIDATES) for this invocation, with one
+// output (x, counter ST_APPENDED) and of the list (y, counter list_word) for this invocation, with one
 // global atomic per counter and workgroup, and returns its first slot of each. Parity p's tallies are cleared
 // during the other parity's tile, after every use of them (two barriers apart).
-uvec2 reserve_slots(uvec2 mine, uint parity) {
+uvec2 reserve_slots(uvec2 mine, uint parity, uint list_word) {
   const uint at = parity * 2u;
   uvec2 local = uvec2(0u);
   if (mine.x != 0u) local.x = atomicAdd(s_tally[at], mine.x);
@@ -264,7 +272,7 @@ uvec2 reserve_slots(uvec2 mine, uint parity) {
   if (gl_LocalInvocationIndex == 0u) {
     const uint out_n = s_tally[at], list_n = s_tally[at + 1u];
     s_base[at] = out_n == 0u ? 0u : atomicAdd(state[ST_APPENDED], out_n);
-    s_base[at + 1u] = list_n == 0u ? 0u : atomicAdd(state[ST_CANDIDATES], list_n);
+    s_base[at + 1u] = list_n == 0u ? 0u : atomicAdd(state[list_word], list_n);
     s_tally[(at ^ 2u)] = 0u;
     s_tally[(at ^ 2u) + 1u] = 0u;
   }
@@ -354,6 +362,7 @@ void init_state(uint n, uint k) {
     state[ST_CANDIDATES] = 0u;
     state[ST_PATH] = PATH_NONE;
     state[ST_TICKET] = 0u;
+    state[ST_NEXT] = 0u;
   }
 }
 
@@ -505,14 +514,7 @@ void flush_stage() {
 // Sends the keys where classify said (mask bit j * VECTOR_KEYS + e: out_mask to the output, list_mask to the
 // list), with one reservation for the tile.
 void send_keys(uvec4 v[TILE_VECTORS], uint first, uint spacing, uint out_mask, uint list_mask, uint parity) {
-  if (PHASE == PHASE_SIEVE) {  // lists only, through the stage: no barrier
-    [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j)
-      [[unroll]] for (uint e = 0u; e < VECTOR_KEYS; ++e)
-        if ((list_mask & (1u << (j * VECTOR_KEYS + e))) != 0u)
-          stage_entry(vector_key(v[j], e), first + j * spacing + e);
-    return;
-  }
-  const uvec2 slot = reserve_slots(uvec2(bitCount(out_mask), bitCount(list_mask)), parity);
+  const uvec2 slot = reserve_slots(uvec2(bitCount(out_mask), bitCount(list_mask)), parity, ST_CANDIDATES);
   uint out_at = slot.x, list_at = slot.y;
   [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) {
     [[unroll]] for (uint e = 0u; e < VECTOR_KEYS; ++e) {
@@ -557,11 +559,13 @@ void filter_input(const Filter f) {
       if (q0 + j * WG_SIZE >= vectors) continue;
       [[unroll]] for (uint e = 0u; e < VECTOR_KEYS; ++e) {
         const uint to = classify(f, vector_key(v[j], e), first + j * spacing + e);
+        // The sieve stages each listed key at once (no barrier; the tile's vectors never leave registers).
+        if (PHASE == PHASE_SIEVE && to == TO_LIST) stage_entry(vector_key(v[j], e), first + j * spacing + e);
         out_mask |= to == TO_OUT ? 1u << (j * VECTOR_KEYS + e) : 0u;
         list_mask |= to == TO_LIST ? 1u << (j * VECTOR_KEYS + e) : 0u;
       }
     }
-    send_keys(v, first, spacing, out_mask, list_mask, parity);
+    if (PHASE != PHASE_SIEVE) send_keys(v, first, spacing, out_mask, list_mask, parity);
     parity ^= 1u;
   }
   // The scalar keys: invocation t of workgroup 0 takes the head's key t, then the tail's.
@@ -575,10 +579,11 @@ void filter_input(const Filter f) {
     v[0] = uvec4(key, 0u, 0u, 0u);
 #endif
     const uint to = classify(f, key, index);
+    if (PHASE == PHASE_SIEVE && to == TO_LIST) stage_entry(key, index);
     out_mask = to == TO_OUT ? 1u : 0u;
     list_mask = to == TO_LIST ? 1u : 0u;
   }
-  send_keys(v, index, 0u, out_mask, list_mask, parity);
+  if (PHASE != PHASE_SIEVE) send_keys(v, index, 0u, out_mask, list_mask, parity);
 }
 
 void sieve() {
@@ -617,20 +622,21 @@ void filter_keys() {
 
 // ---- refine ----
 
-// Entries base + u * WG_SIZE + (this invocation) of a list of m >= 1, u < REFINE_BATCH, all loaded before any
-// is used: unconditional loads (past m, the last entry again; the callers skip those), so that the batch is in
-// flight at once (one workgroup: latency, not bandwidth, bounds it).
-// `earlier`: the sieve's list (written by an earlier dispatch: the non-coherent view); else one this workgroup
-// wrote.
-void load_batch(uint list, uint base, uint m, bool earlier, out KEY_T key[REFINE_BATCH], out uint index[REFINE_BATCH]) {
-  if (earlier) {
-    [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
-      read_entry_in(list, min(base + u * WG_SIZE + gl_LocalInvocationIndex, m - 1u), key[u], index[u]);
-  } else {
-    [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
-      read_entry(list, min(base + u * WG_SIZE + gl_LocalInvocationIndex, m - 1u), key[u], index[u]);
+// LOAD_BATCH: entries base + u * WG_SIZE + (this invocation) of a list of m >= 1, u < REFINE_BATCH, into the
+// caller's arrays, all loaded before any is used: unconditional loads (past m, the last entry again; the callers
+// skip those), so that the batch is in flight at once (one workgroup: latency, not bandwidth, bounds it). A
+// macro, not a function: array parameters are copies, which may live in local memory. `earlier`: the sieve's
+// list (written by an earlier dispatch: the non-coherent view); else one this workgroup wrote (coherent; the
+// later rounds' lists are short: only the live entries are loaded, as coherent loads go one after another).
+#define LOAD_BATCH(list, base, m, earlier, key, index)                                                       \
+  if (earlier) {                                                                                              \
+    [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)                                                       \
+      read_entry_in(list, min(base + u * WG_SIZE + gl_LocalInvocationIndex, m - 1u), key[u], index[u]);       \
+  } else {                                                                                                    \
+    [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)                                                       \
+      if (base + u * WG_SIZE + gl_LocalInvocationIndex < m)                                                   \
+        read_entry(list, base + u * WG_SIZE + gl_LocalInvocationIndex, key[u], index[u]);                     \
   }
-}
 
 // Writes the fallback's dispatch arguments (its grid; zero workgroups on the sample path).
 void write_fallback_args(bool run) {
@@ -640,7 +646,57 @@ void write_fallback_args(bool run) {
   out_values[pc.out_values_shift + 2u] = 1u;
 }
 
-// One workgroup. The lists: list 0 (the sieve's) and list pc.capacity (entries), used in turn.
+// Where k <= listed <= pc.capacity (the sample path): the first digit's bucket, chosen from the sieve's
+// counts (every caller alike, in s_choice); false elsewhere.
+bool choose_first_bucket(out uint k) {
+  k = state_in[ST_SELECTED];
+  const uint listed = state_in[ST_CANDIDATES];
+  if (k == 0u || listed < k || listed > pc.capacity) return false;
+  for (uint d = gl_LocalInvocationIndex; d < 256u; d += WG_SIZE) s_counts[d] = state_in[ST_COUNTS + d];
+  barrier();
+  choose_bucket(k);
+  return true;
+}
+
+// Grid stride over the sieve's list, on the sample path: the entries below the first digit's bucket (and the
+// bucket's, when it is taken whole) appended to the output, those in it to list 1 (counter ST_NEXT), slots
+// reserved per tile with one global atomic per counter and workgroup. Many workgroups: one's stores (the
+// output's, scattered) would bound the refine at large k.
+void split_list() {
+  const uint group = vk_workgroup_index(), t = gl_LocalInvocationIndex;
+  if (group >= pc.groups) return;
+  uint k;
+  if (!choose_first_bucket(k)) return;  // the same words for the whole workgroup: uniform
+  g_selected = k;
+  const uint listed = state_in[ST_CANDIDATES], decided = state_in[ST_SIEVE_DIGIT];
+  const uint bucket = s_choice[0], before = s_choice[1], in_bucket = s_choice[2];
+  const bool whole = in_bucket == k - before;
+  start_slots();
+  uint parity = 0u;
+  for (uint base = group * WG_SIZE * SPLIT_ITEMS; base < listed; base += pc.groups * WG_SIZE * SPLIT_ITEMS) {
+    KEY_T key[SPLIT_ITEMS];
+    uint index[SPLIT_ITEMS];
+    [[unroll]] for (uint u = 0u; u < SPLIT_ITEMS; ++u)
+      read_entry_in(0u, min(base + u * WG_SIZE + t, listed - 1u), key[u], index[u]);
+    uint out_mask = 0u, list_mask = 0u;
+    [[unroll]] for (uint u = 0u; u < SPLIT_ITEMS; ++u) {
+      const uint d = digit_at(composite(key[u], index[u]), decided);
+      const bool live = base + u * WG_SIZE + t < listed;
+      out_mask |= live && (d < bucket || (whole && d == bucket)) ? 1u << u : 0u;
+      list_mask |= live && !whole && d == bucket ? 1u << u : 0u;
+    }
+    const uvec2 slot = reserve_slots(uvec2(bitCount(out_mask), bitCount(list_mask)), parity, ST_NEXT);
+    parity ^= 1u;
+    uint out_at = slot.x, list_at = slot.y;
+    [[unroll]] for (uint u = 0u; u < SPLIT_ITEMS; ++u) {
+      if ((out_mask & (1u << u)) != 0u) append_selected(key[u], index[u], out_at++);
+      else if ((list_mask & (1u << u)) != 0u) write_entry(pc.capacity, list_at++, key[u], index[u]);
+    }
+  }
+}
+
+// One workgroup. The lists: list 0 (the sieve's) and list pc.capacity (entries), used in turn; the split
+// pass has taken the first digit (list 1 holds its bucket).
 void refine() {
   const uint t = gl_LocalInvocationIndex;
   const uint k = state[ST_SELECTED], listed = state[ST_CANDIDATES];
@@ -656,26 +712,30 @@ void refine() {
     if (t == 0u) state[ST_CANDIDATES] = 0u;
     return;
   }
-  // The first digit's counts are the sieve's.
-  for (uint d = t; d < 256u; d += WG_SIZE) s_counts[d] = state[ST_COUNTS + d];
+  // The split's choice again: done when it took the bucket whole; else its bucket (list 1) is the list, and the
+  // `before` entries below it are in the output.
+  uint k_again;
+  choose_first_bucket(k_again);
+  const uint first_before = s_choice[1], first_in = s_choice[2];
+  if (first_in == k - first_before) return;  // the split took the bucket whole: uniform
+  barrier();  // every invocation has read s_choice
   if (t == 0u) {
-    s_tally[0] = 0u;  // the output's slots
-    s_tally[1] = 0u;  // the next list's
+    s_tally[0] = first_before;  // the output's slots
+    s_tally[1] = 0u;            // the next list's
   }
-  barrier();
-  uint decided = state[ST_SIEVE_DIGIT], remaining = k, m = listed, from = 0u, to = pc.capacity;
-  for (bool counted = true;; counted = false) {
-    if (!counted) {
-      clear_counts();
-      for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
-        KEY_T key[REFINE_BATCH];
-        uint index[REFINE_BATCH];
-        load_batch(from, base, m, false, key, index);
-        [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
-          if (base + u * WG_SIZE + t < m) atomicAdd(s_counts[digit_at(composite(key[u], index[u]), decided)], 1u);
-      }
-      barrier();
+  uint decided = min(state[ST_SIEVE_DIGIT] + 8u, 88u), remaining = k - first_before, m = first_in;
+  uint from = pc.capacity, to = 0u;
+  for (bool first = true;; first = false) {
+    // The first round's list was written by the split (an earlier dispatch: the non-coherent view).
+    clear_counts();
+    for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
+      KEY_T key[REFINE_BATCH];
+      uint index[REFINE_BATCH];
+      LOAD_BATCH(from, base, m, first, key, index)
+      [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
+        if (base + u * WG_SIZE + t < m) atomicAdd(s_counts[digit_at(composite(key[u], index[u]), decided)], 1u);
     }
+    barrier();
     choose_bucket(remaining);
     const uint bucket = s_choice[0], before = s_choice[1], in_bucket = s_choice[2];
     const bool whole = in_bucket == remaining - before;  // the rank within the bucket is its last
@@ -687,7 +747,7 @@ void refine() {
     for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
       KEY_T key[REFINE_BATCH];
       uint index[REFINE_BATCH];
-      load_batch(from, base, m, counted, key, index);
+      LOAD_BATCH(from, base, m, first, key, index)
       // Bit u: entry u goes to the output (out_mask) or the next list (list_mask); one shared atomic per
       // invocation and batch for each.
       uint out_mask = 0u, list_mask = 0u;
@@ -802,7 +862,7 @@ void select_keys() {
       source_at(candidates, i, key, index);
       selected = lex_less_equal(cut(composite(key, index), decided), p);
     }
-    const uint slot = reserve_slots(uvec2(selected ? 1u : 0u, 0u), parity).x;
+    const uint slot = reserve_slots(uvec2(selected ? 1u : 0u, 0u), parity, ST_CANDIDATES).x;
     parity ^= 1u;
     if (selected) append_selected(key, index, slot);
   }
@@ -819,6 +879,7 @@ void main() {
   if (PHASE == PHASE_SELECT || PHASE == PHASE_FILTER || PHASE == PHASE_REFINE) g_selected = state[ST_SELECTED];
   if (PHASE == PHASE_SAMPLE) sample_keys();
   else if (PHASE == PHASE_THRESHOLD) sample_threshold();
+  else if (PHASE == PHASE_SPLIT) split_list();
   else if (PHASE == PHASE_HIST) count_digits();
   else if (PHASE == PHASE_SELECT) select_keys();
   else if (PHASE == PHASE_FILTER) filter_keys();
