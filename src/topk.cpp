@@ -1,12 +1,15 @@
 // TopK: radix select over the composite key (ordered key, input index), after Alabi et al., "Fast k-selection
 // algorithms for graphics processing units" (2012), in shaders/topk/select.comp; the k selected keys (and
 // their indices) are then ordered by RadixSort, and values gathered by index.
-// A record: sample (one workgroup: the threshold), sieve (one read of the input: the keys at or below it to a
-// short list), refine (one workgroup: radix select over the list, the k selected appended; or the fallback's
-// dispatch arguments); the fallback, dispatched indirectly with zero workgroups unless the refine found the
-// list short of k or past its room: eight (32-bit keys) or twelve digit passes over the input (each counts,
-// and its last workgroup chooses the bucket), those after the bucket is decided returning at once, with the
-// filter to the candidate list after the first, and select; then the sorts and the gather.
+// A record: sample (32 workgroups: 8192 keys evenly spaced to scratch), threshold (one workgroup: the sample's
+// key of the chosen rank), sieve (one read of the input: the keys at or below it to a short list), split (many
+// workgroups: the list's first digit, the entries below its bucket appended, the bucket to a second list),
+// refine (one workgroup: radix select over that bucket, the rest of the k appended; or the fallback's dispatch
+// arguments); the fallback, dispatched indirectly with zero workgroups unless the refine found the list short of
+// k or past its room: eight (32-bit keys) or twelve digit passes over the input (each counts, and its last
+// workgroup chooses the bucket; index digits above max_count's highest bit get none), those after the bucket is
+// decided returning at once, with the filter to the candidate list after the first (counting the second: no
+// pass of its own), and select; then the sorts and the gather.
 #include "vkprim/topk.hpp"
 
 #include <algorithm>

@@ -5,22 +5,27 @@
 // it. The index digits make the choice among equal keys the earliest inputs (stable).
 // A record takes the sample path, one read of the input, and falls back on the digit passes over the input
 // when the sample's threshold misses (src/topk.cpp). One kernel, its phase a specialization constant (PHASE):
-//   sample  one workgroup: the selection state cleared, the count and k stored (read from the caller's buffers
-//           and clamped under TOPK_INDIRECT); WG_SIZE * SAMPLES keys read evenly spaced, and the ordered
-//           key of rank sample_rank() among them found by a radix select in registers: the threshold;
+//   sample  SAMPLES workgroups: workgroup 0 clears the selection state and stores the count and k (read from
+//           the caller's buffers and clamped under TOPK_INDIRECT); each invocation reads one of WG_SIZE *
+//           SAMPLES keys evenly spaced and writes its ordered key to ST_SAMPLES;
+//   threshold  one workgroup: the ordered key of rank sample_rank() among the samples, by a radix select in
+//           registers: the threshold;
 //   sieve   grid stride, 16-byte loads: every key whose ordered key is at most the threshold goes, with its
-//           index, to the candidate list (room for pc.capacity; all are counted), and its digit below the
-//           threshold's leading zeros to a histogram;
-//   refine  one workgroup: where k <= candidates <= capacity, radix select over the list from that histogram,
-//           each digit moving the keys below the chosen bucket to the output and the bucket to the other list,
-//           until a bucket is taken whole; the fallback's dispatch arguments zero. Else the arguments that run:
+//           index, to the candidate list (room for pc.capacity; all are counted; staged in shared memory, one
+//           global atomic per workgroup), and its digit below the threshold's leading zeros to a histogram;
+//   split   grid stride over the list, where k <= candidates <= capacity: the first digit's bucket chosen from
+//           that histogram (by every workgroup alike), the entries below it appended to the output, the
+//           bucket's moved to list 1 (or appended, when taken whole);
+//   refine  one workgroup: on the sample path, radix select over list 1, each digit moving the keys below the
+//           chosen bucket to the output and the bucket to the other list, until a bucket is taken whole; the
+//           fallback's dispatch arguments zero. Else the arguments that run:
 //   hist    (fallback) grid stride: counts the digit `pass` of the composites that share the decided prefix;
 //           the workgroup that finishes last (an atomic ticket, no waiting) then finds the digit whose bucket
 //           holds the remaining k-th composite, extends the prefix, and clears the counts for the next pass;
 //           done once the whole bucket is taken;
 //   filter  (fallback, TOPK_CANDIDATES, after the first digit) as the sieve: keys below the first digit's
 //           bucket are selected, those in it copied with their index to the candidate list that the later
-//           passes read instead of the input;
+//           passes read instead of the input, and their next digit counted (the count pass `pass`, merged);
 //   select  (fallback) grid stride: appends each composite at or below the prefix (on its decided bits);
 //   gather  an invocation per selected pair: out_values[i] = values[indices[i]].
 // Appends to the output and the lists are unordered (src/topk.cpp sorts the selection) and aggregated: one
@@ -97,15 +102,15 @@ layout(set = 0, binding = 5, std430) buffer OutValues { uint out_values[]; };
 layout(set = 0, binding = 6, std430) readonly buffer CountIn { uint count_in[]; };
 layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 
-// State words (src/topk.cpp kStateWords, kSelectedWord, kPathWord, kArgsWord): the decided prefix of the
-// composite (three words), the rank still to find within its bucket, the done flag, the decided bits, the
-// append counter, the count, the keys to select (min(k, count): also the count of src/topk.cpp's sorts under
-// record_indirect), the list's counter, the threshold (ordered key: high word, low word), the path taken
-// (0 nothing to select, 1 sample, 2 fallback), the sieve's digit (the threshold's leading zero bits), the
-// workgroups of the fallback's count pass that have added their counts; the fallback's dispatch arguments
-// (one vkCmdDispatchIndirect entry of 8 words: its grid); 256
-// digit counts; then the lists (CAND_WORDS words per entry): the sample path's two, of pc.capacity entries
-// each, or the fallback's one (room for the count).
+// State words (src/topk.cpp state_words_for, kSelectedWord, kPathWord): the decided prefix of the composite
+// (three words), the rank still to find within its bucket, the done flag, the decided bits, the append counter,
+// the count, the keys to select (min(k, count): also the count of src/topk.cpp's sorts under record_indirect),
+// the list's counter, the threshold (ordered key: high word, low word), the path taken (0 nothing to select,
+// 1 sample, 2 fallback), the sieve's digit (the threshold's leading zero bits), the workgroups of the
+// fallback's count pass that have added their counts, the split's counter of list 1; words 16..31 unused (the
+// fallback's dispatch arguments live in their own range of scratch, outside this binding); 256 digit counts;
+// the samples (SAMPLE_SLOTS ordered keys); then the lists (CAND_WORDS words per entry): the sample path's two,
+// of pc.capacity entries each, or the fallback's one (room for the count).
 #define ST_PREFIX 0u
 #define ST_REMAINING 3u
 #define ST_DONE 4u
@@ -119,7 +124,6 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define ST_SIEVE_DIGIT 13u
 #define ST_TICKET 14u
 #define ST_NEXT 15u
-#define ST_ARGS 16u
 #define ST_COUNTS 32u
 #define ST_SAMPLES (ST_COUNTS + 256u)
 #define SAMPLE_SLOTS 8192u  // WG_SIZE * SAMPLES at most (src/topk.cpp keeps WG_SIZE <= 256)
