@@ -430,6 +430,39 @@ void sample_threshold() {
     choose_bucket(remaining);
     p = with_digit(p, decided, s_choice[0]);
     remaining -= s_choice[1];
+    const uint in_bucket = s_choice[2];
+    if (in_bucket > WG_SIZE || decided + 8u >= 64u) continue;  // the same words for the whole workgroup
+    // A bucket of at most WG_SIZE samples: gathered to shared memory, one per invocation, and the value of
+    // rank `remaining` among them found by counting (ties: every holder of it writes the same words).
+    barrier();  // every invocation has read s_choice
+    if (t == 0u) s_staged = 0u;
+    barrier();
+    [[unroll]] for (uint s = 0u; s < SAMPLES; ++s) {
+      const uvec3 c = uvec3(sample_keys[s], 0u);
+      if (s * WG_SIZE + t < taken && cut(c, decided + 8u) == p) {
+        const uint slot = atomicAdd(s_staged, 1u);
+        s_stage[slot * 2u] = c.x;
+        s_stage[slot * 2u + 1u] = c.y;
+      }
+    }
+    barrier();
+    if (t < in_bucket) {
+      const uvec2 mine = uvec2(s_stage[t * 2u], s_stage[t * 2u + 1u]);
+      uint below = 0u, at_or_below = 0u;
+      for (uint j = 0u; j < in_bucket; ++j) {
+        const uvec2 other = uvec2(s_stage[j * 2u], s_stage[j * 2u + 1u]);
+        const bool less = other.x < mine.x || (other.x == mine.x && other.y < mine.y);
+        below += less ? 1u : 0u;
+        at_or_below += less || other == mine ? 1u : 0u;
+      }
+      if (below < remaining && remaining <= at_or_below) {
+        s_words[2] = mine.x;
+        s_words[3] = mine.y;
+      }
+    }
+    barrier();
+    p = uvec3(s_words[2], s_words[3], 0u);
+    break;
   }
   if (t == 0u) {
     state[ST_THRESHOLD] = p.x;
@@ -699,6 +732,30 @@ void split_list() {
   }
 }
 
+// The refine's end once its list holds at most WG_SIZE entries (m >= remaining): an entry per invocation, its
+// composite to shared memory, and its rank among them counted (composites are distinct); the `remaining`
+// smallest appended at the output's slot s_tally[0] + rank (no atomics).
+void rank_finish(uint list, uint m, uint remaining, bool earlier) {
+  const uint t = gl_LocalInvocationIndex;
+  KEY_T key;
+  uint index = 0u;
+  uvec3 c = uvec3(0u);
+  if (t < m) {
+    if (earlier) read_entry_in(list, t, key, index);
+    else read_entry(list, t, key, index);
+    c = composite(key, index);
+    s_stage[t * 3u] = c.x;
+    s_stage[t * 3u + 1u] = c.y;
+    s_stage[t * 3u + 2u] = c.z;
+  }
+  barrier();
+  if (t >= m) return;
+  uint rank = 0u;
+  for (uint j = 0u; j < m; ++j)
+    rank += lex_less_equal(c, uvec3(s_stage[j * 3u], s_stage[j * 3u + 1u], s_stage[j * 3u + 2u])) ? 0u : 1u;
+  if (rank < remaining) append_selected(key, index, s_tally[0] + rank);
+}
+
 // One workgroup. The lists: list 0 (the sieve's) and list pc.capacity (entries), used in turn; the split
 // pass has taken the first digit (list 1 holds its bucket).
 void refine() {
@@ -730,6 +787,10 @@ void refine() {
   uint decided = min(state[ST_SIEVE_DIGIT] + 8u, 88u), remaining = k - first_before, m = first_in;
   uint from = pc.capacity, to = 0u;
   for (bool first = true;; first = false) {
+    if (m <= WG_SIZE) {  // the same words for the whole workgroup: uniform
+      rank_finish(from, m, remaining, first);
+      break;
+    }
     // The first round's list was written by the split (an earlier dispatch: the non-coherent view).
     clear_counts();
     for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
