@@ -9,7 +9,7 @@
 //           the caller's buffers and clamped under TOPK_INDIRECT); each invocation reads one of WG_SIZE *
 //           SAMPLES keys evenly spaced and writes its ordered key to ST_SAMPLES;
 //   threshold  one workgroup: the ordered key of rank sample_rank() among the samples, by a radix select in
-//           registers: the threshold;
+//           registers (a bucket of at most WG_SIZE samples finished by counting): the threshold;
 //   sieve   grid stride, 16-byte loads: every key whose ordered key is at most the threshold goes, with its
 //           index, to the candidate list (room for pc.capacity; all are counted; staged in shared memory, one
 //           global atomic per workgroup), and its digit below the threshold's leading zeros to a histogram;
@@ -17,8 +17,9 @@
 //           that histogram (by every workgroup alike), the entries below it appended to the output, the
 //           bucket's moved to list 1 (or appended, when taken whole);
 //   refine  one workgroup: on the sample path, radix select over list 1, each digit moving the keys below the
-//           chosen bucket to the output and the bucket to the other list, until a bucket is taken whole; the
-//           fallback's dispatch arguments zero. Else the arguments that run:
+//           chosen bucket to the output and the bucket to the other list, until a bucket is taken whole or
+//           the list holds at most WG_SIZE entries (then ranked by counting: rank_finish); the fallback's
+//           dispatch arguments zero. Else the arguments that run:
 //   hist    (fallback) grid stride: counts the digit `pass` of the composites that share the decided prefix;
 //           the workgroup that finishes last (an atomic ticket, no waiting) then finds the digit whose bucket
 //           holds the remaining k-th composite, extends the prefix, and clears the counts for the next pass;
