@@ -43,7 +43,7 @@ namespace detail { struct TopKPlan; }
 // threshold's leading zeros; a split pass (many workgroups) chooses that digit's bucket of the k-th composite key
 // (ordered key, input index), appends the entries below it and moves the bucket's to a second list; one
 // workgroup then radix-selects the rest from that bucket (a few hundred entries at k = 1024, about a thousand at
-// 65536; at most 256 left: each entry's rank counted in shared memory), appending them.
+// 65536; at most 512 left: each entry's rank counted in shared memory), appending them.
 // When the list holds fewer than k keys or more than its room (all keys equal, few distinct values, an order
 // that fools the sample) the record falls back, on the GPU, to the digit passes: 8-bit digits of the composite,
 // most significant first, each a counting pass whose last workgroup chooses the bucket (those after the bucket

@@ -18,7 +18,7 @@
 //           bucket's moved to list 1 (or appended, when taken whole);
 //   refine  one workgroup: on the sample path, radix select over list 1, each digit moving the keys below the
 //           chosen bucket to the output and the bucket to the other list, until a bucket is taken whole or
-//           the list holds at most WG_SIZE entries (then ranked by counting: rank_finish); the fallback's
+//           the list holds at most 2 WG_SIZE entries (then ranked by counting: rank_finish); the fallback's
 //           dispatch arguments zero. Else the arguments that run:
 //   hist    (fallback) grid stride: counts the digit `pass` of the composites that share the decided prefix;
 //           the workgroup that finishes last (an atomic ticket, no waiting) then finds the digit whose bucket
@@ -733,28 +733,36 @@ void split_list() {
   }
 }
 
-// The refine's end once its list holds at most WG_SIZE entries (m >= remaining): an entry per invocation, its
-// composite to shared memory, and its rank among them counted (composites are distinct); the `remaining`
-// smallest appended at the output's slot s_tally[0] + rank (no atomics).
+// The refine's end once its list holds at most 2 WG_SIZE entries (m >= remaining): entries t and t + WG_SIZE per
+// invocation, their composites to shared memory, and each one's rank among them counted (composites are
+// distinct); the `remaining` smallest appended at the output's slot s_tally[0] + rank (no atomics).
 void rank_finish(uint list, uint m, uint remaining, bool earlier) {
   const uint t = gl_LocalInvocationIndex;
-  KEY_T key;
-  uint index = 0u;
-  uvec3 c = uvec3(0u);
-  if (t < m) {
-    if (earlier) read_entry_in(list, t, key, index);
-    else read_entry(list, t, key, index);
-    c = composite(key, index);
-    s_stage[t * 3u] = c.x;
-    s_stage[t * 3u + 1u] = c.y;
-    s_stage[t * 3u + 2u] = c.z;
+  KEY_T key[2];
+  uint index[2];
+  uvec3 c[2];
+  [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+    const uint i = t + h * WG_SIZE;
+    index[h] = 0u;
+    c[h] = uvec3(0xFFFFFFFFu);
+    if (i < m) {
+      if (earlier) read_entry_in(list, i, key[h], index[h]);
+      else read_entry(list, i, key[h], index[h]);
+      c[h] = composite(key[h], index[h]);
+      s_stage[i * 3u] = c[h].x;
+      s_stage[i * 3u + 1u] = c[h].y;
+      s_stage[i * 3u + 2u] = c[h].z;
+    }
   }
   barrier();
-  if (t >= m) return;
-  uint rank = 0u;
-  for (uint j = 0u; j < m; ++j)
-    rank += lex_less_equal(c, uvec3(s_stage[j * 3u], s_stage[j * 3u + 1u], s_stage[j * 3u + 2u])) ? 0u : 1u;
-  if (rank < remaining) append_selected(key, index, s_tally[0] + rank);
+  uvec2 rank = uvec2(0u);
+  for (uint j = 0u; j < m; ++j) {
+    const uvec3 other = uvec3(s_stage[j * 3u], s_stage[j * 3u + 1u], s_stage[j * 3u + 2u]);
+    rank.x += lex_less_equal(c[0], other) ? 0u : 1u;
+    rank.y += lex_less_equal(c[1], other) ? 0u : 1u;
+  }
+  if (t < m && rank.x < remaining) append_selected(key[0], index[0], s_tally[0] + rank.x);
+  if (t + WG_SIZE < m && rank.y < remaining) append_selected(key[1], index[1], s_tally[0] + rank.y);
 }
 
 // One workgroup. The lists: list 0 (the sieve's) and list pc.capacity (entries), used in turn; the split
@@ -788,7 +796,7 @@ void refine() {
   uint decided = min(state[ST_SIEVE_DIGIT] + 8u, 88u), remaining = k - first_before, m = first_in;
   uint from = pc.capacity, to = 0u;
   for (bool first = true;; first = false) {
-    if (m <= WG_SIZE) {  // the same words for the whole workgroup: uniform
+    if (m <= 2u * WG_SIZE) {  // the same words for the whole workgroup: uniform
       rank_finish(from, m, remaining, first);
       break;
     }
