@@ -1,12 +1,15 @@
 // TopK: radix select over the composite key (ordered key, input index), after Alabi et al., "Fast k-selection
 // algorithms for graphics processing units" (2012), in shaders/topk/select.comp; the k selected keys (and
 // their indices) are then ordered by RadixSort, and values gathered by index.
-// A record: sample (one workgroup: the threshold), sieve (one read of the input: the keys at or below it to a
-// short list), refine (one workgroup: radix select over the list, the k selected appended; or the fallback's
-// dispatch arguments); the fallback, dispatched indirectly with zero workgroups unless the refine found the
-// list short of k or past its room: eight (32-bit keys) or twelve digit passes over the input (each counts,
-// and its last workgroup chooses the bucket), those after the bucket is decided returning at once, with the
-// filter to the candidate list after the first, and select; then the sorts and the gather.
+// A record: sample (32 workgroups: 8192 keys evenly spaced to scratch), threshold (one workgroup: the sample's
+// key of the chosen rank), sieve (one read of the input: the keys at or below it to a short list), split (many
+// workgroups: the list's first digit, the entries below its bucket appended, the bucket to a second list),
+// refine (one workgroup: radix select over that bucket, the rest of the k appended; or the fallback's dispatch
+// arguments); the fallback, dispatched indirectly with zero workgroups unless the refine found the list short of
+// k or past its room: eight (32-bit keys) or twelve digit passes over the input (each counts, and its last
+// workgroup chooses the bucket; index digits above max_count's highest bit get none), those after the bucket is
+// decided returning at once, with the filter to the candidate list after the first (counting the second: no
+// pass of its own), and select; then the sorts and the gather.
 #include "vkprim/topk.hpp"
 
 #include <algorithm>
@@ -37,13 +40,15 @@ static_assert(kSelectKernel64.push_bytes() == 64 && kSelectKernel64.bindings() =
 // PHASE (shaders/topk/select.comp).
 enum : uint32_t {
   kPhaseSample = 0, kPhaseCount = 1, kPhaseSelect = 2, kPhaseGather = 3, kPhaseFilter = 4, kPhaseSieve = 5,
-  kPhaseRefine = 6, kPhases = 7
+  kPhaseRefine = 6, kPhaseThreshold = 7, kPhaseSplit = 8,
+  kPhases = 9
 };
 // KEY_FLAGS bits (common/radix.glsl).
 enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
-constexpr uint32_t kStateWords = 32 + 256;  // select.comp's ST_* words and dispatch arguments, the digit counts
+// select.comp's ST_* words, the digit counts, the samples (SAMPLE_SLOTS ordered keys); then the lists.
+constexpr uint32_t kSampleSlots = 8192;
+constexpr uint32_t state_words_for(uint32_t key_bytes) { return 32 + 256 + kSampleSlots * (key_bytes / 4); }
 constexpr uint32_t kSelectedWord = 8;       // ST_SELECTED: min(k, count), the sorts' count under record_indirect
-constexpr uint32_t kArgsWord = 16;          // ST_ARGS: the fallback's vkCmdDispatchIndirect arguments
 static_assert(TopK::kPathWord == 12);       // ST_PATH
 constexpr uint32_t kFlagIndirect = 1;       // TOPK_INDIRECT
 constexpr uint32_t kFlagCandidates = 2;     // TOPK_CANDIDATES
@@ -106,15 +111,19 @@ struct TopKPlan {
   // The passes after the first digit read a candidate list after the state words (key words and index per
   // candidate, room for max_count) where state and list fit one binding; else every pass reads the input.
   bool candidates = false;
-  uint32_t state_words = kStateWords;
+  uint32_t state_words = 0;
   // keys only: one sort of the keys. Pairs: the indices (u32, the keys as values), then stably the keys (the
   // indices as values), so equal keys end in index order whatever order the selection appended them in.
   std::optional<RadixSort> by_index;
   std::optional<RadixSort> by_key;
-  // Scratch: the state, the index list, the sorts' scratch.
-  VkDeviceSize index_offset = 0, sort_offset = 0, sort_bytes = 0, scratch_bytes = 0, scratch_align = 16;
+  // Scratch: the state, the index list, the fallback's dispatch arguments (outside every binding of the passes
+  // they dispatch, so that the barriers between those passes need not cover indirect reads), the sorts' scratch.
+  VkDeviceSize index_offset = 0, args_offset = 0, sort_offset = 0, sort_bytes = 0, scratch_bytes = 0,
+               scratch_align = 16;
   std::unique_ptr<DescriptorSets> descriptors;
 
+  // The split's grid over a list of up to `capacity` entries (select.comp SPLIT_ITEMS per invocation).
+  uint64_t split_groups() const { return std::min(std::max<uint64_t>(1, ceil_div(capacity, uint64_t(wg) * 8)), max_groups); }
   uint64_t groups_for(uint64_t count) const { return std::min(std::max<uint64_t>(1, ceil_div(count, wg)), max_groups); }
 };
 
@@ -206,12 +215,14 @@ void lay_out_scratch(ContextImpl& c, TopKPlan& p) {
   // max_count), in the same words.
   const uint64_t entry_words = p.key_bytes / 4 + 1;
   const uint64_t binding_words = (c.caps.max_storage_buffer_range - binding_alignment(c)) / 4;
-  p.candidates = kStateWords + p.desc.max_count * entry_words <= binding_words;
-  p.capacity = uint32_t(std::min<uint64_t>(sample_capacity(p), (binding_words - kStateWords) / (2 * entry_words)));
+  const uint32_t fixed_words = state_words_for(p.key_bytes);
+  p.candidates = fixed_words + p.desc.max_count * entry_words <= binding_words;
+  p.capacity = uint32_t(std::min<uint64_t>(sample_capacity(p), (binding_words - fixed_words) / (2 * entry_words)));
   const uint64_t list_entries = std::max<uint64_t>(2 * uint64_t(p.capacity), p.candidates ? p.desc.max_count : 0);
-  p.state_words = uint32_t(kStateWords + list_entries * entry_words);
+  p.state_words = uint32_t(fixed_words + list_entries * entry_words);
   p.index_offset = align_up(VkDeviceSize(p.state_words) * 4, p.scratch_align);
-  p.sort_offset = align_up(p.index_offset + VkDeviceSize(p.desc.max_k) * 4, p.scratch_align);
+  p.args_offset = align_up(p.index_offset + VkDeviceSize(p.desc.max_k) * 4, p.scratch_align);
+  p.sort_offset = align_up(p.args_offset + kIndirectEntryBytes, p.scratch_align);
   p.sort_bytes = sort.size;
   p.scratch_bytes = p.sort_offset + std::max<VkDeviceSize>(sort.size, 16);
 }
@@ -235,7 +246,16 @@ Result<TopK> TopK::create(Context& context, const TopKDesc& desc) {
   plan->desc = desc;
   const detail::TopKPolicy& policy = detail::policy_for(c);
   plan->wg = policy.workgroup_size;
+  // The samples' slots (select.comp SAMPLE_SLOTS) hold WG_SIZE * SAMPLES.
+  static_assert(std::all_of(std::begin(detail::kPolicies), std::end(detail::kPolicies), [](const detail::TopKPolicy& p) {
+    return p.workgroup_size * detail::kSample.samples_per_invocation <= detail::kSampleSlots;
+  }));
   plan->max_groups = policy.max_groups;
+  // The grid-stride passes: at most one full wave of resident workgroups where the driver reports its compute
+  // units (as Reduce), so that each workgroup's fixed costs (its counts' clear and flush) are paid once per slot.
+  if (c.caps.compute_units && c.caps.threads_per_compute_unit >= plan->wg)
+    plan->max_groups = std::min<uint64_t>(plan->max_groups,
+                                          uint64_t(c.caps.compute_units) * (c.caps.threads_per_compute_unit / plan->wg));
   plan->key_flags = detail::key_flags_for(desc);
   plan->key_bytes = size_of(desc.key_type);
   if (auto ok = detail::build_topk_kernels(c, *plan); !ok) return ok.error();
@@ -311,7 +331,13 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
   const ElementBinding index = bind_elements(c, sub_range(o.scratch, p.index_offset, VkDeviceSize(k) * 4), 0, k, 4);
   const bool pairs = p.desc.value_size != 0;
   const ElementBinding values = pairs ? bind_elements(c, o.values, 0, n, 4) : index;
-  const ElementBinding out_values = pairs ? bind_elements(c, o.out_values, 0, k, 4) : index;
+  // The refine writes the fallback's dispatch arguments through binding 5 (it writes no values), a range of
+  // scratch that no other pass binds.
+  const ElementBinding out_values =
+      phase == kPhaseRefine ? bind_elements(c, sub_range(o.scratch, p.args_offset, kIndirectEntryBytes), 0,
+                                            kIndirectEntryBytes / 4, 4)
+      : pairs              ? bind_elements(c, o.out_values, 0, k, 4)
+                           : index;
   const bool indirect = o.count_buffer != nullptr;
   const ElementBinding count = indirect ? bind_elements(c, *o.count_buffer, 0, 1, 4) : state;
   const ElementBinding kword = indirect ? bind_elements(c, *o.k_buffer, 0, 1, 4) : state;
@@ -326,7 +352,8 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
                                          count.shift, kword.shift, capacity};
   std::copy(push.begin(), push.end(), pass.push.begin());
   pass.groups = groups;
-  static constexpr const char* kNames[] = {"sample", "count", "select", "gather", "filter", "sieve", "refine"};
+  static constexpr const char* kNames[] = {"sample", "count",  "select", "gather",
+                                           "filter", "sieve", "refine", "threshold", "split"};
   pass.label = std::string("vkprim topk/") + kNames[phase] +
                (phase == kPhaseCount ? " " + std::to_string(digit) : "");
   return pass;
@@ -343,9 +370,9 @@ Pass fallback_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_
                    uint64_t groups, uint32_t capacity = 0) {
   Pass pass = select_pass(p, phase, o, n, k, digit, groups, capacity);
   pass.indirect_entry = 0;
-  pass.indirect_region = {o.scratch.buffer, o.scratch.offset + kArgsWord * 4, kIndirectEntryBytes};
-  // Its state binding covers the arguments, so the barrier before the next indirect dispatch covers them.
-  pass.writes_indirect_args = true;
+  // No binding of these passes covers the arguments (written by the refine only): compute-to-compute barriers
+  // between them.
+  pass.indirect_region = {o.scratch.buffer, o.scratch.offset + p.args_offset, kIndirectEntryBytes};
   return pass;
 }
 
@@ -358,16 +385,25 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   ContextImpl& c = *p.context;
   const bool indirect = o.count_buffer != nullptr;
   const uint64_t groups = p.groups_for(count);
-  std::vector<Pass> passes = {select_pass(p, kPhaseSample, o, count, m, 0, 1),
+  std::vector<Pass> passes = {select_pass(p, kPhaseSample, o, count, m, 0, kSample.samples_per_invocation),
+                              select_pass(p, kPhaseThreshold, o, count, m, 0, 1),
                               select_pass(p, kPhaseSieve, o, count, m, 0, groups, p.capacity),
+                              select_pass(p, kPhaseSplit, o, count, m, 0, p.split_groups(), p.capacity),
                               select_pass(p, kPhaseRefine, o, count, m, 0, 1, p.capacity)};
   passes.back().writes_indirect_args = true;
   passes.back().push[3] = uint32_t(groups);  // the fallback's grid, for its dispatch arguments
   const uint32_t first = p.key_bytes == 8 ? 0 : 4;
   for (uint32_t digit = first; digit < kDigitPasses; ++digit) {
+    // An index digit above max_count's highest index bit is 0 for every input: no pass (its prefix byte stays
+    // 0). The last digit always runs (it ends the selection).
+    const uint32_t low_bit = 8 * (kDigitPasses - 1 - digit);
+    if (digit >= 8 && digit + 1 < kDigitPasses && ((p.desc.max_count - 1) >> low_bit) == 0) continue;
+    // With the candidate list, the filter after the first digit also counts the second (no pass of its own).
+    if (p.candidates && digit == first + 1) {
+      passes.push_back(fallback_pass(p, kPhaseFilter, o, count, m, digit, groups, kNoCapacity));
+      continue;
+    }
     passes.push_back(fallback_pass(p, kPhaseCount, o, count, m, digit, groups));
-    if (digit == first && p.candidates)
-      passes.push_back(fallback_pass(p, kPhaseFilter, o, count, m, 0, groups, kNoCapacity));
   }
   passes.push_back(fallback_pass(p, kPhaseSelect, o, count, m, 0, groups));
   if (auto ok = record_passes(c, *p.descriptors, cmd, passes, "TopK", call); !ok) return ok;

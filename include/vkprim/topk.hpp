@@ -34,23 +34,31 @@ namespace detail { struct TopKPlan; }
 
 // A plan: create once (builds every pipeline it needs, and the RadixSort plans that order the result), record
 // many times, into many command buffers, from several threads.
-// How, on typical inputs one read of the input: a one-workgroup pass samples WG x 32 keys (8192) evenly spaced
-// and takes as threshold the sample of a rank chosen so that at least k keys fall at or below it unless
-// the input's order defeats the spacing (src/topk.cpp, kSample); a sieve reads the input once (16-byte loads)
-// and lists those keys with their index (about 6 n / 8192 at k = 1024: 48 Ki of 2^26); one workgroup
-// then radix-selects the k smallest composite keys (ordered key, input index) from that list, appending them.
+// How, on typical inputs one read of the input: a sample pass (32 workgroups, one key each per invocation) reads
+// WG x 32 keys (8192) evenly spaced into scratch, and a one-workgroup pass radix-selects among them the threshold,
+// the sample of a rank chosen so that at least k keys fall at or below it unless the input's order defeats the
+// spacing (src/topk.cpp, kSample); a sieve reads the input once (16-byte loads, at most one wave of resident
+// workgroups) and lists those keys with their index (about 6 n / 8192 at k = 1024: 48 Ki of 2^26), staged in
+// shared memory and flushed with one global atomic per workgroup, counting their first digit below the
+// threshold's leading zeros; a split pass (many workgroups) chooses that digit's bucket of the k-th composite key
+// (ordered key, input index), appends the entries below it and moves the bucket's to a second list; one
+// workgroup then radix-selects the rest from that bucket (a few hundred entries at k = 1024, about a thousand at
+// 65536; at most 512 left: each entry's rank counted in shared memory), appending them.
 // When the list holds fewer than k keys or more than its room (all keys equal, few distinct values, an order
 // that fools the sample) the record falls back, on the GPU, to the digit passes: 8-bit digits of the composite,
-// most significant first, each a counting pass whose last workgroup chooses the bucket (eight passes for
-// 32-bit keys, twelve for 64-bit ones; those after the bucket is decided return at once), a filter after the
-// first digit that copies its bucket to a candidate list (where that list, room for max_count keys, fits one
-// storage-buffer binding; else every pass reads the input), and a selection pass, which read the input twice
-// more. The fallback's passes are always recorded, dispatched indirectly with zero workgroups on the sample
-// path. RadixSort then orders the k selected keys.
+// most significant first, each a counting pass whose last workgroup chooses the bucket (those after the bucket
+// is decided return at once), a filter after the first digit that copies its bucket to a candidate list (where
+// that list, room for max_count keys, fits one storage-buffer binding; else every pass reads the input) and
+// counts the second digit, and a selection pass, which read the input twice more. Index digits above max_count's
+// highest index bit get no pass. The fallback's passes are always recorded, dispatched indirectly with zero
+// workgroups on the sample path (their arguments outside every binding they use, so compute-to-compute
+// barriers between them). RadixSort then orders the k selected keys.
 // Cost, sample path: one read of the keys, a list of about (k + 6 sqrt(k n / 8192) + 3 n / 8192) keys and
-// indices written and read back by one workgroup, three dispatches plus ten of zero workgroups (fourteen for
-// 64-bit keys), then the sort (one workgroup up to RadixSort's one_workgroup_keys()) and, with values, the
-// gather. Fallback: the sieve's read and two more (the first digit's count and the filter), the candidate list's
+// indices written and read back once by many workgroups, five dispatches plus eight or nine of zero workgroups
+// for 32-bit keys (max_count up to 2^24, or more; twelve or thirteen for 64-bit keys), then the sort (one
+// workgroup up to RadixSort's one_workgroup_keys()) and, with values, the gather. On an H200 (2^26 u32 keys,
+// k = 1024): about 147 us in all, the sieve ~94 us, the one-workgroup threshold ~24 us and refine 9-23 us.
+// Fallback: the sieve's read and two more (the first digit's count and the filter), the candidate list's
 // traffic, the same dispatches running.
 class TopK {
  public:
@@ -68,9 +76,9 @@ class TopK {
 
   const TopKDesc& desc() const;
   // Scratch for record and record_indirect: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment
-  // at least 16. It holds the selection state, the candidate lists (the sample path's two, and the fallback's of
-  // max_count keys and indices where it fits one binding, in the same words), the selected indices and the
-  // sorts' scratch.
+  // at least 16. It holds the selection state and the samples, the candidate lists (the sample path's two, and
+  // the fallback's of max_count keys and indices where it fits one binding, in the same words), the selected
+  // indices, the fallback's dispatch arguments and the sorts' scratch.
   ScratchRequirements scratch_requirements() const;
 
   // out_keys[0..n) = the n = min(k, count) smallest keys of keys[0..count) (descending: largest), sorted in the

@@ -5,22 +5,28 @@
 // it. The index digits make the choice among equal keys the earliest inputs (stable).
 // A record takes the sample path, one read of the input, and falls back on the digit passes over the input
 // when the sample's threshold misses (src/topk.cpp). One kernel, its phase a specialization constant (PHASE):
-//   sample  one workgroup: the selection state cleared, the count and k stored (read from the caller's buffers
-//           and clamped under TOPK_INDIRECT); WG_SIZE * SAMPLES keys read evenly spaced, and the ordered
-//           key of rank sample_rank() among them found by a radix select in registers: the threshold;
+//   sample  SAMPLES workgroups: workgroup 0 clears the selection state and stores the count and k (read from
+//           the caller's buffers and clamped under TOPK_INDIRECT); each invocation reads one of WG_SIZE *
+//           SAMPLES keys evenly spaced and writes its ordered key to ST_SAMPLES;
+//   threshold  one workgroup: the ordered key of rank sample_rank() among the samples, by a radix select in
+//           registers (a bucket of at most WG_SIZE samples finished by counting): the threshold;
 //   sieve   grid stride, 16-byte loads: every key whose ordered key is at most the threshold goes, with its
-//           index, to the candidate list (room for pc.capacity; all are counted), and its digit below the
-//           threshold's leading zeros to a histogram;
-//   refine  one workgroup: where k <= candidates <= capacity, radix select over the list from that histogram,
-//           each digit moving the keys below the chosen bucket to the output and the bucket to the other list,
-//           until a bucket is taken whole; the fallback's dispatch arguments zero. Else the arguments that run:
+//           index, to the candidate list (room for pc.capacity; all are counted; staged in shared memory, one
+//           global atomic per workgroup), and its digit below the threshold's leading zeros to a histogram;
+//   split   grid stride over the list, where k <= candidates <= capacity: the first digit's bucket chosen from
+//           that histogram (by every workgroup alike), the entries below it appended to the output, the
+//           bucket's moved to list 1 (or appended, when taken whole);
+//   refine  one workgroup: on the sample path, radix select over list 1, each digit moving the keys below the
+//           chosen bucket to the output and the bucket to the other list, until a bucket is taken whole or
+//           the list holds at most 2 WG_SIZE entries (then ranked by counting: rank_finish); the fallback's
+//           dispatch arguments zero. Else the arguments that run:
 //   hist    (fallback) grid stride: counts the digit `pass` of the composites that share the decided prefix;
 //           the workgroup that finishes last (an atomic ticket, no waiting) then finds the digit whose bucket
 //           holds the remaining k-th composite, extends the prefix, and clears the counts for the next pass;
 //           done once the whole bucket is taken;
 //   filter  (fallback, TOPK_CANDIDATES, after the first digit) as the sieve: keys below the first digit's
 //           bucket are selected, those in it copied with their index to the candidate list that the later
-//           passes read instead of the input;
+//           passes read instead of the input, and their next digit counted (the count pass `pass`, merged);
 //   select  (fallback) grid stride: appends each composite at or below the prefix (on its decided bits);
 //   gather  an invocation per selected pair: out_values[i] = values[indices[i]].
 // Appends to the output and the lists are unordered (src/topk.cpp sorts the selection) and aggregated: one
@@ -43,6 +49,8 @@ layout(constant_id = 8) const uint PHASE = 0u;
 #define PHASE_FILTER 4u
 #define PHASE_SIEVE 5u
 #define PHASE_REFINE 6u
+#define PHASE_THRESHOLD 7u
+#define PHASE_SPLIT 8u
 // KEY_FLAGS bits, as common/radix.glsl's.
 #define KEY_SIGNED 1u
 #define KEY_FLOAT 2u
@@ -84,6 +92,10 @@ layout(set = 0, binding = 0, std430) readonly buffer KeyVectors { uvec4 key_vect
 layout(set = 0, binding = 1, std430) coherent buffer State { uint state[]; };
 // A 32-bit key's list entry (key, index) as one 8-byte access (ST_CAND_BASE is even).
 layout(set = 0, binding = 1, std430) coherent buffer StatePairs { uvec2 state_pairs[]; };
+// Non-coherent views of the same words, for what an earlier dispatch wrote (the samples, the sieve's list):
+// their loads may be batched and cached like any others.
+layout(set = 0, binding = 1, std430) readonly buffer StateIn { uint state_in[]; };
+layout(set = 0, binding = 1, std430) readonly buffer StatePairsIn { uvec2 state_pairs_in[]; };
 layout(set = 0, binding = 2, std430) buffer OutKeys { KEY_T out_keys[]; };
 layout(set = 0, binding = 3, std430) buffer Indices { uint indices[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Values { uint values[]; };
@@ -91,15 +103,15 @@ layout(set = 0, binding = 5, std430) buffer OutValues { uint out_values[]; };
 layout(set = 0, binding = 6, std430) readonly buffer CountIn { uint count_in[]; };
 layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 
-// State words (src/topk.cpp kStateWords, kSelectedWord, kPathWord, kArgsWord): the decided prefix of the
-// composite (three words), the rank still to find within its bucket, the done flag, the decided bits, the
-// append counter, the count, the keys to select (min(k, count): also the count of src/topk.cpp's sorts under
-// record_indirect), the list's counter, the threshold (ordered key: high word, low word), the path taken
-// (0 nothing to select, 1 sample, 2 fallback), the sieve's digit (the threshold's leading zero bits), the
-// workgroups of the fallback's count pass that have added their counts; the fallback's dispatch arguments
-// (one vkCmdDispatchIndirect entry of 8 words: its grid); 256
-// digit counts; then the lists (CAND_WORDS words per entry): the sample path's two, of pc.capacity entries
-// each, or the fallback's one (room for the count).
+// State words (src/topk.cpp state_words_for, kSelectedWord, kPathWord): the decided prefix of the composite
+// (three words), the rank still to find within its bucket, the done flag, the decided bits, the append counter,
+// the count, the keys to select (min(k, count): also the count of src/topk.cpp's sorts under record_indirect),
+// the list's counter, the threshold (ordered key: high word, low word), the path taken (0 nothing to select,
+// 1 sample, 2 fallback), the sieve's digit (the threshold's leading zero bits), the workgroups of the
+// fallback's count pass that have added their counts, the split's counter of list 1; words 16..31 unused (the
+// fallback's dispatch arguments live in their own range of scratch, outside this binding); 256 digit counts;
+// the samples (SAMPLE_SLOTS ordered keys); then the lists (CAND_WORDS words per entry): the sample path's two,
+// of pc.capacity entries each, or the fallback's one (room for the count).
 #define ST_PREFIX 0u
 #define ST_REMAINING 3u
 #define ST_DONE 4u
@@ -112,9 +124,11 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define ST_PATH 12u
 #define ST_SIEVE_DIGIT 13u
 #define ST_TICKET 14u
-#define ST_ARGS 16u
+#define ST_NEXT 15u
 #define ST_COUNTS 32u
-#define ST_CAND_BASE (ST_COUNTS + 256u)
+#define ST_SAMPLES (ST_COUNTS + 256u)
+#define SAMPLE_SLOTS 8192u  // WG_SIZE * SAMPLES at most (src/topk.cpp keeps WG_SIZE <= 256)
+#define ST_CAND_BASE (ST_SAMPLES + SAMPLE_SLOTS * KEY_WORDS)
 #define PATH_NONE 0u
 #define PATH_SAMPLE 1u
 #define PATH_FALLBACK 2u
@@ -125,10 +139,12 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define SAMPLE_SIGMAS 6.0
 #define SAMPLE_SLACK 3.0
 // 16-byte loads per invocation per tile of the sieve and the filter.
-#define TILE_VECTORS 4u
+#define TILE_VECTORS 8u
 #define VECTOR_KEYS (4u / KEY_WORDS)
 // List entries per invocation per round of the refine, loaded before any is used.
 #define REFINE_BATCH 32u
+// List entries per invocation per tile of the split.
+#define SPLIT_ITEMS 8u
 
 shared uint s_counts[256];
 shared uint s_scan[2][256];
@@ -136,6 +152,10 @@ shared uint s_choice[3];  // the chosen bucket, the composites before it, those 
 shared uint s_tally[4];   // per tile parity: the output's and the list's slots taken by the workgroup
 shared uint s_base[4];    // per tile parity: their first slots
 shared uint s_words[4];   // broadcasts
+// The sieve's stage of listed entries (CAND_WORDS words each) and its count.
+#define STAGE_ENTRIES 1024u
+shared uint s_stage[STAGE_ENTRIES * CAND_WORDS];
+shared uint s_staged;
 
 // The composite key of input i, most significant word first: the ordered key's high word (0 for 32-bit keys,
 // whose passes start at digit 4), its low word, the index. The order-preserving transform: unsigned as is,
@@ -183,19 +203,22 @@ bool lex_less_equal(uvec3 a, uvec3 b) {
 uvec3 prefix() { return uvec3(state[ST_PREFIX], state[ST_PREFIX + 1u], state[ST_PREFIX + 2u]); }
 
 // The 8 bits of a composite after its first `decided` bits (0..88).
+// Words picked by selects, not a dynamic index (which may put the vector in local memory, a memory round trip
+// per call on the refine's and the threshold's per-key paths).
 uint digit_at(uvec3 c, uint decided) {
   const uint w = decided / 32u, shift = decided % 32u;
-  uint bits = c[w] << shift;
-  if (shift != 0u && w < 2u) bits |= c[w + 1u] >> (32u - shift);
+  const uint hi = w == 0u ? c.x : w == 1u ? c.y : c.z;
+  const uint lo = w == 0u ? c.y : w == 1u ? c.z : 0u;
+  const uint bits = shift == 0u ? hi : (hi << shift) | (lo >> (32u - shift));
   return bits >> 24u;
 }
 
 // The composite with digit d put after its first `decided` bits (0..88; those bits of c clear).
 uvec3 with_digit(uvec3 c, uint decided, uint d) {
   const uint w = decided / 32u, shift = decided % 32u;
-  c[w] |= shift <= 24u ? d << (24u - shift) : d >> (shift - 24u);
-  if (shift > 24u) c[w + 1u] |= d << (56u - shift);
-  return c;
+  const uint a = shift <= 24u ? d << (24u - shift) : d >> (shift - 24u);  // into word w
+  const uint b = shift > 24u ? d << (56u - shift) : 0u;                    // into word w + 1
+  return c | uvec3(w == 0u ? a : 0u, w == 1u ? a : w == 0u ? b : 0u, w == 2u ? a : w == 1u ? b : 0u);
 }
 
 #if defined(VKPRIM_KEY64)
@@ -204,10 +227,11 @@ const uint FIRST_PASS = 0u;
 const uint FIRST_PASS = 4u;  // the high word of a 32-bit key's composite is 0
 #endif
 
-// The choice of a digit, shared by the sample, the refine and the fallback's scan: s_counts holds the 256
-// digit counts (complete: every invocation calls this after a barrier); s_choice gets the bucket holding the
-// composite of rank `remaining` (1-based), the composites before it and those in it. An inclusive scan of
-// the counts (Hillis-Steele, ping-pong in s_scan), then the one bucket whose range holds the rank claims it.
+// The choice of a digit, shared by the threshold, the split, the refine and the fallback's scan: s_counts
+// holds the 256 digit counts (complete: every invocation calls this after a barrier); s_choice gets the bucket
+// holding the composite of rank `remaining` (1-based), the composites before it and those in it. An inclusive
+// scan of the counts (Hillis-Steele, ping-pong in s_scan), then the one bucket whose range holds the rank claims
+// it. (A two-barrier scan by 16 invocations, 16 counts each, measured slower on an H200.)
 void choose_bucket(uint remaining) {
   const uint t = gl_LocalInvocationIndex;
   for (uint d = t; d < 256u; d += WG_SIZE) s_scan[0][d] = s_counts[d];
@@ -241,10 +265,10 @@ void clear_counts() {
 }
 
 // Every invocation calls it (barriers), once per tile with alternating parity: takes `mine` slots of the
-// output (x, counter ST_APPENDED) and of the list (y, counter ST_CANDIDATES) for this invocation, with one
+// output (x, counter ST_APPENDED) and of the list (y, counter list_word) for this invocation, with one
 // global atomic per counter and workgroup, and returns its first slot of each. Parity p's tallies are cleared
 // during the other parity's tile, after every use of them (two barriers apart).
-uvec2 reserve_slots(uvec2 mine, uint parity) {
+uvec2 reserve_slots(uvec2 mine, uint parity, uint list_word) {
   const uint at = parity * 2u;
   uvec2 local = uvec2(0u);
   if (mine.x != 0u) local.x = atomicAdd(s_tally[at], mine.x);
@@ -253,7 +277,7 @@ uvec2 reserve_slots(uvec2 mine, uint parity) {
   if (gl_LocalInvocationIndex == 0u) {
     const uint out_n = s_tally[at], list_n = s_tally[at + 1u];
     s_base[at] = out_n == 0u ? 0u : atomicAdd(state[ST_APPENDED], out_n);
-    s_base[at + 1u] = list_n == 0u ? 0u : atomicAdd(state[ST_CANDIDATES], list_n);
+    s_base[at + 1u] = list_n == 0u ? 0u : atomicAdd(state[list_word], list_n);
     s_tally[(at ^ 2u)] = 0u;
     s_tally[(at ^ 2u) + 1u] = 0u;
   }
@@ -269,8 +293,11 @@ void start_slots() {
   barrier();
 }
 
+// min(k, count), read once per invocation by the phases that append (main).
+uint g_selected = 0u;
+
 void append_selected(KEY_T key, uint index, uint slot) {
-  if (slot >= state[ST_SELECTED]) return;  // never, by construction: exactly k composites are selected
+  if (slot >= g_selected) return;  // never, by construction: exactly k composites are selected
   out_keys[pc.out_shift + slot] = key;
   indices[pc.index_shift + slot] = index;
 }
@@ -298,18 +325,36 @@ void read_entry(uint list, uint slot, out KEY_T key, out uint index) {
 #endif
 }
 
+// As read_entry, of a list an earlier dispatch wrote (non-coherent view).
+void read_entry_in(uint list, uint slot, out KEY_T key, out uint index) {
+#if defined(VKPRIM_KEY64)
+  const uint at = ST_CAND_BASE + (list + slot) * CAND_WORDS;
+  key = uvec2(state_in[at], state_in[at + 1u]);
+  index = state_in[at + 2u];
+#else
+  const uvec2 entry = state_pairs_in[ST_CAND_BASE / 2u + list + slot];
+  key = entry.x;
+  index = entry.y;
+#endif
+}
+
 // ---- sample ----
 
-void init_state() {
+// The record's count and min(k, count) (under TOPK_INDIRECT read from the caller's buffers, clamped).
+uvec2 count_and_k() {
+  uint n = pc.count, k = pc.k;
+  if ((pc.flags & TOPK_INDIRECT) != 0u) {
+    n = min(count_in[pc.count_shift], pc.count);
+    k = min(k_in[pc.k_shift], pc.k);
+  }
+  return uvec2(n, min(k, n));
+}
+
+// Workgroup 0 of the sample pass: the selection state cleared, the count and k stored.
+void init_state(uint n, uint k) {
   const uint i = gl_LocalInvocationIndex;
   for (uint d = i; d < 256u; d += WG_SIZE) state[ST_COUNTS + d] = 0u;
   if (i == 0u) {
-    uint n = pc.count, k = pc.k;
-    if ((pc.flags & TOPK_INDIRECT) != 0u) {
-      n = min(count_in[pc.count_shift], pc.count);
-      k = min(k_in[pc.k_shift], pc.k);
-    }
-    k = min(k, n);
     state[ST_PREFIX] = 0u;
     state[ST_PREFIX + 1u] = 0u;
     state[ST_PREFIX + 2u] = 0u;
@@ -322,10 +367,30 @@ void init_state() {
     state[ST_CANDIDATES] = 0u;
     state[ST_PATH] = PATH_NONE;
     state[ST_TICKET] = 0u;
-    s_words[0] = n;
-    s_words[1] = k;
+    state[ST_NEXT] = 0u;
   }
-  barrier();
+}
+
+// SAMPLES workgroups, one key per invocation: sample j = group * WG_SIZE + t of WG_SIZE * SAMPLES evenly
+// spaced (all where fewer), its ordered key (the composite's key words) to ST_SAMPLES. Spread over SAMPLES
+// workgroups so that the scattered loads, each a trip to memory, run on as many multiprocessors.
+void sample_keys() {
+  const uvec2 nk = count_and_k();
+  const uint n = nk.x, k = nk.y, group = vk_workgroup_index();
+  if (group == 0u) init_state(n, k);
+  if (k == 0u || group >= SAMPLES) return;
+  // Sample j at floor(j n / taken) = j stride + floor(j rest / taken), spread over the whole input (rest < taken,
+  // so j rest fits 32 bits).
+  const uint taken = min(WG_SIZE * SAMPLES, n), stride = n / taken, rest = n % taken;
+  const uint j = group * WG_SIZE + gl_LocalInvocationIndex;
+  if (j >= taken) return;
+  const uvec2 c = composite(keys[pc.keys_shift + j * stride + j * rest / taken], 0u).xy;
+#if defined(VKPRIM_KEY64)
+  state[ST_SAMPLES + 2u * j] = c.x;
+  state[ST_SAMPLES + 2u * j + 1u] = c.y;
+#else
+  state[ST_SAMPLES + j] = c.y;
+#endif
 }
 
 // The rank (1-based) among `taken` samples of n keys whose ordered key is the threshold: mu samples are
@@ -337,21 +402,22 @@ uint sample_rank(uint taken, uint n, uint k) {
   return uint(clamp(rank, 1.0, float(taken)));
 }
 
-// Samples WG_SIZE * SAMPLES keys (all where fewer) evenly spaced; radix select of the threshold among
-// their ordered keys (the composite's key words, index 0), digits of the key only.
+// One workgroup: radix select of the threshold among the samples' ordered keys (the composite's key words,
+// index 0), digits of the key only. The samples (written by the sample pass) through the non-coherent view,
+// all loaded before any is used (past `taken`, the last again, not counted).
 void sample_threshold() {
-  init_state();
-  const uint n = s_words[0], k = s_words[1];
+  const uint n = state[ST_COUNT], k = state[ST_SELECTED];  // the same words for the whole workgroup: uniform
   if (k == 0u) return;
   const uint t = gl_LocalInvocationIndex;
-  // Sample j at floor(j n / taken) = j stride + floor(j rest / taken), spread over the whole input (rest < taken,
-  // so j rest fits 32 bits).
-  const uint taken = min(WG_SIZE * SAMPLES, n), stride = n / taken, rest = n % taken;
+  const uint taken = min(WG_SIZE * SAMPLES, n);
   uvec2 sample_keys[SAMPLES];
   [[unroll]] for (uint s = 0u; s < SAMPLES; ++s) {
-    const uint j = s * WG_SIZE + t;
-    const uint at = j * stride + j * rest / taken;
-    sample_keys[s] = j < taken ? composite(keys[pc.keys_shift + at], 0u).xy : uvec2(0xFFFFFFFFu);
+    const uint j = min(s * WG_SIZE + t, taken - 1u);
+#if defined(VKPRIM_KEY64)
+    sample_keys[s] = uvec2(state_in[ST_SAMPLES + 2u * j], state_in[ST_SAMPLES + 2u * j + 1u]);
+#else
+    sample_keys[s] = uvec2(0u, state_in[ST_SAMPLES + j]);
+#endif
   }
   uvec3 p = uvec3(0u);
   uint remaining = sample_rank(taken, n, k);
@@ -365,6 +431,39 @@ void sample_threshold() {
     choose_bucket(remaining);
     p = with_digit(p, decided, s_choice[0]);
     remaining -= s_choice[1];
+    const uint in_bucket = s_choice[2];
+    if (in_bucket > WG_SIZE || decided + 8u >= 64u) continue;  // the same words for the whole workgroup
+    // A bucket of at most WG_SIZE samples: gathered to shared memory, one per invocation, and the value of
+    // rank `remaining` among them found by counting (ties: every holder of it writes the same words).
+    barrier();  // every invocation has read s_choice
+    if (t == 0u) s_staged = 0u;
+    barrier();
+    [[unroll]] for (uint s = 0u; s < SAMPLES; ++s) {
+      const uvec3 c = uvec3(sample_keys[s], 0u);
+      if (s * WG_SIZE + t < taken && cut(c, decided + 8u) == p) {
+        const uint slot = atomicAdd(s_staged, 1u);
+        s_stage[slot * 2u] = c.x;
+        s_stage[slot * 2u + 1u] = c.y;
+      }
+    }
+    barrier();
+    if (t < in_bucket) {
+      const uvec2 mine = uvec2(s_stage[t * 2u], s_stage[t * 2u + 1u]);
+      uint below = 0u, at_or_below = 0u;
+      for (uint j = 0u; j < in_bucket; ++j) {
+        const uvec2 other = uvec2(s_stage[j * 2u], s_stage[j * 2u + 1u]);
+        const bool less = other.x < mine.x || (other.x == mine.x && other.y < mine.y);
+        below += less ? 1u : 0u;
+        at_or_below += less || other == mine ? 1u : 0u;
+      }
+      if (below < remaining && remaining <= at_or_below) {
+        s_words[2] = mine.x;
+        s_words[3] = mine.y;
+      }
+    }
+    barrier();
+    p = uvec3(s_words[2], s_words[3], 0u);
+    break;
   }
   if (t == 0u) {
     state[ST_THRESHOLD] = p.x;
@@ -398,7 +497,9 @@ uint classify(const Filter f, KEY_T key, uint i) {
   }
   const uvec3 head = cut(c, f.decided);
   if (head != f.prefix) return lex_less_equal(head, f.prefix) ? TO_OUT : TO_NONE;
-  return f.done ? TO_OUT : TO_LIST;
+  if (f.done) return TO_OUT;
+  atomicAdd(s_counts[digit_at(c, f.decided)], 1u);  // the filter counts the next digit of what it lists
+  return TO_LIST;
 }
 
 KEY_T vector_key(uvec4 v, uint e) {
@@ -409,12 +510,49 @@ KEY_T vector_key(uvec4 v, uint e) {
 #endif
 }
 
+// The sieve's listing: staged in shared memory (a shared atomic per listed key, no barrier per tile), flushed
+// to the list with one global atomic per workgroup at its end (flush_stage); past the stage's room, a global
+// atomic per key. The list's counter counts every listed key; only those below pc.capacity are written.
+void stage_entry(KEY_T key, uint index) {
+  const uint slot = atomicAdd(s_staged, 1u);
+  if (slot < STAGE_ENTRIES) {
+#if defined(VKPRIM_KEY64)
+    s_stage[slot * 3u] = key.x;
+    s_stage[slot * 3u + 1u] = key.y;
+    s_stage[slot * 3u + 2u] = index;
+#else
+    s_stage[slot * 2u] = key;
+    s_stage[slot * 2u + 1u] = index;
+#endif
+    return;
+  }
+  const uint at = atomicAdd(state[ST_CANDIDATES], 1u);
+  if (at < pc.capacity) write_entry(0u, at, key, index);
+}
+
+// Every invocation, after its last stage_entry.
+void flush_stage() {
+  const uint t = gl_LocalInvocationIndex;
+  barrier();
+  const uint staged = min(s_staged, STAGE_ENTRIES);
+  if (t == 0u) s_words[2] = staged == 0u ? 0u : atomicAdd(state[ST_CANDIDATES], staged);
+  barrier();
+  const uint base = s_words[2];
+  for (uint i = t; i < staged && base + i < pc.capacity; i += WG_SIZE) {
+#if defined(VKPRIM_KEY64)
+    write_entry(0u, base + i, uvec2(s_stage[i * 3u], s_stage[i * 3u + 1u]), s_stage[i * 3u + 2u]);
+#else
+    write_entry(0u, base + i, s_stage[i * 2u], s_stage[i * 2u + 1u]);
+#endif
+  }
+}
+
 // Key j * VECTOR_KEYS + e of an invocation's tile: element e of its vector j, input first + j * spacing + e.
 // Kept as the vectors, not as keys and indices, so that a tile costs the registers of its loads.
 // Sends the keys where classify said (mask bit j * VECTOR_KEYS + e: out_mask to the output, list_mask to the
 // list), with one reservation for the tile.
 void send_keys(uvec4 v[TILE_VECTORS], uint first, uint spacing, uint out_mask, uint list_mask, uint parity) {
-  const uvec2 slot = reserve_slots(uvec2(bitCount(out_mask), bitCount(list_mask)), parity);
+  const uvec2 slot = reserve_slots(uvec2(bitCount(out_mask), bitCount(list_mask)), parity, ST_CANDIDATES);
   uint out_at = slot.x, list_at = slot.y;
   [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) {
     [[unroll]] for (uint e = 0u; e < VECTOR_KEYS; ++e) {
@@ -446,19 +584,26 @@ void filter_input(const Filter f) {
   uvec4 v[TILE_VECTORS];
   for (uint tile = group; tile < tiles; tile += pc.groups) {
     const uint q0 = tile * per_tile + t;  // this invocation's first vector of the tile
-    [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j)
-      v[j] = q0 + j * WG_SIZE < vectors ? key_vectors[first_vector + q0 + j * WG_SIZE] : uvec4(0u);
+    // A whole tile (all but the last): every load unconditional, all in flight before any compare.
+    if (tile * per_tile + per_tile <= vectors) {
+      [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) v[j] = key_vectors[first_vector + q0 + j * WG_SIZE];
+    } else {
+      [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j)
+        v[j] = key_vectors[first_vector + min(q0 + j * WG_SIZE, vectors - 1u)];
+    }
     const uint first = head + q0 * VECTOR_KEYS, spacing = WG_SIZE * VECTOR_KEYS;
     uint out_mask = 0u, list_mask = 0u;
     [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) {
       if (q0 + j * WG_SIZE >= vectors) continue;
       [[unroll]] for (uint e = 0u; e < VECTOR_KEYS; ++e) {
         const uint to = classify(f, vector_key(v[j], e), first + j * spacing + e);
+        // The sieve stages each listed key at once (no barrier; the tile's vectors never leave registers).
+        if (PHASE == PHASE_SIEVE && to == TO_LIST) stage_entry(vector_key(v[j], e), first + j * spacing + e);
         out_mask |= to == TO_OUT ? 1u << (j * VECTOR_KEYS + e) : 0u;
         list_mask |= to == TO_LIST ? 1u << (j * VECTOR_KEYS + e) : 0u;
       }
     }
-    send_keys(v, first, spacing, out_mask, list_mask, parity);
+    if (PHASE != PHASE_SIEVE) send_keys(v, first, spacing, out_mask, list_mask, parity);
     parity ^= 1u;
   }
   // The scalar keys: invocation t of workgroup 0 takes the head's key t, then the tail's.
@@ -472,10 +617,11 @@ void filter_input(const Filter f) {
     v[0] = uvec4(key, 0u, 0u, 0u);
 #endif
     const uint to = classify(f, key, index);
+    if (PHASE == PHASE_SIEVE && to == TO_LIST) stage_entry(key, index);
     out_mask = to == TO_OUT ? 1u : 0u;
     list_mask = to == TO_LIST ? 1u : 0u;
   }
-  send_keys(v, index, 0u, out_mask, list_mask, parity);
+  if (PHASE != PHASE_SIEVE) send_keys(v, index, 0u, out_mask, list_mask, parity);
 }
 
 void sieve() {
@@ -485,8 +631,10 @@ void sieve() {
   f.prefix = uvec3(state[ST_THRESHOLD], state[ST_THRESHOLD + 1u], 0u);
   f.decided = state[ST_SIEVE_DIGIT];
   f.done = false;
+  if (gl_LocalInvocationIndex == 0u) s_staged = 0u;
   clear_counts();
   filter_input(f);
+  flush_stage();
   barrier();
   for (uint d = gl_LocalInvocationIndex; d < 256u; d += WG_SIZE)
     if (s_counts[d] != 0u) atomicAdd(state[ST_COUNTS + d], s_counts[d]);
@@ -495,6 +643,8 @@ void sieve() {
 // After the fallback's first digit: the keys below its bucket are selected, those in it (unless the whole
 // bucket is taken) become the candidates of the later passes, in whatever order the atomics give (the index
 // travels).
+void add_counts_and_choose();
+
 void filter_keys() {
   if (state[ST_SELECTED] == 0u) return;
   if (vk_workgroup_index() >= pc.groups) return;
@@ -502,27 +652,121 @@ void filter_keys() {
   f.prefix = prefix();
   f.decided = state[ST_DECIDED];
   f.done = state[ST_DONE] != 0u;
+  clear_counts();
   filter_input(f);
+  // The next digit's pass, merged (pc.pass is its digit): its counts added, its last workgroup chooses.
+  if (!f.done) add_counts_and_choose();
 }
 
 // ---- refine ----
 
-// Entries base + u * WG_SIZE + (this invocation) of a list of m, u < REFINE_BATCH, all loaded before any is used.
-void load_batch(uint list, uint base, uint m, out KEY_T key[REFINE_BATCH], out uint index[REFINE_BATCH]) {
-  [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u) {
-    const uint i = base + u * WG_SIZE + gl_LocalInvocationIndex;
-    if (i < m) read_entry(list, i, key[u], index[u]);
+// LOAD_BATCH: entries base + u * WG_SIZE + (this invocation) of a list of m >= 1, u < REFINE_BATCH, into the
+// caller's arrays, all loaded before any is used: unconditional loads (past m, the last entry again; the callers
+// skip those), so that the batch is in flight at once (one workgroup: latency, not bandwidth, bounds it). A
+// macro, not a function: array parameters are copies, which may live in local memory. `earlier`: the sieve's
+// list (written by an earlier dispatch: the non-coherent view); else one this workgroup wrote (coherent; the
+// later rounds' lists are short: only the live entries are loaded, as coherent loads go one after another).
+#define LOAD_BATCH(list, base, m, earlier, key, index)                                                       \
+  if (earlier) {                                                                                              \
+    [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)                                                       \
+      read_entry_in(list, min(base + u * WG_SIZE + gl_LocalInvocationIndex, m - 1u), key[u], index[u]);       \
+  } else {                                                                                                    \
+    [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)                                                       \
+      if (base + u * WG_SIZE + gl_LocalInvocationIndex < m)                                                   \
+        read_entry(list, base + u * WG_SIZE + gl_LocalInvocationIndex, key[u], index[u]);                     \
   }
-}
 
 // Writes the fallback's dispatch arguments (its grid; zero workgroups on the sample path).
 void write_fallback_args(bool run) {
-  state[ST_ARGS] = run ? pc.groups : 0u;
-  state[ST_ARGS + 1u] = 1u;
-  state[ST_ARGS + 2u] = 1u;
+  // Binding 5, in the refine: the arguments' range of scratch (src/topk.cpp), outside the state binding.
+  out_values[pc.out_values_shift] = run ? pc.groups : 0u;
+  out_values[pc.out_values_shift + 1u] = 1u;
+  out_values[pc.out_values_shift + 2u] = 1u;
 }
 
-// One workgroup. The lists: list 0 (the sieve's) and list pc.capacity (entries), used in turn.
+// Where k <= listed <= pc.capacity (the sample path): the first digit's bucket, chosen from the sieve's
+// counts (every caller alike, in s_choice); false elsewhere.
+bool choose_first_bucket(out uint k) {
+  k = state_in[ST_SELECTED];
+  const uint listed = state_in[ST_CANDIDATES];
+  if (k == 0u || listed < k || listed > pc.capacity) return false;
+  for (uint d = gl_LocalInvocationIndex; d < 256u; d += WG_SIZE) s_counts[d] = state_in[ST_COUNTS + d];
+  barrier();
+  choose_bucket(k);
+  return true;
+}
+
+// Grid stride over the sieve's list, on the sample path: the entries below the first digit's bucket (and the
+// bucket's, when it is taken whole) appended to the output, those in it to list 1 (counter ST_NEXT), slots
+// reserved per tile with one global atomic per counter and workgroup. Many workgroups: one's stores (the
+// output's, scattered) would bound the refine at large k.
+void split_list() {
+  const uint group = vk_workgroup_index(), t = gl_LocalInvocationIndex;
+  if (group >= pc.groups) return;
+  uint k;
+  if (!choose_first_bucket(k)) return;  // the same words for the whole workgroup: uniform
+  g_selected = k;
+  const uint listed = state_in[ST_CANDIDATES], decided = state_in[ST_SIEVE_DIGIT];
+  const uint bucket = s_choice[0], before = s_choice[1], in_bucket = s_choice[2];
+  const bool whole = in_bucket == k - before;
+  start_slots();
+  uint parity = 0u;
+  for (uint base = group * WG_SIZE * SPLIT_ITEMS; base < listed; base += pc.groups * WG_SIZE * SPLIT_ITEMS) {
+    KEY_T key[SPLIT_ITEMS];
+    uint index[SPLIT_ITEMS];
+    [[unroll]] for (uint u = 0u; u < SPLIT_ITEMS; ++u)
+      read_entry_in(0u, min(base + u * WG_SIZE + t, listed - 1u), key[u], index[u]);
+    uint out_mask = 0u, list_mask = 0u;
+    [[unroll]] for (uint u = 0u; u < SPLIT_ITEMS; ++u) {
+      const uint d = digit_at(composite(key[u], index[u]), decided);
+      const bool live = base + u * WG_SIZE + t < listed;
+      out_mask |= live && (d < bucket || (whole && d == bucket)) ? 1u << u : 0u;
+      list_mask |= live && !whole && d == bucket ? 1u << u : 0u;
+    }
+    const uvec2 slot = reserve_slots(uvec2(bitCount(out_mask), bitCount(list_mask)), parity, ST_NEXT);
+    parity ^= 1u;
+    uint out_at = slot.x, list_at = slot.y;
+    [[unroll]] for (uint u = 0u; u < SPLIT_ITEMS; ++u) {
+      if ((out_mask & (1u << u)) != 0u) append_selected(key[u], index[u], out_at++);
+      else if ((list_mask & (1u << u)) != 0u) write_entry(pc.capacity, list_at++, key[u], index[u]);
+    }
+  }
+}
+
+// The refine's end once its list holds at most 2 WG_SIZE entries (m >= remaining): entries t and t + WG_SIZE per
+// invocation, their composites to shared memory, and each one's rank among them counted (composites are
+// distinct); the `remaining` smallest appended at the output's slot s_tally[0] + rank (no atomics).
+void rank_finish(uint list, uint m, uint remaining, bool earlier) {
+  const uint t = gl_LocalInvocationIndex;
+  KEY_T key[2];
+  uint index[2];
+  uvec3 c[2];
+  [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+    const uint i = t + h * WG_SIZE;
+    index[h] = 0u;
+    c[h] = uvec3(0xFFFFFFFFu);
+    if (i < m) {
+      if (earlier) read_entry_in(list, i, key[h], index[h]);
+      else read_entry(list, i, key[h], index[h]);
+      c[h] = composite(key[h], index[h]);
+      s_stage[i * 3u] = c[h].x;
+      s_stage[i * 3u + 1u] = c[h].y;
+      s_stage[i * 3u + 2u] = c[h].z;
+    }
+  }
+  barrier();
+  uvec2 rank = uvec2(0u);
+  for (uint j = 0u; j < m; ++j) {
+    const uvec3 other = uvec3(s_stage[j * 3u], s_stage[j * 3u + 1u], s_stage[j * 3u + 2u]);
+    rank.x += lex_less_equal(c[0], other) ? 0u : 1u;
+    rank.y += lex_less_equal(c[1], other) ? 0u : 1u;
+  }
+  if (t < m && rank.x < remaining) append_selected(key[0], index[0], s_tally[0] + rank.x);
+  if (t + WG_SIZE < m && rank.y < remaining) append_selected(key[1], index[1], s_tally[0] + rank.y);
+}
+
+// One workgroup. The lists: list 0 (the sieve's) and list pc.capacity (entries), used in turn; the split
+// pass has taken the first digit (list 1 holds its bucket).
 void refine() {
   const uint t = gl_LocalInvocationIndex;
   const uint k = state[ST_SELECTED], listed = state[ST_CANDIDATES];
@@ -538,26 +782,34 @@ void refine() {
     if (t == 0u) state[ST_CANDIDATES] = 0u;
     return;
   }
-  // The first digit's counts are the sieve's.
-  for (uint d = t; d < 256u; d += WG_SIZE) s_counts[d] = state[ST_COUNTS + d];
+  // The split's choice again: done when it took the bucket whole; else its bucket (list 1) is the list, and the
+  // `before` entries below it are in the output.
+  uint k_again;
+  choose_first_bucket(k_again);
+  const uint first_before = s_choice[1], first_in = s_choice[2];
+  if (first_in == k - first_before) return;  // the split took the bucket whole: uniform
+  barrier();  // every invocation has read s_choice
   if (t == 0u) {
-    s_tally[0] = 0u;  // the output's slots
-    s_tally[1] = 0u;  // the next list's
+    s_tally[0] = first_before;  // the output's slots
+    s_tally[1] = 0u;            // the next list's
   }
-  barrier();
-  uint decided = state[ST_SIEVE_DIGIT], remaining = k, m = listed, from = 0u, to = pc.capacity;
-  for (bool counted = true;; counted = false) {
-    if (!counted) {
-      clear_counts();
-      for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
-        KEY_T key[REFINE_BATCH];
-        uint index[REFINE_BATCH];
-        load_batch(from, base, m, key, index);
-        [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
-          if (base + u * WG_SIZE + t < m) atomicAdd(s_counts[digit_at(composite(key[u], index[u]), decided)], 1u);
-      }
-      barrier();
+  uint decided = min(state[ST_SIEVE_DIGIT] + 8u, 88u), remaining = k - first_before, m = first_in;
+  uint from = pc.capacity, to = 0u;
+  for (bool first = true;; first = false) {
+    if (m <= 2u * WG_SIZE) {  // the same words for the whole workgroup: uniform
+      rank_finish(from, m, remaining, first);
+      break;
     }
+    // The first round's list was written by the split (an earlier dispatch: the non-coherent view).
+    clear_counts();
+    for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
+      KEY_T key[REFINE_BATCH];
+      uint index[REFINE_BATCH];
+      LOAD_BATCH(from, base, m, first, key, index)
+      [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
+        if (base + u * WG_SIZE + t < m) atomicAdd(s_counts[digit_at(composite(key[u], index[u]), decided)], 1u);
+    }
+    barrier();
     choose_bucket(remaining);
     const uint bucket = s_choice[0], before = s_choice[1], in_bucket = s_choice[2];
     const bool whole = in_bucket == remaining - before;  // the rank within the bucket is its last
@@ -569,12 +821,21 @@ void refine() {
     for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
       KEY_T key[REFINE_BATCH];
       uint index[REFINE_BATCH];
-      load_batch(from, base, m, key, index);
+      LOAD_BATCH(from, base, m, first, key, index)
+      // Bit u: entry u goes to the output (out_mask) or the next list (list_mask); one shared atomic per
+      // invocation and batch for each.
+      uint out_mask = 0u, list_mask = 0u;
       [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u) {
-        if (base + u * WG_SIZE + t >= m) continue;
         const uint d = digit_at(composite(key[u], index[u]), decided);
-        if (d < bucket || (whole && d == bucket)) append_selected(key[u], index[u], atomicAdd(s_tally[0], 1u));
-        else if (d == bucket) write_entry(to, atomicAdd(s_tally[1], 1u), key[u], index[u]);
+        const bool live = base + u * WG_SIZE + t < m;
+        out_mask |= live && (d < bucket || (whole && d == bucket)) ? 1u << u : 0u;
+        list_mask |= live && !whole && d == bucket ? 1u << u : 0u;
+      }
+      uint out_at = out_mask != 0u ? atomicAdd(s_tally[0], bitCount(out_mask)) : 0u;
+      uint list_at = list_mask != 0u ? atomicAdd(s_tally[1], bitCount(list_mask)) : 0u;
+      [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u) {
+        if ((out_mask & (1u << u)) != 0u) append_selected(key[u], index[u], out_at++);
+        else if ((list_mask & (1u << u)) != 0u) write_entry(to, list_at++, key[u], index[u]);
       }
     }
     if (whole) break;
@@ -619,6 +880,22 @@ void choose_digit() {
   if (s_choice[2] == rank || pc.pass == 11u) state[ST_DONE] = 1u;
 }
 
+// After a workgroup's counts of digit pc.pass (s_counts): added to the state's; the workgroup that adds them
+// last (its ticket) chooses the digit.
+void add_counts_and_choose() {
+  const uint t = gl_LocalInvocationIndex;
+  barrier();
+  for (uint d = t; d < 256u; d += WG_SIZE)
+    if (s_counts[d] != 0u) atomicAdd(state[ST_COUNTS + d], s_counts[d]);
+  memoryBarrierBuffer();
+  barrier();
+  if (t == 0u) s_words[0] = atomicAdd(state[ST_TICKET], 1u);
+  barrier();
+  if (s_words[0] != pc.groups - 1u) return;  // not the last: uniform
+  memoryBarrierBuffer();
+  choose_digit();
+}
+
 void count_digits() {
   if (state[ST_DONE] != 0u) return;  // the same word for the whole workgroup: uniform
   const uint group = vk_workgroup_index();
@@ -636,16 +913,7 @@ void count_digits() {
     const uvec3 c = composite(key, index);
     if (cut(c, decided) == p) atomicAdd(s_counts[digit_at(c, decided)], 1u);
   }
-  barrier();
-  for (uint d = t; d < 256u; d += WG_SIZE)
-    if (s_counts[d] != 0u) atomicAdd(state[ST_COUNTS + d], s_counts[d]);
-  memoryBarrierBuffer();
-  barrier();
-  if (t == 0u) s_words[0] = atomicAdd(state[ST_TICKET], 1u);
-  barrier();
-  if (s_words[0] != pc.groups - 1u) return;  // not the last: uniform
-  memoryBarrierBuffer();
-  choose_digit();
+  add_counts_and_choose();
 }
 
 void select_keys() {
@@ -668,7 +936,7 @@ void select_keys() {
       source_at(candidates, i, key, index);
       selected = lex_less_equal(cut(composite(key, index), decided), p);
     }
-    const uint slot = reserve_slots(uvec2(selected ? 1u : 0u, 0u), parity).x;
+    const uint slot = reserve_slots(uvec2(selected ? 1u : 0u, 0u), parity, ST_CANDIDATES).x;
     parity ^= 1u;
     if (selected) append_selected(key, index, slot);
   }
@@ -682,7 +950,10 @@ void gather_values() {
 }
 
 void main() {
-  if (PHASE == PHASE_SAMPLE) sample_threshold();
+  if (PHASE == PHASE_SELECT || PHASE == PHASE_FILTER || PHASE == PHASE_REFINE) g_selected = state[ST_SELECTED];
+  if (PHASE == PHASE_SAMPLE) sample_keys();
+  else if (PHASE == PHASE_THRESHOLD) sample_threshold();
+  else if (PHASE == PHASE_SPLIT) split_list();
   else if (PHASE == PHASE_HIST) count_digits();
   else if (PHASE == PHASE_SELECT) select_keys();
   else if (PHASE == PHASE_FILTER) filter_keys();
