@@ -253,9 +253,7 @@ const SortOrder kOrders[] = {SortOrder::ascending, SortOrder::descending};
 TEST_CASE("topk of u32, i32 and f32 keys, both orders, keys and pairs, matches the host at edge counts and k",
           "[topk]") {
   Device& dev = test::device();
-  const uint64_t seed = test::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
+  VKPRIM_TEST_RNG(rng);
   for (DataType type : kTypes)
     for (SortOrder order : kOrders)
       for (uint32_t value_size : {0u, 4u}) {
@@ -274,9 +272,7 @@ TEST_CASE("topk of u32, i32 and f32 keys, both orders, keys and pairs, matches t
 
 TEST_CASE("topk takes the earliest inputs among equal keys: all keys equal, and many ties", "[topk][stable]") {
   Device& dev = test::device();
-  const uint64_t seed = test::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
+  VKPRIM_TEST_RNG(rng);
   for (SortOrder order : kOrders)
     for (uint32_t value_size : {0u, 4u}) {
       TopKRig<> rig(dev, topk_desc(DataType::u32, order, value_size, 20000, 1000));
@@ -290,9 +286,7 @@ TEST_CASE("topk takes the earliest inputs among equal keys: all keys equal, and 
 
 TEST_CASE("topk of 2^20 random keys with k = 65536 and k = 1024 matches the host", "[topk][large]") {
   Device& dev = test::device();
-  const uint64_t seed = test::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
+  VKPRIM_TEST_RNG(rng);
   const uint64_t n = uint64_t(1) << 20;
   for (DataType type : {DataType::u32, DataType::f32}) {
     TopKRig<> rig(dev, topk_desc(type, SortOrder::descending, 4, n, 65536));
@@ -304,9 +298,7 @@ TEST_CASE("topk of 2^20 random keys with k = 65536 and k = 1024 matches the host
 
 TEST_CASE("topk with unsorted output selects the same keys and values, in any order", "[topk][unsorted]") {
   Device& dev = test::device();
-  const uint64_t seed = test::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
+  VKPRIM_TEST_RNG(rng);
   for (DataType type : kTypes)
     for (uint32_t value_size : {0u, 4u}) {
       TopKRig<> rig(dev, topk_desc(type, SortOrder::ascending, value_size, 30000, 3000, false));
@@ -321,9 +313,7 @@ TEST_CASE("topk with unsorted output selects the same keys and values, in any or
 TEST_CASE("topk whose candidate list would pass one binding re-reads the input in every digit pass",
           "[topk][no_candidates]") {
   Device& dev = test::device();
-  const uint64_t seed = test::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
+  VKPRIM_TEST_RNG(rng);
   // 2^24 u32 keys: their candidate list (key and index, 128 MiB) passes lavapipe's 128 MiB binding.
   const uint64_t max_count = uint64_t(1) << 24;
   if (dev.context().capabilities().max_storage_buffer_range >= max_count * 8 + 4096) {
@@ -340,9 +330,7 @@ TEST_CASE("topk whose candidate list would pass one binding re-reads the input i
 TEST_CASE("topk_indirect reads the count and k on the GPU, clamps them to max_count and max_k, and writes "
           "nothing for 0", "[topk][indirect]") {
   Device& dev = test::device();
-  const uint64_t seed = test::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
+  VKPRIM_TEST_RNG(rng);
   for (DataType type : kTypes)
     for (uint32_t value_size : {0u, 4u}) {
       TopKRig<> rig(dev, topk_desc(type, SortOrder::descending, value_size, 6000, 500));
@@ -363,9 +351,7 @@ TEST_CASE("topk of u64, i64 and f64 keys, both orders, keys and pairs, matches t
     test::skip("64-bit keys need shaderInt64 (the sort of the selection)");
     return;
   }
-  const uint64_t seed = test::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
+  VKPRIM_TEST_RNG(rng);
   for (DataType type : {DataType::u64, DataType::i64, DataType::f64})
     for (SortOrder order : kOrders)
       for (uint32_t value_size : {0u, 4u}) {
@@ -446,9 +432,7 @@ std::vector<uint32_t> sample_defeating_keys(uint64_t n, std::mt19937_64& rng) {
 TEST_CASE("topk takes the sample path (one read of the input) on uniform keys of every type, keys and pairs, "
           "record and record_indirect", "[topk][sample_path]") {
   Device& dev = test::device();
-  const uint64_t seed = test::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
+  VKPRIM_TEST_RNG(rng);
   const uint64_t n = 100000;
   for (DataType type : kTypes)
     for (uint32_t value_size : {0u, 4u}) {
@@ -492,9 +476,7 @@ TEST_CASE("topk takes the sample path (one read of the input) on uniform keys of
 TEST_CASE("topk falls back to the digit passes when the sample misses: all keys equal, too few keys below the "
           "threshold, few distinct values, with the same results", "[topk][fallback]") {
   Device& dev = test::device();
-  const uint64_t seed = test::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
+  VKPRIM_TEST_RNG(rng);
   const uint64_t n = uint64_t(1) << 17;
   for (uint32_t value_size : {0u, 4u}) {
     TopKRig<> rig(dev, topk_desc(DataType::u32, SortOrder::ascending, value_size, n, 1000));
@@ -532,9 +514,7 @@ TEST_CASE("topk falls back to the digit passes when the sample misses: all keys 
 TEST_CASE("topk reads keys that start off a 16-byte boundary and end mid-vector (scalar head and tail), on both "
           "paths", "[topk][alignment]") {
   Device& dev = test::device();
-  const uint64_t seed = test::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
+  VKPRIM_TEST_RNG(rng);
   const uint64_t n = 50000;
   for (uint64_t offset : {1u, 2u, 3u}) {
     TopKRig<> rig(dev, topk_desc(DataType::f32, SortOrder::ascending, 4, n, 500));
