@@ -354,8 +354,9 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
   pass.groups = groups;
   static constexpr const char* kNames[] = {"sample", "count",  "select", "gather",
                                            "filter", "sieve", "refine", "threshold", "split"};
-  pass.label = std::string("vkprim topk/") + kNames[phase] +
-               (phase == kPhaseCount ? " " + std::to_string(digit) : "");
+  // Appended, not " " + to_string(): GCC 12 warns (-Wrestrict) on that concatenation, a false positive.
+  pass.label.append("vkprim topk/").append(kNames[phase]);
+  if (phase == kPhaseCount) pass.label.append(" ").append(std::to_string(digit));
   return pass;
 }
 
