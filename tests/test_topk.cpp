@@ -640,6 +640,14 @@ class SegmentedTopKRig {
   Buffer keys_, values_, offsets_, out_keys_, out_values_, scratch_;
 };
 
+// Power-law lengths (test::power_law_lengths), the last ones dropped until the layout with its gaps (at most 4
+// keys before each segment) fits `keys`.
+std::vector<uint64_t> lengths_within(size_t count, uint64_t largest, uint64_t keys, std::mt19937_64& rng) {
+  std::vector<uint64_t> lengths = test::power_law_lengths(count, largest, rng);
+  while (std::accumulate(lengths.begin(), lengths.end(), uint64_t(0)) + 4 * lengths.size() > keys) lengths.pop_back();
+  return lengths;
+}
+
 Layout uniform_layout(uint64_t segments, uint32_t length) {
   Layout l;
   for (uint64_t s = 0; s < segments; ++s) {
@@ -678,7 +686,7 @@ TEST_CASE("topk_segmented of power-law segments, shuffled with gaps and empty on
     for (uint32_t value_size : {0u, 4u}) {
       SegmentedTopKRig<> rig(dev, segmented_desc(type, SortOrder::descending, value_size, 20000, 400, 100));
       const std::vector<uint32_t> keys = random_keys(type, 20000, rng);
-      std::vector<uint64_t> lengths = test::power_law_lengths(300, 3000, rng);
+      std::vector<uint64_t> lengths = lengths_within(300, 3000, 20000 - 2500 - 8, rng);
       lengths.push_back(0);
       lengths.push_back(0);
       lengths.push_back(2500);  // a segment past the block tile: SegmentedSort's large passes
@@ -696,7 +704,7 @@ TEST_CASE("topk_segmented takes the earliest inputs among equal keys, first, in 
   for (SortOrder order : kOrders) {
     SegmentedTopKRig<> rig(dev, segmented_desc(DataType::u32, order, 4, 6000, 100, 64));
     const std::vector<uint32_t> same(6000 + kGuard, 42u);
-    const Layout l = test::lay_out(test::power_law_lengths(100, 1500, rng), Arrangement{true, true, false}, rng);
+    const Layout l = test::lay_out(lengths_within(100, 1500, 6000, rng), Arrangement{true, true, false}, rng);
     REQUIRE(l.elements <= 6000);
     CHECK(rig.check(same, l, 64));
     CHECK(rig.check(random_keys(DataType::u32, 6000, rng, true), l, 50));  // many ties
@@ -707,7 +715,7 @@ TEST_CASE("topk_segmented reads CSR offsets from one buffer (end = begin + 4 byt
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   SegmentedTopKRig<> rig(dev, segmented_desc(DataType::i32, SortOrder::ascending, 4, 8000, 200, 16));
-  const Layout l = test::lay_out(test::power_law_lengths(200, 100, rng), Arrangement{}, rng);
+  const Layout l = test::lay_out(lengths_within(200, 100, 8000, rng), Arrangement{}, rng);
   REQUIRE(l.elements <= 8000);
   CHECK(rig.check(random_keys(DataType::i32, 8000, rng), l, 16, true));
 }
@@ -723,7 +731,7 @@ TEST_CASE("topk_segmented of u64, i64 and f64 keys, both orders, keys and pairs,
     for (SortOrder order : kOrders)
       for (uint32_t value_size : {0u, 4u}) {
         SegmentedTopKRig<uint64_t> rig(dev, segmented_desc(type, order, value_size, 3000, 80, 24));
-        const Layout l = test::lay_out(test::power_law_lengths(80, 200, rng), Arrangement{true, true, false}, rng);
+        const Layout l = test::lay_out(lengths_within(80, 200, 3000, rng), Arrangement{true, true, false}, rng);
         REQUIRE(l.elements <= 3000);
         CHECK(rig.check(random_keys64(type, 3000, rng), l, 24));
         CHECK(rig.check(random_keys64(type, 3000, rng, true), l, 5));  // ties
@@ -738,7 +746,7 @@ TEST_CASE("topk_segmented refuses a plan without max_segments, too many segments
   const TopK single = make_topk(context, topk_desc(DataType::u32, SortOrder::ascending, 0, 1000, 10));
   const TopK plan = make_topk(context, segmented_desc(DataType::u32, SortOrder::ascending, 4, 1000, 8, 10));
   Buffer keys = test::make_buffer(dev, 4000), values = test::make_buffer(dev, 4000);
-  Buffer offsets = test::make_buffer(dev, 64), out = test::make_buffer(dev, 4096);
+  Buffer offsets = test::make_buffer(dev, 4096), out = test::make_buffer(dev, 4096);
   Buffer scratch = test::make_buffer(dev, plan.scratch_requirements().size);
   const BufferRange s = scratch.range(0, plan.scratch_requirements().size);
   const BufferRange begin = offsets.range(0, 32), end = offsets.range(32, 32);
@@ -763,7 +771,7 @@ TEST_CASE("topk_segmented refuses a plan without max_segments, too many segments
   test::check_refused(dev, out, call, "overlap",  // out_keys over the keys
                       record(plan, 8, 10, keys.range(), values.range(), begin, keys.range(0, 320), ok_values, s));
   test::check_refused(dev, out, call, "overlap",  // out_values over the offsets
-                      record(plan, 8, 10, keys.range(), values.range(), begin, ok_out, offsets.range(0, 32), s));
+                      record(plan, 8, 10, keys.range(), values.range(), begin, ok_out, offsets.range(0, 320), s));
   test::check_refused(dev, out, call, "begin_offsets",  // 8 segments need 32 bytes
                       record(plan, 8, 10, keys.range(), values.range(), offsets.range(0, 16), ok_out, ok_values, s));
   test::check_refused(dev, out, call, "values",  // pairs need values
