@@ -43,6 +43,7 @@ constexpr KernelName kSegmentsKernels[2] = {kernel_name("topk/segments"), kernel
 static_assert(kSegmentsKernels[0].push_bytes() == 64 && kSegmentsKernels[1].bindings() == 8);
 enum : uint32_t { kSegmentsCopy = 0, kSegmentsGather = 1 };  // segments.comp PHASE
 constexpr uint32_t kSegmentsPairs = 1;                        // SEGMENTS_PAIRS
+constexpr uint32_t kSegmentsIndirect = 2;                     // SEGMENTS_INDIRECT
 
 // PHASE (shaders/topk/select.comp).
 enum : uint32_t {
@@ -491,9 +492,10 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
 namespace detail {
 namespace {
 
-// record_segmented's ranges.
+// record_segmented's ranges (and record_segmented_indirect's count).
 struct SegmentedOperands {
   BufferRange keys, values, begin, end, out_keys, out_values, scratch;
+  const BufferRange* segment_count = nullptr;
 };
 
 // The keys record_segmented copies: the keys range's elements (VK_WHOLE_SIZE: max_count), at most max_count.
@@ -502,10 +504,11 @@ uint64_t segmented_keys(const TopKPlan& p, const BufferRange& keys) {
   return std::min<uint64_t>(p.desc.max_count, keys.size / p.key_bytes);
 }
 
-// Every check of record_segmented over n keys (at least one) and `segments` segments of k slots.
-Result<void> check_segmented(const TopKPlan& p, const SegmentedOperands& o, uint64_t n, uint64_t segments,
-                             uint32_t k) {
-  constexpr const char* call = "TopK::record_segmented";
+// Every check of record_segmented over n keys (at least one) and `segments` segments of k slots
+// (record_segmented_indirect: max_segments, and the count's word).
+Result<void> check_segmented(const TopKPlan& p, const char* name, const SegmentedOperands& o, uint64_t n,
+                             uint64_t segments, uint32_t k) {
+  const std::string call = std::string("TopK::") + name;
   if (!p.segmented)
     return make_error(Status::invalid_argument, call, ": the plan was created with max_segments 0 (no batched records)");
   if (segments > p.desc.max_segments)
@@ -524,8 +527,10 @@ Result<void> check_segmented(const TopKPlan& p, const SegmentedOperands& o, uint
                                  {"keys", o.keys, in * p.key_bytes, true},
                                  {"values", o.values, in * 4, pairs},
                                  {"begin_offsets", o.begin, segments * 4, true},
-                                 {"end_offsets", o.end, segments * 4, true}};
-  return check_ranges(p, "record_segmented", ranges);
+                                 {"end_offsets", o.end, segments * 4, true},
+                                 {"segment_count", o.segment_count ? *o.segment_count : BufferRange{}, 4,
+                                  o.segment_count != nullptr}};
+  return check_ranges(p, name, ranges);
 }
 
 // A pass of segments.comp: the copy of keys[0..n) (and values) to scratch, or the gather of each segment's
@@ -546,13 +551,17 @@ Pass segments_pass(const TopKPlan& p, uint32_t phase, const SegmentedOperands& o
   const ElementBinding out_values = pairs ? bind_elements(c, o.out_values, 0, slots, 4) : out;
   const uint64_t seg_groups = ceil_div(uint64_t(std::max(k, 1u)), p.wg);
   const uint64_t groups = phase == kSegmentsCopy ? ceil_div(n, p.wg) : segments * seg_groups;
+  // The gather reads no values: under record_segmented_indirect binding 1 holds the segment count instead.
+  const bool indirect = phase == kSegmentsGather && o.segment_count;
+  const ElementBinding values_or_count = indirect ? bind_elements(c, *o.segment_count, 0, 1, 4) : values;
+  const uint32_t flags = (pairs ? kSegmentsPairs : 0u) | (indirect ? kSegmentsIndirect : 0u);
   Pass pass;
   pass.kernel = p.segments_phases[phase];
-  pass.buffers = {keys.bound, values.bound, copy.bound, copy_values.bound, begin.bound, end.bound, out.bound,
+  pass.buffers = {keys.bound, values_or_count.bound, copy.bound, copy_values.bound, begin.bound, end.bound, out.bound,
                   out_values.bound};
   const std::array<uint32_t, 14> push = {uint32_t(n),      uint32_t(segments), k,
-                                         uint32_t(groups), uint32_t(seg_groups), pairs ? kSegmentsPairs : 0u,
-                                         keys.shift,       values.shift,       copy.shift,
+                                         uint32_t(groups), uint32_t(seg_groups), flags,
+                                         keys.shift,       values_or_count.shift,       copy.shift,
                                          copy_values.shift, begin.shift,       end.shift,
                                          out.shift,        out_values.shift};
   std::copy(push.begin(), push.end(), pass.push.begin());
@@ -562,9 +571,9 @@ Pass segments_pass(const TopKPlan& p, uint32_t phase, const SegmentedOperands& o
 }
 
 // The copy, the segmented sort of the copy (its scratch after the copy's keys and values), the gather.
+// segments: record_segmented_indirect's max_segments, the GPU's count clamped to it.
 Result<void> record_segmented_topk(const TopKPlan& p, VkCommandBuffer cmd, const SegmentedOperands& o, uint64_t n,
-                                   uint64_t segments, uint32_t k) {
-  constexpr const char* call = "record_segmented";
+                                   uint64_t segments, uint32_t k, const char* call) {
   ContextImpl& c = *p.context;
   const bool pairs = p.desc.value_size != 0;
   const std::vector<Pass> copy = {segments_pass(p, kSegmentsCopy, o, n, segments, k)};
@@ -574,8 +583,11 @@ Result<void> record_segmented_topk(const TopKPlan& p, VkCommandBuffer cmd, const
   const BufferRange copy_values = pairs ? sub_range(o.scratch, p.copy_values_offset, n * 4) : BufferRange{};
   const BufferRange sort_scratch =
       sub_range(o.scratch, p.segmented_sort_offset, p.segmented->scratch_requirements().size);
-  if (auto ok = p.segmented->record(cmd, copy_keys, copy_values, o.begin, o.end, segments, sort_scratch); !ok)
-    return with_context(ok, "TopK", call);
+  const Result<void> sorted =
+      o.segment_count
+          ? p.segmented->record_indirect(cmd, copy_keys, copy_values, o.begin, o.end, *o.segment_count, sort_scratch)
+          : p.segmented->record(cmd, copy_keys, copy_values, o.begin, o.end, segments, sort_scratch);
+  if (!sorted) return with_context(sorted, "TopK", call);
   compute_to_compute_barrier(c, cmd);
   const std::vector<Pass> gather = {segments_pass(p, kSegmentsGather, o, n, segments, k)};
   return record_passes(c, *p.descriptors, cmd, gather, "TopK", call);
@@ -591,9 +603,25 @@ Result<void> TopK::record_segmented(VkCommandBuffer cmd, const BufferRange& keys
   const detail::TopKPlan& p = *plan_;
   const detail::SegmentedOperands o{keys, values, begin_offsets, end_offsets, out_keys, out_values, scratch};
   const uint64_t n = detail::segmented_keys(p, keys);
-  if (auto ok = detail::check_segmented(p, o, n, segments, k); !ok) return ok;
+  if (auto ok = detail::check_segmented(p, "record_segmented", o, n, segments, k); !ok) return ok;
   if (segments == 0 || k == 0 || n == 0) return {};
-  return detail::record_segmented_topk(p, cmd, o, n, segments, k);
+  return detail::record_segmented_topk(p, cmd, o, n, segments, k, "record_segmented");
+}
+
+Result<void> TopK::record_segmented_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                                             const BufferRange& begin_offsets, const BufferRange& end_offsets,
+                                             const BufferRange& segment_count, uint32_t k,
+                                             const BufferRange& out_keys, const BufferRange& out_values,
+                                             const BufferRange& scratch) const {
+  const detail::TopKPlan& p = *plan_;
+  if (auto ok = detail::check_count_buffer(segment_count, "TopK::record_segmented_indirect"); !ok) return ok;
+  const detail::SegmentedOperands o{keys, values, begin_offsets, end_offsets, out_keys, out_values, scratch,
+                                    &segment_count};
+  const uint64_t n = detail::segmented_keys(p, keys);
+  const uint64_t segments = p.desc.max_segments;
+  if (auto ok = detail::check_segmented(p, "record_segmented_indirect", o, n, segments, k); !ok) return ok;
+  if (k == 0) return {};
+  return detail::record_segmented_topk(p, cmd, o, n, segments, k, "record_segmented_indirect");
 }
 
 Result<void> TopK::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values, uint64_t count,

@@ -561,17 +561,23 @@ class SegmentedTopKRig {
         offsets_(test::make_buffer(dev, (2 * d.max_segments + 1) * 4)),
         out_keys_(test::make_buffer(dev, (d.max_segments * d.max_k + kGuard) * sizeof(K))),
         out_values_(test::make_buffer(dev, (d.max_segments * d.max_k + kGuard) * 4)),
-        scratch_(test::make_buffer(dev, plan_.scratch_requirements().size)) {}
+        scratch_(test::make_buffer(dev, plan_.scratch_requirements().size)),
+        count_(test::make_buffer(dev, 16)) {}
 
   // Runs the plan on keys[0..max_count) over the layout's segments with `k` (values: i * 7 + 1, so a value
   // names its input), and checks every segment's slots against the host. csr: the layout is end to end and the
-  // offsets one array, end = begin + 4 bytes.
-  bool check(const std::vector<K>& keys, const Layout& l, uint32_t k, bool csr = false) {
+  // offsets one array, end = begin + 4 bytes. gpu_count >= 0: through record_segmented_indirect with that count
+  // (word 2 of a buffer), clamped to max_segments; the layout holds at least the clamped count.
+  bool check(const std::vector<K>& keys, const Layout& l, uint32_t k, bool csr = false, int64_t gpu_count = -1) {
     const TopKDesc& d = plan_.desc();
-    const bool pairs = d.value_size != 0;
-    const uint64_t segments = l.size(), n = d.max_count;
+    const bool pairs = d.value_size != 0, gpu = gpu_count >= 0;
+    const uint64_t segments = gpu ? std::min<uint64_t>(uint64_t(gpu_count), d.max_segments) : l.size();
+    const uint64_t n = d.max_count;
+    const uint64_t bound = gpu ? d.max_segments : segments;  // the segments the ranges hold
     INFO(to_string(d.key_type) << " " << to_string(d.order) << (pairs ? " pairs" : " keys") << ", " << segments
-                               << " segments, k " << k << (csr ? ", CSR offsets" : ""));
+                               << " segments, k " << k << (csr ? ", CSR offsets" : "")
+                               << (gpu ? ", the count " + std::to_string(gpu_count) + " from the GPU" : ""));
+    REQUIRE(l.size() >= segments);
     REQUIRE(keys.size() >= n);
     std::vector<uint32_t> values(n);
     for (uint64_t i = 0; i < n; ++i) values[i] = uint32_t(i * 7 + 1);
@@ -582,21 +588,27 @@ class SegmentedTopKRig {
       offsets = l.begin;
       offsets.push_back(segments ? l.end.back() : 0u);
     } else {
-      offsets = l.begin;
-      offsets.insert(offsets.end(), l.end.begin(), l.end.end());
+      offsets.assign(2 * bound, 0u);
+      std::copy(l.begin.begin(), l.begin.begin() + bound, offsets.begin());
+      std::copy(l.end.begin(), l.end.begin() + bound, offsets.begin() + bound);
     }
     test::upload(dev_, offsets_, offsets);
+    test::upload(dev_, count_, std::vector<uint32_t>{0u, 0u, uint32_t(gpu_count), 0u});
     test::poison(dev_, out_keys_);
     test::poison(dev_, out_values_);
-    const uint64_t slots = std::max<uint64_t>(segments * k, 1);
-    const BufferRange begin = offsets_.range(0, std::max<uint64_t>(segments, 1) * 4);
-    const BufferRange end = offsets_.range(csr ? 4 : segments * 4, std::max<uint64_t>(segments, 1) * 4);
+    const uint64_t slots = std::max<uint64_t>(bound * k, 1);
+    const BufferRange begin = offsets_.range(0, std::max<uint64_t>(bound, 1) * 4);
+    const BufferRange end = offsets_.range(csr ? 4 : bound * 4, std::max<uint64_t>(bound, 1) * 4);
+    const BufferRange values_range = pairs ? values_.range() : BufferRange{};
+    const BufferRange out_keys = out_keys_.range(0, slots * sizeof(K));
+    const BufferRange out_values = pairs ? out_values_.range(0, slots * 4) : BufferRange{};
+    const BufferRange scratch = scratch_.range(0, plan_.scratch_requirements().size);
     Result<void> recorded;
     auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
-      recorded = plan_.record_segmented(cmd, keys_.range(), pairs ? values_.range() : BufferRange{}, begin, end,
-                                        segments, k, out_keys_.range(0, slots * sizeof(K)),
-                                        pairs ? out_values_.range(0, slots * 4) : BufferRange{},
-                                        scratch_.range(0, plan_.scratch_requirements().size));
+      recorded = gpu ? plan_.record_segmented_indirect(cmd, keys_.range(), values_range, begin, end, count_.range(8, 4), k,
+                                                       out_keys, out_values, scratch)
+                     : plan_.record_segmented(cmd, keys_.range(), values_range, begin, end, segments, k, out_keys,
+                                              out_values, scratch);
     });
     INFO("record: " << recorded.message() << " submit: " << submitted.message());
     REQUIRE(recorded.ok());
@@ -637,7 +649,7 @@ class SegmentedTopKRig {
  private:
   Device& dev_;
   TopK plan_;
-  Buffer keys_, values_, offsets_, out_keys_, out_values_, scratch_;
+  Buffer keys_, values_, offsets_, out_keys_, out_values_, scratch_, count_;
 };
 
 // Power-law lengths (test::power_law_lengths), the last ones dropped until the layout with its gaps (at most 4
@@ -718,6 +730,21 @@ TEST_CASE("topk_segmented reads CSR offsets from one buffer (end = begin + 4 byt
   const Layout l = test::lay_out(lengths_within(200, 100, 8000, rng), Arrangement{}, rng);
   REQUIRE(l.elements <= 8000);
   CHECK(rig.check(random_keys(DataType::i32, 8000, rng), l, 16, true));
+}
+
+TEST_CASE("topk_segmented_indirect reads the segment count on the GPU and clamps it to max_segments",
+          "[topk][segmented][indirect]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  for (uint32_t value_size : {0u, 4u}) {
+    SegmentedTopKRig<> rig(dev, segmented_desc(DataType::f32, SortOrder::ascending, value_size, 10000, 120, 40));
+    const std::vector<uint32_t> keys = random_keys(DataType::f32, 10000, rng);
+    const Layout l = test::lay_out(lengths_within(120, 400, 10000, rng), Arrangement{true, true, false}, rng);
+    REQUIRE(l.size() == 120);
+    CHECK(rig.check(keys, l, 40, false, 57));    // fewer than max_segments: the rest untouched
+    CHECK(rig.check(keys, l, 3, false, 5000));   // clamped to max_segments
+    CHECK(rig.check(keys, l, 40, false, 0));     // none
+  }
 }
 
 TEST_CASE("topk_segmented of u64, i64 and f64 keys, both orders, keys and pairs, matches the host", "[topk][segmented][key64]") {

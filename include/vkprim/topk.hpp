@@ -147,6 +147,17 @@ class TopK {
                                 uint32_t k, const BufferRange& out_keys, const BufferRange& out_values,
                                 const BufferRange& scratch) const;
 
+  // As record_segmented, with the segment count read on the GPU: a u32 at segment_count (usage STORAGE_BUFFER,
+  // offset a multiple of 4, written before the record like the offsets), clamped to max_segments. begin_offsets
+  // and end_offsets hold max_segments u32 (only the counted ones are read); out_keys and out_values hold
+  // max_segments * k elements (only the counted segments' slots are written). The segmented sort goes through
+  // SegmentedSort::record_indirect and the gather's grid covers max_segments segments, so the dispatches do not
+  // depend on the count. The count must not overlap the outputs or scratch. k = 0 records nothing.
+  Result<void> record_segmented_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                                         const BufferRange& begin_offsets, const BufferRange& end_offsets,
+                                         const BufferRange& segment_count, uint32_t k, const BufferRange& out_keys,
+                                         const BufferRange& out_values, const BufferRange& scratch) const;
+
   // Without push descriptors (ContextOptions): returns the descriptor sets every record so far wrote to the
   // plan's pools (and its sorts'). Call it once no pending command buffer holds a record of this plan.
   void release_descriptor_sets() const;

@@ -7,7 +7,8 @@
 //           the caller's offsets address the copy as they address the input (gaps copied too);
 //   gather  ceil(k / WG_SIZE) workgroups per segment, an invocation per slot i < k: slot i of segment s, where
 //           i < min(k, end - begin), gets the copy's element begin + i (offsets clamped to count); the other
-//           slots are not written.
+//           slots are not written. SEGMENTS_INDIRECT (record_segmented_indirect): the segments are the u32 at
+//           binding 1 (which the gather reads no values from), clamped to pc.segments (max_segments).
 // Specialization: WG_SIZE, PHASE. Defines: VKPRIM_KEY64 (64-bit keys).
 #extension GL_GOOGLE_include_directive : require
 
@@ -35,6 +36,7 @@ layout(push_constant) uniform SegmentsConstants {
   uint pad0, pad1;
 } pc;
 #define SEGMENTS_PAIRS 1u
+#define SEGMENTS_INDIRECT 2u
 
 #if defined(VKPRIM_KEY64)
 #define KEY_T uvec2  // moved as bits
@@ -44,6 +46,7 @@ layout(push_constant) uniform SegmentsConstants {
 
 layout(set = 0, binding = 0, std430) readonly buffer Keys { KEY_T keys[]; };
 layout(set = 0, binding = 1, std430) readonly buffer Values { uint values[]; };
+layout(set = 0, binding = 1, std430) readonly buffer SegmentCount { uint segment_count[]; };  // gather, indirect
 layout(set = 0, binding = 2, std430) buffer CopyKeys { KEY_T copy_keys[]; };
 layout(set = 0, binding = 3, std430) buffer CopyValues { uint copy_values[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Begin { uint begin_offsets[]; };
@@ -64,7 +67,9 @@ void gather_segments() {
   if (group >= pc.groups) return;
   const uint s = group / pc.seg_groups;
   const uint i = (group % pc.seg_groups) * WG_SIZE + gl_LocalInvocationIndex;
-  if (s >= pc.segments || i >= pc.k) return;
+  const uint segments = (pc.flags & SEGMENTS_INDIRECT) != 0u ? min(segment_count[pc.values_shift], pc.segments)
+                                                             : pc.segments;
+  if (s >= segments || i >= pc.k) return;
   const uint begin = min(begin_offsets[pc.begin_shift + s], pc.count);
   const uint end = min(end_offsets[pc.end_shift + s], pc.count);
   if (end <= begin || i >= end - begin) return;
