@@ -41,7 +41,7 @@ static_assert(kSelectKernel64.push_bytes() == 64 && kSelectKernel64.bindings() =
 // record_segmented's copy and gather (shaders/topk/segments.comp), by key width.
 constexpr KernelName kSegmentsKernels[2] = {kernel_name("topk/segments"), kernel_name("topk/segments_k64")};
 static_assert(kSegmentsKernels[0].push_bytes() == 64 && kSegmentsKernels[1].bindings() == 8);
-enum : uint32_t { kSegmentsCopy = 0, kSegmentsGather = 1 };  // segments.comp PHASE
+enum : uint32_t { kSegmentsCopy = 0, kSegmentsGather = 1, kSegmentsPhases = 2 };  // segments.comp PHASE
 constexpr uint32_t kSegmentsPairs = 1;                        // SEGMENTS_PAIRS
 constexpr uint32_t kSegmentsIndirect = 2;                     // SEGMENTS_INDIRECT
 
@@ -131,7 +131,7 @@ struct TopKPlan {
   // record_segmented (desc.max_segments > 0): the copy and gather kernels, the SegmentedSort of the copy, and
   // their scratch (the copy's keys and values, the sort's scratch) from offset 0, beside the layout above.
   std::optional<SegmentedSort> segmented;
-  std::array<const Kernel*, 2> segments_phases{};
+  std::array<const Kernel*, kSegmentsPhases> segments_phases{};
   VkDeviceSize copy_values_offset = 0, segmented_sort_offset = 0;
   std::unique_ptr<DescriptorSets> descriptors;
 
@@ -168,19 +168,35 @@ uint32_t key_flags_for(const TopKDesc& d) {
          (d.order == SortOrder::descending ? kKeyDescending : 0u);
 }
 
-Result<void> build_topk_kernels(ContextImpl& c, TopKPlan& p) {
-  for (uint32_t phase = 0; phase < p.phases.size(); ++phase) {
-    KernelDesc kd{p.key_bytes == 8 ? kSelectKernel64 : kSelectKernel};
+// Every phase of `name` (select.comp, or segments.comp with key_flags 0) into `slots`.
+template <size_t N>
+Result<void> build_phases(ContextImpl& c, const TopKPlan& p, KernelName name, uint32_t key_flags,
+                          std::array<const Kernel*, N>& slots) {
+  for (uint32_t phase = 0; phase < N; ++phase) {
+    KernelDesc kd{name};
     kd.plan = "TopK";
     kd.group = &kShaderGroup_topk;
     kd.variant = "default";
     kd.workgroup_size = p.wg;
-    kd.spec.key_flags = p.key_flags;
+    kd.spec.key_flags = key_flags;
     kd.spec.phase = phase;
     auto kernel = get_kernel(c, kd);
     if (!kernel) return std::move(kernel).error();
-    p.phases[phase] = kernel.value();
+    slots[phase] = kernel.value();
   }
+  return {};
+}
+
+Result<void> build_topk_kernels(ContextImpl& c, TopKPlan& p) {
+  return build_phases(c, p, p.key_bytes == 8 ? kSelectKernel64 : kSelectKernel, p.key_flags, p.phases);
+}
+
+// A plan TopK records through (RadixSort, SegmentedSort) into `slot`; its error as TopK::create's.
+template <class Plan, class Desc>
+Result<void> emplace_plan(Context& context, const Desc& desc, std::optional<Plan>& slot) {
+  auto plan = Plan::create(context, desc);
+  if (!plan) return with_context(Result<void>(std::move(plan).error()), "TopK", "create");
+  slot.emplace(std::move(plan).value());
   return {};
 }
 
@@ -192,18 +208,13 @@ Result<void> build_topk_sorts(Context& context, TopKPlan& p) {
   by_key.order = p.desc.order;
   by_key.value_size = p.desc.value_size;
   by_key.max_count = p.desc.max_k;
-  auto key_sort = RadixSort::create(context, by_key);
-  if (!key_sort) return with_context(Result<void>(std::move(key_sort).error()), "TopK", "create");
-  p.by_key.emplace(std::move(key_sort).value());
+  if (auto ok = emplace_plan(context, by_key, p.by_key); !ok) return ok;
   if (p.desc.value_size == 0) return {};
   SortDesc by_index;
   by_index.key_type = DataType::u32;
   by_index.value_size = size_of(p.desc.key_type);  // the keys ride along as the values
   by_index.max_count = p.desc.max_k;
-  auto index_sort = RadixSort::create(context, by_index);
-  if (!index_sort) return with_context(Result<void>(std::move(index_sort).error()), "TopK", "create");
-  p.by_index.emplace(std::move(index_sort).value());
-  return {};
+  return emplace_plan(context, by_index, p.by_index);
 }
 
 // C of kSample's table: the room of each of the sample path's lists.
@@ -244,27 +255,15 @@ void lay_out_scratch(ContextImpl& c, TopKPlan& p) {
 // the sort's scratch; scratch_bytes grows to cover it.
 Result<void> build_topk_segmented(Context& context, TopKPlan& p) {
   if (p.desc.max_segments == 0) return {};
-  ContextImpl& c = context.impl();
-  for (uint32_t phase : {kSegmentsCopy, kSegmentsGather}) {
-    KernelDesc kd{kSegmentsKernels[p.key_bytes == 8 ? 1 : 0]};
-    kd.plan = "TopK";
-    kd.group = &kShaderGroup_topk;
-    kd.variant = "default";
-    kd.workgroup_size = p.wg;
-    kd.spec.phase = phase;
-    auto kernel = get_kernel(c, kd);
-    if (!kernel) return std::move(kernel).error();
-    p.segments_phases[phase] = kernel.value();
-  }
+  if (auto ok = build_phases(context.impl(), p, kSegmentsKernels[p.key_bytes == 8 ? 1 : 0], 0, p.segments_phases); !ok)
+    return ok;
   SegmentedSortDesc sd;
   sd.key_type = p.desc.key_type;
   sd.value_size = p.desc.value_size;
   sd.order = p.desc.order;
   sd.max_count = p.desc.max_count;
   sd.max_segments = p.desc.max_segments;
-  auto sort = SegmentedSort::create(context, sd);
-  if (!sort) return with_context(Result<void>(std::move(sort).error()), "TopK", "create");
-  p.segmented.emplace(std::move(sort).value());
+  if (auto ok = emplace_plan(context, sd, p.segmented); !ok) return ok;
   const ScratchRequirements need = p.segmented->scratch_requirements();
   p.scratch_align = std::max(p.scratch_align, need.alignment);
   p.copy_values_offset = align_up(p.desc.max_count * p.key_bytes, p.scratch_align);
