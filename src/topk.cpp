@@ -10,6 +10,9 @@
 // workgroup chooses the bucket; index digits above max_count's highest bit get none), those after the bucket is
 // decided returning at once, with the filter to the candidate list after the first (counting the second: no
 // pass of its own), and select; then the sorts and the gather.
+// record_segmented (the top k of each segment), a first version that sorts: shaders/topk/segments.comp copies
+// the keys and values to scratch, the plan's SegmentedSort sorts each segment of the copy stably, and the same
+// kernel's gather writes each segment's first min(k, length).
 #include "vkprim/topk.hpp"
 
 #include "vkprim/segmented_sort.hpp"

@@ -71,7 +71,8 @@ class TopK {
 
   // invalid_argument: key_type u8 / u16 or unknown, value_size not 0 or 4, an unknown order, max_count 0 or
   // past 2^32-1, max_k outside 1..65536. unsupported: max_count keys past one storage-buffer binding; 64-bit
-  // keys without shaderInt64.
+  // keys without shaderInt64. With max_segments, SegmentedSort::create's errors too (max_count 2^30 or more:
+  // invalid_argument; offsets or lists past one binding: unsupported), their message after "TopK::create: ".
   static Result<TopK> create(Context& context, const TopKDesc& desc);
   TopK(TopK&&) noexcept;
   TopK& operator=(TopK&&) noexcept;
