@@ -807,6 +807,21 @@ TEST_CASE("topk_segmented refuses a plan without max_segments, too many segments
                       record(plan, 8, 10, keys.range(), values.range(), begin, ok_out, ok_values, {}));
   test::check_refused(dev, out, call, "keys",  // misaligned
                       record(plan, 8, 10, keys.range(2, 400), values.range(), begin, ok_out, ok_values, s));
+  // record_segmented_indirect: the count's range, and the offsets and outputs for max_segments.
+  const char* indirect = "TopK::record_segmented_indirect";
+  auto gpu = [&](BufferRange count, BufferRange b, BufferRange ok) {
+    return [&plan, count, b, ok, ok_values, end, &keys, &values, s](VkCommandBuffer cmd) {
+      return plan.record_segmented_indirect(cmd, keys.range(), values.range(), b, end, count, 10, ok, ok_values, s);
+    };
+  };
+  test::check_refused(dev, out, indirect, "count", gpu({}, begin, ok_out));                      // no count
+  test::check_refused(dev, out, indirect, "", gpu(offsets.range(2, 4), begin, ok_out));          // misaligned
+  test::check_refused(dev, out, indirect, "overlap", gpu(out.range(0, 4), begin, ok_out));       // count in out
+  test::check_refused(dev, out, indirect, "begin_offsets", gpu(offsets.range(60, 4), offsets.range(0, 28), ok_out));
+  test::check_refused(dev, out, indirect, "out_keys", gpu(offsets.range(60, 4), begin, out.range(0, 160)));
+  test::check_refused(dev, out, indirect, "max_segments 0", [&](VkCommandBuffer cmd) {
+    return single.record_segmented_indirect(cmd, keys.range(), {}, begin, end, offsets.range(60, 4), 1, ok_out, {}, s);
+  });
   // segments 0 and k 0 record nothing.
   test::poison(dev, out);
   CHECK(test::recorded_result(dev, record(plan, 0, 10, keys.range(), values.range(), begin, ok_out, ok_values, s)).ok());
