@@ -828,3 +828,31 @@ TEST_CASE("topk_segmented refuses a plan without max_segments, too many segments
   CHECK(test::recorded_result(dev, record(plan, 8, 0, keys.range(), values.range(), begin, ok_out, ok_values, s)).ok());
   CHECK(test::still_poisoned(dev, out));
 }
+
+TEST_CASE("topk_segmented copies only the keys range and clamps offsets past it", "[topk][segmented]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const TopK plan = make_topk(dev.context(), segmented_desc(DataType::u32, SortOrder::ascending, 0, 1000, 3, 8));
+  const std::vector<uint32_t> keys = random_keys(DataType::u32, 1000, rng);
+  Buffer keys_buffer = test::make_buffer(dev, 1000 * 4), offsets = test::make_buffer(dev, 24);
+  Buffer out = test::make_buffer(dev, 3 * 8 * 4), scratch = test::make_buffer(dev, plan.scratch_requirements().size);
+  test::upload(dev, keys_buffer, std::vector<uint32_t>(keys.begin(), keys.begin() + 1000));
+  // [0, 100), [550, 700) read as [550, 600), [650, 800) as empty: the keys range holds 600.
+  test::upload(dev, offsets, std::vector<uint32_t>{0, 550, 650, 100, 700, 800});
+  test::poison(dev, out);
+  const Result<void> r = test::recorded_result(dev, [&](VkCommandBuffer cmd) {
+    return plan.record_segmented(cmd, keys_buffer.range(0, 600 * 4), {}, offsets.range(0, 12), offsets.range(12, 12),
+                                 3, 8, out.range(), {}, scratch.range());
+  });
+  INFO("record: " << r.message());
+  REQUIRE(r.ok());
+  const auto got = test::download<uint32_t>(dev, out, 24);
+  const uint32_t from[] = {0, 550}, to[] = {100, 600};
+  for (int s = 0; s < 2; ++s) {
+    std::vector<uint32_t> expected(keys.begin() + from[s], keys.begin() + to[s]);
+    std::sort(expected.begin(), expected.end());
+    CHECK(std::vector<uint32_t>(got.begin() + s * 8, got.begin() + s * 8 + 8) ==
+          std::vector<uint32_t>(expected.begin(), expected.begin() + 8));
+  }
+  CHECK(std::all_of(got.begin() + 16, got.end(), [](uint32_t w) { return w == test::kPoison; }));
+}
