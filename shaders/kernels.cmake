@@ -215,3 +215,8 @@ vkprim_add_kernel(histogram/zero histogram/zero.comp BINDINGS 1 PUSH_BYTES 8 SPE
 set(topk topk/select.comp BINDINGS 8 PUSH_BYTES 64 SPEC WG_SIZE ITEMS KEY_FLAGS PHASE)
 vkprim_add_kernel(topk/select ${topk})
 vkprim_add_kernel(topk/select_k64 ${topk} DEFINES VKPRIM_KEY64=1)
+# TopK::record_segmented: the copy of the keys (and values) to scratch and the gather of each sorted segment's
+# first k (topk/segments.comp, PHASE); SegmentedSort sorts between them.
+set(topk_segments topk/segments.comp BINDINGS 8 PUSH_BYTES 64 SPEC WG_SIZE ITEMS PHASE)
+vkprim_add_kernel(topk/segments ${topk_segments})
+vkprim_add_kernel(topk/segments_k64 ${topk_segments} DEFINES VKPRIM_KEY64=1)

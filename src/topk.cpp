@@ -10,7 +10,12 @@
 // workgroup chooses the bucket; index digits above max_count's highest bit get none), those after the bucket is
 // decided returning at once, with the filter to the candidate list after the first (counting the second: no
 // pass of its own), and select; then the sorts and the gather.
+// record_segmented (the top k of each segment), a first version that sorts: shaders/topk/segments.comp copies
+// the keys and values to scratch, the plan's SegmentedSort sorts each segment of the copy stably, and the same
+// kernel's gather writes each segment's first min(k, length).
 #include "vkprim/topk.hpp"
+
+#include "vkprim/segmented_sort.hpp"
 
 #include <algorithm>
 #include <array>
@@ -36,6 +41,12 @@ constexpr KernelName kSelectKernel = kernel_name("topk/select");
 constexpr KernelName kSelectKernel64 = kernel_name("topk/select_k64");
 static_assert(kSelectKernel.push_bytes() == 64 && kSelectKernel.bindings() == 8);
 static_assert(kSelectKernel64.push_bytes() == 64 && kSelectKernel64.bindings() == 8);
+// record_segmented's copy and gather (shaders/topk/segments.comp), by key width.
+constexpr KernelName kSegmentsKernels[2] = {kernel_name("topk/segments"), kernel_name("topk/segments_k64")};
+static_assert(kSegmentsKernels[0].push_bytes() == 64 && kSegmentsKernels[1].bindings() == 8);
+enum : uint32_t { kSegmentsCopy = 0, kSegmentsGather = 1, kSegmentsPhases = 2 };  // segments.comp PHASE
+constexpr uint32_t kSegmentsPairs = 1;                        // SEGMENTS_PAIRS
+constexpr uint32_t kSegmentsIndirect = 2;                     // SEGMENTS_INDIRECT
 
 // PHASE (shaders/topk/select.comp).
 enum : uint32_t {
@@ -120,6 +131,11 @@ struct TopKPlan {
   // they dispatch, so that the barriers between those passes need not cover indirect reads), the sorts' scratch.
   VkDeviceSize index_offset = 0, args_offset = 0, sort_offset = 0, sort_bytes = 0, scratch_bytes = 0,
                scratch_align = 16;
+  // record_segmented (desc.max_segments > 0): the copy and gather kernels, the SegmentedSort of the copy, and
+  // their scratch (the copy's keys and values, the sort's scratch) from offset 0, beside the layout above.
+  std::optional<SegmentedSort> segmented;
+  std::array<const Kernel*, kSegmentsPhases> segments_phases{};
+  VkDeviceSize copy_values_offset = 0, segmented_sort_offset = 0;
   std::unique_ptr<DescriptorSets> descriptors;
 
   // The split's grid over a list of up to `capacity` entries (select.comp SPLIT_ITEMS per invocation).
@@ -155,19 +171,35 @@ uint32_t key_flags_for(const TopKDesc& d) {
          (d.order == SortOrder::descending ? kKeyDescending : 0u);
 }
 
-Result<void> build_topk_kernels(ContextImpl& c, TopKPlan& p) {
-  for (uint32_t phase = 0; phase < p.phases.size(); ++phase) {
-    KernelDesc kd{p.key_bytes == 8 ? kSelectKernel64 : kSelectKernel};
+// Every phase of `name` (select.comp, or segments.comp with key_flags 0) into `slots`.
+template <size_t N>
+Result<void> build_phases(ContextImpl& c, const TopKPlan& p, KernelName name, uint32_t key_flags,
+                          std::array<const Kernel*, N>& slots) {
+  for (uint32_t phase = 0; phase < N; ++phase) {
+    KernelDesc kd{name};
     kd.plan = "TopK";
     kd.group = &kShaderGroup_topk;
     kd.variant = "default";
     kd.workgroup_size = p.wg;
-    kd.spec.key_flags = p.key_flags;
+    kd.spec.key_flags = key_flags;
     kd.spec.phase = phase;
     auto kernel = get_kernel(c, kd);
     if (!kernel) return std::move(kernel).error();
-    p.phases[phase] = kernel.value();
+    slots[phase] = kernel.value();
   }
+  return {};
+}
+
+Result<void> build_topk_kernels(ContextImpl& c, TopKPlan& p) {
+  return build_phases(c, p, p.key_bytes == 8 ? kSelectKernel64 : kSelectKernel, p.key_flags, p.phases);
+}
+
+// A plan TopK records through (RadixSort, SegmentedSort) into `slot`; its error as TopK::create's.
+template <class Plan, class Desc>
+Result<void> emplace_plan(Context& context, const Desc& desc, std::optional<Plan>& slot) {
+  auto plan = Plan::create(context, desc);
+  if (!plan) return with_context(Result<void>(std::move(plan).error()), "TopK", "create");
+  slot.emplace(std::move(plan).value());
   return {};
 }
 
@@ -179,18 +211,13 @@ Result<void> build_topk_sorts(Context& context, TopKPlan& p) {
   by_key.order = p.desc.order;
   by_key.value_size = p.desc.value_size;
   by_key.max_count = p.desc.max_k;
-  auto key_sort = RadixSort::create(context, by_key);
-  if (!key_sort) return with_context(Result<void>(std::move(key_sort).error()), "TopK", "create");
-  p.by_key.emplace(std::move(key_sort).value());
+  if (auto ok = emplace_plan(context, by_key, p.by_key); !ok) return ok;
   if (p.desc.value_size == 0) return {};
   SortDesc by_index;
   by_index.key_type = DataType::u32;
   by_index.value_size = size_of(p.desc.key_type);  // the keys ride along as the values
   by_index.max_count = p.desc.max_k;
-  auto index_sort = RadixSort::create(context, by_index);
-  if (!index_sort) return with_context(Result<void>(std::move(index_sort).error()), "TopK", "create");
-  p.by_index.emplace(std::move(index_sort).value());
-  return {};
+  return emplace_plan(context, by_index, p.by_index);
 }
 
 // C of kSample's table: the room of each of the sample path's lists.
@@ -227,6 +254,27 @@ void lay_out_scratch(ContextImpl& c, TopKPlan& p) {
   p.scratch_bytes = p.sort_offset + std::max<VkDeviceSize>(sort.size, 16);
 }
 
+// record_segmented's kernels and SegmentedSort plan, and its scratch: the copy of max_count keys (and values) and
+// the sort's scratch; scratch_bytes grows to cover it.
+Result<void> build_topk_segmented(Context& context, TopKPlan& p) {
+  if (p.desc.max_segments == 0) return {};
+  if (auto ok = build_phases(context.impl(), p, kSegmentsKernels[p.key_bytes == 8 ? 1 : 0], 0, p.segments_phases); !ok)
+    return ok;
+  SegmentedSortDesc sd;
+  sd.key_type = p.desc.key_type;
+  sd.value_size = p.desc.value_size;
+  sd.order = p.desc.order;
+  sd.max_count = p.desc.max_count;
+  sd.max_segments = p.desc.max_segments;
+  if (auto ok = emplace_plan(context, sd, p.segmented); !ok) return ok;
+  const ScratchRequirements need = p.segmented->scratch_requirements();
+  p.scratch_align = std::max(p.scratch_align, need.alignment);
+  p.copy_values_offset = align_up(p.desc.max_count * p.key_bytes, p.scratch_align);
+  p.segmented_sort_offset = align_up(p.copy_values_offset + p.desc.max_count * p.desc.value_size, p.scratch_align);
+  p.scratch_bytes = std::max(p.scratch_bytes, p.segmented_sort_offset + need.size);
+  return {};
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -261,6 +309,7 @@ Result<TopK> TopK::create(Context& context, const TopKDesc& desc) {
   if (auto ok = detail::build_topk_kernels(c, *plan); !ok) return ok.error();
   if (auto ok = detail::build_topk_sorts(context, *plan); !ok) return ok.error();
   detail::lay_out_scratch(c, *plan);
+  if (auto ok = detail::build_topk_segmented(context, *plan); !ok) return ok.error();
   plan->descriptors = std::make_unique<detail::DescriptorSets>(c, c.options.descriptor_sets_per_pool);
   return TopK(std::move(plan));
 }
@@ -274,6 +323,7 @@ void TopK::release_descriptor_sets() const {
   plan_->descriptors->release();
   if (plan_->by_key) plan_->by_key->release_descriptor_sets();
   if (plan_->by_index) plan_->by_index->release_descriptor_sets();
+  if (plan_->segmented) plan_->segmented->release_descriptor_sets();
 }
 
 namespace detail {
@@ -289,34 +339,45 @@ BufferRange sub_range(const BufferRange& r, VkDeviceSize offset, VkDeviceSize by
   return {r.buffer, r.offset + offset, bytes};
 }
 
-// Every buffer check of record (n input keys, m selected) and record_indirect (max_count, max_k).
-Result<void> check_operands(const TopKPlan& p, const char* call, const Operands& o, uint64_t n, uint64_t m) {
-  const bool pairs = p.desc.value_size != 0;
-  const struct {
-    const char* what;
-    BufferRange range;
-    VkDeviceSize bytes;
-    bool required;
-  } ranges[] = {{"out_keys", o.out_keys, m * p.key_bytes, true},
-                {"out_values", o.out_values, m * 4, pairs},
-                {"scratch", o.scratch, p.scratch_bytes, true},
-                {"keys", o.keys, n * p.key_bytes, true},
-                {"values", o.values, n * 4, pairs},
-                {"count_buffer", o.count_buffer ? *o.count_buffer : BufferRange{}, 4, o.count_buffer != nullptr},
-                {"k_buffer", o.k_buffer ? *o.k_buffer : BufferRange{}, 4, o.k_buffer != nullptr}};
+// A range a record reads or writes: `bytes` of it, checked where required.
+struct OperandRange {
+  const char* what;
+  BufferRange range;
+  VkDeviceSize bytes;
+  bool required;
+};
+
+// The checks every record shares: each range (null, misaligned, short), scratch, and the written ranges (the
+// first three: out_keys, out_values, scratch) against every other.
+template <size_t N>
+Result<void> check_ranges(const TopKPlan& p, const char* call, const OperandRange (&ranges)[N]) {
+  static_assert(N > 3);
   for (const auto& r : ranges)
     if (auto ok = check_range(r.range, r.bytes, 4, r.what, r.required); !ok) return with_context(ok, "TopK", call);
   const ScratchRequirements need{p.scratch_bytes, p.scratch_align, 0};
-  if (auto ok = check_scratch(o.scratch, need, "TopK", call); !ok) return ok;
-  // The written ranges (out_keys, out_values, scratch) against every other.
+  if (auto ok = check_scratch(ranges[2].range, need, "TopK", call); !ok) return ok;
   for (size_t i = 0; i < 3; ++i)
-    for (size_t j = i + 1; j < std::size(ranges); ++j) {
+    for (size_t j = i + 1; j < N; ++j) {
       const auto& a = ranges[i];
       const auto& b = ranges[j];
       if (!a.required || !b.required || !overlaps(a.range, a.bytes, b.range, b.bytes)) continue;
       return make_error(Status::invalid_argument, "TopK::", call, ": ", a.what, " and ", b.what, " ranges overlap");
     }
   return {};
+}
+
+// Every buffer check of record (n input keys, m selected) and record_indirect (max_count, max_k).
+Result<void> check_operands(const TopKPlan& p, const char* call, const Operands& o, uint64_t n, uint64_t m) {
+  const bool pairs = p.desc.value_size != 0;
+  const OperandRange ranges[] = {
+      {"out_keys", o.out_keys, m * p.key_bytes, true},
+      {"out_values", o.out_values, m * 4, pairs},
+      {"scratch", o.scratch, p.scratch_bytes, true},
+      {"keys", o.keys, n * p.key_bytes, true},
+      {"values", o.values, n * 4, pairs},
+      {"count_buffer", o.count_buffer ? *o.count_buffer : BufferRange{}, 4, o.count_buffer != nullptr},
+      {"k_buffer", o.k_buffer ? *o.k_buffer : BufferRange{}, 4, o.k_buffer != nullptr}};
+  return check_ranges(p, call, ranges);
 }
 
 // A pass of select.comp over n keys and k selected (record_indirect: the maxima, which the GPU's values are
@@ -430,6 +491,141 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
 
 }  // namespace
 }  // namespace detail
+
+namespace detail {
+namespace {
+
+// record_segmented's ranges (and record_segmented_indirect's count).
+struct SegmentedOperands {
+  BufferRange keys, values, begin, end, out_keys, out_values, scratch;
+  const BufferRange* segment_count = nullptr;
+};
+
+// The keys record_segmented copies: the keys range's elements (VK_WHOLE_SIZE: max_count), at most max_count.
+uint64_t segmented_keys(const TopKPlan& p, const BufferRange& keys) {
+  if (keys.size == VK_WHOLE_SIZE) return p.desc.max_count;
+  return std::min<uint64_t>(p.desc.max_count, keys.size / p.key_bytes);
+}
+
+// Every check of record_segmented over n keys (at least one) and `segments` segments of k slots
+// (record_segmented_indirect: max_segments, and the count's word).
+Result<void> check_segmented(const TopKPlan& p, const char* name, const SegmentedOperands& o, uint64_t n,
+                             uint64_t segments, uint32_t k) {
+  const std::string call = std::string("TopK::") + name;
+  if (!p.segmented)
+    return make_error(Status::invalid_argument, call, ": the plan was created with max_segments 0 (no batched records)");
+  if (segments > p.desc.max_segments)
+    return make_error(Status::invalid_argument, call, ": segments ", segments, " exceeds max_segments ",
+                      p.desc.max_segments);
+  if (k > p.desc.max_k) return make_error(Status::invalid_argument, call, ": k ", k, " exceeds max_k ", p.desc.max_k);
+  const uint64_t slots = segments * k;
+  if (slots > window_elements(*p.context, p.key_bytes, 1))
+    return make_error(Status::invalid_argument, call, ": ", segments, " segments of ", k, " slots exceed one ",
+                      "storage-buffer binding of out_keys (maxStorageBufferRange)");
+  const bool pairs = p.desc.value_size != 0;
+  const uint64_t in = std::max<uint64_t>(n, 1);
+  const OperandRange ranges[] = {{"out_keys", o.out_keys, slots * p.key_bytes, true},
+                                 {"out_values", o.out_values, slots * 4, pairs},
+                                 {"scratch", o.scratch, p.scratch_bytes, true},
+                                 {"keys", o.keys, in * p.key_bytes, true},
+                                 {"values", o.values, in * 4, pairs},
+                                 {"begin_offsets", o.begin, segments * 4, true},
+                                 {"end_offsets", o.end, segments * 4, true},
+                                 {"segment_count", o.segment_count ? *o.segment_count : BufferRange{}, 4,
+                                  o.segment_count != nullptr}};
+  return check_ranges(p, name, ranges);
+}
+
+// A pass of segments.comp: the copy of keys[0..n) (and values) to scratch, or the gather of each segment's
+// first min(k, length) sorted keys. Unused bindings are bound to a range of the same pass, never read.
+Pass segments_pass(const TopKPlan& p, uint32_t phase, const SegmentedOperands& o, uint64_t n, uint64_t segments,
+                   uint32_t k) {
+  ContextImpl& c = *p.context;
+  const bool pairs = p.desc.value_size != 0;
+  const uint64_t slots = std::max<uint64_t>(segments * k, 1);
+  const ElementBinding keys = bind_elements(c, o.keys, 0, n, p.key_bytes);
+  const ElementBinding values = pairs ? bind_elements(c, o.values, 0, n, 4) : keys;
+  const ElementBinding copy = bind_elements(c, sub_range(o.scratch, 0, n * p.key_bytes), 0, n, p.key_bytes);
+  const ElementBinding copy_values =
+      pairs ? bind_elements(c, sub_range(o.scratch, p.copy_values_offset, n * 4), 0, n, 4) : copy;
+  const ElementBinding begin = bind_elements(c, o.begin, 0, std::max<uint64_t>(segments, 1), 4);
+  const ElementBinding end = bind_elements(c, o.end, 0, std::max<uint64_t>(segments, 1), 4);
+  const ElementBinding out = bind_elements(c, o.out_keys, 0, slots, p.key_bytes);
+  const ElementBinding out_values = pairs ? bind_elements(c, o.out_values, 0, slots, 4) : out;
+  const uint64_t seg_groups = ceil_div(uint64_t(std::max(k, 1u)), p.wg);
+  const uint64_t groups = phase == kSegmentsCopy ? ceil_div(n, p.wg) : segments * seg_groups;
+  // The gather reads no values: under record_segmented_indirect binding 1 holds the segment count instead.
+  const bool indirect = phase == kSegmentsGather && o.segment_count;
+  const ElementBinding values_or_count = indirect ? bind_elements(c, *o.segment_count, 0, 1, 4) : values;
+  const uint32_t flags = (pairs ? kSegmentsPairs : 0u) | (indirect ? kSegmentsIndirect : 0u);
+  Pass pass;
+  pass.kernel = p.segments_phases[phase];
+  pass.buffers = {keys.bound, values_or_count.bound, copy.bound, copy_values.bound, begin.bound, end.bound, out.bound,
+                  out_values.bound};
+  const std::array<uint32_t, 14> push = {uint32_t(n),      uint32_t(segments), k,
+                                         uint32_t(groups), uint32_t(seg_groups), flags,
+                                         keys.shift,       values_or_count.shift,       copy.shift,
+                                         copy_values.shift, begin.shift,       end.shift,
+                                         out.shift,        out_values.shift};
+  std::copy(push.begin(), push.end(), pass.push.begin());
+  pass.groups = groups;
+  pass.label = phase == kSegmentsCopy ? "vkprim topk/segments copy" : "vkprim topk/segments gather";
+  return pass;
+}
+
+// The copy, the segmented sort of the copy (its scratch after the copy's keys and values), the gather.
+// segments: record_segmented_indirect's max_segments, the GPU's count clamped to it.
+Result<void> record_segmented_topk(const TopKPlan& p, VkCommandBuffer cmd, const SegmentedOperands& o, uint64_t n,
+                                   uint64_t segments, uint32_t k, const char* call) {
+  ContextImpl& c = *p.context;
+  const bool pairs = p.desc.value_size != 0;
+  const std::vector<Pass> copy = {segments_pass(p, kSegmentsCopy, o, n, segments, k)};
+  if (auto ok = record_passes(c, *p.descriptors, cmd, copy, "TopK", call); !ok) return ok;
+  compute_to_fill_barrier(c, cmd);  // the sort clears its scratch with vkCmdFillBuffer
+  const BufferRange copy_keys = sub_range(o.scratch, 0, n * p.key_bytes);
+  const BufferRange copy_values = pairs ? sub_range(o.scratch, p.copy_values_offset, n * 4) : BufferRange{};
+  const BufferRange sort_scratch =
+      sub_range(o.scratch, p.segmented_sort_offset, p.segmented->scratch_requirements().size);
+  const Result<void> sorted =
+      o.segment_count
+          ? p.segmented->record_indirect(cmd, copy_keys, copy_values, o.begin, o.end, *o.segment_count, sort_scratch)
+          : p.segmented->record(cmd, copy_keys, copy_values, o.begin, o.end, segments, sort_scratch);
+  if (!sorted) return with_context(sorted, "TopK", call);
+  compute_to_compute_barrier(c, cmd);
+  const std::vector<Pass> gather = {segments_pass(p, kSegmentsGather, o, n, segments, k)};
+  return record_passes(c, *p.descriptors, cmd, gather, "TopK", call);
+}
+
+}  // namespace
+}  // namespace detail
+
+Result<void> TopK::record_segmented(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                                    const BufferRange& begin_offsets, const BufferRange& end_offsets,
+                                    uint64_t segments, uint32_t k, const BufferRange& out_keys,
+                                    const BufferRange& out_values, const BufferRange& scratch) const {
+  const detail::TopKPlan& p = *plan_;
+  const detail::SegmentedOperands o{keys, values, begin_offsets, end_offsets, out_keys, out_values, scratch};
+  const uint64_t n = detail::segmented_keys(p, keys);
+  if (auto ok = detail::check_segmented(p, "record_segmented", o, n, segments, k); !ok) return ok;
+  if (segments == 0 || k == 0 || n == 0) return {};
+  return detail::record_segmented_topk(p, cmd, o, n, segments, k, "record_segmented");
+}
+
+Result<void> TopK::record_segmented_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                                             const BufferRange& begin_offsets, const BufferRange& end_offsets,
+                                             const BufferRange& segment_count, uint32_t k,
+                                             const BufferRange& out_keys, const BufferRange& out_values,
+                                             const BufferRange& scratch) const {
+  const detail::TopKPlan& p = *plan_;
+  if (auto ok = detail::check_count_buffer(segment_count, "TopK::record_segmented_indirect"); !ok) return ok;
+  const detail::SegmentedOperands o{keys, values, begin_offsets, end_offsets, out_keys, out_values, scratch,
+                                    &segment_count};
+  const uint64_t n = detail::segmented_keys(p, keys);
+  const uint64_t segments = p.desc.max_segments;
+  if (auto ok = detail::check_segmented(p, "record_segmented_indirect", o, n, segments, k); !ok) return ok;
+  if (k == 0) return {};
+  return detail::record_segmented_topk(p, cmd, o, n, segments, k, "record_segmented_indirect");
+}
 
 Result<void> TopK::record(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values, uint64_t count,
                           uint32_t k, const BufferRange& out_keys, const BufferRange& out_values,

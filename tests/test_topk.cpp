@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "segment_layout.hpp"
 #include "test_support.hpp"
 #include "vkprim/topk.hpp"
 
@@ -530,4 +531,328 @@ TEST_CASE("topk reads keys that start off a 16-byte boundary and end mid-vector 
     for (auto& key : keys) key = rng();
     CHECK(rig.check_path(Path::sample, keys, n - 1, 500));
   }
+}
+
+// TopK::record_segmented: the top k of each segment against the host reference per segment (host_topk over the
+// segment's keys). Outputs are poisoned: slots past min(k, length) of each segment and the words past
+// segments * k must stay so; the inputs must come back unchanged.
+namespace {
+
+using test::Arrangement;
+using test::Layout;
+
+TopKDesc segmented_desc(DataType type, SortOrder order, uint32_t value_size, uint64_t max_count,
+                        uint64_t max_segments, uint32_t max_k) {
+  TopKDesc d = topk_desc(type, order, value_size, max_count, max_k);
+  d.max_segments = max_segments;
+  return d;
+}
+
+// One batched plan with its buffers: keys and values (max_count), the offsets (begin, end: max_segments each,
+// or one CSR array), the outputs (max_segments * max_k and guards), scratch.
+template <class K = uint32_t>
+class SegmentedTopKRig {
+ public:
+  SegmentedTopKRig(Device& dev, const TopKDesc& d)
+      : dev_(dev),
+        plan_(make_topk(dev.context(), d)),
+        keys_(test::make_buffer(dev, d.max_count * sizeof(K))),
+        values_(test::make_buffer(dev, d.max_count * 4)),
+        offsets_(test::make_buffer(dev, (2 * d.max_segments + 1) * 4)),
+        out_keys_(test::make_buffer(dev, (d.max_segments * d.max_k + kGuard) * sizeof(K))),
+        out_values_(test::make_buffer(dev, (d.max_segments * d.max_k + kGuard) * 4)),
+        scratch_(test::make_buffer(dev, plan_.scratch_requirements().size)),
+        count_(test::make_buffer(dev, 16)) {}
+
+  // Runs the plan on keys[0..max_count) over the layout's segments with `k` (values: i * 7 + 1, so a value
+  // names its input), and checks every segment's slots against the host. csr: the layout is end to end and the
+  // offsets one array, end = begin + 4 bytes. gpu_count >= 0: through record_segmented_indirect with that count
+  // (word 2 of a buffer), clamped to max_segments; the layout holds at least the clamped count.
+  bool check(const std::vector<K>& keys, const Layout& l, uint32_t k, bool csr = false, int64_t gpu_count = -1) {
+    const TopKDesc& d = plan_.desc();
+    const bool pairs = d.value_size != 0, gpu = gpu_count >= 0;
+    const uint64_t segments = gpu ? std::min<uint64_t>(uint64_t(gpu_count), d.max_segments) : l.size();
+    const uint64_t n = d.max_count;
+    const uint64_t bound = gpu ? d.max_segments : segments;  // the segments the ranges hold
+    INFO(to_string(d.key_type) << " " << to_string(d.order) << (pairs ? " pairs" : " keys") << ", " << segments
+                               << " segments, k " << k << (csr ? ", CSR offsets" : "")
+                               << (gpu ? ", the count " + std::to_string(gpu_count) + " from the GPU" : ""));
+    REQUIRE(l.size() >= segments);
+    REQUIRE(keys.size() >= n);
+    std::vector<uint32_t> values(n);
+    for (uint64_t i = 0; i < n; ++i) values[i] = uint32_t(i * 7 + 1);
+    test::upload(dev_, keys_, std::vector<K>(keys.begin(), keys.begin() + n));
+    test::upload(dev_, values_, values);
+    std::vector<uint32_t> offsets;
+    if (csr) {
+      offsets = l.begin;
+      offsets.push_back(segments ? l.end.back() : 0u);
+    } else {
+      offsets.assign(2 * bound, 0u);
+      std::copy(l.begin.begin(), l.begin.begin() + bound, offsets.begin());
+      std::copy(l.end.begin(), l.end.begin() + bound, offsets.begin() + bound);
+    }
+    test::upload(dev_, offsets_, offsets);
+    test::upload(dev_, count_, std::vector<uint32_t>{0u, 0u, uint32_t(gpu_count), 0u});
+    test::poison(dev_, out_keys_);
+    test::poison(dev_, out_values_);
+    const uint64_t slots = std::max<uint64_t>(bound * k, 1);
+    const BufferRange begin = offsets_.range(0, std::max<uint64_t>(bound, 1) * 4);
+    const BufferRange end = offsets_.range(csr ? 4 : bound * 4, std::max<uint64_t>(bound, 1) * 4);
+    const BufferRange values_range = pairs ? values_.range() : BufferRange{};
+    const BufferRange out_keys = out_keys_.range(0, slots * sizeof(K));
+    const BufferRange out_values = pairs ? out_values_.range(0, slots * 4) : BufferRange{};
+    const BufferRange scratch = scratch_.range(0, plan_.scratch_requirements().size);
+    Result<void> recorded;
+    auto submitted = test::submit_compute(dev_, [&](VkCommandBuffer cmd) {
+      recorded = gpu ? plan_.record_segmented_indirect(cmd, keys_.range(), values_range, begin, end, count_.range(8, 4), k,
+                                                       out_keys, out_values, scratch)
+                     : plan_.record_segmented(cmd, keys_.range(), values_range, begin, end, segments, k, out_keys,
+                                              out_values, scratch);
+    });
+    INFO("record: " << recorded.message() << " submit: " << submitted.message());
+    REQUIRE(recorded.ok());
+    REQUIRE(submitted.ok());
+    const auto got_keys = test::download<K>(dev_, out_keys_, out_keys_.size() / sizeof(K));
+    const auto got_values = test::download<uint32_t>(dev_, out_values_, out_values_.size() / 4);
+    const K key_poison = sizeof(K) == 4 ? K(test::kPoison) : K((uint64_t(test::kPoison) << 32) | test::kPoison);
+    std::vector<bool> written(got_keys.size(), false);
+    uint64_t wrong = 0, touched = 0;
+    for (uint64_t s = 0; s < segments; ++s) {
+      const uint32_t b = l.begin[s], len = l.end[s] > b ? l.end[s] - b : 0;
+      const std::vector<K> segment(keys.begin() + b, keys.begin() + b + len);
+      const std::vector<uint32_t> expected = host_topk(d.key_type, d.order, segment, len, k);
+      for (uint64_t i = 0; i < expected.size(); ++i) {
+        const uint64_t at = s * k + i, j = b + expected[i];
+        written[at] = true;
+        const bool ok = got_keys[at] == keys[j] && (!pairs || got_values[at] == values[j]);
+        if (!ok && wrong++ < 5)
+          UNSCOPED_INFO("segment " << s << " [" << b << ", " << b + len << ") slot " << i << ": key " << std::hex
+                                   << got_keys[at] << " value " << std::dec << got_values[at] << ", expected key "
+                                   << std::hex << keys[j] << " value " << std::dec << values[j] << " (input " << j
+                                   << ")");
+      }
+    }
+    for (uint64_t at = 0; at < got_keys.size(); ++at)
+      if (!written[at]) touched += (got_keys[at] != key_poison) + (got_values[at] != test::kPoison);
+    CHECK(wrong == 0);
+    CHECK(touched == 0);
+    // Not in place: the inputs come back as they went.
+    const bool inputs_kept = test::download<K>(dev_, keys_, n) == std::vector<K>(keys.begin(), keys.begin() + n) &&
+                             test::download<uint32_t>(dev_, values_, n) == values;
+    CHECK(inputs_kept);
+    return wrong == 0 && touched == 0 && inputs_kept;
+  }
+
+  const TopK& plan() const { return plan_; }
+
+ private:
+  Device& dev_;
+  TopK plan_;
+  Buffer keys_, values_, offsets_, out_keys_, out_values_, scratch_, count_;
+};
+
+// Power-law lengths (test::power_law_lengths), the last ones dropped until the layout with its gaps (at most 4
+// keys before each segment) fits `keys`.
+std::vector<uint64_t> lengths_within(size_t count, uint64_t largest, uint64_t keys, std::mt19937_64& rng) {
+  std::vector<uint64_t> lengths = test::power_law_lengths(count, largest, rng);
+  while (std::accumulate(lengths.begin(), lengths.end(), uint64_t(0)) + 4 * lengths.size() > keys) lengths.pop_back();
+  return lengths;
+}
+
+Layout uniform_layout(uint64_t segments, uint32_t length) {
+  Layout l;
+  for (uint64_t s = 0; s < segments; ++s) {
+    l.begin.push_back(uint32_t(s * length));
+    l.end.push_back(uint32_t((s + 1) * length));
+  }
+  l.elements = segments * length;
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("topk_segmented of uniform segments matches the host per segment: u32, i32, f32, both orders, keys and "
+          "pairs, k = 1 to max_k",
+          "[topk][segmented]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  for (DataType type : kTypes)
+    for (SortOrder order : kOrders)
+      for (uint32_t value_size : {0u, 4u}) {
+        SegmentedTopKRig<> rig(dev, segmented_desc(type, order, value_size, 4096, 64, 32));
+        const std::vector<uint32_t> keys = random_keys(type, 4096, rng);
+        CHECK(rig.check(keys, uniform_layout(64, 64), 1));
+        CHECK(rig.check(keys, uniform_layout(64, 64), 32));   // k = max_k
+        CHECK(rig.check(keys, uniform_layout(40, 100), 17));
+        CHECK(rig.check(keys, uniform_layout(1, 4096), 32));  // one segment: the whole input
+      }
+}
+
+TEST_CASE("topk_segmented of power-law segments, shuffled with gaps and empty ones, leaves the slots past a short "
+          "segment's length untouched",
+          "[topk][segmented]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  for (DataType type : {DataType::u32, DataType::f32})
+    for (uint32_t value_size : {0u, 4u}) {
+      SegmentedTopKRig<> rig(dev, segmented_desc(type, SortOrder::descending, value_size, 20000, 400, 100));
+      const std::vector<uint32_t> keys = random_keys(type, 20000, rng);
+      std::vector<uint64_t> lengths = lengths_within(300, 3000, 20000 - 2500 - 8, rng);
+      lengths.push_back(0);
+      lengths.push_back(0);
+      lengths.push_back(2500);  // a segment past the block tile: SegmentedSort's large passes
+      Layout l = test::lay_out(lengths, Arrangement{true, true, false}, rng);
+      REQUIRE(l.elements <= 20000);
+      CHECK(rig.check(keys, l, 100));
+      CHECK(rig.check(keys, l, 7));
+      CHECK(rig.check(keys, l, 1));
+    }
+}
+
+TEST_CASE("topk_segmented takes the earliest inputs among equal keys, first, in every segment", "[topk][segmented][stable]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  for (SortOrder order : kOrders) {
+    SegmentedTopKRig<> rig(dev, segmented_desc(DataType::u32, order, 4, 6000, 100, 64));
+    const std::vector<uint32_t> same(6000 + kGuard, 42u);
+    const Layout l = test::lay_out(lengths_within(100, 1500, 6000, rng), Arrangement{true, true, false}, rng);
+    REQUIRE(l.elements <= 6000);
+    CHECK(rig.check(same, l, 64));
+    CHECK(rig.check(random_keys(DataType::u32, 6000, rng, true), l, 50));  // many ties
+  }
+}
+
+TEST_CASE("topk_segmented reads CSR offsets from one buffer (end = begin + 4 bytes)", "[topk][segmented]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  SegmentedTopKRig<> rig(dev, segmented_desc(DataType::i32, SortOrder::ascending, 4, 8000, 200, 16));
+  const Layout l = test::lay_out(lengths_within(200, 100, 8000, rng), Arrangement{}, rng);
+  REQUIRE(l.elements <= 8000);
+  CHECK(rig.check(random_keys(DataType::i32, 8000, rng), l, 16, true));
+}
+
+TEST_CASE("topk_segmented_indirect reads the segment count on the GPU and clamps it to max_segments",
+          "[topk][segmented][indirect]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  for (uint32_t value_size : {0u, 4u}) {
+    SegmentedTopKRig<> rig(dev, segmented_desc(DataType::f32, SortOrder::ascending, value_size, 10000, 120, 40));
+    const std::vector<uint32_t> keys = random_keys(DataType::f32, 10000, rng);
+    const Layout l = test::lay_out(lengths_within(120, 400, 10000, rng), Arrangement{true, true, false}, rng);
+    REQUIRE(l.size() == 120);
+    CHECK(rig.check(keys, l, 40, false, 57));    // fewer than max_segments: the rest untouched
+    CHECK(rig.check(keys, l, 3, false, 5000));   // clamped to max_segments
+    CHECK(rig.check(keys, l, 40, false, 0));     // none
+  }
+}
+
+TEST_CASE("topk_segmented of u64, i64 and f64 keys, both orders, keys and pairs, matches the host", "[topk][segmented][key64]") {
+  Device& dev = test::device();
+  if (!test::type_supported(dev.context(), DataType::u64)) {
+    test::skip("64-bit keys need shaderInt64");
+    return;
+  }
+  VKPRIM_TEST_RNG(rng);
+  for (DataType type : {DataType::u64, DataType::i64, DataType::f64})
+    for (SortOrder order : kOrders)
+      for (uint32_t value_size : {0u, 4u}) {
+        SegmentedTopKRig<uint64_t> rig(dev, segmented_desc(type, order, value_size, 3000, 80, 24));
+        const Layout l = test::lay_out(lengths_within(80, 200, 3000, rng), Arrangement{true, true, false}, rng);
+        REQUIRE(l.elements <= 3000);
+        CHECK(rig.check(random_keys64(type, 3000, rng), l, 24));
+        CHECK(rig.check(random_keys64(type, 3000, rng, true), l, 5));  // ties
+      }
+}
+
+TEST_CASE("topk_segmented refuses a plan without max_segments, too many segments, k past max_k, short and "
+          "overlapping ranges, recording nothing",
+          "[topk][segmented][errors]") {
+  Device& dev = test::device();
+  Context& context = dev.context();
+  const TopK single = make_topk(context, topk_desc(DataType::u32, SortOrder::ascending, 0, 1000, 10));
+  const TopK plan = make_topk(context, segmented_desc(DataType::u32, SortOrder::ascending, 4, 1000, 8, 10));
+  Buffer keys = test::make_buffer(dev, 4000), values = test::make_buffer(dev, 4000);
+  Buffer offsets = test::make_buffer(dev, 4096), out = test::make_buffer(dev, 4096);
+  Buffer scratch = test::make_buffer(dev, plan.scratch_requirements().size);
+  const BufferRange s = scratch.range(0, plan.scratch_requirements().size);
+  const BufferRange begin = offsets.range(0, 32), end = offsets.range(32, 32);
+  const char* call = "TopK::record_segmented";
+  auto record = [&](const TopK& p, uint64_t segments, uint32_t k, BufferRange in, BufferRange vals, BufferRange b,
+                    BufferRange ok, BufferRange ov, BufferRange sc) {
+    return [&p, segments, k, in, vals, b, ok, ov, sc, end](VkCommandBuffer cmd) {
+      return p.record_segmented(cmd, in, vals, b, end, segments, k, ok, ov, sc);
+    };
+  };
+  const BufferRange ok_out = out.range(0, 320), ok_values = out.range(1024, 320);
+  test::check_refused(dev, out, call, "max_segments 0",
+                      record(single, 1, 1, keys.range(), {}, begin, ok_out, {}, s));
+  test::check_refused(dev, out, call, "exceeds max_segments",
+                      record(plan, 9, 1, keys.range(), values.range(), begin, ok_out, ok_values, s));
+  test::check_refused(dev, out, call, "exceeds max_k",
+                      record(plan, 8, 11, keys.range(), values.range(), begin, ok_out, ok_values, s));
+  test::check_refused(dev, out, call, "out_keys",  // 8 segments of 10 need 320 bytes
+                      record(plan, 8, 10, keys.range(), values.range(), begin, out.range(0, 316), ok_values, s));
+  test::check_refused(dev, out, call, "out_values",
+                      record(plan, 8, 10, keys.range(), values.range(), begin, ok_out, out.range(1024, 100), s));
+  test::check_refused(dev, out, call, "overlap",  // out_keys over the keys
+                      record(plan, 8, 10, keys.range(), values.range(), begin, keys.range(0, 320), ok_values, s));
+  test::check_refused(dev, out, call, "overlap",  // out_values over the offsets
+                      record(plan, 8, 10, keys.range(), values.range(), begin, ok_out, offsets.range(0, 320), s));
+  test::check_refused(dev, out, call, "begin_offsets",  // 8 segments need 32 bytes
+                      record(plan, 8, 10, keys.range(), values.range(), offsets.range(0, 16), ok_out, ok_values, s));
+  test::check_refused(dev, out, call, "values",  // pairs need values
+                      record(plan, 8, 10, keys.range(), {}, begin, ok_out, ok_values, s));
+  test::check_refused(dev, out, call, "scratch",
+                      record(plan, 8, 10, keys.range(), values.range(), begin, ok_out, ok_values, {}));
+  test::check_refused(dev, out, call, "keys",  // misaligned
+                      record(plan, 8, 10, keys.range(2, 400), values.range(), begin, ok_out, ok_values, s));
+  // record_segmented_indirect: the count's range, and the offsets and outputs for max_segments.
+  const char* indirect = "TopK::record_segmented_indirect";
+  auto gpu = [&](BufferRange count, BufferRange b, BufferRange ok) {
+    return [&plan, count, b, ok, ok_values, end, &keys, &values, s](VkCommandBuffer cmd) {
+      return plan.record_segmented_indirect(cmd, keys.range(), values.range(), b, end, count, 10, ok, ok_values, s);
+    };
+  };
+  test::check_refused(dev, out, indirect, "count", gpu({}, begin, ok_out));                      // no count
+  test::check_refused(dev, out, indirect, "", gpu(offsets.range(2, 4), begin, ok_out));          // misaligned
+  test::check_refused(dev, out, indirect, "overlap", gpu(out.range(0, 4), begin, ok_out));       // count in out
+  test::check_refused(dev, out, indirect, "begin_offsets", gpu(offsets.range(60, 4), offsets.range(0, 28), ok_out));
+  test::check_refused(dev, out, indirect, "out_keys", gpu(offsets.range(60, 4), begin, out.range(0, 160)));
+  test::check_refused(dev, out, indirect, "max_segments 0", [&](VkCommandBuffer cmd) {
+    return single.record_segmented_indirect(cmd, keys.range(), {}, begin, end, offsets.range(60, 4), 1, ok_out, {}, s);
+  });
+  // segments 0 and k 0 record nothing.
+  test::poison(dev, out);
+  CHECK(test::recorded_result(dev, record(plan, 0, 10, keys.range(), values.range(), begin, ok_out, ok_values, s)).ok());
+  CHECK(test::recorded_result(dev, record(plan, 8, 0, keys.range(), values.range(), begin, ok_out, ok_values, s)).ok());
+  CHECK(test::still_poisoned(dev, out));
+}
+
+TEST_CASE("topk_segmented copies only the keys range and clamps offsets past it", "[topk][segmented]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const TopK plan = make_topk(dev.context(), segmented_desc(DataType::u32, SortOrder::ascending, 0, 1000, 3, 8));
+  const std::vector<uint32_t> keys = random_keys(DataType::u32, 1000, rng);
+  Buffer keys_buffer = test::make_buffer(dev, 1000 * 4), offsets = test::make_buffer(dev, 24);
+  Buffer out = test::make_buffer(dev, 3 * 8 * 4), scratch = test::make_buffer(dev, plan.scratch_requirements().size);
+  test::upload(dev, keys_buffer, std::vector<uint32_t>(keys.begin(), keys.begin() + 1000));
+  // [0, 100), [550, 700) read as [550, 600), [650, 800) as empty: the keys range holds 600.
+  test::upload(dev, offsets, std::vector<uint32_t>{0, 550, 650, 100, 700, 800});
+  test::poison(dev, out);
+  const Result<void> r = test::recorded_result(dev, [&](VkCommandBuffer cmd) {
+    return plan.record_segmented(cmd, keys_buffer.range(0, 600 * 4), {}, offsets.range(0, 12), offsets.range(12, 12),
+                                 3, 8, out.range(), {}, scratch.range());
+  });
+  INFO("record: " << r.message());
+  REQUIRE(r.ok());
+  const auto got = test::download<uint32_t>(dev, out, 24);
+  const uint32_t from[] = {0, 550}, to[] = {100, 600};
+  for (int s = 0; s < 2; ++s) {
+    std::vector<uint32_t> expected(keys.begin() + from[s], keys.begin() + to[s]);
+    std::sort(expected.begin(), expected.end());
+    CHECK(std::vector<uint32_t>(got.begin() + s * 8, got.begin() + s * 8 + 8) ==
+          std::vector<uint32_t>(expected.begin(), expected.begin() + 8));
+  }
+  CHECK(std::all_of(got.begin() + 16, got.end(), [](uint32_t w) { return w == test::kPoison; }));
 }

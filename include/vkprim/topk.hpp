@@ -28,6 +28,9 @@ struct TopKDesc {
   // true (the default): the output sorted in `order`, equal keys by input index. false: the same selection (the
   // same keys and values) in an unspecified order, without the sorts that cost most of a record at large k.
   bool sorted = true;
+  // 0: the plan has no batched records (record_segmented refuses). Else the most segments one record_segmented
+  // takes; create then also builds the SegmentedSort plan those records sort with (max_count below 2^30).
+  uint64_t max_segments = 0;
 };
 
 namespace detail { struct TopKPlan; }
@@ -68,7 +71,8 @@ class TopK {
 
   // invalid_argument: key_type u8 / u16 or unknown, value_size not 0 or 4, an unknown order, max_count 0 or
   // past 2^32-1, max_k outside 1..65536. unsupported: max_count keys past one storage-buffer binding; 64-bit
-  // keys without shaderInt64.
+  // keys without shaderInt64. With max_segments, SegmentedSort::create's errors too (max_count 2^30 or more:
+  // invalid_argument; offsets or lists past one binding: unsupported), their message after "TopK::create: ".
   static Result<TopK> create(Context& context, const TopKDesc& desc);
   TopK(TopK&&) noexcept;
   TopK& operator=(TopK&&) noexcept;
@@ -78,7 +82,8 @@ class TopK {
   // Scratch for record and record_indirect: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment
   // at least 16. It holds the selection state and the samples, the candidate lists (the sample path's two, and
   // the fallback's of max_count keys and indices where it fits one binding, in the same words), the selected
-  // indices, the fallback's dispatch arguments and the sorts' scratch.
+  // indices, the fallback's dispatch arguments and the sorts' scratch. With max_segments, the larger of that and
+  // record_segmented's: a copy of max_count keys (and values) and the SegmentedSort plan's scratch.
   ScratchRequirements scratch_requirements() const;
 
   // out_keys[0..n) = the n = min(k, count) smallest keys of keys[0..count) (descending: largest), sorted in the
@@ -109,6 +114,50 @@ class TopK {
                                const BufferRange& count_buffer, const BufferRange& k_buffer,
                                const BufferRange& out_keys, const BufferRange& out_values,
                                const BufferRange& scratch) const;
+
+  // Batched top-k: for every segment s < segments, keys[begin_s .. end_s) with begin_s, end_s the u32 key indices
+  // at begin_offsets[s] and end_offsets[s] (as SegmentedSort takes them: any order, gaps, empty segments; the two
+  // may be one CSR buffer, end = begin + 4 bytes; segments must not overlap), out_keys[s * k + i] for
+  // i < n_s = min(k, end_s - begin_s) = the i-th of the segment's n_s smallest keys (descending: largest), in the
+  // plan's order, equal keys by input index (the earliest first and taken first, as record); with values
+  // (value_size 4) out_values[s * k + i] = the value of that key's input. Slots s * k + i for i >= n_s (a segment
+  // shorter than k, or empty) are left untouched. The output is sorted whatever desc.sorted says.
+  // How (this first version): one pass copies keys[0 .. n) (and values) to scratch at the same indices, where
+  // n = min(max_count, keys elements) (VK_WHOLE_SIZE: max_count), the whole range the offsets may address, gaps
+  // included; the plan's SegmentedSort sorts every segment of the copy stably (its dispatches: SegmentedSort's
+  // record); one gather pass (an invocation per segment and slot i < k) writes each segment's first n_s. Cost:
+  // the copy (n keys and values read and written), the segmented sort of the copy, segments * k slots gathered;
+  // it reads whole segments, so a record over a few long segments costs a sort, not a selection.
+  // Offsets are clamped to n (an offset past the keys is the caller's error, as in SegmentedSort).
+  // keys and values (value_size 4; else ignored, may be BufferRange{}) hold n elements; begin_offsets and
+  // end_offsets `segments` u32 each; out_keys and out_values at least segments * k elements, within one
+  // storage-buffer binding. k <= max_k, segments <= max_segments; k = 0 or segments = 0 records nothing.
+  // Every range needs usage STORAGE_BUFFER and an offset that is a multiple of its element size. Not in place:
+  // inputs are untouched; out_keys, out_values and scratch must not overlap each other nor keys, values or the
+  // offsets (the offsets may overlap each other). Scratch: scratch_requirements().
+  // Before: the caller makes the writes of keys, values and offsets visible to compute-shader reads, and the
+  // outputs and scratch free of hazards (including transfer writes: the segmented sort clears part of scratch
+  // with vkCmdFillBuffer). It places every barrier between its own passes, never submits or waits.
+  // After: the outputs are written by compute shaders; the caller adds a barrier (src COMPUTE_SHADER /
+  // SHADER_WRITE) before consuming them. Clobbers the bound compute pipeline, descriptor set 0 and push
+  // constants. invalid_argument, naming TopK::record_segmented and the problem: a plan without max_segments,
+  // segments past max_segments, k past max_k, a null, misaligned, short or overlapping range, segments * k
+  // outputs past one binding. On error nothing is recorded.
+  Result<void> record_segmented(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                                const BufferRange& begin_offsets, const BufferRange& end_offsets, uint64_t segments,
+                                uint32_t k, const BufferRange& out_keys, const BufferRange& out_values,
+                                const BufferRange& scratch) const;
+
+  // As record_segmented, with the segment count read on the GPU: a u32 at segment_count (usage STORAGE_BUFFER,
+  // offset a multiple of 4, written before the record like the offsets), clamped to max_segments. begin_offsets
+  // and end_offsets hold max_segments u32 (only the counted ones are read); out_keys and out_values hold
+  // max_segments * k elements (only the counted segments' slots are written). The segmented sort goes through
+  // SegmentedSort::record_indirect and the gather's grid covers max_segments segments, so the dispatches do not
+  // depend on the count. The count must not overlap the outputs or scratch. k = 0 records nothing.
+  Result<void> record_segmented_indirect(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
+                                         const BufferRange& begin_offsets, const BufferRange& end_offsets,
+                                         const BufferRange& segment_count, uint32_t k, const BufferRange& out_keys,
+                                         const BufferRange& out_values, const BufferRange& scratch) const;
 
   // Without push descriptors (ContextOptions): returns the descriptor sets every record so far wrote to the
   // plan's pools (and its sorts'). Call it once no pending command buffer holds a record of this plan.
