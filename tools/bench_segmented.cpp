@@ -47,19 +47,6 @@ void print_segmented_rows(const std::vector<SegmentedRow>& rows) {
                 (unsigned long long)r.segments, r.median_us, r.gbps, r.of_read, r.of_copy, r.verified ? "yes" : "NO");
 }
 
-// CSR offsets of n elements: segments of `size` elements (the last cut at n), or power-law lengths from 0 to
-// 2^16 (most a few elements, a few tens of thousands), cut at n.
-std::vector<uint32_t> segment_offsets(uint64_t n, uint64_t size, std::mt19937_64& rng) {
-  std::vector<uint32_t> offsets = {0};
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (uint64_t at = 0; at < n;) {
-    const uint64_t len = size ? size : uint64_t(std::pow(65537.0, u(rng) * u(rng))) - 1;
-    at = std::min(n, at + len);
-    offsets.push_back(uint32_t(at));
-  }
-  return offsets;
-}
-
 // The plans measured (one per --algorithm shape and --thresholds triple), their row-label suffixes, and the
 // buffers they share.
 struct SegmentedRun {
@@ -78,7 +65,7 @@ int bench_one_size(const SegmentedRun& run, const std::vector<T>& host, uint64_t
   const uint32_t elem = sizeof(T);
   const SegmentedReduce& first = run.plans.front();
   const Op op = first.desc().op;
-  const std::vector<uint32_t> offsets = segment_offsets(n, size, rng);
+  const std::vector<uint32_t> offsets = segment_offsets(n, size, 65537.0, 0, rng);  // power-law: 0 to 2^16
   const uint64_t segments = offsets.size() - 1;
   if (auto ok = run.device.upload(run.offsets, offsets.data(), offsets.size() * 4); !ok) {
     std::fprintf(stderr, "bench: upload: %s\n", ok.message().c_str());

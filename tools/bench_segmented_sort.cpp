@@ -51,19 +51,6 @@ void print_rows(const std::vector<SegSortRow>& rows) {
                 r.gbps, r.of_read, r.of_copy, r.verified ? "yes" : "NO");
 }
 
-// CSR offsets of n keys: segments of `size` keys (the last cut at n), or power-law lengths up to 2^14 (most a
-// few keys, a few thousands; a splatting renderer's tiles), cut at n.
-std::vector<uint32_t> segment_offsets(uint64_t n, uint64_t size, std::mt19937_64& rng) {
-  std::vector<uint32_t> offsets = {0};
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (uint64_t at = 0; at < n;) {
-    const uint64_t len = size ? size : uint64_t(std::pow(16385.0, u(rng) * u(rng)));
-    at = std::min(n, at + std::max<uint64_t>(len, 1));
-    offsets.push_back(uint32_t(at));
-  }
-  return offsets;
-}
-
 // "" where every segment of `got` (keys, and values = the input index) is the stable sort of the input's, else
 // what is wrong first.
 std::string check_segments(const SegmentedSortDesc& d, const std::vector<uint64_t>& keys,
@@ -99,7 +86,7 @@ int bench_shape(const Device& device, const SegmentedSort& plan, SegSortBuffers&
                 std::vector<SegSortRow>& rows) {
   const SegmentedSortDesc& d = plan.desc();
   const uint32_t kb = size_of(d.key_type), vb = d.value_size;
-  const std::vector<uint32_t> offsets = segment_offsets(n, size, rng);
+  const std::vector<uint32_t> offsets = segment_offsets(n, size, 16385.0, 1, rng);  // power-law: 1 to 2^14, a splatting renderer's tiles
   const uint64_t segments = offsets.size() - 1;
   const uint32_t count32 = uint32_t(segments);
   if (!device.upload(b.offsets, offsets.data(), offsets.size() * 4) || !device.upload(b.count, &count32, 4)) return 1;
