@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "host_sort.hpp"
 #include "segment_layout.hpp"
 #include "test_support.hpp"
 #include "vkprim/topk.hpp"
@@ -29,18 +30,6 @@ constexpr uint64_t kGuard = 16;  // words past the outputs that must stay poison
 enum class Path : uint32_t { none = 0, sample = 1, fallback = 2 };
 const char* path_name(Path p) { return p == Path::sample ? "sample" : p == Path::fallback ? "fallback" : "none"; }
 
-// The sort's order-preserving transform (vkprim/sort.hpp), ascending; descending inverts it. K: the key's bits
-// (uint32_t or uint64_t).
-template <class K>
-K ordered(DataType type, SortOrder order, K bits) {
-  constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
-  K flip = 0;
-  if (type == DataType::f32 || type == DataType::f64) flip = (bits & sign) ? ~K(0) : sign;
-  else if (type == DataType::i32 || type == DataType::i64) flip = sign;
-  if (order == SortOrder::descending) flip = ~flip;
-  return bits ^ flip;
-}
-
 // The input indices of the expected result, in output order.
 template <class K>
 std::vector<uint32_t> host_topk(DataType type, SortOrder order, const std::vector<K>& keys, uint64_t count,
@@ -48,7 +37,7 @@ std::vector<uint32_t> host_topk(DataType type, SortOrder order, const std::vecto
   std::vector<uint32_t> index(count);
   std::iota(index.begin(), index.end(), 0u);
   std::stable_sort(index.begin(), index.end(), [&](uint32_t a, uint32_t b) {
-    return ordered(type, order, keys[a]) < ordered(type, order, keys[b]);
+    return host::ordered_bits(keys[a], type, order) < host::ordered_bits(keys[b], type, order);
   });
   index.resize(std::min<uint64_t>(k, count));
   return index;
@@ -158,7 +147,8 @@ class TopKRig {
       std::vector<std::pair<K, uint32_t>> rows(m);
       for (uint64_t i = 0; i < m; ++i) rows[i] = {got_keys[i], pairs ? got_values[i] : 0u};
       std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
-        const K oa = ordered(d.key_type, d.order, a.first), ob = ordered(d.key_type, d.order, b.first);
+        const uint64_t oa = host::ordered_bits(a.first, d.key_type, d.order);
+        const uint64_t ob = host::ordered_bits(b.first, d.key_type, d.order);
         return oa != ob ? oa < ob : a.second < b.second;
       });
       for (uint64_t i = 0; i < m; ++i) {

@@ -86,7 +86,8 @@ int bench_shape(const Device& device, const SegmentedSort& plan, SegSortBuffers&
                 std::vector<SegSortRow>& rows) {
   const SegmentedSortDesc& d = plan.desc();
   const uint32_t kb = size_of(d.key_type), vb = d.value_size;
-  const std::vector<uint32_t> offsets = segment_offsets(n, size, 16385.0, 1, rng);  // power-law: 1 to 2^14, a splatting renderer's tiles
+  // Power-law lengths from 1 to 2^14, as a splatting renderer's tiles.
+  const std::vector<uint32_t> offsets = segment_offsets(n, size, 16385.0, 1, rng);
   const uint64_t segments = offsets.size() - 1;
   const uint32_t count32 = uint32_t(segments);
   if (!device.upload(b.offsets, offsets.data(), offsets.size() * 4) || !device.upload(b.count, &count32, 4)) return 1;

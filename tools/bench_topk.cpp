@@ -12,6 +12,7 @@
 
 #include "bench_support.hpp"
 #include "commands.hpp"
+#include "host_sort.hpp"
 #include "topk_commands.hpp"
 #include "vkprim/topk.hpp"
 
@@ -45,15 +46,6 @@ void write_topk_json(const std::string& path, const std::string& device, const s
   });
 }
 
-// The sort's order-preserving transform of a u32 / i32 / f32 key (vkprim/sort.hpp), descending inverted.
-uint32_t ordered(DataType type, SortOrder order, uint32_t bits) {
-  uint32_t flip = type == DataType::f32 ? ((bits >> 31) ? 0xFFFFFFFFu : 0x80000000u)
-                  : type == DataType::i32 ? 0x80000000u
-                                          : 0u;
-  if (order == SortOrder::descending) flip = ~flip;
-  return bits ^ flip;
-}
-
 // The k expected keys in output order (ties to the earliest input).
 std::vector<uint32_t> host_topk(DataType type, SortOrder order, const std::vector<uint32_t>& keys, uint64_t n,
                                 uint32_t k) {
@@ -61,7 +53,7 @@ std::vector<uint32_t> host_topk(DataType type, SortOrder order, const std::vecto
   std::iota(index.begin(), index.end(), 0u);
   const uint32_t m = uint32_t(std::min<uint64_t>(k, n));
   std::partial_sort(index.begin(), index.begin() + m, index.end(), [&](uint32_t a, uint32_t b) {
-    const uint32_t oa = ordered(type, order, keys[a]), ob = ordered(type, order, keys[b]);
+    const uint64_t oa = host::ordered_bits(keys[a], type, order), ob = host::ordered_bits(keys[b], type, order);
     return oa != ob ? oa < ob : a < b;
   });
   std::vector<uint32_t> out(m);
@@ -121,7 +113,8 @@ int bench_topk(const Device& device, const TopKDesc& base, const std::vector<uin
       bool ok = bool(device.download(out_keys.value(), got.data(), got.size() * 4));
       if (!desc.sorted)  // any order: compare as sorted lists
         std::sort(got.begin(), got.end(), [&](uint32_t a, uint32_t b) {
-          return ordered(desc.key_type, desc.order, a) < ordered(desc.key_type, desc.order, b);
+          return host::ordered_bits(a, desc.key_type, desc.order) <
+                 host::ordered_bits(b, desc.key_type, desc.order);
         });
       ok = ok && got == expected;
       if (!ok) {
