@@ -216,10 +216,9 @@ Result<void> lay_out_keyed_scratch(const ContextImpl& c, ByKeyPlan& plan) {
   const uint32_t value_words = plan.mode == Mode::unique ? 0 : (plan.user ? plan.user->words : plan.value_bytes / 4);
   plan.state_per_tile = VkDeviceSize(plan.chained() ? 2 + 2 * value_words : 1 + value_words) * 4;
   plan.scratch_align = binding_alignment(c);
-  auto align_up = [&](VkDeviceSize v) { return (v + plan.scratch_align - 1) / plan.scratch_align * plan.scratch_align; };
-  plan.state_bytes = align_up(kStateHeaderBytes + plan.max_tiles * plan.state_per_tile);
+  plan.state_bytes = align_up(kStateHeaderBytes + plan.max_tiles * plan.state_per_tile, plan.scratch_align);
   plan.indirect_offset = plan.state_bytes;
-  plan.scratch_bytes = plan.indirect_offset + align_up(kIndirectRegionBytes);
+  plan.scratch_bytes = plan.indirect_offset + align_up(kIndirectRegionBytes, plan.scratch_align);
   if (plan.state_bytes > c.caps.max_storage_buffer_range)
     return make_error(Status::unsupported, name, ": the tile state of ", max_count, " elements needs ", plan.state_bytes,
                       " bytes, past maxStorageBufferRange ", c.caps.max_storage_buffer_range);

@@ -45,6 +45,8 @@ inline Result<void> check_tuning(const char* plan, const Tuning& t, uint32_t rea
 // Header of the chained kernels' tile state (common/tile_state.glsl: 16 u32 words: ticket and counters).
 constexpr VkDeviceSize kStateHeaderBytes = 64;
 inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+// v rounded up to a multiple of a (a > 0): scratch regions' offsets and sizes.
+inline uint64_t align_up(uint64_t v, uint64_t a) { return ceil_div(v, a) * a; }
 
 // Bytes the clear before a chained pass fills: the header and the `tiles` states the pass uses, but at
 // least 16 KiB (within the region): on NVIDIA's driver small vkCmdFillBuffer clears cost more than 16 KiB

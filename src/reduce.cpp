@@ -240,9 +240,8 @@ Result<void> lay_out_reduce_scratch(const ContextImpl& c, const ReduceDesc& desc
   const uint64_t level1 = plan.partials_for(desc.max_count);
   const uint64_t level2 = level1 > 1 ? plan.partials_for(level1) : 0;
   const VkDeviceSize granule = region_granule(plan.scratch_align, plan.elem);
-  auto align_up = [&](VkDeviceSize v) { return (v + granule - 1) / granule * granule; };
-  plan.region_bytes[0] = level1 > 1 ? align_up(level1 * plan.elem) : 0;
-  plan.region_bytes[1] = level2 > 1 ? align_up(level2 * plan.elem) : 0;
+  plan.region_bytes[0] = level1 > 1 ? align_up(level1 * plan.elem, granule) : 0;
+  plan.region_bytes[1] = level2 > 1 ? align_up(level2 * plan.elem, granule) : 0;
   plan.indirect_offset = plan.region_bytes[0] + plan.region_bytes[1];
   return {};
 }

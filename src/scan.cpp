@@ -797,13 +797,12 @@ void lay_out_scan_scratch(const ContextImpl& c, ScanPlan& plan) {
   }
   plan.scratch_align = binding_alignment(c);
   const VkDeviceSize granule_bytes = region_granule(plan.scratch_align, plan.elem);
-  auto align_up = [&](VkDeviceSize v) { return (v + granule_bytes - 1) / granule_bytes * granule_bytes; };
   // Level sizes only shrink with the count, so those of min(max_count, window) bound every smaller count.
   const uint64_t n = std::min(plan.desc.max_count, plan.window);
   VkDeviceSize offset = 0;
   for (uint64_t r : region_elements(plan, n)) {
     plan.region_offset.push_back(offset);
-    plan.region_bytes.push_back(align_up(r * plan.elem));
+    plan.region_bytes.push_back(align_up(r * plan.elem, granule_bytes));
     offset += plan.region_bytes.back();
   }
   if (is_chained(plan.algorithm)) {
@@ -812,16 +811,16 @@ void lay_out_scan_scratch(const ContextImpl& c, ScanPlan& plan) {
     const UserOperator* user = plan.desc.user_operator;
     plan.state_tile_bytes = user ? 8 * user->words : (is_64bit(plan.desc.type) ? 16 : 8);
     plan.state_offset = offset;
-    plan.state_bytes = align_up(kStateHeaderBytes + tiles * plan.state_tile_bytes);
+    plan.state_bytes = align_up(kStateHeaderBytes + tiles * plan.state_tile_bytes, granule_bytes);
     offset += plan.state_bytes;
   }
   if (plan.desc.max_count > plan.window) {
     plan.carry_offset = offset;
-    plan.carry_bytes = align_up(2 * plan.elem);
+    plan.carry_bytes = align_up(2 * plan.elem, granule_bytes);
     offset += plan.carry_bytes;
   }
   plan.indirect_offset = offset;
-  plan.scratch_bytes = offset + align_up(kIndirectRegionBytes);
+  plan.scratch_bytes = offset + align_up(kIndirectRegionBytes, granule_bytes);
 }
 
 }  // namespace

@@ -176,7 +176,6 @@ Result<void> lay_out_segmented_scratch(const ContextImpl& c, const SegmentedRedu
   const uint64_t words = kHeaderWords + desc.max_segments + kHugeEntryWords * p.max_huge + p.max_chunks;
   p.scratch_align = binding_alignment(c);
   const VkDeviceSize granule = region_granule(p.scratch_align, p.elem);
-  auto align_up = [](VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; };
   p.words_bytes = align_up(words * 4, p.scratch_align);
   p.partials_offset = align_up(p.words_bytes, granule);
   p.partials_bytes = align_up(p.max_chunks * p.elem, p.scratch_align);

@@ -272,8 +272,7 @@ Result<void> lay_out_segmented_sort_scratch(const ContextImpl& c, const Segmente
   p.max_tiles = p.large ? d.max_count / p.large_tile + p.max_large : 0;
   const uint64_t words = kListsWord + 3 * d.max_segments + 4 * p.max_large + (1 + kDigits) * p.max_tiles;
   p.align = binding_alignment(c);
-  auto align_up = [&](VkDeviceSize v) { return (v + p.align - 1) / p.align * p.align; };
-  p.meta_bytes = align_up(words * 4);
+  p.meta_bytes = align_up(words * 4, p.align);
   if (p.meta_bytes > c.caps.max_storage_buffer_range || words > 0xffffffffull)
     return make_error(Status::unsupported, "SegmentedSort::create: max_segments ", d.max_segments, " and max_count ",
                       d.max_count, " need ", words * 4, " bytes of lists and digit tables; one storage-buffer ",
@@ -284,11 +283,11 @@ Result<void> lay_out_segmented_sort_scratch(const ContextImpl& c, const Segmente
   p.owners = uint32_t(p.large_list + 4 * p.max_large);
   p.table = uint32_t(p.owners + p.max_tiles);
   p.keys_offset = p.meta_bytes;
-  p.keys_bytes = p.large ? align_up(d.max_count * p.key_bytes) : 0;
+  p.keys_bytes = p.large ? align_up(d.max_count * p.key_bytes, p.align) : 0;
   p.values_offset = p.keys_offset + p.keys_bytes;
-  p.values_bytes = p.large ? align_up(d.max_count * p.value_bytes) : 0;
+  p.values_bytes = p.large ? align_up(d.max_count * p.value_bytes, p.align) : 0;
   p.indirect_offset = p.values_offset + p.values_bytes;
-  p.scratch_bytes = p.indirect_offset + align_up(kIndirectRegionBytes);
+  p.scratch_bytes = p.indirect_offset + align_up(kIndirectRegionBytes, p.align);
   return {};
 }
 

@@ -354,7 +354,6 @@ std::unique_ptr<SelectPlan> resolve_select_policy(ContextImpl& c, const SelectDe
   return plan;
 }
 
-VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize align) { return (v + align - 1) / align * align; }
 // Scratch of the chained path: the tile state for max_tiles, then (spills) the rejected elements of max_count.
 VkDeviceSize state_region_bytes(const SelectPlan& p, VkDeviceSize align) {
   return align_up(kStateHeaderBytes + p.max_tiles * kStatePerTileBytes, align);

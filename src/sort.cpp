@@ -789,7 +789,6 @@ Result<void> build_sort_kernels(ContextImpl& c, const SortDesc& desc, SortPlan& 
 // ping-pong keys and values of multi-pass sorts, the record_indirect region.
 Result<void> lay_out_sort_scratch(ContextImpl& c, const SortDesc& desc, SortPlan& plan) {
   plan.align = binding_alignment(c);
-  auto align_up = [&](VkDeviceSize v) { return (v + plan.align - 1) / plan.align * plan.align; };
   const bool multi_pass = desc.max_count > plan.single_keys;
   uint64_t max_tiles = plan.tiles_for(desc.max_count);
   for (const SortPlan::SmallTile& t : plan.small_tiles)
@@ -810,19 +809,19 @@ Result<void> lay_out_sort_scratch(ContextImpl& c, const SortDesc& desc, SortPlan
   } else if (multi_pass) {
     meta_words += kDigits + kDigits * plan.groups_for(desc.max_count);
   }
-  plan.meta_bytes = align_up(meta_words * 4);
+  plan.meta_bytes = align_up(meta_words * 4, plan.align);
   if (plan.meta_bytes > c.caps.max_storage_buffer_range)
     return make_error(Status::unsupported, "RadixSort: the tile state of ", max_tiles, " tiles (", plan.meta_bytes,
                       " bytes) exceeds one storage-buffer binding; use larger tiles or a smaller max_count");
   VkDeviceSize offset = plan.meta_bytes;
   plan.keys_offset = offset;
-  plan.keys_bytes = multi_pass ? align_up(desc.max_count * plan.key_bytes) : 0;
+  plan.keys_bytes = multi_pass ? align_up(desc.max_count * plan.key_bytes, plan.align) : 0;
   offset += plan.keys_bytes;
   plan.values_offset = offset;
-  plan.values_bytes = multi_pass ? align_up(desc.max_count * plan.value_bytes) : 0;
+  plan.values_bytes = multi_pass ? align_up(desc.max_count * plan.value_bytes, plan.align) : 0;
   offset += plan.values_bytes;
   plan.indirect_offset = offset;
-  offset += align_up(kIndirectRegionBytes);
+  offset += align_up(kIndirectRegionBytes, plan.align);
   plan.scratch_bytes = offset;
   return {};
 }

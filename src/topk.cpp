@@ -105,8 +105,6 @@ const TopKPolicy& policy_for(const ContextImpl& c) {
   return kPolicies[std::size(kPolicies) - 1];
 }
 
-VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
-
 }  // namespace
 
 struct TopKPlan {
