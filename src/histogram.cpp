@@ -101,12 +101,6 @@ constexpr HistogramPolicy kPolicies[] = {
     {VkDriverId(0), 256, {2, 2, 4}, 16 * 1024, 8},
 };
 
-const HistogramPolicy& policy_for(const ContextImpl& c) {
-  for (const HistogramPolicy& p : kPolicies)
-    if (p.driver == c.caps.driver_id || p.driver == VkDriverId(0)) return p;
-  return kPolicies[std::size(kPolicies) - 1];
-}
-
 }  // namespace
 
 struct HistogramPlan {
@@ -306,7 +300,7 @@ void resolve_shared_layout(const HistogramPolicy& policy, const ContextImpl& c, 
 
 // The plan's algorithm, tile, grid, shared layout and binding constants (desc checked).
 std::unique_ptr<HistogramPlan> resolve_histogram_policy(ContextImpl& c, const HistogramDesc& d) {
-  const HistogramPolicy& policy = policy_for(c);
+  const HistogramPolicy& policy = policy_row(kPolicies, c.caps.driver_id);
   auto plan = std::make_unique<HistogramPlan>();
   plan->context = &c;
   plan->desc = d;

@@ -45,6 +45,15 @@ inline Result<void> check_tuning(const char* plan, const Tuning& t, uint32_t rea
 // Header of the chained kernels' tile state (common/tile_state.glsl: 16 u32 words: ticket and counters).
 constexpr VkDeviceSize kStateHeaderBytes = 64;
 inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+// The first row of a policy table (rows with a `driver` member) whose driver is the device's, or
+// VkDriverId(0), which matches any; the last row where none does. Tuning as data: one lookup for every table.
+template <class Row, size_t N>
+const Row& policy_row(const Row (&rows)[N], VkDriverId driver) {
+  for (const Row& r : rows)
+    if (r.driver == driver || r.driver == VkDriverId(0)) return r;
+  return rows[N - 1];
+}
+
 // v rounded up to a multiple of a (a > 0): scratch regions' offsets and sizes.
 inline uint64_t align_up(uint64_t v, uint64_t a) { return ceil_div(v, a) * a; }
 

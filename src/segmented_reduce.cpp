@@ -55,12 +55,6 @@ constexpr SegmentPolicy kSegmentPolicy[] = {
     {VkDriverId(0), 256, 4, 128, 65536, 32768},
 };
 
-const SegmentPolicy& segment_policy(const Capabilities& caps) {
-  for (const SegmentPolicy& p : kSegmentPolicy)
-    if (p.driver == 0 || p.driver == caps.driver_id) return p;
-  return kSegmentPolicy[std::size(kSegmentPolicy) - 1];
-}
-
 }  // namespace
 
 struct SegmentedReducePlan {
@@ -236,7 +230,7 @@ uint64_t SegmentedReduce::sequential_run(uint64_t length) const {
 Result<SegmentedReduce> SegmentedReduce::create(Context& context, const SegmentedReduceDesc& desc) {
   detail::ContextImpl& c = context.impl();
   if (auto ok = detail::check_segmented_desc(c, desc); !ok) return ok.error();
-  const detail::SegmentPolicy& policy = detail::segment_policy(c.caps);
+  const detail::SegmentPolicy& policy = detail::policy_row(detail::kSegmentPolicy, c.caps.driver_id);
   auto plan = std::make_unique<detail::SegmentedReducePlan>();
   auto& p = *plan;
   p.context = &c;

@@ -99,12 +99,6 @@ constexpr TopKPolicy kPolicies[] = {
     {VkDriverId(0), 256, 2048},
 };
 
-const TopKPolicy& policy_for(const ContextImpl& c) {
-  for (const TopKPolicy& p : kPolicies)
-    if (p.driver == c.caps.driver_id || p.driver == VkDriverId(0)) return p;
-  return kPolicies[std::size(kPolicies) - 1];
-}
-
 }  // namespace
 
 struct TopKPlan {
@@ -290,7 +284,7 @@ Result<TopK> TopK::create(Context& context, const TopKDesc& desc) {
   auto plan = std::make_unique<detail::TopKPlan>();
   plan->context = &c;
   plan->desc = desc;
-  const detail::TopKPolicy& policy = detail::policy_for(c);
+  const detail::TopKPolicy& policy = detail::policy_row(detail::kPolicies, c.caps.driver_id);
   plan->wg = policy.workgroup_size;
   // The samples' slots (select.comp SAMPLE_SLOTS) hold WG_SIZE * SAMPLES.
   static_assert(std::all_of(std::begin(detail::kPolicies), std::end(detail::kPolicies), [](const detail::TopKPolicy& p) {
