@@ -313,6 +313,33 @@ TEST_CASE("overridden thresholds and large tiles sort every size class", "[segme
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("a large segment of one tile is ranked whole without the digit table", "[segmented_sort][tuning]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  // Large tiles of 1024 keys above medium_max 300: lengths 301..1024 are one-tile large segments (their
+  // downsweep takes the tile's own digit starts), 1025 and 2051 span tiles through the table.
+  SegmentedSortDesc d = desc_of(DataType::u32, 1 << 16, 1024, 4);
+  d.thresholds = {32, 300};
+  d.tuning.workgroup_size = 256;
+  d.tuning.items_per_thread = 4;
+  const SegmentedSort plan = make_plan(dev, d);
+  REQUIRE(plan.large_tile_keys() == 1024);
+  check_edges(dev, d, 1, rng);
+  SegmentedSortDesc odd = d;
+  odd.key_type = DataType::i32;
+  odd.value_size = 8;
+  odd.end_bit = 20;  // three digit passes: the one-tile segments end in scratch and are copied back
+  check_edges(dev, odd, 1, rng);
+  // Stable: equal keys keep their input order within one-tile segments too.
+  const Layout l = lay_out(edge_lengths(plan, 1, rng), {true, true, false}, rng);
+  SegmentedSortDesc fit = d;
+  fit.max_count = l.elements;
+  fit.max_segments = l.size();
+  Rig rig(dev, fit);
+  CHECK(rig.check(Keys(l.elements, 0x9E3779B9u), l));
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("zero segments, one segment, and one huge segment among tiny ones", "[segmented_sort][shapes]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);

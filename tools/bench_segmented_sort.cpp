@@ -86,8 +86,7 @@ int bench_shape(const Device& device, const SegmentedSort& plan, SegSortBuffers&
                 std::vector<SegSortRow>& rows) {
   const SegmentedSortDesc& d = plan.desc();
   const uint32_t kb = size_of(d.key_type), vb = d.value_size;
-  // Power-law lengths from 1 to 2^14, as a splatting renderer's tiles.
-  const std::vector<uint32_t> offsets = segment_offsets(n, size, 16385.0, 1, rng);
+  const std::vector<uint32_t> offsets = size ? segment_offsets(n, size, 0.0, 1, rng) : splat_segment_offsets(n, rng);
   const uint64_t segments = offsets.size() - 1;
   const uint32_t count32 = uint32_t(segments);
   if (!device.upload(b.offsets, offsets.data(), offsets.size() * 4) || !device.upload(b.count, &count32, 4)) return 1;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "host_reference.hpp"
+#include "segment_shapes.hpp"
 #include "vkprim/device.hpp"
 #include "vkprim/segmented_reduce.hpp"
 
@@ -30,21 +31,6 @@ bool same_result(const SegmentedReduce& plan, const T* x, uint64_t len, T got, T
     }
   }
   return host::same_bits(got, want);
-}
-
-// CSR offsets of n elements end to end: segments of `size` elements (the last cut at n), or, with size 0,
-// power-law lengths min_length + floor(span^(u v)) - 1 for u, v uniform on [0, 1) (min_length to
-// min_length + span - 2, most of them short), cut at n. The segmented benches' segment shapes.
-inline std::vector<uint32_t> segment_offsets(uint64_t n, uint64_t size, double span, uint64_t min_length,
-                                             std::mt19937_64& rng) {
-  std::vector<uint32_t> offsets = {0};
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (uint64_t at = 0; at < n;) {
-    const uint64_t len = size ? size : min_length + uint64_t(std::pow(span, u(rng) * u(rng))) - 1;
-    at = std::min(n, at + len);
-    offsets.push_back(uint32_t(at));
-  }
-  return offsets;
 }
 
 // `vkprim verify`'s segmented-reduce part: prints a summary line and each failure; returns the failures.

@@ -79,6 +79,8 @@
 #include <utility>
 #include <vector>
 
+#include "../../tools/segment_shapes.hpp"  // the splat segments of vkprim bench segmented_sort
+
 namespace {
 
 // ---------------------------------------------------------------------------------------------------
@@ -323,7 +325,8 @@ void print_usage(FILE* f) {
                "                to end (the last cut at n); a comma list such as 1,32,1024,2^20 (the default) runs\n"
                "                each; int and int64 configurations: the offsets' type (segmented sorts: u32, f32 or\n"
                "                u64 keys, u32 values; segmented_sort runs DeviceSegmentedSort's stable sorts and\n"
-               "                DeviceSegmentedRadixSort's, keys only and pairs)\n"
+               "                DeviceSegmentedRadixSort's, keys only and pairs); splat (segmented sorts only): the\n"
+               "                power-law lengths of vkprim bench segmented_sort --segments splat\n"
                "  --json FILE   also write the results as a JSON array\n",
                kWarmupRuns);
 }
@@ -498,10 +501,10 @@ Options parse_args(int argc, char** argv) {
     } else if (arg == "--segment-size") {
       opt.segment_sizes.clear();
       for (const std::string& v : split(value(), ',')) {
-        int64_t size = 0;
+        int64_t size = 0;  // 0: splat
         bool pow = false;
-        if (!parse_count(v, size, pow) || size < 1 || size > int64_t{UINT32_MAX})
-          usage_error("bad --segment-size '" + v + "' (expected 1 to 2^32 - 1)");
+        if (v != "splat" && (!parse_count(v, size, pow) || size < 1 || size > int64_t{UINT32_MAX}))
+          usage_error("bad --segment-size '" + v + "' (expected 1 to 2^32 - 1 or splat)");
         opt.segment_sizes.push_back(static_cast<uint32_t>(size));
       }
     } else if (arg == "--json") {
@@ -521,6 +524,9 @@ Options parse_args(int argc, char** argv) {
                   " (bit ranges: u32 and u64 keys)");
   if (histogram_given && std::find(opt.ops.begin(), opt.ops.end(), Op::histogram_even) == opt.ops.end())
     usage_error("--bins and --skew are for histogram_even (or all); " + first + " has no bins");
+  if (std::find(opt.segment_sizes.begin(), opt.segment_sizes.end(), 0u) != opt.segment_sizes.end() &&
+      std::find(opt.ops.begin(), opt.ops.end(), Op::segmented_reduce) != opt.ops.end())
+    usage_error("--segment-size splat is for the segmented sorts");
   return opt;
 }
 
@@ -542,7 +548,9 @@ struct Buffers {
   uint32_t* histogram = nullptr;    // histogram_even: the counts of the most bins of --bins
   int* offsets32 = nullptr;         // segmented_reduce: the S + 1 CSR offsets as int (config int) and int64_t
   int64_t* offsets64 = nullptr;
-  int64_t segment_size = 0, segments = 0;  // segmented_reduce: set per segment size and n (set_segments)
+  int64_t segment_size = 0, segments = 0;  // the segmented ops: set per segment size and n (set_segments);
+                                           // segment_size 0: splat, whose offsets are also in splat_offsets
+  std::vector<uint32_t> splat_offsets;
   void* temp = nullptr;
   size_t temp_bytes = 0;
   int begin_bit = 0, end_bit = 0;  // the sorts' key bits (--bits); end 0: all of the key
@@ -682,8 +690,25 @@ __global__ void fill_offsets_kernel(N* offsets, int64_t segments, int64_t size, 
     offsets[k] = static_cast<N>(k * size < n ? k * size : n);
 }
 
-// segmented_reduce's segments of b.segment_size elements over n: their count and both offset arrays.
+// The segmented ops' segments of b.segment_size elements over n, or splat segments (segment_size 0, drawn on
+// the CPU with a seed fixed per n): their count and both offset arrays.
+constexpr uint64_t kSplatSeed = 0x5EED5E6ull;
+
 void set_segments(Buffers& b, int64_t n, cudaStream_t s) {
+  b.splat_offsets.clear();
+  if (b.segment_size == 0) {
+    std::mt19937_64 rng(kSplatSeed + static_cast<uint64_t>(n));
+    b.splat_offsets = vkprim::tools::splat_segment_offsets(static_cast<uint64_t>(n), rng);
+    b.segments = static_cast<int64_t>(b.splat_offsets.size()) - 1;
+    std::vector<int64_t> wide(b.splat_offsets.begin(), b.splat_offsets.end());
+    if (n <= INT_MAX) {
+      std::vector<int> narrow(b.splat_offsets.begin(), b.splat_offsets.end());
+      CUDA_CHECK(cudaMemcpy(b.offsets32, narrow.data(), narrow.size() * sizeof(int), cudaMemcpyHostToDevice));
+    }
+    CUDA_CHECK(cudaMemcpy(b.offsets64, wide.data(), wide.size() * sizeof(int64_t), cudaMemcpyHostToDevice));
+    std::printf("# splat segments of n=%lld: %lld\n", static_cast<long long>(n), static_cast<long long>(b.segments));
+    return;
+  }
   b.segments = (n + b.segment_size - 1) / b.segment_size;
   if (n <= INT_MAX) fill_offsets_kernel<int><<<1024, 256, 0, s>>>(b.offsets32, b.segments, b.segment_size, n);
   fill_offsets_kernel<int64_t><<<1024, 256, 0, s>>>(b.offsets64, b.segments, b.segment_size, n);
@@ -1440,9 +1465,9 @@ std::string check_keyed(Op op, const Buffers& b, const uint32_t* keys, const uin
   return check_runs(op, keys, values, n, out.data(), out2.empty() ? nullptr : out2.data(), selected);
 }
 
-// The segmented sorts: each segment of b.segment_size keys holds the stable sort of its input keys (by the
-// --bits field for DeviceSegmentedRadixSort, every bit for DeviceSegmentedSort), and each value is the input
-// index of its key; "" when right.
+// The segmented sorts: each segment (of b.segment_size keys, or splat) holds the stable sort of its input keys
+// (by the --bits field for DeviceSegmentedRadixSort, every bit for DeviceSegmentedSort), and each value is the
+// input index of its key; "" when right.
 template <class T>
 std::string check_segmented_sort(Op op, const Buffers& b, const T* in, int64_t n, const std::vector<T>& keys,
                                  const Output& where) {
@@ -1452,8 +1477,9 @@ std::string check_segmented_sort(Op op, const Buffers& b, const T* in, int64_t n
   const bool radix = op == Op::segmented_radix_sort_keys || op == Op::segmented_radix_sort_pairs;
   const KeyField f = radix ? KeyField{b.begin_bit, b.end_bit} : KeyField{};
   std::vector<int64_t> order;
-  for (int64_t first = 0; first < n; first += b.segment_size) {
-    const int64_t last = std::min(n, first + b.segment_size);
+  for (int64_t k = 0; k < b.segments; ++k) {
+    const int64_t first = b.segment_size ? k * b.segment_size : b.splat_offsets[k];
+    const int64_t last = b.segment_size ? std::min(n, first + b.segment_size) : b.splat_offsets[k + 1];
     order.resize(static_cast<size_t>(last - first));
     for (size_t i = 0; i < order.size(); ++i) order[i] = first + static_cast<int64_t>(i);
     std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return radix_less(in[x], in[y], f); });
@@ -1541,7 +1567,10 @@ void print_row(const Result& r, bool with_values) {
   if (is_keyed(r.op)) std::printf("%*s %u", pad, "", r.run_length);
   if (with_values && r.op == Op::sort_pairs) std::printf("%*s %u", pad, "", r.value_bytes);
   if (r.op == Op::histogram_even) std::printf("%*s %u %u%%", pad, "", r.bins, r.skew);
-  if (is_segmented(r.op)) std::printf("%*s %u", pad, "", r.segment_size);
+  if (is_segmented(r.op)) {
+    if (r.segment_size) std::printf("%*s %u", pad, "", r.segment_size);
+    else std::printf("%*s splat", pad, "");
+  }
   std::printf("\n");
   std::fflush(stdout);
 }
@@ -1724,7 +1753,8 @@ int main(int argc, char** argv) {
             for (uint32_t param : params_of(op, opt)) {
               size_t bytes = 0;
               dummy.segment_size = is_segmented(op) ? param : 0;  // the segmented ops: their segments
-              dummy.segments = is_segmented(op) ? (n + param - 1) / param : 0;
+              // splat (param 0): n segments at most, a temp size that holds the drawn ones
+              dummy.segments = !is_segmented(op) ? 0 : param ? (n + param - 1) / param : n;
               CUDA_CHECK(call_cub(t, op, c, param, nullptr, bytes, dummy, n, nullptr));
               temp_sizes[{op, t, n, c, param}] = bytes;
               max_temp = std::max(max_temp, bytes);
@@ -1760,7 +1790,7 @@ int main(int argc, char** argv) {
                            *std::max_element(opt.bins.begin(), opt.bins.end()) * sizeof(uint32_t), "histogram"});
   if (segmented) {
     const uint32_t smallest = *std::min_element(opt.segment_sizes.begin(), opt.segment_sizes.end());
-    const size_t offsets = static_cast<size_t>((max_n + smallest - 1) / smallest + 1);
+    const size_t offsets = static_cast<size_t>((max_n + std::max(smallest, 1u) - 1) / std::max(smallest, 1u) + 1);
     allocations.push_back({reinterpret_cast<void**>(&b.offsets32), offsets * sizeof(int), "offsets (int)"});
     allocations.push_back({reinterpret_cast<void**>(&b.offsets64), offsets * sizeof(int64_t), "offsets (int64)"});
   }

@@ -82,11 +82,14 @@ uint seg_entry_groups(uint k) { return meta[SEG_ARGS_WORD + k * VKPRIM_INDIRECT_
 
 // A tile of a large segment: its entry's keys [begin, end), and the tile's first key; valid where its owner
 // word names a listed entry whose tiles include it (owner words of a tile no entry claims may be stale).
+// A segment of one tile (medium_max < length <= TILE) skips the upsweep and the scan: its downsweep ranks
+// the whole segment, so the tile's digit starts are the segment's.
 struct SegTile {
   uvec2 range;
   uint first;
   uint entry;
   bool valid;
+  bool alone;  // the segment's only tile: its in-tile digit starts are its offsets, no table row is used
 };
 
 SegTile seg_tile(uint t) {
@@ -98,6 +101,7 @@ SegTile seg_tile(uint t) {
   const uint first_tile = meta[at + 2u], tiles = meta[at + 3u];
   r.valid = r.valid && t >= first_tile && t - first_tile < tiles;
   r.first = r.range.x + (t - first_tile) * TILE;
+  r.alone = tiles == 1u;
   return r;
 }
 

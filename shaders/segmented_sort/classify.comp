@@ -24,6 +24,13 @@ shared uint s_first[WG_SIZE];  // per batch of this workgroup: its first small s
 shared uint s_batches, s_medium, s_large, s_large_tiles;
 shared uint s_member_base, s_batch_base, s_large_base, s_tile_base;
 shared uvec4 s_large_found[WG_SIZE];  // this workgroup's large segments: begin, end, first tile (of its own), tiles
+shared uint s_wide[WG_SIZE];          // the slots of those with more than SEG_OWN_TILES tiles
+shared uint s_wide_count;
+
+// A large segment of at most this many tiles has its tiles' owner words written by its own invocation, the
+// others by the whole workgroup, one at a time: a workgroup of 256 one-tile segments wrote them in 256 trips
+// of its loop, and classify took 51 us on the H200 (2^24 keys in segments of 4096 or 65536).
+#define SEG_OWN_TILES 64u
 
 // The first of `tiles` tile numbers reserved at once, or SEG_NONE where they do not fit pc.max_tiles (only
 // overlapping segments, the caller's error, need more). As segmented_reduce/segments.comp's chunks: an add
@@ -77,10 +84,17 @@ void seg_list_large(uint slot) {
   meta[at + 3u] = s_tile_base != SEG_NONE ? h.w : 0u;
 }
 
-void seg_write_owners() {
+// The owner words of the tiles of this workgroup's large segments (`slot`: this invocation's, if large).
+void seg_write_owners(bool large, uint slot) {
   if (s_tile_base == SEG_NONE) return;
-  for (uint k = 0u; k < s_large && s_large_base + k < pc.max_large; ++k) {
+  if (large && s_large_base + slot < pc.max_large && s_large_found[slot].w <= SEG_OWN_TILES) {
+    const uvec4 h = s_large_found[slot];
+    for (uint c = 0u; c < h.w; ++c) meta[pc.owners + s_tile_base + h.z + c] = s_large_base + slot;
+  }
+  for (uint i = 0u; i < s_wide_count; ++i) {
+    const uint k = s_wide[i];
     const uvec4 h = s_large_found[k];
+    if (s_large_base + k >= pc.max_large) continue;
     for (uint c = gl_LocalInvocationIndex; c < h.w; c += WG_SIZE) meta[pc.owners + s_tile_base + h.z + c] = s_large_base + k;
   }
 }
@@ -101,6 +115,7 @@ void main() {
     s_large = 0u;
     s_large_tiles = 0u;
     s_tile_base = SEG_NONE;
+    s_wide_count = 0u;
   }
   s_first[tid] = SEG_NONE;
   barrier();
@@ -126,6 +141,7 @@ void main() {
     slot = atomicAdd(s_large, 1u);
     const uint tiles = len / pc.large_tile + (len % pc.large_tile != 0u ? 1u : 0u);
     s_large_found[slot] = uvec4(range, atomicAdd(s_large_tiles, tiles), tiles);
+    if (tiles > SEG_OWN_TILES) s_wide[atomicAdd(s_wide_count, 1u)] = slot;
   }
   barrier();
   if (tid == 0u) seg_reserve(small_count);
@@ -141,5 +157,5 @@ void main() {
     seg_write_batch(s_batch_base + s_batches + slot, member, 1u);
   }
   if (large) seg_list_large(slot);
-  if (s_large > 0u) seg_write_owners();
+  if (s_large > 0u) seg_write_owners(large, slot);
 }

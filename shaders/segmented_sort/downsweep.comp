@@ -2,7 +2,8 @@
 // Segmented sort, large segments, phase 3 of a digit pass: one workgroup per tile of the tile list ranks its
 // tile stably by digit (common/radix.glsl: the in-tile rank and staged scatter of reduce_then_scan's
 // downsweep) and scatters it within its segment: the digit's offset in the segment from the scanned table
-// (scan.comp) plus the key's position among the tile's keys of that digit. A tile whose digit runs would leave
+// (scan.comp), or for a segment's only tile the tile's own digit start, plus the key's position among the
+// tile's keys of that digit. A tile whose digit runs would leave
 // its segment (only where segments overlap, the caller's error) writes nothing. SEG_COPY: copies each tile's
 // keys (and values) instead (the copy back after an odd number of digit passes).
 // Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS (0, 1 or 2), VKPRIM_NO_SUBGROUPS.
@@ -40,10 +41,11 @@ void main() {
   sort_stage_keys();
   if (tid < RADIX_DIGITS) {
     const uint len = tile.range.y - tile.range.x;
-    const uint offset = meta[pc.table + t * RADIX_DIGITS + tid];
+    const uint offset = tile.alone ? s_start[tid] : meta[pc.table + t * RADIX_DIGITS + tid];
     const uint padding = tid == pc.digit_mask ? sort_range_padding(tile.first, tile.range.y) : 0u;
     const uint keys = s_count[tid] - padding;
-    if (offset > len || keys > len - offset) s_outside = 1u;
+    // A segment's only tile ranks within it (and its digits past digit_mask start past its keys: unchecked).
+    if (!tile.alone && (offset > len || keys > len - offset)) s_outside = 1u;
     s_base[tid] = tile.range.x + offset - s_start[tid];
   }
   barrier();
