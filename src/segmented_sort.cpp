@@ -1,22 +1,26 @@
 // SegmentedSort: a stable radix sort of every segment of the keys, in place, the strategy chosen per segment on
 // the GPU by its length, after CUB's DeviceSegmentedSort size classes (small segments many to a workgroup,
 // medium ones one workgroup each, large ones over many workgroups):
-//   classify   one invocation per segment lists it in scratch: small ones packed into batches, medium ones a
-//              batch each, large ones with a run of tiles (shaders/segmented_sort/classify.comp); a second
-//              dispatch of it writes the later passes' dispatch arguments from the list counts;
+//   classify   one invocation per segment lists it in scratch: small ones packed into batches, medium ones in
+//              the medium list, large ones with a run of tiles (shaders/segmented_sort/classify.comp); a
+//              second dispatch of it writes the later passes' dispatch arguments from the list counts;
 //   tile       one workgroup per batch: the block-wide radix sort of RadixSort's one-workgroup sort (Merrill &
 //              Grimshaw, common/radix_block.glsl) over every digit pass, then one pass over the segments' slots;
 //   large      per digit pass an upsweep (digit counts per tile), a scan of each segment's digit x tile table
 //              and a downsweep (the stable in-tile rank and scatter of common/radix.glsl), ping-ponging
 //              through scratch (Merrill & Grimshaw's reduce-then-scan radix sort, one per segment); an odd
-//              number of digit passes ends with a copy back.
+//              number of digit passes ends with a copy back;
+//   medium     per digit pass the downsweep at the medium tile, a workgroup per segment ranking it whole,
+//              through the same scratch (and copy back).
 // Every pass after classify is dispatched indirectly from arguments written on the GPU.
 //
 // Scratch layout (each part at a binding-aligned offset):
-//   meta: 16 header words (list counts), 3 dispatch entries of 8 words, the member list (max_segments),
-//         the batch list (2 x max_segments), the large list (4 words per entry), the tile owners and the
-//         digit table (256 words per tile);
-//   the ping-pong keys and values (plans whose max_count allows large segments), the record_indirect region.
+//   meta: 16 header words (list counts), 4 dispatch entries of 8 words, the member list (max_segments),
+//         the batch list (2 x max_segments), the medium list (max_segments, where max_count allows medium
+//         segments), the large list (4 words per entry), the tile owners and the digit table (256 words per
+//         tile);
+//   the ping-pong keys and values (plans whose max_count allows medium or large segments), the
+//   record_indirect region.
 #include "vkprim/segmented_sort.hpp"
 
 #include <algorithm>
@@ -46,10 +50,10 @@ constexpr uint32_t kMaxSmall = 2048;           // the classify scan's weight fie
 
 // Header and dispatch entries of meta (common/segmented_sort.glsl).
 constexpr uint32_t kHeaderWords = 16;
-constexpr uint32_t kArgsWords = 3 * 8;
+constexpr uint32_t kArgsWords = 4 * 8;
 constexpr uint32_t kListsWord = kHeaderWords + kArgsWords;
-enum : uint32_t { kEntryBatches = 0, kEntryTiles = 1, kEntryLarge = 2 };
-enum : uint32_t { kFixed = 1u, kIndirect = 2u, kArgs = 4u, kCopy = 8u };
+enum : uint32_t { kEntryBatches = 0, kEntryTiles = 1, kEntryLarge = 2, kEntryMedium = 3 };
+enum : uint32_t { kFixed = 1u, kIndirect = 2u, kArgs = 4u, kCopy = 8u, kMedium = 16u };
 // Key transform bits (KEY_FLAGS of common/radix.glsl).
 enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u };
 
@@ -68,28 +72,33 @@ constexpr KernelName kDownsweepKernels[2][3] = {
      kernel_name("segmented_sort/downsweep_k32_v64")},
     {kernel_name("segmented_sort/downsweep_k64"), kernel_name("segmented_sort/downsweep_k64_v32"),
      kernel_name("segmented_sort/downsweep_k64_v64")}};
-// The push constants: common/radix.glsl's 12 words, then common/segmented_sort.glsl's 19.
-constexpr uint32_t kSortWords = 12, kPushWords = 31;
+// The push constants: common/radix.glsl's 12 words, then common/segmented_sort.glsl's 20 (128 bytes, the
+// least maxPushConstantsSize a device may have).
+constexpr uint32_t kSortWords = 12, kPushWords = 32;
 static_assert(kClassifyKernel.push_bytes() == kPushWords * 4 && kTileKernels[1][2].push_bytes() == kPushWords * 4);
 
-// Size classes and tiles per device class: the first row whose `cpu` matches applies. A batch (or a medium
-// segment) is one block tile of block_wg x block_items keys; large segments go in tiles of large_wg x
-// large_items. small_max is at most half the block tile (a batch then always holds its segments), medium_max
-// 0 means the block tile.
+// Size classes and tiles per device class: the first row whose `cpu` matches applies. A batch is one block
+// tile of block_wg x block_items keys, a medium segment one medium tile of medium_wg x medium_items, a longer
+// one up to the block tile a batch of its own, and large segments go in tiles of large_wg x large_items.
+// small_max is at most half the block tile (a batch then always holds its segments), medium_max 0 means the
+// medium tile.
 struct SegmentedSortPolicy {
   bool cpu;
   uint32_t block_wg, block_items;
   uint32_t small_max, medium_max;
+  uint32_t medium_wg, medium_items;
   uint32_t large_wg, large_items;
 };
 constexpr SegmentedSortPolicy kSegmentedSortPolicy[] = {
     // CPU drivers (lavapipe): tiles of 1024 keys, so that tests reach every class with a few thousand keys and
     // no workgroup's loops come near llvmpipe's 65535 iterations (docs/ALGORITHMS.md, "Loop budget").
-    {true, 256, 4, 128, 0, 256, 4},
-    // GPUs, not yet measured: the block tile of RadixSort's one-workgroup rung 256 x 8, small segments up to
-    // 256 keys (CUB's DeviceSegmentedSort sorts up to ~300 keys with a warp), large tiles of RadixSort's
-    // reduce_then_scan shape 512 x 8.
-    {false, 256, 8, 256, 0, 512, 8},
+    {true, 256, 4, 128, 0, 256, 4, 256, 4},
+    // GPUs (H200, docs/PERFORMANCE.md): batches in RadixSort's one-workgroup tile 256 x 8, small segments up to
+    // 256 keys (as one-tile segments in 256 x 1 or 256 x 2 tiles they sorted 1.4x slower); medium ones up to
+    // 1024 keys in tiles of 256 x 4 (2.2x faster than in a batch of their own); up to 2048 a batch of their
+    // own (1.3x faster than one half-filled large tile); large tiles of RadixSort's reduce_then_scan shape
+    // 512 x 8 (512 x 16 slower at 4096 and 65536 keys per segment).
+    {false, 256, 8, 256, 0, 256, 4, 512, 8},
 };
 
 const SegmentedSortPolicy& segmented_sort_policy(const Capabilities& caps) {
@@ -108,18 +117,22 @@ struct SegmentedSortPlan {
   uint32_t key_bytes = 4, value_bytes = 0, key_flags = 0;
   uint32_t begin_bit = 0, end_bit = 32, passes = 4;
   uint32_t block_wg = 256, block_items = 4, block_sg = 0;  // block_sg: ranking subgroup, 0 the emulation
+  uint32_t medium_wg = 256, medium_items = 4, medium_sg = 0;
   uint32_t large_wg = 256, large_items = 4, large_sg = 0;
-  uint64_t block_tile = 1024, large_tile = 1024;
+  uint64_t block_tile = 1024, medium_tile = 1024, large_tile = 1024;
+  uint64_t large_above = 1024;  // segments longer than max(medium_max, block_tile) are large
   uint32_t batch_span = 1, min_weight = 1;
-  bool large = false;  // max_count allows large segments: the large passes, their scratch and kernels
+  bool medium = false;  // max_count allows medium segments: the medium passes, their list and kernel
+  bool large = false;   // max_count allows large segments: the large passes, their scratch and kernels
   uint64_t max_large = 0, max_tiles = 0;
   const Kernel* classify = nullptr;
   const Kernel* tile = nullptr;
   const Kernel* upsweep = nullptr;
   const Kernel* scan = nullptr;
   const Kernel* downsweep = nullptr;
+  const Kernel* medium_downsweep = nullptr;  // the downsweep at the medium tile
   const Kernel* args = nullptr;
-  uint32_t member_list = 0, batch_list = 0, large_list = 0, owners = 0, table = 0;  // meta word offsets
+  uint32_t member_list = 0, batch_list = 0, medium_list = 0, large_list = 0, owners = 0, table = 0;  // meta words
   VkDeviceSize align = 16, meta_bytes = 0, keys_offset = 0, keys_bytes = 0, values_offset = 0, values_bytes = 0;
   VkDeviceSize indirect_offset = 0, scratch_bytes = 0;
   std::unique_ptr<DescriptorSets> descriptors;
@@ -172,32 +185,38 @@ Result<void> resolve_segmented_sort_policy(const ContextImpl& c, const Segmented
   const SegmentedSortPolicy& policy = segmented_sort_policy(c.caps);
   p.block_wg = policy.block_wg;
   p.block_items = policy.block_items;
+  p.medium_wg = policy.medium_wg;
+  p.medium_items = policy.medium_items;
   p.large_wg = d.tuning.workgroup_size ? d.tuning.workgroup_size : policy.large_wg;
   p.large_items = d.tuning.items_per_thread ? d.tuning.items_per_thread : policy.large_items;
   p.block_tile = uint64_t(p.block_wg) * p.block_items;
+  p.medium_tile = uint64_t(p.medium_wg) * p.medium_items;
   p.large_tile = uint64_t(p.large_wg) * p.large_items;
   p.block_sg = ranking_subgroup(c, p.block_wg);
+  p.medium_sg = ranking_subgroup(c, p.medium_wg);
   p.large_sg = ranking_subgroup(c, p.large_wg);
   const uint64_t stage_width = std::max(p.key_bytes, p.value_bytes) / 4;
   const uint64_t block_shared = radix_ranking_shared_bytes(stage_width, p.block_wg, p.block_items, 1, p.block_sg,
                                                            2 * kMaxSlots);
+  const uint64_t medium_shared =
+      radix_ranking_shared_bytes(stage_width, p.medium_wg, p.medium_items, 1, p.medium_sg, 1);
   const uint64_t large_shared = radix_ranking_shared_bytes(stage_width, p.large_wg, p.large_items, 1, p.large_sg, 1);
-  if (std::max(p.block_wg, p.large_wg) > c.caps.max_workgroup_invocations ||
-      std::max(block_shared, large_shared) > c.caps.max_shared_memory)
-    return make_error(Status::unsupported, plan, ": tiles of ", p.block_wg, " x ", p.block_items, " and ",
-                      p.large_wg, " x ", p.large_items, " keys need ", std::max(block_shared, large_shared),
-                      " bytes of shared memory and ", std::max(p.block_wg, p.large_wg),
-                      " invocations; the device has ", c.caps.max_shared_memory, " and ",
-                      c.caps.max_workgroup_invocations);
+  const uint64_t most_shared = std::max({block_shared, medium_shared, large_shared});
+  const uint32_t most_wg = std::max({p.block_wg, p.medium_wg, p.large_wg});
+  if (most_wg > c.caps.max_workgroup_invocations || most_shared > c.caps.max_shared_memory)
+    return make_error(Status::unsupported, plan, ": tiles of ", p.block_wg, " x ", p.block_items, ", ",
+                      p.medium_wg, " x ", p.medium_items, " and ", p.large_wg, " x ", p.large_items, " keys need ",
+                      most_shared, " bytes of shared memory and ", most_wg, " invocations; the device has ",
+                      c.caps.max_shared_memory, " and ", c.caps.max_workgroup_invocations);
   SegmentedSortThresholds& t = p.thresholds;
   t.small_max = d.thresholds.small_max ? d.thresholds.small_max : policy.small_max;
   t.medium_max = d.thresholds.medium_max ? d.thresholds.medium_max
-                                         : (policy.medium_max ? policy.medium_max : uint32_t(p.block_tile));
+                                         : (policy.medium_max ? policy.medium_max : uint32_t(p.medium_tile));
   t.medium_max = std::max(t.medium_max, t.small_max);
-  if (t.small_max > std::min<uint64_t>(p.block_tile / 2, kMaxSmall) || t.medium_max > p.block_tile)
+  if (t.small_max > std::min<uint64_t>(p.block_tile / 2, kMaxSmall) || t.medium_max > p.medium_tile)
     return make_error(Status::invalid_argument, plan, ": thresholds small_max ", t.small_max, " and medium_max ",
                       t.medium_max, " must not exceed ", std::min<uint64_t>(p.block_tile / 2, kMaxSmall),
-                      " and the block tile ", p.block_tile);
+                      " and the medium tile ", p.medium_tile);
   // A batch takes the small segments whose weight prefix falls in one span: at most span - 1 + small_max keys
   // (one tile) and, each weighing at least min_weight, at most 255 segments (classify.comp).
   p.batch_span = uint32_t(p.block_tile) - t.small_max + 1;
@@ -237,8 +256,8 @@ KernelDesc segmented_kernel_desc(const SegmentedSortPlan& p, KernelName name, ui
   return kd;
 }
 
-// Every kernel a record may take: classify and the batch pass always, the large passes where max_count allows
-// a segment past medium_max.
+// Every kernel a record may take: classify and the batch pass always, the medium downsweep where max_count
+// allows a segment past small_max, the large passes where it allows one past large_above.
 Result<void> build_segmented_sort_kernels(ContextImpl& c, SegmentedSortPlan& p) {
   const size_t kw = p.key_bytes == 8 ? 1 : 0, vw = p.value_bytes / 4;
   auto take = [&](const Kernel*& slot, const KernelDesc& kd) -> Result<void> {
@@ -250,12 +269,14 @@ Result<void> build_segmented_sort_kernels(ContextImpl& c, SegmentedSortPlan& p) 
   const KernelDesc wanted[] = {
       segmented_kernel_desc(p, kClassifyKernel, kClassifyWorkgroup, 1, 0, false),
       segmented_kernel_desc(p, kTileKernels[kw][vw], p.block_wg, p.block_items, p.block_sg, true),
+      segmented_kernel_desc(p, kDownsweepKernels[kw][vw], p.medium_wg, p.medium_items, p.medium_sg, true),
       segmented_kernel_desc(p, kUpsweepKernels[kw], p.large_wg, p.large_items, 0, false),
       segmented_kernel_desc(p, kScanKernel, kScanWorkgroup, 1, 0, false),
       segmented_kernel_desc(p, kDownsweepKernels[kw][vw], p.large_wg, p.large_items, p.large_sg, true)};
-  const Kernel** slots[] = {&p.classify, &p.tile, &p.upsweep, &p.scan, &p.downsweep};
+  const Kernel** slots[] = {&p.classify, &p.tile, &p.medium_downsweep, &p.upsweep, &p.scan, &p.downsweep};
+  static_assert(std::size(slots) == std::size(wanted));
   for (size_t i = 0; i < std::size(wanted); ++i) {
-    if (i >= 2 && !p.large) break;
+    if ((i == 2 && !p.medium) || (i >= 3 && !p.large)) continue;
     if (auto ok = take(*slots[i], wanted[i]); !ok) return ok;
   }
   auto args = indirect_args_kernel(c, "SegmentedSort::create");
@@ -265,12 +286,13 @@ Result<void> build_segmented_sort_kernels(ContextImpl& c, SegmentedSortPlan& p) 
 }
 
 // Scratch: meta (header, dispatch entries, lists, digit table), the ping-pong keys and values, the
-// record_indirect region. Without overlapping segments at most max_count / (medium_max + 1) are large and
+// record_indirect region. Without overlapping segments at most max_count / (large_above + 1) are large and
 // their tiles number at most max_count / large_tile + that.
 Result<void> lay_out_segmented_sort_scratch(const ContextImpl& c, const SegmentedSortDesc& d, SegmentedSortPlan& p) {
-  p.max_large = p.large ? std::min<uint64_t>(d.max_segments, d.max_count / (uint64_t(p.thresholds.medium_max) + 1)) : 0;
+  p.max_large = p.large ? std::min<uint64_t>(d.max_segments, d.max_count / (p.large_above + 1)) : 0;
   p.max_tiles = p.large ? d.max_count / p.large_tile + p.max_large : 0;
-  const uint64_t words = kListsWord + 3 * d.max_segments + 4 * p.max_large + (1 + kDigits) * p.max_tiles;
+  const uint64_t medium_words = p.medium ? d.max_segments : 0;
+  const uint64_t words = kListsWord + 3 * d.max_segments + medium_words + 4 * p.max_large + (1 + kDigits) * p.max_tiles;
   p.align = binding_alignment(c);
   p.meta_bytes = align_up(words * 4, p.align);
   if (p.meta_bytes > c.caps.max_storage_buffer_range || words > 0xffffffffull)
@@ -279,13 +301,15 @@ Result<void> lay_out_segmented_sort_scratch(const ContextImpl& c, const Segmente
                       "binding holds ", c.caps.max_storage_buffer_range);
   p.member_list = kListsWord;
   p.batch_list = uint32_t(p.member_list + d.max_segments);
-  p.large_list = uint32_t(p.batch_list + 2 * d.max_segments);
+  p.medium_list = uint32_t(p.batch_list + 2 * d.max_segments);
+  p.large_list = uint32_t(p.medium_list + medium_words);
   p.owners = uint32_t(p.large_list + 4 * p.max_large);
   p.table = uint32_t(p.owners + p.max_tiles);
   p.keys_offset = p.meta_bytes;
-  p.keys_bytes = p.large ? align_up(d.max_count * p.key_bytes, p.align) : 0;
+  const bool ping_pong = p.medium || p.large;
+  p.keys_bytes = ping_pong ? align_up(d.max_count * p.key_bytes, p.align) : 0;
   p.values_offset = p.keys_offset + p.keys_bytes;
-  p.values_bytes = p.large ? align_up(d.max_count * p.value_bytes, p.align) : 0;
+  p.values_bytes = ping_pong ? align_up(d.max_count * p.value_bytes, p.align) : 0;
   p.indirect_offset = p.values_offset + p.values_bytes;
   p.scratch_bytes = p.indirect_offset + align_up(kIndirectRegionBytes, p.align);
   return {};
@@ -304,6 +328,7 @@ SegmentedSort::~SegmentedSort() = default;
 const SegmentedSortDesc& SegmentedSort::desc() const { return plan_->desc; }
 SegmentedSortThresholds SegmentedSort::thresholds() const { return plan_->thresholds; }
 uint64_t SegmentedSort::block_tile_keys() const { return plan_->block_tile; }
+uint64_t SegmentedSort::medium_tile_keys() const { return plan_->medium_tile; }
 uint64_t SegmentedSort::large_tile_keys() const { return plan_->large_tile; }
 uint32_t SegmentedSort::digit_passes() const { return plan_->passes; }
 void SegmentedSort::release_descriptor_sets() const { plan_->descriptors->release(); }
@@ -330,7 +355,9 @@ Result<SegmentedSort> SegmentedSort::create(Context& context, const SegmentedSor
   if (desc.key_type == DataType::f32 || desc.key_type == DataType::f64) p.key_flags |= detail::kFloat;
   if (desc.order == SortOrder::descending) p.key_flags |= detail::kDescending;
   if (auto ok = detail::resolve_segmented_sort_policy(c, desc, p); !ok) return ok.error();
-  p.large = desc.max_count > p.thresholds.medium_max;
+  p.medium = desc.max_count > p.thresholds.small_max && p.thresholds.medium_max > p.thresholds.small_max;
+  p.large_above = std::max<uint64_t>(p.thresholds.medium_max, p.block_tile);
+  p.large = desc.max_count > p.large_above;
   if (auto ok = detail::lay_out_segmented_sort_scratch(c, desc, p); !ok) return ok.error();
   if (auto ok = detail::check_segmented_sort_limits(c, desc, p); !ok) return ok.error();
   if (auto ok = detail::build_segmented_sort_kernels(c, p); !ok) return ok.error();
@@ -361,8 +388,9 @@ SegSortBindings bind_segmented_sort(const ContextImpl& c, const SegmentedSortPla
   const BufferRange alt_keys{scratch.buffer, scratch.offset + p.keys_offset, std::max<VkDeviceSize>(p.keys_bytes, 16)};
   const BufferRange alt_values{scratch.buffer, scratch.offset + (p.value_bytes ? p.values_offset : p.keys_offset),
                                std::max<VkDeviceSize>(p.value_bytes ? p.values_bytes : p.keys_bytes, 16)};
-  b.alt_keys = p.large ? bind_elements(c, alt_keys, 0, n, p.key_bytes) : b.keys;
-  b.alt_values = p.large ? bind_elements(c, alt_values, 0, n, vb) : b.values;
+  const bool ping_pong = p.medium || p.large;
+  b.alt_keys = ping_pong ? bind_elements(c, alt_keys, 0, n, p.key_bytes) : b.keys;
+  b.alt_values = ping_pong ? bind_elements(c, alt_values, 0, n, vb) : b.values;
   b.begin = begin ? bind_elements(c, *begin, 0, segments, 4) : b.keys;
   b.end = end ? bind_elements(c, *end, 0, segments, 4) : b.keys;
   b.meta = {scratch.buffer, scratch.offset, p.meta_bytes};
@@ -392,17 +420,21 @@ class SegSortPasses {
 
   void batches() { from_entry(pass(p_.tile, "batches", 1, p_.begin_bit, false, 0), kEntryBatches); }
 
-  // The large segments' digit passes, and the copy back after an odd number.
-  void large() {
+  // The digit passes of the medium segments and of the large ones, and the copy back after an odd number.
+  void digit_passes(bool medium, bool large) {
     for (uint32_t d = 0; d < p_.passes; ++d) {
       const uint32_t bit = p_.begin_bit + 8 * d;
       const bool odd = d % 2 == 1;
       const std::string digit = " digit " + std::to_string(d);
+      if (medium) from_entry(pass(p_.medium_downsweep, ("medium" + digit).c_str(), 1, bit, odd, kMedium), kEntryMedium);
+      if (!large) continue;
       from_entry(pass(p_.upsweep, ("large upsweep" + digit).c_str(), 1, bit, odd, 0), kEntryTiles);
       from_entry(pass(p_.scan, ("large scan" + digit).c_str(), 1, bit, odd, 0), kEntryLarge);
       from_entry(pass(p_.downsweep, ("large downsweep" + digit).c_str(), 1, bit, odd, 0), kEntryTiles);
     }
-    if (p_.passes % 2 == 1) from_entry(pass(p_.downsweep, "large copy back", 1, 0, true, kCopy), kEntryTiles);
+    if (p_.passes % 2 == 0) return;
+    if (medium) from_entry(pass(p_.medium_downsweep, "medium copy back", 1, 0, true, kCopy | kMedium), kEntryMedium);
+    if (large) from_entry(pass(p_.downsweep, "large copy back", 1, 0, true, kCopy), kEntryTiles);
   }
 
  private:
@@ -431,7 +463,7 @@ class SegSortPasses {
         uint32_t(segments_), flags_ | seg_flags, segment_size_, b_.bound, b_.begin.shift, b_.end.shift, t.small_max,
         t.medium_max, p_.batch_span, p_.min_weight, p_.member_list, p_.batch_list, p_.large_list, p_.owners, p_.table,
         uint32_t(p_.max_large), uint32_t(p_.max_tiles), uint32_t(p_.large_tile),
-        p_.context->caps.max_workgroup_count[0]};
+        p_.context->caps.max_workgroup_count[0], p_.medium_list};
     static_assert(kSortWords == 12);
     std::copy(std::begin(words), std::end(words), pass.push.begin());
     pass.groups = groups;
@@ -509,7 +541,7 @@ Result<void> SegmentedSort::record(VkCommandBuffer cmd, const BufferRange& keys,
   detail::SegSortPasses build(p, b, segments, 0, 0, passes);
   build.classify(-1);
   build.batches();
-  if (p.large && b.bound > p.thresholds.medium_max) build.large();
+  build.digit_passes(p.medium && b.bound > p.thresholds.small_max, p.large && b.bound > p.large_above);
   return detail::record_passes(*p.context, *p.descriptors, cmd, passes, detail::kPlan, "record");
 }
 
@@ -531,8 +563,10 @@ Result<void> SegmentedSort::record_fixed(VkCommandBuffer cmd, const BufferRange&
   std::vector<detail::Pass> passes;
   detail::SegSortPasses build(p, b, segments, detail::kFixed, uint32_t(segment_size), passes);
   build.classify(-1);
-  if (segment_size <= p.thresholds.medium_max) build.batches();
-  else build.large();
+  if (segment_size <= p.thresholds.small_max || (segment_size > p.thresholds.medium_max && segment_size <= p.large_above))
+    build.batches();
+  else
+    build.digit_passes(segment_size <= p.thresholds.medium_max, segment_size > p.large_above);
   return detail::record_passes(*p.context, *p.descriptors, cmd, passes, detail::kPlan, "record_fixed");
 }
 
@@ -559,7 +593,7 @@ Result<void> SegmentedSort::record_indirect(VkCommandBuffer cmd, const BufferRan
   detail::SegSortPasses build(p, b, max_segments, detail::kIndirect, 0, passes);
   build.classify(0);
   build.batches();
-  if (p.large && b.bound > p.thresholds.medium_max) build.large();
+  build.digit_passes(p.medium && b.bound > p.thresholds.small_max, p.large && b.bound > p.large_above);
   return detail::record_passes(c, *p.descriptors, cmd, passes, detail::kPlan, "record_indirect");
 }
 

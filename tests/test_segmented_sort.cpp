@@ -34,7 +34,8 @@ using test::Keys;  // raw key bits (the low 32 for 32-bit key types)
 std::vector<uint64_t> edge_lengths(const SegmentedSort& plan, int copies, std::mt19937_64& rng) {
   const SegmentedSortThresholds t = plan.thresholds();
   std::vector<uint64_t> base = {0, 1, 2, 3, 17};
-  for (uint64_t edge : {uint64_t(t.small_max), uint64_t(t.medium_max), plan.large_tile_keys()})
+  for (uint64_t edge : {uint64_t(t.small_max), uint64_t(t.medium_max), plan.medium_tile_keys(), plan.block_tile_keys(),
+                        plan.large_tile_keys()})
     for (uint64_t d : {edge - 1, edge, edge + 1}) base.push_back(d);
   base.push_back(2 * plan.large_tile_keys() + 3);
   std::vector<uint64_t> out;
@@ -313,17 +314,20 @@ TEST_CASE("overridden thresholds and large tiles sort every size class", "[segme
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
-TEST_CASE("a large segment of one tile is ranked whole without the digit table", "[segmented_sort][tuning]") {
+TEST_CASE("segments past medium_max sort whole in a batch up to the block tile and as one large tile past it",
+          "[segmented_sort][tuning]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
-  // Large tiles of 1024 keys above medium_max 300: lengths 301..1024 are one-tile large segments (their
-  // downsweep takes the tile's own digit starts), 1025 and 2051 span tiles through the table.
+  // medium_max 300 below the block tile (1024), large tiles of 2048: lengths 33..300 are medium, 301..1024
+  // batches of their own, 1025..2048 one-tile large segments (their downsweep takes the tile's own digit
+  // starts, no upsweep or scan), 2049 and 4099 span tiles through the digit table.
   SegmentedSortDesc d = desc_of(DataType::u32, 1 << 16, 1024, 4);
   d.thresholds = {32, 300};
   d.tuning.workgroup_size = 256;
-  d.tuning.items_per_thread = 4;
+  d.tuning.items_per_thread = 8;
   const SegmentedSort plan = make_plan(dev, d);
-  REQUIRE(plan.large_tile_keys() == 1024);
+  REQUIRE(plan.block_tile_keys() == 1024);
+  REQUIRE(plan.large_tile_keys() == 2048);
   check_edges(dev, d, 1, rng);
   SegmentedSortDesc odd = d;
   odd.key_type = DataType::i32;

@@ -19,12 +19,15 @@ namespace vkprim {
 // (benchmarks). Segments of 0 or 1 keys are left as they are.
 //   length <= small_max: packed with other small segments into batches of up to one block tile and up to 255
 //   segments; one workgroup sorts a batch in shared memory (every digit pass, then one over the segments);
-//   length <= medium_max: one workgroup sorts it in shared memory (the one-workgroup sort of RadixSort);
+//   length <= medium_max: one workgroup per digit pass ranks it whole (one tile of medium_tile_keys() keys)
+//   and scatters it, through scratch;
+//   length <= block_tile_keys(): one workgroup sorts it in shared memory (a batch of its own);
 //   longer (large): a multi-workgroup LSD radix sort of its own over tiles of large_tile_keys() keys (per digit
-//   an upsweep, a scan of its digit x tile table and a downsweep), through scratch.
+//   an upsweep, a scan of its digit x tile table and a downsweep; a segment of one tile only the downsweep),
+//   through scratch.
 struct SegmentedSortThresholds {
   uint32_t small_max = 0;   // at most half the block tile and 2048
-  uint32_t medium_max = 0;  // at least small_max, at most the block tile (block_tile_keys())
+  uint32_t medium_max = 0;  // at least small_max, at most the medium tile (medium_tile_keys())
 };
 
 struct SegmentedSortDesc {
@@ -47,10 +50,11 @@ namespace detail { struct SegmentedSortPlan; }
 // A plan: create once (builds every pipeline it needs), record many times, from several threads.
 // Passes of a record: a header clear (vkCmdFillBuffer) and the classify pass (one invocation per segment:
 // size classes, batches and lists in scratch), one invocation writing the later passes' dispatch arguments on
-// the GPU, the batch pass (one workgroup per batch of small segments or per medium segment, dispatched
-// indirectly), and where the keys can hold a large segment, per digit pass three indirect dispatches
-// (upsweep, scan, downsweep) and after an odd number of digit passes a copy back: 3 dispatches, or 3 + 3 x
-// digit_passes() (+ 1), record_indirect one more (its count). Nothing waits on another workgroup.
+// the GPU, the batch pass (one workgroup per batch, dispatched indirectly), then per digit pass one indirect
+// dispatch for the medium segments where the keys can hold one,
+// and three (upsweep, scan, downsweep) for the large segments where they can hold one, and after an odd number
+// of digit passes a copy back of each: from 3 dispatches up to 3 + 4 x digit_passes() (+ 2), record_indirect
+// one more (its count). Nothing waits on another workgroup.
 class SegmentedSort {
  public:
   // invalid_argument: max_count 0 or >= 2^30, max_segments 0, begin_bit / end_bit outside the key or
@@ -65,13 +69,15 @@ class SegmentedSort {
 
   const SegmentedSortDesc& desc() const;
   SegmentedSortThresholds thresholds() const;  // resolved, with the overrides applied
-  uint64_t block_tile_keys() const;            // keys a batch (or a medium segment) may hold
+  uint64_t block_tile_keys() const;            // keys a batch may hold
+  uint64_t medium_tile_keys() const;           // keys a medium segment may hold
   uint64_t large_tile_keys() const;            // keys per tile of a large segment's digit passes
   uint32_t digit_passes() const;               // ceil((end_bit - begin_bit) / 8)
   // Scratch for every record of this plan: usage STORAGE_BUFFER | TRANSFER_DST (the list header is cleared
   // with vkCmdFillBuffer) | INDIRECT_BUFFER (the later passes dispatch from it), alignment
-  // max(16, minStorageBufferOffsetAlignment). About 12 bytes per segment of max_segments (lists), and where
-  // max_count allows large segments a copy of max_count keys and values plus 1 KiB per large tile.
+  // max(16, minStorageBufferOffsetAlignment). About 12 bytes per segment of max_segments (lists; 16 where
+  // max_count allows medium segments), and where max_count allows medium or large segments a copy of
+  // max_count keys and values, plus 1 KiB per large tile.
   ScratchRequirements scratch_requirements() const;
 
   // Sorts keys[begin[s] .. end[s]) (and values[...] with them when value_size != 0) IN PLACE, stably, for every
@@ -95,8 +101,7 @@ class SegmentedSort {
 
   // As record, with segment s = keys[s * segment_size .. (s + 1) * segment_size) and no offset buffers:
   // segments * segment_size must not exceed max_count, and keys (and values) must hold that many elements.
-  // The segment size leaves out the passes of classes it cannot reach (the large passes where it is at most
-  // medium_max).
+  // The segment size leaves out the passes of the classes it is not in (one class's passes only).
   Result<void> record_fixed(VkCommandBuffer cmd, const BufferRange& keys, const BufferRange& values,
                             uint64_t segment_size, uint64_t segments, const BufferRange& scratch) const;
 

@@ -19,7 +19,7 @@
   uint begin_shift;  /* word shift of binding 6 */                                                           \
   uint end_shift;    /* word shift of binding 7 */                                                           \
   uint small_max;    /* segments of 2..small_max keys are packed into batches, many to a tile */             \
-  uint medium_max;   /* ... of up to medium_max keys sorted by one workgroup each; longer ones are large */  \
+  uint medium_max;   /* ... of up to medium_max keys ranked whole per digit pass; longer ones are large */    \
   uint batch_span;   /* a batch takes the small segments whose weight prefix falls in one span */            \
   uint min_weight;   /* the least weight of a small segment: at most SEG_MAX_SLOTS segments per batch */     \
   uint member_list;  /* word offsets in meta of the member list, */                                          \
@@ -30,7 +30,8 @@
   uint max_large;    /* capacity of the large list */                                                        \
   uint max_tiles;    /* capacity of the tile owners and the digit table */                                   \
   uint large_tile;   /* keys per tile of a large segment (the large kernels' TILE) */                       \
-  uint groups_x;     /* maxComputeWorkGroupCount[0]: dispatches spill into y past it */
+  uint groups_x;     /* maxComputeWorkGroupCount[0]: dispatches spill into y past it */                       \
+  uint medium_list;  /* word offset in meta of the medium list (a segment index per entry, pc.segments) */
 
 #if defined(SEG_BLOCK_SORT)
 #include "common/radix_block.glsl"
@@ -46,6 +47,7 @@ layout(set = 0, binding = 7, std430) readonly buffer SegmentEnds { uint end_word
 #define SEG_INDIRECT 2u  // classify: the segment and workgroup counts are record_indirect's entry 0
 #define SEG_ARGS 4u      // classify: one invocation writes the dispatch arguments of the passes after it
 #define SEG_COPY 8u      // downsweep: copy each large tile from bindings 0 / 2 to 1 / 3 (odd digit passes)
+#define SEG_MEDIUM 16u   // downsweep: one workgroup per entry of the medium list, each segment one tile
 
 // Meta layout: header counters (zeroed before classify), the dispatch arguments of the passes after it
 // (entries of 8 words as common/indirect.glsl's), then the lists at the pc word offsets.
@@ -53,10 +55,13 @@ layout(set = 0, binding = 7, std430) readonly buffer SegmentEnds { uint end_word
 #define SEG_HEADER_BATCHES 1u  // entries of the batch list: {first member, members}
 #define SEG_HEADER_LARGE 2u    // entries of the large list: {begin, end, first tile, tiles}
 #define SEG_HEADER_TILES 3u    // tiles reserved for large segments
+#define SEG_HEADER_MEDIUM 4u   // entries of the medium list (segment indices)
 #define SEG_ARGS_WORD 16u
 #define SEG_ENTRY_BATCHES 0u   // tile.comp: one workgroup per batch
 #define SEG_ENTRY_TILES 1u     // upsweep / downsweep: one workgroup per tile of a large segment
 #define SEG_ENTRY_LARGE 2u     // scan: one workgroup per large segment
+#define SEG_ENTRIES 4u
+#define SEG_ENTRY_MEDIUM 3u    // downsweep (SEG_MEDIUM): one workgroup per medium segment
 #define SEG_LARGE_WORDS 4u
 // Segments per batch: slot numbers are a digit pass's digits, SEG_MAX_SLOTS (the padding key's) excluded.
 #define SEG_MAX_SLOTS 255u
@@ -77,6 +82,10 @@ uvec2 seg_bounds(uint s) {
 uint seg_batches() { return min(meta[SEG_HEADER_BATCHES], pc.segments); }
 uint seg_large_count() { return min(meta[SEG_HEADER_LARGE], pc.max_large); }
 uint seg_tiles() { return min(meta[SEG_HEADER_TILES], pc.max_tiles); }
+uint seg_medium_count() { return min(meta[SEG_HEADER_MEDIUM], pc.segments); }
+// The keys a batch holds, the block tile (src/segmented_sort.cpp: batch_span = block tile - small_max + 1):
+// segments longer than medium_max up to it are sorted whole in a batch of their own.
+uint seg_block_max() { return pc.batch_span + pc.small_max - 1u; }
 // The workgroups the dispatch of entry k was sized for (y/z spill rounds the dispatch up).
 uint seg_entry_groups(uint k) { return meta[SEG_ARGS_WORD + k * VKPRIM_INDIRECT_ENTRY_WORDS + 4u]; }
 
@@ -102,6 +111,18 @@ SegTile seg_tile(uint t) {
   r.valid = r.valid && t >= first_tile && t - first_tile < tiles;
   r.first = r.range.x + (t - first_tile) * TILE;
   r.alone = tiles == 1u;
+  return r;
+}
+
+// Entry t of the medium list as the only tile of its segment (medium_max keys at most: one TILE of the
+// medium kernel).
+SegTile seg_medium_tile(uint t) {
+  SegTile r;
+  r.entry = t;
+  r.range = seg_bounds(meta[pc.medium_list + t]);
+  r.first = r.range.x;
+  r.valid = true;
+  r.alone = true;
   return r;
 }
 

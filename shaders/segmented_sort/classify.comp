@@ -6,7 +6,8 @@
 //     shared memory with one more digit pass over the segment's slot. A workgroup's small segments are weighed
 //     (their length, at least min_weight) and scanned; a batch takes those whose weight prefix falls in one
 //     span of batch_span, so it holds at most batch_span - 1 + small_max keys (a tile) and 255 segments;
-//   - up to medium_max keys (medium): a batch of its own, one workgroup each;
+//   - up to medium_max keys (medium): the medium list, ranked whole by one workgroup per digit pass;
+//   - longer, up to a block tile (whole): a batch of its own, one workgroup sorting it in shared memory;
 //   - longer (large): the large list, with a run of tiles reserved for it and each tile's owner written, for
 //     the multi-workgroup digit passes (upsweep, scan, downsweep).
 // 0 or 1 keys: nothing to sort. Appends are counted in shared memory first: one global atomic per workgroup
@@ -21,8 +22,8 @@
 #define SEG_NONE 0xFFFFFFFFu
 
 shared uint s_first[WG_SIZE];  // per batch of this workgroup: its first small segment (index among them)
-shared uint s_batches, s_medium, s_large, s_large_tiles;
-shared uint s_member_base, s_batch_base, s_large_base, s_tile_base;
+shared uint s_batches, s_whole, s_medium, s_large, s_large_tiles;
+shared uint s_member_base, s_batch_base, s_large_base, s_tile_base, s_medium_base;
 shared uvec4 s_large_found[WG_SIZE];  // this workgroup's large segments: begin, end, first tile (of its own), tiles
 shared uint s_wide[WG_SIZE];          // the slots of those with more than SEG_OWN_TILES tiles
 shared uint s_wide_count;
@@ -43,8 +44,11 @@ uint seg_reserve_tiles(uint tiles) {
 
 // SEG_ARGS: entry k of the dispatch arguments: {x, y, 1, groups, groups}, x spilling into y.
 void seg_write_args() {
-  for (uint k = 0u; k < 3u; ++k) {
-    const uint groups = k == SEG_ENTRY_BATCHES ? seg_batches() : k == SEG_ENTRY_TILES ? seg_tiles() : seg_large_count();
+  for (uint k = 0u; k < SEG_ENTRIES; ++k) {
+    const uint groups = k == SEG_ENTRY_BATCHES ? seg_batches()
+                        : k == SEG_ENTRY_TILES ? seg_tiles()
+                        : k == SEG_ENTRY_LARGE ? seg_large_count()
+                                               : seg_medium_count();
     const uint x = min(groups, pc.groups_x);
     const uint at = SEG_ARGS_WORD + k * VKPRIM_INDIRECT_ENTRY_WORDS;
     meta[at] = x;
@@ -57,9 +61,9 @@ void seg_write_args() {
 
 // One invocation per workgroup reserves the workgroup's list entries (after a barrier).
 void seg_reserve(uint small_count) {
-  const uint members = small_count + s_medium;
-  if (members > 0u) s_member_base = atomicAdd(meta[SEG_HEADER_MEMBERS], members);
-  if (s_batches + s_medium > 0u) s_batch_base = atomicAdd(meta[SEG_HEADER_BATCHES], s_batches + s_medium);
+  if (small_count + s_whole > 0u) s_member_base = atomicAdd(meta[SEG_HEADER_MEMBERS], small_count + s_whole);
+  if (s_batches + s_whole > 0u) s_batch_base = atomicAdd(meta[SEG_HEADER_BATCHES], s_batches + s_whole);
+  if (s_medium > 0u) s_medium_base = atomicAdd(meta[SEG_HEADER_MEDIUM], s_medium);
   if (s_large > 0u) {
     s_large_base = atomicAdd(meta[SEG_HEADER_LARGE], s_large);
     s_tile_base = seg_reserve_tiles(s_large_tiles);
@@ -112,6 +116,7 @@ void main() {
   if (tid == 0u) {
     s_batches = 0u;
     s_medium = 0u;
+    s_whole = 0u;
     s_large = 0u;
     s_large_tiles = 0u;
     s_tile_base = SEG_NONE;
@@ -124,7 +129,8 @@ void main() {
   const uint len = range.y - range.x;
   const bool small = len >= 2u && len <= pc.small_max;
   const bool medium = len >= 2u && len > pc.small_max && len <= pc.medium_max;
-  const bool large = len >= 2u && len > pc.medium_max;
+  const bool whole = len >= 2u && len > pc.medium_max && len <= seg_block_max();
+  const bool large = len >= 2u && len > max(pc.medium_max, seg_block_max());
   // Small segments: index among this workgroup's (high bits) and weight prefix (low 20 bits: 256 weights of at
   // most 2048, src/segmented_sort.cpp) in one scan.
   uint total;
@@ -137,6 +143,7 @@ void main() {
     atomicMax(s_batches, batch + 1u);
   }
   if (medium) slot = atomicAdd(s_medium, 1u);
+  if (whole) slot = atomicAdd(s_whole, 1u);
   if (large) {
     slot = atomicAdd(s_large, 1u);
     const uint tiles = len / pc.large_tile + (len % pc.large_tile != 0u ? 1u : 0u);
@@ -151,7 +158,8 @@ void main() {
     const uint next = tid + 1u < s_batches ? s_first[tid + 1u] : small_count;
     seg_write_batch(s_batch_base + tid, s_member_base + s_first[tid], next - s_first[tid]);
   }
-  if (medium) {
+  if (medium) meta[pc.medium_list + s_medium_base + slot] = s;
+  if (whole) {
     const uint member = s_member_base + small_count + slot;
     meta[pc.member_list + member] = s;
     seg_write_batch(s_batch_base + s_batches + slot, member, 1u);

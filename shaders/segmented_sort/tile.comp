@@ -1,6 +1,7 @@
 #version 460
-// Segmented sort, small and medium segments: one workgroup per batch of the batch list (classify.comp), a
-// batch being one medium segment or up to 255 small ones packed end to end into one tile. The workgroup loads
+// Segmented sort, small segments: one workgroup per batch of the batch list (classify.comp), a batch being up
+// to 255 small segments packed end to end into one tile, or one segment of up to a tile (longer than
+// medium_max). The workgroup loads
 // the batch's keys (gathered from their segments), sorts the tile with the block-wide radix sort of
 // common/radix_block.glsl over every digit pass, and where the batch holds several segments runs one more
 // pass over each key's slot (its segment's place in the batch) as the most significant digit: stable, so
