@@ -8,17 +8,18 @@
 //              Grimshaw, common/radix_block.glsl) over every digit pass, then one pass over the segments' slots;
 //   large      per digit pass an upsweep (digit counts per tile), a scan of each segment's digit x tile table
 //              and a downsweep (the stable in-tile rank and scatter of common/radix.glsl), ping-ponging
-//              through scratch (Merrill & Grimshaw's reduce-then-scan radix sort, one per segment); an odd
-//              number of digit passes ends with a copy back;
+//              through scratch (Merrill & Grimshaw's reduce-then-scan radix sort, one per segment; a segment of
+//              one tile only the downsweep, ranking it whole); an odd number of digit passes ends with a copy
+//              back;
 //   medium     per digit pass the downsweep at the medium tile, a workgroup per segment ranking it whole,
 //              through the same scratch (and copy back).
 // Every pass after classify is dispatched indirectly from arguments written on the GPU.
 //
 // Scratch layout (each part at a binding-aligned offset):
-//   meta: 16 header words (list counts), 4 dispatch entries of 8 words, the member list (max_segments),
-//         the batch list (2 x max_segments), the medium list (max_segments, where max_count allows medium
-//         segments), the large list (4 words per entry), the tile owners and the digit table (256 words per
-//         tile);
+//   meta: 16 header words (list counts), 5 dispatch entries of 8 words, the member list (max_segments),
+//         the batch list (2 x max_segments), the medium list (max_segments, where max_count allows medium or
+//         large segments; the one-tile large segments from its end), the large list (4 words per entry), the
+//         tile owners and the digit table (256 words per tile);
 //   the ping-pong keys and values (plans whose max_count allows medium or large segments), the
 //   record_indirect region.
 #include "vkprim/segmented_sort.hpp"
@@ -50,9 +51,9 @@ constexpr uint32_t kMaxSmall = 2048;           // the classify scan's weight fie
 
 // Header and dispatch entries of meta (common/segmented_sort.glsl).
 constexpr uint32_t kHeaderWords = 16;
-constexpr uint32_t kArgsWords = 4 * 8;
+constexpr uint32_t kArgsWords = 5 * 8;
 constexpr uint32_t kListsWord = kHeaderWords + kArgsWords;
-enum : uint32_t { kEntryBatches = 0, kEntryTiles = 1, kEntryLarge = 2, kEntryMedium = 3 };
+enum : uint32_t { kEntryBatches = 0, kEntryTiles = 1, kEntryLarge = 2, kEntryMedium = 3, kEntryDownsweep = 4 };
 enum : uint32_t { kFixed = 1u, kIndirect = 2u, kArgs = 4u, kCopy = 8u, kMedium = 16u };
 // Key transform bits (KEY_FLAGS of common/radix.glsl).
 enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u };
@@ -291,7 +292,7 @@ Result<void> build_segmented_sort_kernels(ContextImpl& c, SegmentedSortPlan& p) 
 Result<void> lay_out_segmented_sort_scratch(const ContextImpl& c, const SegmentedSortDesc& d, SegmentedSortPlan& p) {
   p.max_large = p.large ? std::min<uint64_t>(d.max_segments, d.max_count / (p.large_above + 1)) : 0;
   p.max_tiles = p.large ? d.max_count / p.large_tile + p.max_large : 0;
-  const uint64_t medium_words = p.medium ? d.max_segments : 0;
+  const uint64_t medium_words = p.medium || p.large ? d.max_segments : 0;  // and the one-tile large segments
   const uint64_t words = kListsWord + 3 * d.max_segments + medium_words + 4 * p.max_large + (1 + kDigits) * p.max_tiles;
   p.align = binding_alignment(c);
   p.meta_bytes = align_up(words * 4, p.align);
@@ -430,11 +431,11 @@ class SegSortPasses {
       if (!large) continue;
       from_entry(pass(p_.upsweep, ("large upsweep" + digit).c_str(), 1, bit, odd, 0), kEntryTiles);
       from_entry(pass(p_.scan, ("large scan" + digit).c_str(), 1, bit, odd, 0), kEntryLarge);
-      from_entry(pass(p_.downsweep, ("large downsweep" + digit).c_str(), 1, bit, odd, 0), kEntryTiles);
+      from_entry(pass(p_.downsweep, ("large downsweep" + digit).c_str(), 1, bit, odd, 0), kEntryDownsweep);
     }
     if (p_.passes % 2 == 0) return;
     if (medium) from_entry(pass(p_.medium_downsweep, "medium copy back", 1, 0, true, kCopy | kMedium), kEntryMedium);
-    if (large) from_entry(pass(p_.downsweep, "large copy back", 1, 0, true, kCopy), kEntryTiles);
+    if (large) from_entry(pass(p_.downsweep, "large copy back", 1, 0, true, kCopy), kEntryDownsweep);
   }
 
  private:

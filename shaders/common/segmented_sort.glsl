@@ -56,12 +56,14 @@ layout(set = 0, binding = 7, std430) readonly buffer SegmentEnds { uint end_word
 #define SEG_HEADER_LARGE 2u    // entries of the large list: {begin, end, first tile, tiles}
 #define SEG_HEADER_TILES 3u    // tiles reserved for large segments
 #define SEG_HEADER_MEDIUM 4u   // entries of the medium list (segment indices)
+#define SEG_HEADER_SINGLES 5u  // large segments of one tile, listed from the medium list's far end
 #define SEG_ARGS_WORD 16u
 #define SEG_ENTRY_BATCHES 0u   // tile.comp: one workgroup per batch
-#define SEG_ENTRY_TILES 1u     // upsweep / downsweep: one workgroup per tile of a large segment
-#define SEG_ENTRY_LARGE 2u     // scan: one workgroup per large segment
-#define SEG_ENTRIES 4u
+#define SEG_ENTRY_TILES 1u     // upsweep: one workgroup per tile of a large segment of several tiles
+#define SEG_ENTRY_LARGE 2u     // scan: one workgroup per large segment of several tiles
 #define SEG_ENTRY_MEDIUM 3u    // downsweep (SEG_MEDIUM): one workgroup per medium segment
+#define SEG_ENTRY_DOWNSWEEP 4u // downsweep: those tiles, then one workgroup per large segment of one tile
+#define SEG_ENTRIES 5u
 #define SEG_LARGE_WORDS 4u
 // Segments per batch: slot numbers are a digit pass's digits, SEG_MAX_SLOTS (the padding key's) excluded.
 #define SEG_MAX_SLOTS 255u
@@ -83,16 +85,20 @@ uint seg_batches() { return min(meta[SEG_HEADER_BATCHES], pc.segments); }
 uint seg_large_count() { return min(meta[SEG_HEADER_LARGE], pc.max_large); }
 uint seg_tiles() { return min(meta[SEG_HEADER_TILES], pc.max_tiles); }
 uint seg_medium_count() { return min(meta[SEG_HEADER_MEDIUM], pc.segments); }
+uint seg_single_count() { return min(meta[SEG_HEADER_SINGLES], pc.segments); }
+// The medium list holds a segment index per entry from its start, the one-tile large segments from its end
+// (pc.segments words: the two classes together have at most that many).
+uint seg_single_word(uint k) { return pc.medium_list + pc.segments - 1u - k; }
 // The keys a batch holds, the block tile (src/segmented_sort.cpp: batch_span = block tile - small_max + 1):
 // segments longer than medium_max up to it are sorted whole in a batch of their own.
 uint seg_block_max() { return pc.batch_span + pc.small_max - 1u; }
 // The workgroups the dispatch of entry k was sized for (y/z spill rounds the dispatch up).
 uint seg_entry_groups(uint k) { return meta[SEG_ARGS_WORD + k * VKPRIM_INDIRECT_ENTRY_WORDS + 4u]; }
 
-// A tile of a large segment: its entry's keys [begin, end), and the tile's first key; valid where its owner
-// word names a listed entry whose tiles include it (owner words of a tile no entry claims may be stale).
-// A segment of one tile (medium_max < length <= TILE) skips the upsweep and the scan: its downsweep ranks
-// the whole segment, so the tile's digit starts are the segment's.
+// A tile of a large segment of several tiles: its entry's keys [begin, end), and the tile's first key; valid
+// where its owner word names a listed entry whose tiles include it (owner words of a tile no entry claims may
+// be stale). A segment of one tile, medium or large, is listed by segment instead (seg_whole_tile): it has no
+// upsweep or scan, its downsweep ranks the whole segment, so the tile's digit starts are the segment's.
 struct SegTile {
   uvec2 range;
   uint first;
@@ -110,16 +116,16 @@ SegTile seg_tile(uint t) {
   const uint first_tile = meta[at + 2u], tiles = meta[at + 3u];
   r.valid = r.valid && t >= first_tile && t - first_tile < tiles;
   r.first = r.range.x + (t - first_tile) * TILE;
-  r.alone = tiles == 1u;
+  r.alone = false;
   return r;
 }
 
-// Entry t of the medium list as the only tile of its segment (medium_max keys at most: one TILE of the
-// medium kernel).
-SegTile seg_medium_tile(uint t) {
+// The segment whose index is at meta word `word` as its own only tile (a medium segment: medium_max keys at
+// most, one TILE of the medium kernel; a large one of one tile: at most TILE).
+SegTile seg_whole_tile(uint word) {
   SegTile r;
-  r.entry = t;
-  r.range = seg_bounds(meta[pc.medium_list + t]);
+  r.entry = 0u;
+  r.range = seg_bounds(meta[word]);
   r.first = r.range.x;
   r.valid = true;
   r.alone = true;

@@ -9,7 +9,8 @@
 //   - up to medium_max keys (medium): the medium list, ranked whole by one workgroup per digit pass;
 //   - longer, up to a block tile (whole): a batch of its own, one workgroup sorting it in shared memory;
 //   - longer (large): the large list, with a run of tiles reserved for it and each tile's owner written, for
-//     the multi-workgroup digit passes (upsweep, scan, downsweep).
+//     the multi-workgroup digit passes (upsweep, scan, downsweep); a large segment of one tile instead goes
+//     to the far end of the medium list, for the downsweep alone.
 // 0 or 1 keys: nothing to sort. Appends are counted in shared memory first: one global atomic per workgroup
 // and list. Nothing waits on another workgroup. With SEG_ARGS one invocation (a second dispatch, after this
 // one) writes the dispatch arguments of the later passes from the list counts.
@@ -22,8 +23,8 @@
 #define SEG_NONE 0xFFFFFFFFu
 
 shared uint s_first[WG_SIZE];  // per batch of this workgroup: its first small segment (index among them)
-shared uint s_batches, s_whole, s_medium, s_large, s_large_tiles;
-shared uint s_member_base, s_batch_base, s_large_base, s_tile_base, s_medium_base;
+shared uint s_batches, s_whole, s_medium, s_single, s_large, s_large_tiles;
+shared uint s_member_base, s_batch_base, s_large_base, s_tile_base, s_medium_base, s_single_base;
 shared uvec4 s_large_found[WG_SIZE];  // this workgroup's large segments: begin, end, first tile (of its own), tiles
 shared uint s_wide[WG_SIZE];          // the slots of those with more than SEG_OWN_TILES tiles
 shared uint s_wide_count;
@@ -48,7 +49,8 @@ void seg_write_args() {
     const uint groups = k == SEG_ENTRY_BATCHES ? seg_batches()
                         : k == SEG_ENTRY_TILES ? seg_tiles()
                         : k == SEG_ENTRY_LARGE ? seg_large_count()
-                                               : seg_medium_count();
+                        : k == SEG_ENTRY_MEDIUM ? seg_medium_count()
+                                                : seg_tiles() + seg_single_count();
     const uint x = min(groups, pc.groups_x);
     const uint at = SEG_ARGS_WORD + k * VKPRIM_INDIRECT_ENTRY_WORDS;
     meta[at] = x;
@@ -64,6 +66,7 @@ void seg_reserve(uint small_count) {
   if (small_count + s_whole > 0u) s_member_base = atomicAdd(meta[SEG_HEADER_MEMBERS], small_count + s_whole);
   if (s_batches + s_whole > 0u) s_batch_base = atomicAdd(meta[SEG_HEADER_BATCHES], s_batches + s_whole);
   if (s_medium > 0u) s_medium_base = atomicAdd(meta[SEG_HEADER_MEDIUM], s_medium);
+  if (s_single > 0u) s_single_base = atomicAdd(meta[SEG_HEADER_SINGLES], s_single);
   if (s_large > 0u) {
     s_large_base = atomicAdd(meta[SEG_HEADER_LARGE], s_large);
     s_tile_base = seg_reserve_tiles(s_large_tiles);
@@ -117,6 +120,7 @@ void main() {
     s_batches = 0u;
     s_medium = 0u;
     s_whole = 0u;
+    s_single = 0u;
     s_large = 0u;
     s_large_tiles = 0u;
     s_tile_base = SEG_NONE;
@@ -130,7 +134,9 @@ void main() {
   const bool small = len >= 2u && len <= pc.small_max;
   const bool medium = len >= 2u && len > pc.small_max && len <= pc.medium_max;
   const bool whole = len >= 2u && len > pc.medium_max && len <= seg_block_max();
-  const bool large = len >= 2u && len > max(pc.medium_max, seg_block_max());
+  const bool longer = len >= 2u && len > max(pc.medium_max, seg_block_max());
+  const bool single = longer && len <= pc.large_tile;
+  const bool large = longer && !single;
   // Small segments: index among this workgroup's (high bits) and weight prefix (low 20 bits: 256 weights of at
   // most 2048, src/segmented_sort.cpp) in one scan.
   uint total;
@@ -144,6 +150,7 @@ void main() {
   }
   if (medium) slot = atomicAdd(s_medium, 1u);
   if (whole) slot = atomicAdd(s_whole, 1u);
+  if (single) slot = atomicAdd(s_single, 1u);
   if (large) {
     slot = atomicAdd(s_large, 1u);
     const uint tiles = len / pc.large_tile + (len % pc.large_tile != 0u ? 1u : 0u);
@@ -159,6 +166,7 @@ void main() {
     seg_write_batch(s_batch_base + tid, s_member_base + s_first[tid], next - s_first[tid]);
   }
   if (medium) meta[pc.medium_list + s_medium_base + slot] = s;
+  if (single) meta[seg_single_word(s_single_base + slot)] = s;
   if (whole) {
     const uint member = s_member_base + small_count + slot;
     meta[pc.member_list + member] = s;

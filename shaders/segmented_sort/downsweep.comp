@@ -10,8 +10,8 @@
 // tile: ranked whole per digit pass (H200, segments of 1024 keys in 1024-key tiles: 519 us for 2^24 keys
 // against 975 in the batch kernel's shared-memory sort, and 1422 in 4096-key large tiles).
 // Defines: VKPRIM_KEY64, VKPRIM_VALUE_WORDS (0, 1 or 2), VKPRIM_NO_SUBGROUPS.
-// Specialization: WG_SIZE (>= 256), ITEMS, SUBGROUP_MIN, KEY_FLAGS. Dispatched from SEG_ENTRY_TILES (or
-// SEG_ENTRY_MEDIUM).
+// Specialization: WG_SIZE (>= 256), ITEMS, SUBGROUP_MIN, KEY_FLAGS. Dispatched from SEG_ENTRY_DOWNSWEEP: the
+// tiles of the large segments of several tiles, then the large segments of one tile (or SEG_ENTRY_MEDIUM).
 // Bindings and push constants: common/segmented_sort.glsl (bit and digit_mask: this pass's digit).
 #extension GL_GOOGLE_include_directive : require
 #define SORT_RANKING 1
@@ -32,8 +32,9 @@ void seg_copy_tile(SegTile tile) {
 void main() {
   const uint t = vk_workgroup_index();
   const bool medium = seg_flag(SEG_MEDIUM);
-  if (t >= (medium ? seg_medium_count() : seg_tiles())) return;
-  const SegTile tile = medium ? seg_medium_tile(t) : seg_tile(t);
+  const uint tiles = medium ? 0u : seg_tiles();
+  if (t >= (medium ? seg_medium_count() : tiles + seg_single_count())) return;
+  const SegTile tile = medium ? seg_whole_tile(pc.medium_list + t) : t < tiles ? seg_tile(t) : seg_whole_tile(seg_single_word(t - tiles));
   if (!tile.valid) return;
   if (seg_flag(SEG_COPY)) {
     seg_copy_tile(tile);

@@ -19,7 +19,6 @@ void main() {
   const uint d = gl_LocalInvocationIndex;
   const uint at = pc.large_list + entry * SEG_LARGE_WORDS;
   const uint first_row = pc.table + meta[at + 2u] * RADIX_DIGITS + d, tiles = meta[at + 3u];
-  if (tiles <= 1u) return;  // the downsweep of a segment's only tile needs no table (uniform)
   uint running = 0u;
   for (uint k = 0u; k < tiles; k += SEG_SCAN_BATCH) {
     uint x[SEG_SCAN_BATCH];
