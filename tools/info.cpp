@@ -108,11 +108,15 @@ void print_automatic_picks(Context& context) {
   segmented_sort.max_segments = n;
   segmented_sort.max_count = n;
   const auto sort_classes = SegmentedSort::create(context, segmented_sort);
-  const std::string sort_pick =
-      sort_classes ? "per segment: up to " + std::to_string(sort_classes->thresholds().small_max) +
-                         " batched, up to " + std::to_string(sort_classes->thresholds().medium_max) +
-                         " one workgroup, longer tiles of " + std::to_string(sort_classes->large_tile_keys())
-                   : "refused: " + sort_classes.error().message;
+  std::string sort_pick = "refused: " + (sort_classes ? std::string() : sort_classes.error().message);
+  if (sort_classes) {
+    const SegmentedSortThresholds t = sort_classes->thresholds();
+    const uint64_t block = sort_classes->block_tile_keys();
+    sort_pick = "per segment: up to " + std::to_string(t.small_max) + " batched, up to " +
+                std::to_string(t.medium_max) + " one workgroup per digit" +
+                (block > t.medium_max ? ", up to " + std::to_string(block) + " one workgroup" : std::string()) +
+                ", longer tiles of " + std::to_string(sort_classes->large_tile_keys());
+  }
   std::printf("  %-17s %-32s %s\n", "segmented_sort", "u32 keys, u32 values", sort_pick.c_str());
   SelectDesc select_desc;
   select_desc.max_count = n;
