@@ -2,7 +2,7 @@
 # ctest tools.cli: what scripts/demo shows. `vkprim version` and `vkprim info` print the CMake project
 # version, info lists the automatic pick of every primitive, the keyed ones included (none refused on the
 # test device), `vkprim demo` runs reduce, scan, sort and select, each verified, and bench sort sorts
-# splatting-shaped keys recorded indirectly.
+# splatting-shaped keys recorded indirectly, bench topk --segment-size the top k of each segment.
 #   cli_test.sh <vkprim executable> <CMake project version>
 set -euo pipefail
 vkprim=$1 version=$2
@@ -33,3 +33,10 @@ splat=$("$vkprim" bench sort --pairs --key-type u64 --bits 0..48 --keys splat:64
   fail "vkprim bench sort --keys splat --indirect exited non-zero"
 echo "$splat"
 grep -Eq "^sort_pairs .* yes +.*indirect splat:64" <<< "$splat" || fail "vkprim bench sort: no verified splat row"
+
+# Batched top-k (`vkprim bench topk --segment-size`): TopK::record_segmented over segments of 1000 keys, each
+# segment's k checked against the CPU.
+batched=$("$vkprim" bench topk --k 16 --segment-size 1000 --sizes 2^12 --repeat 2) ||
+  fail "vkprim bench topk --segment-size exited non-zero"
+echo "$batched"
+grep -Eq "^topk +segments 1000 .* yes +$" <<< "$batched" || fail "vkprim bench topk --segment-size: no verified row"
