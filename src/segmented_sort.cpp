@@ -159,13 +159,16 @@ Result<void> check_segmented_sort_desc(const ContextImpl& c, const SegmentedSort
   if (end_bit > key_bits || d.begin_bit >= end_bit)
     return make_error(Status::invalid_argument, plan, ": bits [", d.begin_bit, ", ", end_bit,
                       ") must satisfy begin_bit < end_bit <= ", key_bits, " for ", to_string(d.key_type), " keys");
-  if (auto ok = check_tuning(plan, d.tuning, tune_workgroup_size | tune_items_per_thread); !ok) return ok.error();
-  const uint32_t wg = d.tuning.workgroup_size;
-  if (wg && wg != 256 && wg != 512 && wg != 1024)
-    return make_error(Status::invalid_argument, plan, ": tuning.workgroup_size ", wg, " must be 256, 512 or 1024");
-  if (d.tuning.items_per_thread > 16)
-    return make_error(Status::invalid_argument, plan, ": tuning.items_per_thread ", d.tuning.items_per_thread,
-                      " exceeds 16");
+  for (const auto& [tuning, name] : {std::pair{&d.tuning, "tuning"}, std::pair{&d.block_tuning, "block_tuning"},
+                                     std::pair{&d.medium_tuning, "medium_tuning"}}) {
+    if (auto ok = check_tuning(plan, *tuning, tune_workgroup_size | tune_items_per_thread); !ok) return ok.error();
+    const uint32_t wg = tuning->workgroup_size;
+    if (wg && wg != 256 && wg != 512 && wg != 1024)
+      return make_error(Status::invalid_argument, plan, ": ", name, ".workgroup_size ", wg, " must be 256, 512 or 1024");
+    if (tuning->items_per_thread > 16)
+      return make_error(Status::invalid_argument, plan, ": ", name, ".items_per_thread ", tuning->items_per_thread,
+                        " exceeds 16");
+  }
   const SegmentedSortThresholds& t = d.thresholds;
   if (t.medium_max && t.medium_max < t.small_max)
     return make_error(Status::invalid_argument, plan, ": thresholds.medium_max ", t.medium_max,
@@ -184,12 +187,13 @@ Result<void> check_segmented_sort_desc(const ContextImpl& c, const SegmentedSort
 Result<void> resolve_segmented_sort_policy(const ContextImpl& c, const SegmentedSortDesc& d, SegmentedSortPlan& p) {
   constexpr const char* plan = "SegmentedSort::create";
   const SegmentedSortPolicy& policy = segmented_sort_policy(c.caps);
-  p.block_wg = policy.block_wg;
-  p.block_items = policy.block_items;
-  p.medium_wg = policy.medium_wg;
-  p.medium_items = policy.medium_items;
-  p.large_wg = d.tuning.workgroup_size ? d.tuning.workgroup_size : policy.large_wg;
-  p.large_items = d.tuning.items_per_thread ? d.tuning.items_per_thread : policy.large_items;
+  auto pick = [](uint32_t override_value, uint32_t policy_value) { return override_value ? override_value : policy_value; };
+  p.block_wg = pick(d.block_tuning.workgroup_size, policy.block_wg);
+  p.block_items = pick(d.block_tuning.items_per_thread, policy.block_items);
+  p.medium_wg = pick(d.medium_tuning.workgroup_size, policy.medium_wg);
+  p.medium_items = pick(d.medium_tuning.items_per_thread, policy.medium_items);
+  p.large_wg = pick(d.tuning.workgroup_size, policy.large_wg);
+  p.large_items = pick(d.tuning.items_per_thread, policy.large_items);
   p.block_tile = uint64_t(p.block_wg) * p.block_items;
   p.medium_tile = uint64_t(p.medium_wg) * p.medium_items;
   p.large_tile = uint64_t(p.large_wg) * p.large_items;
@@ -210,14 +214,16 @@ Result<void> resolve_segmented_sort_policy(const ContextImpl& c, const Segmented
                       most_shared, " bytes of shared memory and ", most_wg, " invocations; the device has ",
                       c.caps.max_shared_memory, " and ", c.caps.max_workgroup_invocations);
   SegmentedSortThresholds& t = p.thresholds;
-  t.small_max = d.thresholds.small_max ? d.thresholds.small_max : policy.small_max;
-  t.medium_max = d.thresholds.medium_max ? d.thresholds.medium_max
-                                         : (policy.medium_max ? policy.medium_max : uint32_t(p.medium_tile));
+  // The policy's thresholds, shrunk to fit tiles overridden smaller than its own.
+  const uint64_t small_limit = std::min<uint64_t>(p.block_tile / 2, kMaxSmall);
+  t.small_max = d.thresholds.small_max ? d.thresholds.small_max : uint32_t(std::min<uint64_t>(policy.small_max, small_limit));
+  t.medium_max = d.thresholds.medium_max
+                     ? d.thresholds.medium_max
+                     : uint32_t(std::min<uint64_t>(policy.medium_max ? policy.medium_max : p.medium_tile, p.medium_tile));
   t.medium_max = std::max(t.medium_max, t.small_max);
-  if (t.small_max > std::min<uint64_t>(p.block_tile / 2, kMaxSmall) || t.medium_max > p.medium_tile)
+  if (t.small_max > small_limit || t.medium_max > p.medium_tile)
     return make_error(Status::invalid_argument, plan, ": thresholds small_max ", t.small_max, " and medium_max ",
-                      t.medium_max, " must not exceed ", std::min<uint64_t>(p.block_tile / 2, kMaxSmall),
-                      " and the medium tile ", p.medium_tile);
+                      t.medium_max, " must not exceed ", small_limit, " and the medium tile ", p.medium_tile);
   // A batch takes the small segments whose weight prefix falls in one span: at most span - 1 + small_max keys
   // (one tile) and, each weighing at least min_weight, at most 255 segments (classify.comp).
   p.batch_span = uint32_t(p.block_tile) - t.small_max + 1;

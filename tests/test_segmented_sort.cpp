@@ -344,6 +344,24 @@ TEST_CASE("segments past medium_max sort whole in a batch up to the block tile a
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+TEST_CASE("overridden batch and medium tiles shrink the default thresholds and sort every size class",
+          "[segmented_sort][tuning]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  SegmentedSortDesc d = desc_of(DataType::u32, 1 << 16, 1024, 4);
+  d.block_tuning.workgroup_size = 256;  // batches of 256 keys, small_max 128 (half of them, at most)
+  d.block_tuning.items_per_thread = 1;
+  d.medium_tuning.workgroup_size = 256;  // a medium tile of 512: medium_max shrinks from the policy's 1024
+  d.medium_tuning.items_per_thread = 2;
+  const SegmentedSort plan = make_plan(dev, d);
+  CHECK(plan.block_tile_keys() == 256);
+  CHECK(plan.medium_tile_keys() == 512);
+  CHECK(plan.thresholds().small_max == 128);
+  CHECK(plan.thresholds().medium_max == 512);
+  check_edges(dev, d, 1, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("zero segments, one segment, and one huge segment among tiny ones", "[segmented_sort][shapes]") {
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
@@ -459,6 +477,8 @@ TEST_CASE("create refuses bad descriptions with a message naming the plan and th
   add([](auto& d) { d.key_type = DataType(99); }, Status::invalid_argument, "unknown key type");
   add([](auto& d) { d.tuning.workgroup_size = 384; }, Status::invalid_argument, "workgroup_size 384");
   add([](auto& d) { d.tuning.vectors_per_thread = 2; }, Status::invalid_argument, "vectors_per_thread");
+  add([](auto& d) { d.block_tuning.workgroup_size = 128; }, Status::invalid_argument, "block_tuning.workgroup_size 128");
+  add([](auto& d) { d.medium_tuning.items_per_thread = 17; }, Status::invalid_argument, "medium_tuning.items_per_thread 17");
   add([](auto& d) { d.thresholds = {64, 8}; }, Status::invalid_argument, "medium_max 8");
   add([](auto& d) { d.thresholds = {100000, 0}; }, Status::invalid_argument, "small_max 100000");
   add([](auto& d) { d.key_type = DataType::u16; }, Status::unsupported, "u16 keys are not supported");

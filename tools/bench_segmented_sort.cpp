@@ -202,11 +202,14 @@ int bench_segmented_sort(const Device& device, const SegmentedSortDesc& base, co
 
 int run_bench_segmented_sort(std::vector<std::string> args) {
   std::string key_s = "u32", value_s = "4", size_s = "16,256,4096,2^20", kind_s = "uniform", thresholds_s;
+  std::string block_s, medium_s;
   take_option(args, "--key-type", key_s);
   take_option(args, "--value-size", value_s);
   take_option(args, "--segment-size", size_s);
   take_option(args, "--segments", kind_s);
   take_option(args, "--thresholds", thresholds_s);
+  take_option(args, "--block-tile", block_s);
+  take_option(args, "--medium-tile", medium_s);
   const bool indirect = take_flag(args, "--indirect");
   BenchArgs common;
   common.sizes = "2^20,2^24";
@@ -217,20 +220,27 @@ int run_bench_segmented_sort(std::vector<std::string> args) {
   std::vector<uint64_t> sizes, segment_sizes;
   unsigned small = 0, medium = 0;
   const bool thresholds_ok = thresholds_s.empty() || std::sscanf(thresholds_s.c_str(), "%u:%u", &small, &medium) == 2;
+  unsigned block_wg = 0, block_items = 0, medium_wg = 0, medium_items = 0;
+  const bool tiles_ok = (block_s.empty() || std::sscanf(block_s.c_str(), "%ux%u", &block_wg, &block_items) == 2) &&
+                        (medium_s.empty() || std::sscanf(medium_s.c_str(), "%ux%u", &medium_wg, &medium_items) == 2);
   const auto shapes = split_algorithms(common.algorithm);
   if (!parse_type(key_s, desc.key_type) || (value_s != "0" && value_s != "4" && value_s != "8") ||
       !parse_sizes(common.sizes, sizes) || !parse_sizes(size_s, segment_sizes) ||
-      (kind_s != "uniform" && kind_s != "splat") || !thresholds_ok || shapes.size() != 1 ||
+      (kind_s != "uniform" && kind_s != "splat") || !thresholds_ok || !tiles_ok || shapes.size() != 1 ||
       shapes[0].name != "automatic") {
     std::fprintf(stderr, "vkprim bench segmented_sort: bad --key-type, --value-size (0, 4, 8), --sizes, "
-                         "--segment-size, --segments (uniform or splat), --thresholds (S:M) or --algorithm "
-                         "(automatic[@WGxITEMS])\n");
+                         "--segment-size, --segments (uniform or splat), --thresholds (S:M), --block-tile or "
+                         "--medium-tile (WGxITEMS) or --algorithm (automatic[@WGxITEMS])\n");
     return 2;
   }
   desc.value_size = uint32_t(std::stoul(value_s));
   desc.thresholds = {small, medium};
   desc.tuning.workgroup_size = shapes[0].workgroup_size;
   desc.tuning.items_per_thread = shapes[0].per_thread;
+  desc.block_tuning.workgroup_size = block_wg;
+  desc.block_tuning.items_per_thread = block_items;
+  desc.medium_tuning.workgroup_size = medium_wg;
+  desc.medium_tuning.items_per_thread = medium_items;
   if (kind_s == "splat") segment_sizes = {0};
   print_bench_header(*device, common.repeats, "; GB/s count 2n(K+V) bytes (each key and value read and written once)");
   std::vector<SegSortRow> rows;

@@ -42,6 +42,10 @@ struct SegmentedSortDesc {
   // Benchmark override of the large segments' tile: workgroup_size (256, 512 or 1024, within the device's
   // limit) x items_per_thread (1..16). 0 = the policy's.
   Tuning tuning{};
+  // Benchmark overrides, as tuning, of the batch tile (block_tile_keys()) and the medium tile
+  // (medium_tile_keys()). With a smaller tile than the policy's the default thresholds shrink to fit it.
+  Tuning block_tuning{};
+  Tuning medium_tuning{};
   SegmentedSortThresholds thresholds{};  // overrides of the resolved thresholds; 0 keeps the plan's
 };
 
