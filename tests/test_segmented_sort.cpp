@@ -56,6 +56,14 @@ SegmentedSortDesc desc_of(DataType key, uint64_t max_count, uint64_t max_segment
   return d;
 }
 
+// A tile override of workgroup_size x items_per_thread (SegmentedSortDesc's tuning fields).
+Tuning tile(uint32_t workgroup_size, uint32_t items_per_thread) {
+  Tuning t;
+  t.workgroup_size = workgroup_size;
+  t.items_per_thread = items_per_thread;
+  return t;
+}
+
 SegmentedSort make_plan(Device& dev, const SegmentedSortDesc& d) {
   auto plan = SegmentedSort::create(dev.context(), d);
   INFO("SegmentedSort::create(" << to_string(d.key_type) << ", value_size " << d.value_size << ", "
@@ -304,8 +312,7 @@ TEST_CASE("overridden thresholds and large tiles sort every size class", "[segme
   VKPRIM_TEST_RNG(rng);
   SegmentedSortDesc d = desc_of(DataType::u32, 1 << 16, 1024, 4);
   d.thresholds = {32, 600};
-  d.tuning.workgroup_size = 256;  // large tiles of 512 keys (512-invocation tiles exceed lavapipe's shared memory)
-  d.tuning.items_per_thread = 2;
+  d.tuning = tile(256, 2);  // large tiles of 512 keys (512-invocation tiles exceed lavapipe's shared memory)
   const SegmentedSort plan = make_plan(dev, d);
   CHECK(plan.thresholds().small_max == 32);
   CHECK(plan.thresholds().medium_max == 600);
@@ -323,8 +330,7 @@ TEST_CASE("segments past medium_max sort whole in a batch up to the block tile a
   // starts, no upsweep or scan), 2049 and 4099 span tiles through the digit table.
   SegmentedSortDesc d = desc_of(DataType::u32, 1 << 16, 1024, 4);
   d.thresholds = {32, 300};
-  d.tuning.workgroup_size = 256;
-  d.tuning.items_per_thread = 8;
+  d.tuning = tile(256, 8);
   const SegmentedSort plan = make_plan(dev, d);
   REQUIRE(plan.block_tile_keys() == 1024);
   REQUIRE(plan.large_tile_keys() == 2048);
@@ -349,10 +355,8 @@ TEST_CASE("overridden batch and medium tiles shrink the default thresholds and s
   Device& dev = test::device();
   VKPRIM_TEST_RNG(rng);
   SegmentedSortDesc d = desc_of(DataType::u32, 1 << 16, 1024, 4);
-  d.block_tuning.workgroup_size = 256;  // batches of 256 keys, small_max 128 (half of them, at most)
-  d.block_tuning.items_per_thread = 1;
-  d.medium_tuning.workgroup_size = 256;  // a medium tile of 512: medium_max shrinks from the policy's 1024
-  d.medium_tuning.items_per_thread = 2;
+  d.block_tuning = tile(256, 1);   // batches of 256 keys, small_max 128 (half of them, at most)
+  d.medium_tuning = tile(256, 2);  // a medium tile of 512: medium_max shrinks from the policy's 1024
   const SegmentedSort plan = make_plan(dev, d);
   CHECK(plan.block_tile_keys() == 256);
   CHECK(plan.medium_tile_keys() == 512);
