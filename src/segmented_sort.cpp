@@ -16,10 +16,12 @@
 // Every pass after classify is dispatched indirectly from arguments written on the GPU.
 //
 // Scratch layout (each part at a binding-aligned offset):
-//   meta: 16 header words (list counts), 5 dispatch entries of 8 words, the member list (max_segments),
-//         the batch list (2 x max_segments), the medium list (max_segments, where max_count allows medium or
-//         large segments; the one-tile large segments from its end), the large list (4 words per entry), the
-//         tile owners and the digit table (256 words per tile);
+//   meta: 16 header words (list counts), the member list (max_segments), the batch list (2 x max_segments),
+//         the medium list (max_segments, where max_count allows medium or large segments; the one-tile large
+//         segments from its end), the large list (4 words per entry), the tile owners and the digit table (256
+//         words per tile);
+//   the dispatch arguments: 5 entries of 8 words, outside meta, so that only the barrier after the pass that
+//         writes them covers indirect-command reads (common/segmented_sort.glsl);
 //   the ping-pong keys and values (plans whose max_count allows medium or large segments), the
 //   record_indirect region.
 #include "vkprim/segmented_sort.hpp"
@@ -49,10 +51,10 @@ constexpr uint32_t kScanWorkgroup = kDigits;   // scan.comp: one invocation per 
 constexpr uint32_t kMaxSlots = 255;            // segments per batch (common/segmented_sort.glsl, SEG_MAX_SLOTS)
 constexpr uint32_t kMaxSmall = 2048;           // the classify scan's weight field (20 bits over 256 segments)
 
-// Header and dispatch entries of meta (common/segmented_sort.glsl).
+// The header of meta and the dispatch entries (common/segmented_sort.glsl).
 constexpr uint32_t kHeaderWords = 16;
 constexpr uint32_t kArgsWords = 5 * 8;
-constexpr uint32_t kListsWord = kHeaderWords + kArgsWords;
+constexpr uint32_t kListsWord = kHeaderWords;
 enum : uint32_t { kEntryBatches = 0, kEntryTiles = 1, kEntryLarge = 2, kEntryMedium = 3, kEntryDownsweep = 4 };
 enum : uint32_t { kFixed = 1u, kIndirect = 2u, kArgs = 4u, kCopy = 8u, kMedium = 16u };
 // Key transform bits (KEY_FLAGS of common/radix.glsl).
@@ -134,7 +136,7 @@ struct SegmentedSortPlan {
   const Kernel* medium_downsweep = nullptr;  // the downsweep at the medium tile
   const Kernel* args = nullptr;
   uint32_t member_list = 0, batch_list = 0, medium_list = 0, large_list = 0, owners = 0, table = 0;  // meta words
-  VkDeviceSize align = 16, meta_bytes = 0, keys_offset = 0, keys_bytes = 0, values_offset = 0, values_bytes = 0;
+  VkDeviceSize align = 16, meta_bytes = 0, args_offset = 0, keys_offset = 0, keys_bytes = 0, values_offset = 0, values_bytes = 0;
   VkDeviceSize indirect_offset = 0, scratch_bytes = 0;
   std::unique_ptr<DescriptorSets> descriptors;
 };
@@ -292,7 +294,7 @@ Result<void> build_segmented_sort_kernels(ContextImpl& c, SegmentedSortPlan& p) 
   return {};
 }
 
-// Scratch: meta (header, dispatch entries, lists, digit table), the ping-pong keys and values, the
+// Scratch: meta (header, lists, digit table), the dispatch arguments, the ping-pong keys and values, the
 // record_indirect region. Without overlapping segments at most max_count / (large_above + 1) are large and
 // their tiles number at most max_count / large_tile + that.
 Result<void> lay_out_segmented_sort_scratch(const ContextImpl& c, const SegmentedSortDesc& d, SegmentedSortPlan& p) {
@@ -312,7 +314,8 @@ Result<void> lay_out_segmented_sort_scratch(const ContextImpl& c, const Segmente
   p.large_list = uint32_t(p.medium_list + medium_words);
   p.owners = uint32_t(p.large_list + 4 * p.max_large);
   p.table = uint32_t(p.owners + p.max_tiles);
-  p.keys_offset = p.meta_bytes;
+  p.args_offset = p.meta_bytes;
+  p.keys_offset = p.args_offset + align_up(kArgsWords * 4, p.align);
   const bool ping_pong = p.medium || p.large;
   p.keys_bytes = ping_pong ? align_up(d.max_count * p.key_bytes, p.align) : 0;
   p.values_offset = p.keys_offset + p.keys_bytes;
@@ -402,7 +405,7 @@ SegSortBindings bind_segmented_sort(const ContextImpl& c, const SegmentedSortPla
   b.end = end ? bind_elements(c, *end, 0, segments, 4) : b.keys;
   b.meta = {scratch.buffer, scratch.offset, p.meta_bytes};
   b.region = {scratch.buffer, scratch.offset + p.indirect_offset, kIndirectRegionBytes};
-  b.entries = {scratch.buffer, scratch.offset + kHeaderWords * 4, kArgsWords * 4};
+  b.entries = {scratch.buffer, scratch.offset + p.args_offset, kArgsWords * 4};
   return b;
 }
 
@@ -459,8 +462,12 @@ class SegSortPasses {
     const bool in_place = kernel == p_.tile;  // the batches: the caller's buffers both ways
     Pass pass;
     pass.kernel = kernel;
+    // Binding 5: the dispatch arguments for the pass that writes them, else record_indirect's region (read by
+    // classify), or meta as a placeholder.
+    const bool args = (seg_flags & kArgs) != 0;
     pass.buffers = {kin.bound, in_place ? kin.bound : kout.bound, vin.bound, in_place ? vin.bound : vout.bound,
-                    b_.meta, (flags_ & kIndirect) ? b_.region : b_.meta, b_.begin.bound, b_.end.bound};
+                    b_.meta, args ? b_.entries : (flags_ & kIndirect) ? b_.region : b_.meta, b_.begin.bound,
+                    b_.end.bound};
     const uint32_t shifts = kin.shift | (in_place ? kin.shift : kout.shift) << 8 | vin.shift << 16 |
                             (in_place ? vin.shift : vout.shift) << 24;
     const uint32_t digit_mask = (1u << std::min(8u, p_.end_bit - std::min(bit, p_.end_bit))) - 1u;
@@ -474,9 +481,8 @@ class SegSortPasses {
     static_assert(kSortWords == 12);
     std::copy(std::begin(words), std::end(words), pass.push.begin());
     pass.groups = groups;
-    // Every pass writes meta, whose binding holds the dispatch arguments too: the barrier after each covers
-    // indirect-command reads (synchronization validation tracks the binding's whole range).
-    pass.writes_indirect_args = true;
+    // Only the arguments pass writes what indirect dispatches read: the other barriers are compute to compute.
+    pass.writes_indirect_args = args;
     pass.label = std::string("vkprim segmented_sort/") + what;
     passes_.push_back(std::move(pass));
     return passes_.back();

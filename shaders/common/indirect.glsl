@@ -13,7 +13,12 @@
 
 #define VKPRIM_INDIRECT_ENTRY_WORDS 8u
 
+// VKPRIM_INDIRECT_WRITER: a kernel that also writes dispatch arguments there (segmented_sort/classify.comp).
+#if defined(VKPRIM_INDIRECT_WRITER)
+layout(set = 0, binding = VKPRIM_INDIRECT_BINDING, std430) buffer IndirectEntries {
+#else
 layout(set = 0, binding = VKPRIM_INDIRECT_BINDING, std430) readonly buffer IndirectEntries {
+#endif
   uint vk_indirect_words[];
 };
 

@@ -3,7 +3,8 @@
 // are common/radix.glsl's: bindings 0..5 and the first 12 push-constant words as there, then:
 //   set 0 binding 6: begin offsets (u32[]), word shift pc.begin_shift
 //   set 0 binding 7: end offsets (u32[]), word shift pc.end_shift
-//   binding 4 (meta): the lists, at word offsets of pc (layout below); binding 5: record_indirect's region.
+//   binding 4 (meta): the lists, at word offsets of pc (layout below); binding 5: record_indirect's region, or
+//   for classify's SEG_ARGS dispatch the dispatch arguments it writes.
 // A kernel defines SEG_BLOCK_SORT (the block-wide sort of common/radix_block.glsl), SORT_RANKING,
 // SORT_WORKGROUP_SCAN or SORT_DIGIT_COUNTS before including this file, as common/radix.glsl describes.
 // Segment s is keys[begin[s] .. end[s]) (SEG_FIXED: [s * segment_size, (s + 1) * segment_size)), both ends
@@ -49,15 +50,17 @@ layout(set = 0, binding = 7, std430) readonly buffer SegmentEnds { uint end_word
 #define SEG_COPY 8u      // downsweep: copy each large tile from bindings 0 / 2 to 1 / 3 (odd digit passes)
 #define SEG_MEDIUM 16u   // downsweep: one workgroup per entry of the medium list, each segment one tile
 
-// Meta layout: header counters (zeroed before classify), the dispatch arguments of the passes after it
-// (entries of 8 words as common/indirect.glsl's), then the lists at the pc word offsets.
+// Meta layout: header counters (zeroed before classify), then the lists at the pc word offsets. The dispatch
+// arguments of the passes after classify (entries of 8 words as common/indirect.glsl's) are a range of scratch
+// of their own, bound at binding 5 for classify's SEG_ARGS dispatch only: were they in meta, which every pass
+// writes, the barrier after every pass would have to cover indirect-command reads (on the H200 an empty pass
+// then took about 4.1 us instead of 2.8).
 #define SEG_HEADER_MEMBERS 0u  // entries of the member list (segment indices of batches)
 #define SEG_HEADER_BATCHES 1u  // entries of the batch list: {first member, members}
 #define SEG_HEADER_LARGE 2u    // entries of the large list: {begin, end, first tile, tiles}
 #define SEG_HEADER_TILES 3u    // tiles reserved for large segments
 #define SEG_HEADER_MEDIUM 4u   // entries of the medium list (segment indices)
 #define SEG_HEADER_SINGLES 5u  // large segments of one tile, listed from the medium list's far end
-#define SEG_ARGS_WORD 16u
 #define SEG_ENTRY_BATCHES 0u   // tile.comp: one workgroup per batch
 #define SEG_ENTRY_TILES 1u     // upsweep: one workgroup per tile of a large segment of several tiles
 #define SEG_ENTRY_LARGE 2u     // scan: one workgroup per large segment of several tiles
@@ -92,8 +95,6 @@ uint seg_single_word(uint k) { return pc.medium_list + pc.segments - 1u - k; }
 // The keys a batch holds, the block tile (src/segmented_sort.cpp: batch_span = block tile - small_max + 1):
 // segments longer than medium_max up to it are sorted whole in a batch of their own.
 uint seg_block_max() { return pc.batch_span + pc.small_max - 1u; }
-// The workgroups the dispatch of entry k was sized for (y/z spill rounds the dispatch up).
-uint seg_entry_groups(uint k) { return meta[SEG_ARGS_WORD + k * VKPRIM_INDIRECT_ENTRY_WORDS + 4u]; }
 
 // A tile of a large segment of several tiles: its entry's keys [begin, end), and the tile's first key; valid
 // where its owner word names a listed entry whose tiles include it (owner words of a tile no entry claims may

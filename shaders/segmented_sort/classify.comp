@@ -13,11 +13,12 @@
 //     to the far end of the medium list, for the downsweep alone.
 // 0 or 1 keys: nothing to sort. Appends are counted in shared memory first: one global atomic per workgroup
 // and list. Nothing waits on another workgroup. With SEG_ARGS one invocation (a second dispatch, after this
-// one) writes the dispatch arguments of the later passes from the list counts.
+// one) writes the dispatch arguments of the later passes from the list counts, to binding 5.
 // Defines: VKPRIM_NO_SUBGROUPS (always: the segment scan is the shared-memory one). Specialization: WG_SIZE
 // (256). Bindings and push constants: common/segmented_sort.glsl.
 #extension GL_GOOGLE_include_directive : require
 #define SORT_WORKGROUP_SCAN 1
+#define VKPRIM_INDIRECT_WRITER 1  // the SEG_ARGS dispatch writes the dispatch arguments at binding 5
 #include "common/segmented_sort.glsl"
 
 #define SEG_NONE 0xFFFFFFFFu
@@ -43,7 +44,7 @@ uint seg_reserve_tiles(uint tiles) {
   return first <= pc.max_tiles - tiles ? first : SEG_NONE;
 }
 
-// SEG_ARGS: entry k of the dispatch arguments: {x, y, 1, groups, groups}, x spilling into y.
+// SEG_ARGS: entry k of the dispatch arguments (binding 5): {x, y, 1, groups, groups}, x spilling into y.
 void seg_write_args() {
   for (uint k = 0u; k < SEG_ENTRIES; ++k) {
     const uint groups = k == SEG_ENTRY_BATCHES ? seg_batches()
@@ -52,12 +53,12 @@ void seg_write_args() {
                         : k == SEG_ENTRY_MEDIUM ? seg_medium_count()
                                                 : seg_tiles() + seg_single_count();
     const uint x = min(groups, pc.groups_x);
-    const uint at = SEG_ARGS_WORD + k * VKPRIM_INDIRECT_ENTRY_WORDS;
-    meta[at] = x;
-    meta[at + 1u] = x == 0u ? 1u : (groups + x - 1u) / x;
-    meta[at + 2u] = 1u;
-    meta[at + 3u] = groups;
-    meta[at + 4u] = groups;
+    const uint at = k * VKPRIM_INDIRECT_ENTRY_WORDS;
+    vk_indirect_words[at] = x;
+    vk_indirect_words[at + 1u] = x == 0u ? 1u : (groups + x - 1u) / x;
+    vk_indirect_words[at + 2u] = 1u;
+    vk_indirect_words[at + 3u] = groups;
+    vk_indirect_words[at + 4u] = groups;
   }
 }
 
