@@ -547,6 +547,20 @@ void flush_stage() {
   }
 }
 
+// The sieve's test of one loaded vector: whether any of its keys lies at or below the threshold. Almost no
+// vector holds one (about r / S of the keys are listed: src/topk.cpp, kSample), so the per-key work of
+// classify (the composite with its index, the compares, the masks) is skipped for the rest.
+bool sieve_may_list(const Filter f, uvec4 v) {
+#if defined(VKPRIM_KEY64)
+  return lex_less_equal(uvec3(composite(v.xy, 0u).xy, 0u), f.prefix) ||
+         lex_less_equal(uvec3(composite(v.zw, 0u).xy, 0u), f.prefix);
+#else
+  // A 32-bit key's composite has a high word of 0: it lies at or below the threshold when its ordered word does.
+  const uvec4 ordered = uvec4(composite(v.x, 0u).y, composite(v.y, 0u).y, composite(v.z, 0u).y, composite(v.w, 0u).y);
+  return f.prefix.x != 0u || any(lessThanEqual(ordered, uvec4(f.prefix.y)));
+#endif
+}
+
 // Key j * VECTOR_KEYS + e of an invocation's tile: element e of its vector j, input first + j * spacing + e.
 // Kept as the vectors, not as keys and indices, so that a tile costs the registers of its loads.
 // Sends the keys where classify said (mask bit j * VECTOR_KEYS + e: out_mask to the output, list_mask to the
@@ -595,6 +609,7 @@ void filter_input(const Filter f) {
     uint out_mask = 0u, list_mask = 0u;
     [[unroll]] for (uint j = 0u; j < TILE_VECTORS; ++j) {
       if (q0 + j * WG_SIZE >= vectors) continue;
+      if (PHASE == PHASE_SIEVE && !sieve_may_list(f, v[j])) continue;
       [[unroll]] for (uint e = 0u; e < VECTOR_KEYS; ++e) {
         const uint to = classify(f, vector_key(v[j], e), first + j * spacing + e);
         // The sieve stages each listed key at once (no barrier; the tile's vectors never leave registers).
