@@ -198,6 +198,11 @@ int bench_segmented_sort(const Device& device, const SegmentedSortDesc& base, co
   return failures ? 1 : 0;
 }
 
+// "WGxITEMS" into a tile override (empty: none, the policy's tile); false where it is malformed.
+bool parse_tile(const std::string& s, Tuning& tile) {
+  return s.empty() || std::sscanf(s.c_str(), "%ux%u", &tile.workgroup_size, &tile.items_per_thread) == 2;
+}
+
 }  // namespace
 
 int run_bench_segmented_sort(std::vector<std::string> args) {
@@ -220,9 +225,7 @@ int run_bench_segmented_sort(std::vector<std::string> args) {
   std::vector<uint64_t> sizes, segment_sizes;
   unsigned small = 0, medium = 0;
   const bool thresholds_ok = thresholds_s.empty() || std::sscanf(thresholds_s.c_str(), "%u:%u", &small, &medium) == 2;
-  unsigned block_wg = 0, block_items = 0, medium_wg = 0, medium_items = 0;
-  const bool tiles_ok = (block_s.empty() || std::sscanf(block_s.c_str(), "%ux%u", &block_wg, &block_items) == 2) &&
-                        (medium_s.empty() || std::sscanf(medium_s.c_str(), "%ux%u", &medium_wg, &medium_items) == 2);
+  const bool tiles_ok = parse_tile(block_s, desc.block_tuning) && parse_tile(medium_s, desc.medium_tuning);
   const auto shapes = split_algorithms(common.algorithm);
   if (!parse_type(key_s, desc.key_type) || (value_s != "0" && value_s != "4" && value_s != "8") ||
       !parse_sizes(common.sizes, sizes) || !parse_sizes(size_s, segment_sizes) ||
@@ -237,10 +240,6 @@ int run_bench_segmented_sort(std::vector<std::string> args) {
   desc.thresholds = {small, medium};
   desc.tuning.workgroup_size = shapes[0].workgroup_size;
   desc.tuning.items_per_thread = shapes[0].per_thread;
-  desc.block_tuning.workgroup_size = block_wg;
-  desc.block_tuning.items_per_thread = block_items;
-  desc.medium_tuning.workgroup_size = medium_wg;
-  desc.medium_tuning.items_per_thread = medium_items;
   if (kind_s == "splat") segment_sizes = {0};
   print_bench_header(*device, common.repeats, "; GB/s count 2n(K+V) bytes (each key and value read and written once)");
   std::vector<SegSortRow> rows;

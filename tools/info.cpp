@@ -108,8 +108,10 @@ void print_automatic_picks(Context& context) {
   segmented_sort.max_segments = n;
   segmented_sort.max_count = n;
   const auto sort_classes = SegmentedSort::create(context, segmented_sort);
-  std::string sort_pick = "refused: " + (sort_classes ? std::string() : sort_classes.error().message);
-  if (sort_classes) {
+  std::string sort_pick;
+  if (!sort_classes) {
+    sort_pick = "refused: " + sort_classes.error().message;
+  } else {
     const SegmentedSortThresholds t = sort_classes->thresholds();
     const uint64_t block = sort_classes->block_tile_keys();
     sort_pick = "per segment: up to " + std::to_string(t.small_max) + " batched, up to " +
