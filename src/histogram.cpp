@@ -76,7 +76,7 @@ constexpr uint32_t kMaxBins = 65536;
 constexpr uint32_t kMaxChannels = 4;
 constexpr uint32_t kZeroWorkgroup = 256;
 // BIN_MODE (common/histogram.glsl).
-enum : uint32_t { kBinEven = 0, kBinLevelsShared = 1, kBinLevelsBuffer = 2 };
+enum : uint32_t { kBinEven = 0, kBinLevelsShared = 1, kBinLevelsBuffer = 2, kBinEvenShift = 3 };
 constexpr uint32_t kFlagIndirect = 1;  // HIST_INDIRECT
 // The shared array is a specialization constant; sizes are rounded up to a multiple of this many words, so
 // that plans of nearby bin counts share a pipeline.
@@ -235,7 +235,20 @@ std::array<uint32_t, 3> even_multiplier(uint64_t bins, uint64_t range) {
   return m;
 }
 
-// Push words 10..15 of the counting pass (common/histogram.glsl): flip, lower, span, m0, m1, m2.
+// Even bins of integer samples 2^s wide (s < 32): the bin is (key - lower) >> s (BIN_EVEN_SHIFT); else -1.
+int even_bin_shift(const HistogramDesc& d) {
+  if (d.binning != HistogramBinning::even || !integer_sample(d.sample)) return -1;
+  const uint64_t range = uint64_t(d.upper - d.lower);
+  if (range % d.bins != 0) return -1;
+  const uint64_t width = range / d.bins;
+  if ((width & (width - 1)) != 0 || width >= (uint64_t(1) << 32)) return -1;
+  int s = 0;
+  while ((uint64_t(1) << s) < width) ++s;
+  return s;
+}
+
+// Push words 10..15 of the counting pass (common/histogram.glsl): flip, lower, span, m0, m1, m2 (BIN_EVEN_SHIFT:
+// m0 the shift).
 std::array<uint32_t, 6> binning_constants(const HistogramDesc& d) {
   std::array<uint32_t, 6> w{};
   if (d.binning != HistogramBinning::even) {
@@ -254,6 +267,10 @@ std::array<uint32_t, 6> binning_constants(const HistogramDesc& d) {
   w[0] = i32 ? 0x80000000u : 0u;
   w[1] = (i32 ? uint32_t(int32_t(d.lower)) : uint32_t(d.lower)) ^ w[0];
   w[2] = uint32_t(range - 1);
+  if (const int shift = even_bin_shift(d); shift >= 0) {
+    w[3] = uint32_t(shift);
+    return w;
+  }
   const std::array<uint32_t, 3> m = even_multiplier(d.bins, range);
   std::copy(m.begin(), m.end(), w.begin() + 3);
   return w;
@@ -293,7 +310,9 @@ void resolve_shared_layout(const HistogramPolicy& policy, const ContextImpl& c, 
     staged = levels > 0 && levels <= budget;
     words = std::max(1u, staged ? levels : 0);
   }
-  p.bin_mode = levels == 0 ? kBinEven : staged ? kBinLevelsShared : kBinLevelsBuffer;
+  p.bin_mode = levels != 0               ? (staged ? kBinLevelsShared : kBinLevelsBuffer)
+               : even_bin_shift(d) >= 0 ? kBinEvenShift
+                                        : kBinEven;
   const uint32_t rounded = uint32_t(ceil_div(words, kSharedGranuleWords) * kSharedGranuleWords);
   p.shared_words = words == 1 ? 1 : std::max(words, std::min(budget, rounded));
 }

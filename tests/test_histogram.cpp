@@ -241,7 +241,8 @@ TEST_CASE("histogram of 2 and 3 interleaved channels keeps each channel's pixels
 TEST_CASE("histogram even bins: samples at every edge, at lower, just below upper and at upper (dropped)",
           "[histogram][edges]") {
   Device& dev = test::device();
-  // Integer types over whole and partial ranges, bin counts that do and do not divide them.
+  // Integer types over whole and partial ranges, bin counts that do and do not divide them; bins 2^s wide
+  // (s = 0, 10, 12, 24, 31, and 16 past the shared budget) take a shift instead of the multiply.
   struct Range {
     HistogramSample sample;
     double lower, upper;
@@ -251,7 +252,10 @@ TEST_CASE("histogram even bins: samples at every edge, at lower, just below uppe
                           {HistogramSample::u16, 0, 65536, 9},    {HistogramSample::u32, 0, 4294967296.0, 7},
                           {HistogramSample::u32, 5, 4294967295.0, 256}, {HistogramSample::u32, 1, 2, 1},
                           {HistogramSample::i32, -2147483648.0, 2147483648.0, 256},
-                          {HistogramSample::i32, -100, 100, 3},   {HistogramSample::i32, -7, 0, 256}};
+                          {HistogramSample::i32, -100, 100, 3},   {HistogramSample::i32, -7, 0, 256},
+                          {HistogramSample::u32, 0, 4294967296.0, 256}, {HistogramSample::u16, 0, 65536, 16},
+                          {HistogramSample::u32, 1000, 1000 + 65536, 64}, {HistogramSample::u32, 0, 2147483648.0, 1},
+                          {HistogramSample::u32, 0, 4294967296.0, 1},   {HistogramSample::u32, 0, 4294967296.0, 65536}};
   for (const Range& r : ranges) {
     if (!supported(dev, r.sample)) continue;
     host::with_sample(r.sample, [&](auto t) {

@@ -25,10 +25,12 @@ layout(constant_id = 11) const uint CHANNELS = 1u;
 layout(constant_id = 12) const uint BIN_MODE = 0u;
 layout(constant_id = 13) const uint SHARED_WORDS = 1u;
 
-// BIN_MODE: even bins, or the bin between levels held in shared memory or read from binding 2.
+// BIN_MODE: even bins, or the bin between levels held in shared memory or read from binding 2; or even bins
+// 2^m0 wide of integer samples (BIN_EVEN_SHIFT: the bin is a shift, no multiply).
 #define BIN_EVEN 0u
 #define BIN_LEVELS_SHARED 1u
 #define BIN_LEVELS_BUFFER 2u
+#define BIN_EVEN_SHIFT 3u
 
 // A sample outside [lower, upper) or the levels, and NaN: counted nowhere.
 #define NO_BIN 0xFFFFFFFFu
@@ -131,6 +133,7 @@ uint vk_hist_even_bin(uint key) {
   return s >= lower && s < uintBitsToFloat(pc.span) ? bin : NO_BIN;
 #else
   const uint d = key - pc.lower;  // wraps past span for keys below lower
+  if (BIN_MODE == BIN_EVEN_SHIFT) return d <= pc.span ? d >> pc.m0 : NO_BIN;
   uint low_carry, unused;
   umulExtended(d, pc.m0, low_carry, unused);
   uint high, low;
@@ -177,7 +180,7 @@ uint vk_hist_levels_bin(uint key) {
 
 uint vk_hist_bin(uint stored) {
   const uint key = vk_hist_key(stored);
-  return BIN_MODE == BIN_EVEN ? vk_hist_even_bin(key) : vk_hist_levels_bin(key);
+  return BIN_MODE == BIN_EVEN || BIN_MODE == BIN_EVEN_SHIFT ? vk_hist_even_bin(key) : vk_hist_levels_bin(key);
 }
 
 // Defined by each kernel: adds `count` samples to bin word `word` (channel * bins + bin).
@@ -222,7 +225,7 @@ void vk_hist_vector(uvec4 vector, uint v) {
 // before the first and after the last one by the first invocations of the grid. Then the runs left over.
 void vk_hist_samples(uint group, uint group_count, uint count) {
   const uint tid = gl_LocalInvocationIndex;
-  if (BIN_MODE != BIN_EVEN) {
+  if (BIN_MODE == BIN_LEVELS_SHARED || BIN_MODE == BIN_LEVELS_BUFFER) {
     first_level = vk_hist_level(0u);
     last_level = vk_hist_level(pc.bins);
   }
