@@ -148,7 +148,8 @@ vkprim_add_kernel(sort/scan sort/scan.comp ${sort} NO_SUBGROUP_VARIANT)
 # Segmented sort (shaders/segmented_sort, common/segmented_sort.glsl on common/radix.glsl): classify (the size
 # classes and lists; with SEG_ARGS the later passes' dispatch arguments), the batches of small segments (tile: a
 # block-wide sort per batch), and the digit passes of the medium segments (downsweep, SEG_MEDIUM) and of the large
-# ones (upsweep, scan, downsweep; SEG_COPY copies back after an odd number of passes). Variants as the sort's: key
+# ones (upsweep, scan, downsweep, or with SEG_CHAINED histogram and chained; SEG_COPY copies back after an odd
+# number of passes). Variants as the sort's: key
 # width (_k32, _k64) and payload (none, _v32, _v64); the key transform is KEY_FLAGS.
 set(segmented_sort BINDINGS 8 PUSH_BYTES 128 SPEC WG_SIZE ITEMS SUBGROUP_MIN KEY_FLAGS)
 # classify and scan use no subgroup operation (their scans are the shared-memory ones): no SUBGROUP_MIN.
@@ -161,7 +162,9 @@ foreach(kw 32 64)
   if(kw EQUAL 64)
     set(key_defines VKPRIM_KEY64=1)
   endif()
-  vkprim_add_kernel(segmented_sort/upsweep_k${kw} segmented_sort/upsweep.comp ${segmented_sort} DEFINES ${key_defines})
+  foreach(phase upsweep histogram)
+    vkprim_add_kernel(segmented_sort/${phase}_k${kw} segmented_sort/${phase}.comp ${segmented_sort} DEFINES ${key_defines})
+  endforeach()
   foreach(vw 0 32 64)
     set(suffix k${kw})
     if(NOT vw EQUAL 0)
@@ -172,6 +175,8 @@ foreach(kw 32 64)
       vkprim_add_kernel(segmented_sort/${phase}_${suffix} segmented_sort/${phase}.comp ${segmented_sort} STAGE_ROUNDS
                         NO_SUBGROUP_VARIANT DEFINES ${key_defines} VKPRIM_VALUE_WORDS=${value_words})
     endforeach()
+    vkprim_add_kernel(segmented_sort/chained_${suffix} segmented_sort/chained.comp ${segmented_sort} STAGE_ROUNDS
+                      NO_SUBGROUP_VARIANT TARGET_ENV vulkan1.2 DEFINES ${key_defines} VKPRIM_VALUE_WORDS=${value_words})
   endforeach()
 endforeach()
 

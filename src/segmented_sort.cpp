@@ -6,10 +6,13 @@
 //              second dispatch of it writes the later passes' dispatch arguments from the list counts;
 //   tile       one workgroup per batch: the block-wide radix sort of RadixSort's one-workgroup sort (Merrill &
 //              Grimshaw, common/radix_block.glsl) over every digit pass, then one pass over the segments' slots;
-//   large      per digit pass an upsweep (digit counts per tile), a scan of each segment's digit x tile table
-//              and a downsweep (the stable in-tile rank and scatter of common/radix.glsl), ping-ponging
-//              through scratch (Merrill & Grimshaw's reduce-then-scan radix sort, one per segment; a segment of
-//              one tile only the downsweep, ranking it whole); an odd number of digit passes ends with a copy
+//   large      onesweep (Adinets & Merrill, one chain of tiles per segment): a histogram pass counting every
+//              digit pass of each segment at once, then per digit pass one chained pass (decoupled look-back
+//              within the segment, with fallback; shaders/segmented_sort/chained.comp); or reduce_then_scan
+//              (Merrill & Grimshaw, one sort per segment): per digit pass an upsweep (digit counts per tile), a
+//              scan of each segment's digit x tile table and a downsweep (the stable in-tile rank and scatter
+//              of common/radix.glsl). Either ping-pongs through scratch; a segment of one tile ranks itself
+//              whole in the last pass (chained or downsweep); an odd number of digit passes ends with a copy
 //              back;
 //   medium     per digit pass the downsweep at the medium tile, a workgroup per segment ranking it whole,
 //              through the same scratch (and copy back).
@@ -19,7 +22,8 @@
 //   meta: 16 header words (list counts), the member list (max_segments), the batch list (2 x max_segments),
 //         the medium list (max_segments, where max_count allows medium or large segments; the one-tile large
 //         segments from its end), the large list (4 words per entry), the tile owners and the digit table (256
-//         words per tile);
+//         words per tile: the tile states under onesweep), then under onesweep each large segment's
+//         histograms (256 words per digit pass);
 //   the dispatch arguments: 5 entries of 8 words, outside meta, so that only the barrier after the pass that
 //         writes them covers indirect-command reads (common/segmented_sort.glsl);
 //   the ping-pong keys and values (plans whose max_count allows medium or large segments), the
@@ -56,7 +60,7 @@ constexpr uint32_t kHeaderWords = 16;
 constexpr uint32_t kArgsWords = 5 * 8;
 constexpr uint32_t kListsWord = kHeaderWords;
 enum : uint32_t { kEntryBatches = 0, kEntryTiles = 1, kEntryLarge = 2, kEntryMedium = 3, kEntryDownsweep = 4 };
-enum : uint32_t { kFixed = 1u, kIndirect = 2u, kArgs = 4u, kCopy = 8u, kMedium = 16u };
+enum : uint32_t { kFixed = 1u, kIndirect = 2u, kArgs = 4u, kCopy = 8u, kMedium = 16u, kChained = 32u };
 // Key transform bits (KEY_FLAGS of common/radix.glsl).
 enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u };
 
@@ -70,6 +74,13 @@ constexpr KernelName kTileKernels[2][3] = {
      kernel_name("segmented_sort/tile_k32_v64")},
     {kernel_name("segmented_sort/tile_k64"), kernel_name("segmented_sort/tile_k64_v32"),
      kernel_name("segmented_sort/tile_k64_v64")}};
+constexpr KernelName kHistogramKernels[2] = {kernel_name("segmented_sort/histogram_k32"),
+                                             kernel_name("segmented_sort/histogram_k64")};
+constexpr KernelName kChainedKernels[2][3] = {
+    {kernel_name("segmented_sort/chained_k32"), kernel_name("segmented_sort/chained_k32_v32"),
+     kernel_name("segmented_sort/chained_k32_v64")},
+    {kernel_name("segmented_sort/chained_k64"), kernel_name("segmented_sort/chained_k64_v32"),
+     kernel_name("segmented_sort/chained_k64_v64")}};
 constexpr KernelName kDownsweepKernels[2][3] = {
     {kernel_name("segmented_sort/downsweep_k32"), kernel_name("segmented_sort/downsweep_k32_v32"),
      kernel_name("segmented_sort/downsweep_k32_v64")},
@@ -84,24 +95,26 @@ static_assert(kClassifyKernel.push_bytes() == kPushWords * 4 && kTileKernels[1][
 // tile of block_wg x block_items keys, a medium segment one medium tile of medium_wg x medium_items, a longer
 // one up to the block tile a batch of its own, and large segments go in tiles of large_wg x large_items.
 // small_max is at most half the block tile (a batch then always holds its segments), medium_max 0 means the
-// medium tile.
+// medium tile. chained_large: the large segments take onesweep where the device has the memory model.
 struct SegmentedSortPolicy {
   bool cpu;
   uint32_t block_wg, block_items;
   uint32_t small_max, medium_max;
   uint32_t medium_wg, medium_items;
   uint32_t large_wg, large_items;
+  bool chained_large;
 };
 constexpr SegmentedSortPolicy kSegmentedSortPolicy[] = {
     // CPU drivers (lavapipe): tiles of 1024 keys, so that tests reach every class with a few thousand keys and
-    // no workgroup's loops come near llvmpipe's 65535 iterations (docs/ALGORITHMS.md, "Loop budget").
-    {true, 256, 4, 128, 0, 256, 4, 256, 4},
+    // no workgroup's loops come near llvmpipe's 65535 iterations (docs/ALGORITHMS.md, "Loop budget"); large
+    // segments by reduce_then_scan (llvmpipe ran the chained passes 4x slower).
+    {true, 256, 4, 128, 0, 256, 4, 256, 4, false},
     // GPUs (H200, docs/PERFORMANCE.md): batches in RadixSort's one-workgroup tile 256 x 8, small segments up to
     // 256 keys (as one-tile segments in 256 x 1 or 256 x 2 tiles they sorted 1.4x slower); medium ones up to
     // 1024 keys in tiles of 256 x 4 (2.2x faster than in a batch of their own); up to 2048 a batch of their
     // own (1.3x faster than one half-filled large tile); large tiles of RadixSort's reduce_then_scan shape
-    // 512 x 8 (512 x 16 slower at 4096 and 65536 keys per segment).
-    {false, 256, 8, 256, 0, 256, 4, 512, 8},
+    // 512 x 8 (512 x 16 slower at 4096 and 65536 keys per segment), by onesweep (docs/PERFORMANCE.md).
+    {false, 256, 8, 256, 0, 256, 4, 512, 8, true},
 };
 
 const SegmentedSortPolicy& segmented_sort_policy(const Capabilities& caps) {
@@ -127,12 +140,15 @@ struct SegmentedSortPlan {
   uint32_t batch_span = 1, min_weight = 1;
   bool medium = false;  // max_count allows medium segments: the medium passes, their list and kernel
   bool large = false;   // max_count allows large segments: the large passes, their scratch and kernels
+  bool chained = false;  // large segments by onesweep (histogram and chained kernels), else reduce_then_scan
   uint64_t max_large = 0, max_tiles = 0;
   const Kernel* classify = nullptr;
   const Kernel* tile = nullptr;
   const Kernel* upsweep = nullptr;
   const Kernel* scan = nullptr;
   const Kernel* downsweep = nullptr;
+  const Kernel* histogram = nullptr;  // onesweep: the histogram pass
+  const Kernel* chained_digit = nullptr;  // onesweep: the digit passes (and the copy back)
   const Kernel* medium_downsweep = nullptr;  // the downsweep at the medium tile
   const Kernel* args = nullptr;
   uint32_t member_list = 0, batch_list = 0, medium_list = 0, large_list = 0, owners = 0, table = 0;  // meta words
@@ -149,6 +165,8 @@ Result<void> check_segmented_sort_desc(const ContextImpl& c, const SegmentedSort
     return make_error(Status::invalid_argument, plan, ": unknown key type ", int(d.key_type));
   if (d.order != SortOrder::ascending && d.order != SortOrder::descending)
     return make_error(Status::invalid_argument, plan, ": unknown order ", int(d.order));
+  if (int(d.large_algorithm) < 0 || int(d.large_algorithm) > int(SortAlgorithm::reduce_then_scan))
+    return make_error(Status::invalid_argument, plan, ": unknown large_algorithm ", int(d.large_algorithm));
   if (d.value_size != 0 && d.value_size != 4 && d.value_size != 8)
     return make_error(Status::invalid_argument, plan, ": value_size ", d.value_size,
                       " must be 0 (keys only), 4 or 8 bytes");
@@ -181,6 +199,10 @@ Result<void> check_segmented_sort_desc(const ContextImpl& c, const SegmentedSort
   if (is_64bit(d.key_type) && !c.caps.has(feature_int64))
     return make_error(Status::unsupported, plan, ": ", to_string(d.key_type), " keys need shaderInt64, which the ",
                       "device lacks or the caller did not enable");
+  if (d.large_algorithm == SortAlgorithm::onesweep && !c.caps.has(feature_memory_model))
+    return make_error(Status::unsupported, plan, ": large_algorithm onesweep needs the vulkanMemoryModel and ",
+                      "vulkanMemoryModelDeviceScope features, which the device lacks or the caller did not enable ",
+                      "(device_requirements() lists them); use reduce_then_scan");
   return {};
 }
 
@@ -202,6 +224,8 @@ Result<void> resolve_segmented_sort_policy(const ContextImpl& c, const Segmented
   p.block_sg = ranking_subgroup(c, p.block_wg);
   p.medium_sg = ranking_subgroup(c, p.medium_wg);
   p.large_sg = ranking_subgroup(c, p.large_wg);
+  p.chained = d.large_algorithm == SortAlgorithm::onesweep ||
+              (d.large_algorithm == SortAlgorithm::automatic && policy.chained_large && c.caps.has(feature_memory_model));
   const uint64_t stage_width = std::max(p.key_bytes, p.value_bytes) / 4;
   const uint64_t block_shared = radix_ranking_shared_bytes(stage_width, p.block_wg, p.block_items, 1, p.block_sg,
                                                            2 * kMaxSlots);
@@ -281,11 +305,15 @@ Result<void> build_segmented_sort_kernels(ContextImpl& c, SegmentedSortPlan& p) 
       segmented_kernel_desc(p, kDownsweepKernels[kw][vw], p.medium_wg, p.medium_items, p.medium_sg, true),
       segmented_kernel_desc(p, kUpsweepKernels[kw], p.large_wg, p.large_items, 0, false),
       segmented_kernel_desc(p, kScanKernel, kScanWorkgroup, 1, 0, false),
-      segmented_kernel_desc(p, kDownsweepKernels[kw][vw], p.large_wg, p.large_items, p.large_sg, true)};
-  const Kernel** slots[] = {&p.classify, &p.tile, &p.medium_downsweep, &p.upsweep, &p.scan, &p.downsweep};
+      segmented_kernel_desc(p, kDownsweepKernels[kw][vw], p.large_wg, p.large_items, p.large_sg, true),
+      segmented_kernel_desc(p, kHistogramKernels[kw], p.large_wg, p.large_items, 0, false),
+      segmented_kernel_desc(p, kChainedKernels[kw][vw], p.large_wg, p.large_items, p.large_sg, true)};
+  const Kernel** slots[] = {&p.classify, &p.tile, &p.medium_downsweep, &p.upsweep, &p.scan, &p.downsweep,
+                            &p.histogram, &p.chained_digit};
   static_assert(std::size(slots) == std::size(wanted));
   for (size_t i = 0; i < std::size(wanted); ++i) {
-    if ((i == 2 && !p.medium) || (i >= 3 && !p.large)) continue;
+    const bool large_kernel = i >= 3, chained_kernel = i >= 6;
+    if ((i == 2 && !p.medium) || (large_kernel && (!p.large || chained_kernel != p.chained))) continue;
     if (auto ok = take(*slots[i], wanted[i]); !ok) return ok;
   }
   auto args = indirect_args_kernel(c, "SegmentedSort::create");
@@ -296,12 +324,16 @@ Result<void> build_segmented_sort_kernels(ContextImpl& c, SegmentedSortPlan& p) 
 
 // Scratch: meta (header, lists, digit table), the dispatch arguments, the ping-pong keys and values, the
 // record_indirect region. Without overlapping segments at most max_count / (large_above + 1) are large and
-// their tiles number at most max_count / large_tile + that.
+// their tiles number at most max_count / large_tile + that. The large list holds only segments of several
+// tiles (classify.comp), so at most max_count / (max(large_above, large_tile) + 1) of them.
 Result<void> lay_out_segmented_sort_scratch(const ContextImpl& c, const SegmentedSortDesc& d, SegmentedSortPlan& p) {
-  p.max_large = p.large ? std::min<uint64_t>(d.max_segments, d.max_count / (p.large_above + 1)) : 0;
+  const uint64_t shortest_large = std::max(p.large_above, p.large_tile) + 1;
+  p.max_large = p.large ? std::min<uint64_t>(d.max_segments, d.max_count / shortest_large) : 0;
   p.max_tiles = p.large ? d.max_count / p.large_tile + p.max_large : 0;
   const uint64_t medium_words = p.medium || p.large ? d.max_segments : 0;  // and the one-tile large segments
-  const uint64_t words = kListsWord + 3 * d.max_segments + medium_words + 4 * p.max_large + (1 + kDigits) * p.max_tiles;
+  const uint64_t histogram_words = p.chained ? uint64_t(kDigits) * p.passes * p.max_large : 0;
+  const uint64_t words = kListsWord + 3 * d.max_segments + medium_words + 4 * p.max_large +
+                         (1 + kDigits) * p.max_tiles + histogram_words;
   p.align = binding_alignment(c);
   p.meta_bytes = align_up(words * 4, p.align);
   if (p.meta_bytes > c.caps.max_storage_buffer_range || words > 0xffffffffull)
@@ -341,6 +373,9 @@ uint64_t SegmentedSort::block_tile_keys() const { return plan_->block_tile; }
 uint64_t SegmentedSort::medium_tile_keys() const { return plan_->medium_tile; }
 uint64_t SegmentedSort::large_tile_keys() const { return plan_->large_tile; }
 uint32_t SegmentedSort::digit_passes() const { return plan_->passes; }
+SortAlgorithm SegmentedSort::large_algorithm() const {
+  return plan_->chained ? SortAlgorithm::onesweep : SortAlgorithm::reduce_then_scan;
+}
 void SegmentedSort::release_descriptor_sets() const { plan_->descriptors->release(); }
 
 ScratchRequirements SegmentedSort::scratch_requirements() const {
@@ -430,21 +465,28 @@ class SegSortPasses {
 
   void batches() { from_entry(pass(p_.tile, "batches", 1, p_.begin_bit, false, 0), kEntryBatches); }
 
-  // The digit passes of the medium segments and of the large ones, and the copy back after an odd number.
+  // The digit passes of the medium segments and of the large ones (onesweep: after the histogram pass), and
+  // the copy back after an odd number.
   void digit_passes(bool medium, bool large) {
+    if (large && p_.chained) from_entry(pass(p_.histogram, "large histogram", 1, p_.begin_bit, false, 0), kEntryTiles);
     for (uint32_t d = 0; d < p_.passes; ++d) {
       const uint32_t bit = p_.begin_bit + 8 * d;
       const bool odd = d % 2 == 1;
       const std::string digit = " digit " + std::to_string(d);
       if (medium) from_entry(pass(p_.medium_downsweep, ("medium" + digit).c_str(), 1, bit, odd, kMedium), kEntryMedium);
       if (!large) continue;
+      if (p_.chained) {
+        from_entry(pass(p_.chained_digit, ("large chained" + digit).c_str(), 1, bit, odd, 0), kEntryDownsweep);
+        continue;
+      }
       from_entry(pass(p_.upsweep, ("large upsweep" + digit).c_str(), 1, bit, odd, 0), kEntryTiles);
       from_entry(pass(p_.scan, ("large scan" + digit).c_str(), 1, bit, odd, 0), kEntryLarge);
       from_entry(pass(p_.downsweep, ("large downsweep" + digit).c_str(), 1, bit, odd, 0), kEntryDownsweep);
     }
     if (p_.passes % 2 == 0) return;
     if (medium) from_entry(pass(p_.medium_downsweep, "medium copy back", 1, 0, true, kCopy | kMedium), kEntryMedium);
-    if (large) from_entry(pass(p_.downsweep, "large copy back", 1, 0, true, kCopy), kEntryDownsweep);
+    const Kernel* last = p_.chained ? p_.chained_digit : p_.downsweep;
+    if (large) from_entry(pass(last, "large copy back", 1, 0, true, kCopy), kEntryDownsweep);
   }
 
  private:
@@ -472,9 +514,14 @@ class SegSortPasses {
                             (in_place ? vin.shift : vout.shift) << 24;
     const uint32_t digit_mask = (1u << std::min(8u, p_.end_bit - std::min(bit, p_.end_bit))) - 1u;
     const SegmentedSortThresholds& t = p_.thresholds;
+    // The pass index (its ticket and state parity), and the chained passes' spin limit and knobs.
+    const uint32_t pass_index = (std::max(bit, p_.begin_bit) - p_.begin_bit) / 8;
+    const ContextImpl& c = *p_.context;
+    const bool chained = kernel == p_.chained_digit;
+    const uint32_t spin = chained ? c.spin_limit() : 0, knobs = chained ? chained_knobs(c, true, p_.max_tiles) : 0;
     const uint32_t words[kPushWords] = {
-        0, uint32_t(groups), shifts, bit, p_.end_bit, p_.passes << 16, 0, 0, 0, 0, digit_mask, 0,
-        uint32_t(segments_), flags_ | seg_flags, segment_size_, b_.bound, b_.begin.shift, b_.end.shift, t.small_max,
+        0, uint32_t(groups), shifts, bit, p_.end_bit, p_.passes << 16 | pass_index << 8, spin, knobs, 0, 0, digit_mask, 0,
+        uint32_t(segments_), flags_ | seg_flags | (p_.chained ? kChained : 0u), segment_size_, b_.bound, b_.begin.shift, b_.end.shift, t.small_max,
         t.medium_max, p_.batch_span, p_.min_weight, p_.member_list, p_.batch_list, p_.large_list, p_.owners, p_.table,
         uint32_t(p_.max_large), uint32_t(p_.max_tiles), uint32_t(p_.large_tile),
         p_.context->caps.max_workgroup_count[0], p_.medium_list};

@@ -458,6 +458,83 @@ TEST_CASE("the shared-memory emulation sorts every size class", "[segmented_sort
   Device& dev = test::device(test::no_subgroups());
   VKPRIM_TEST_RNG(rng);
   check_edges(dev, desc_of(DataType::u32, 1 << 16, 1024, 4), 1, rng);
+  SegmentedSortDesc chained = desc_of(DataType::u32, 1 << 16, 1024, 4);
+  chained.large_algorithm = SortAlgorithm::onesweep;
+  if (test::has_features(dev, feature_memory_model, "the chained large passes")) check_edges(dev, chained, 1, rng);
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
+// The large segments by onesweep: chained digit passes within each segment (SegmentedSortDesc::large_algorithm).
+SegmentedSortDesc chained_desc(DataType key, uint32_t value_size, SortOrder order = SortOrder::ascending) {
+  SegmentedSortDesc d = desc_of(key, 1 << 16, 1024, value_size, order);
+  d.large_algorithm = SortAlgorithm::onesweep;
+  return d;
+}
+
+// Large segments of 2..40 tiles and one-tile ones, among the other classes.
+std::vector<uint64_t> chained_lengths(const SegmentedSort& plan, std::mt19937_64& rng) {
+  std::vector<uint64_t> lengths = edge_lengths(plan, 1, rng);
+  const uint64_t tile = plan.large_tile_keys();
+  for (uint64_t tiles : {2u, 3u, 7u, 40u}) lengths.push_back(tiles * tile - 1 + rng() % 3);
+  std::shuffle(lengths.begin(), lengths.end(), rng);
+  return lengths;
+}
+
+TEST_CASE("chained large passes (onesweep) sort keys and pairs of every width, and with forced fallback in "
+          "ticket and launch order",
+          "[segmented_sort][chained][fallback]") {
+  for (const test::DeviceSetup& setup : {test::DeviceSetup{}, test::forced_fallback(3), test::launch_order(1),
+                                         test::launch_order(4)}) {
+    Device& dev = test::device(setup);
+    if (!test::has_features(dev, feature_memory_model, "the chained large passes")) return;
+    VKPRIM_TEST_RNG(rng);
+    const SegmentedSort probe = make_plan(dev, chained_desc(DataType::u32, 4));
+    REQUIRE(probe.large_algorithm() == SortAlgorithm::onesweep);
+    const Layout l = lay_out(chained_lengths(probe, rng), {true, true, false}, rng);
+    SegmentedSortDesc d = chained_desc(DataType::u32, 4);
+    d.max_count = l.elements;
+    d.max_segments = l.size();
+    Rig pairs(dev, d);
+    CHECK(pairs.check(test::keys_for(DataType::u32, l.elements, rng), l));
+    CHECK(pairs.check(Keys(l.elements, 0x2468ACEu), l));  // all keys equal: stable
+    CHECK(pairs.check(test::keys_for(DataType::u32, l.elements, rng), l, How::indirect_gpu));
+    if (key_type_supported(dev, DataType::i64)) {
+      SegmentedSortDesc w = chained_desc(DataType::i64, 8, SortOrder::descending);
+      w.max_count = l.elements;
+      w.max_segments = l.size();
+      w.begin_bit = 28;
+      w.end_bit = 45;  // three passes across the word boundary, then the copy back
+      Rig wide(dev, w);
+      CHECK(wide.check(test::keys_for(DataType::i64, l.elements, rng), l));
+    }
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+}
+
+TEST_CASE("chained large passes sort every size class, record_fixed at several tiles, and the automatic "
+          "algorithm follows the policy",
+          "[segmented_sort][chained]") {
+  Device& dev = test::device();
+  if (!test::has_features(dev, feature_memory_model, "the chained large passes")) return;
+  VKPRIM_TEST_RNG(rng);
+  check_edges(dev, chained_desc(DataType::f32, 0, SortOrder::descending), 1, rng);
+  const SegmentedSort probe = make_plan(dev, chained_desc(DataType::u32, 0));
+  const uint64_t len = 5 * probe.large_tile_keys() + 1, segments = 6;
+  Layout l;
+  for (uint64_t s = 0; s < segments; ++s) {
+    l.begin.push_back(uint32_t(s * len));
+    l.end.push_back(uint32_t((s + 1) * len));
+  }
+  l.elements = len * segments;
+  SegmentedSortDesc d = chained_desc(DataType::u32, 0);
+  d.max_count = l.elements;
+  d.max_segments = segments;
+  Rig rig(dev, d);
+  CHECK(rig.check(test::keys_for(DataType::u32, l.elements, rng), l, How::fixed));
+  // automatic: onesweep on GPUs with the memory model, reduce_then_scan on CPU drivers.
+  const SegmentedSort automatic = make_plan(dev, desc_of(DataType::u32, 1 << 16, 1024));
+  const bool cpu = dev.context().capabilities().device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  CHECK(automatic.large_algorithm() == (cpu ? SortAlgorithm::reduce_then_scan : SortAlgorithm::onesweep));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
@@ -486,8 +563,20 @@ TEST_CASE("create refuses bad descriptions with a message naming the plan and th
   add([](auto& d) { d.thresholds = {64, 8}; }, Status::invalid_argument, "medium_max 8");
   add([](auto& d) { d.thresholds = {100000, 0}; }, Status::invalid_argument, "small_max 100000");
   add([](auto& d) { d.key_type = DataType::u16; }, Status::unsupported, "u16 keys are not supported");
+  add([](auto& d) { d.large_algorithm = SortAlgorithm(9); }, Status::invalid_argument, "unknown large_algorithm 9");
   test::check_create_refused(bad, "SegmentedSort",
                             [&](const SegmentedSortDesc& d) { return SegmentedSort::create(dev.context(), d); });
+  Device& plain = test::device_without(feature_memory_model);
+  SegmentedSortDesc chained = desc_of(DataType::u32, 1u << 16, 10);
+  chained.large_algorithm = SortAlgorithm::onesweep;
+  const auto no_model = SegmentedSort::create(plain.context(), chained);
+  REQUIRE(!no_model);
+  CHECK(no_model.status() == Status::unsupported);
+  CHECK(no_model.error().message.find("vulkanMemoryModel") != std::string::npos);
+  chained.large_algorithm = SortAlgorithm::automatic;
+  const auto fallback = SegmentedSort::create(plain.context(), chained);
+  REQUIRE(fallback.ok());
+  CHECK(fallback.value().large_algorithm() == SortAlgorithm::reduce_then_scan);
   Device& small = test::device(test::small_windows());
   const auto r = SegmentedSort::create(small.context(), desc_of(DataType::u32, 1u << 20, 10));
   REQUIRE(!r);

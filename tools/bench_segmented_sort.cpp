@@ -166,6 +166,8 @@ int bench_segmented_sort(const Device& device, const SegmentedSortDesc& base, co
     std::fprintf(stderr, "segmented_sort: %s\n", plan.error().message.c_str());
     return 1;
   }
+  std::printf("# large segments: %s, tiles of %llu keys\n", to_string(plan->large_algorithm()),
+              (unsigned long long)plan->large_tile_keys());
   const uint32_t kb = size_of(desc.key_type), vb = desc.value_size;
   auto make = [&](VkDeviceSize bytes) { return device.create_buffer(vector_bytes(bytes)); };
   auto keys = make(max_n * kb), pristine_keys = make(max_n * kb), values = make(max_n * vb),
@@ -207,7 +209,7 @@ bool parse_tile(const std::string& s, Tuning& tile) {
 
 int run_bench_segmented_sort(std::vector<std::string> args) {
   std::string key_s = "u32", value_s = "4", size_s = "16,256,4096,2^20", kind_s = "uniform", thresholds_s;
-  std::string block_s, medium_s;
+  std::string block_s, medium_s, large_s = "automatic";
   take_option(args, "--key-type", key_s);
   take_option(args, "--value-size", value_s);
   take_option(args, "--segment-size", size_s);
@@ -215,6 +217,7 @@ int run_bench_segmented_sort(std::vector<std::string> args) {
   take_option(args, "--thresholds", thresholds_s);
   take_option(args, "--block-tile", block_s);
   take_option(args, "--medium-tile", medium_s);
+  take_option(args, "--large-algorithm", large_s);
   const bool indirect = take_flag(args, "--indirect");
   BenchArgs common;
   common.sizes = "2^20,2^24";
@@ -229,11 +232,13 @@ int run_bench_segmented_sort(std::vector<std::string> args) {
   const auto shapes = split_algorithms(common.algorithm);
   if (!parse_type(key_s, desc.key_type) || (value_s != "0" && value_s != "4" && value_s != "8") ||
       !parse_sizes(common.sizes, sizes) || !parse_sizes(size_s, segment_sizes) ||
-      (kind_s != "uniform" && kind_s != "splat") || !thresholds_ok || !tiles_ok || shapes.size() != 1 ||
+      (kind_s != "uniform" && kind_s != "splat") || !thresholds_ok || !tiles_ok ||
+      !parse(large_s.c_str(), desc.large_algorithm) || shapes.size() != 1 ||
       shapes[0].name != "automatic") {
     std::fprintf(stderr, "vkprim bench segmented_sort: bad --key-type, --value-size (0, 4, 8), --sizes, "
                          "--segment-size, --segments (uniform or splat), --thresholds (S:M), --block-tile or "
-                         "--medium-tile (WGxITEMS) or --algorithm (automatic[@WGxITEMS])\n");
+                         "--medium-tile (WGxITEMS), --large-algorithm (automatic, onesweep, reduce_then_scan) or "
+                         "--algorithm (automatic[@WGxITEMS])\n");
     return 2;
   }
   desc.value_size = uint32_t(std::stoul(value_s));

@@ -117,7 +117,8 @@ void print_automatic_picks(Context& context) {
     sort_pick = "per segment: up to " + std::to_string(t.small_max) + " batched, up to " +
                 std::to_string(t.medium_max) + " one workgroup per digit" +
                 (block > t.medium_max ? ", up to " + std::to_string(block) + " one workgroup" : std::string()) +
-                ", longer tiles of " + std::to_string(sort_classes->large_tile_keys());
+                ", longer tiles of " + std::to_string(sort_classes->large_tile_keys()) + " by " +
+                to_string(sort_classes->large_algorithm());
   }
   std::printf("  %-17s %-32s %s\n", "segmented_sort", "u32 keys, u32 values", sort_pick.c_str());
   SelectDesc select_desc;

@@ -22,9 +22,11 @@ namespace vkprim {
 //   length <= medium_max: one workgroup per digit pass ranks it whole (one tile of medium_tile_keys() keys)
 //   and scatters it, through scratch;
 //   length <= block_tile_keys(): one workgroup sorts it in shared memory (a batch of its own);
-//   longer (large): a multi-workgroup LSD radix sort of its own over tiles of large_tile_keys() keys (per digit
-//   an upsweep, a scan of its digit x tile table and a downsweep; a segment of one tile only the downsweep),
-//   through scratch.
+//   longer (large): a multi-workgroup LSD radix sort of its own over tiles of large_tile_keys() keys, through
+//   scratch (SegmentedSortDesc::large_algorithm): onesweep, one histogram pass over the large segments, then
+//   per digit one chained pass (decoupled look-back within each segment, with fallback); or reduce_then_scan,
+//   per digit an upsweep, a scan of its digit x tile table and a downsweep. A segment of one tile ranks itself
+//   whole in the last pass of either.
 struct SegmentedSortThresholds {
   uint32_t small_max = 0;   // at most half the block tile and 2048
   uint32_t medium_max = 0;  // at least small_max, at most the medium tile (medium_tile_keys())
@@ -47,6 +49,10 @@ struct SegmentedSortDesc {
   Tuning block_tuning{};
   Tuning medium_tuning{};
   SegmentedSortThresholds thresholds{};  // overrides of the resolved thresholds; 0 keeps the plan's
+  // The large segments' digit passes, as RadixSort's algorithms: onesweep (needs the vulkanMemoryModel
+  // features, as RadixSort's) or reduce_then_scan. automatic: onesweep on GPUs with the memory model,
+  // reduce_then_scan on CPU drivers and elsewhere (the policy table in src/segmented_sort.cpp).
+  SortAlgorithm large_algorithm = SortAlgorithm::automatic;
 };
 
 namespace detail { struct SegmentedSortPlan; }
@@ -55,15 +61,17 @@ namespace detail { struct SegmentedSortPlan; }
 // Passes of a record: a header clear (vkCmdFillBuffer) and the classify pass (one invocation per segment:
 // size classes, batches and lists in scratch), one invocation writing the later passes' dispatch arguments on
 // the GPU, the batch pass (one workgroup per batch, dispatched indirectly), then per digit pass one indirect
-// dispatch for the medium segments where the keys can hold one,
-// and three (upsweep, scan, downsweep) for the large segments where they can hold one, and after an odd number
-// of digit passes a copy back of each: from 3 dispatches up to 3 + 4 x digit_passes() (+ 2), record_indirect
-// one more (its count). Nothing waits on another workgroup.
+// dispatch for the medium segments where the keys can hold one, and for the large segments where they can hold
+// one a histogram pass and one chained pass per digit (onesweep) or three per digit (reduce_then_scan: upsweep,
+// scan, downsweep), and after an odd number of digit passes a copy back of each: from 3 dispatches up to
+// 3 + 4 x digit_passes() (+ 2), record_indirect one more (its count). No workgroup waits on another without
+// a fallback: a chained tile counts a stalled predecessor's keys itself.
 class SegmentedSort {
  public:
   // invalid_argument: max_count 0 or >= 2^30, max_segments 0, begin_bit / end_bit outside the key or
   // begin >= end, value_size other than 0, 4 or 8, unknown enums, bad tuning or thresholds.
-  // unsupported: 64-bit keys without shaderInt64; u8 / u16 keys; keys, values, offsets or the scratch
+  // unsupported: 64-bit keys without shaderInt64; u8 / u16 keys; large_algorithm onesweep without the memory
+  // model features; keys, values, offsets or the scratch
   // lists past one storage-buffer binding (maxStorageBufferRange; lavapipe 128 MiB); tiles that need more
   // shared memory or workgroup invocations than the device has.
   static Result<SegmentedSort> create(Context& context, const SegmentedSortDesc& desc);
@@ -77,11 +85,13 @@ class SegmentedSort {
   uint64_t medium_tile_keys() const;           // keys a medium segment may hold
   uint64_t large_tile_keys() const;            // keys per tile of a large segment's digit passes
   uint32_t digit_passes() const;               // ceil((end_bit - begin_bit) / 8)
+  SortAlgorithm large_algorithm() const;       // resolved: onesweep or reduce_then_scan
   // Scratch for every record of this plan: usage STORAGE_BUFFER | TRANSFER_DST (the list header is cleared
   // with vkCmdFillBuffer) | INDIRECT_BUFFER (the later passes dispatch from it), alignment
   // max(16, minStorageBufferOffsetAlignment). About 12 bytes per segment of max_segments (lists; 16 where
   // max_count allows medium segments), and where max_count allows medium or large segments a copy of
-  // max_count keys and values, plus 1 KiB per large tile.
+  // max_count keys and values, plus 1 KiB per large tile (onesweep: and digit_passes() KiB per segment of
+  // several large tiles).
   ScratchRequirements scratch_requirements() const;
 
   // Sorts keys[begin[s] .. end[s]) (and values[...] with them when value_size != 0) IN PLACE, stably, for every

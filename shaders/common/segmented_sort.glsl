@@ -49,6 +49,7 @@ layout(set = 0, binding = 7, std430) readonly buffer SegmentEnds { uint end_word
 #define SEG_ARGS 4u      // classify: one invocation writes the dispatch arguments of the passes after it
 #define SEG_COPY 8u      // downsweep: copy each large tile from bindings 0 / 2 to 1 / 3 (odd digit passes)
 #define SEG_MEDIUM 16u   // downsweep: one workgroup per entry of the medium list, each segment one tile
+#define SEG_CHAINED 32u  // large segments take chained digit passes (histogram.comp, chained.comp)
 
 // Meta layout: header counters (zeroed before classify), then the lists at the pc word offsets. The dispatch
 // arguments of the passes after classify (entries of 8 words as common/indirect.glsl's) are a range of scratch
@@ -61,11 +62,12 @@ layout(set = 0, binding = 7, std430) readonly buffer SegmentEnds { uint end_word
 #define SEG_HEADER_TILES 3u    // tiles reserved for large segments
 #define SEG_HEADER_MEDIUM 4u   // entries of the medium list (segment indices)
 #define SEG_HEADER_SINGLES 5u  // large segments of one tile, listed from the medium list's far end
+#define SEG_HEADER_TICKETS 8u  // 8..15: chained.comp's tile ticket of each digit pass
 #define SEG_ENTRY_BATCHES 0u   // tile.comp: one workgroup per batch
-#define SEG_ENTRY_TILES 1u     // upsweep: one workgroup per tile of a large segment of several tiles
+#define SEG_ENTRY_TILES 1u     // upsweep (histogram): one workgroup per tile of a large segment of several tiles
 #define SEG_ENTRY_LARGE 2u     // scan: one workgroup per large segment of several tiles
 #define SEG_ENTRY_MEDIUM 3u    // downsweep (SEG_MEDIUM): one workgroup per medium segment
-#define SEG_ENTRY_DOWNSWEEP 4u // downsweep: those tiles, then one workgroup per large segment of one tile
+#define SEG_ENTRY_DOWNSWEEP 4u // downsweep (chained): those tiles, then one workgroup per large segment of one tile
 #define SEG_ENTRIES 5u
 #define SEG_LARGE_WORDS 4u
 // Segments per batch: slot numbers are a digit pass's digits, SEG_MAX_SLOTS (the padding key's) excluded.
@@ -92,6 +94,9 @@ uint seg_single_count() { return min(meta[SEG_HEADER_SINGLES], pc.segments); }
 // The medium list holds a segment index per entry from its start, the one-tile large segments from its end
 // (pc.segments words: the two classes together have at most that many).
 uint seg_single_word(uint k) { return pc.medium_list + pc.segments - 1u - k; }
+// SEG_CHAINED: large entry `entry`'s digit counts, 256 words per digit pass (histogram.comp), after the tile
+// states (the digit table's words: 256 per tile).
+uint seg_histogram_word(uint entry) { return pc.table + pc.max_tiles * RADIX_DIGITS + entry * sort_passes() * RADIX_DIGITS; }
 // The keys a batch holds, the block tile (src/segmented_sort.cpp: batch_span = block tile - small_max + 1):
 // segments longer than medium_max up to it are sorted whole in a batch of their own.
 uint seg_block_max() { return pc.batch_span + pc.small_max - 1u; }
@@ -104,6 +109,7 @@ struct SegTile {
   uvec2 range;
   uint first;
   uint entry;
+  uint first_tile;  // the entry's first tile (a segment of one tile: 0)
   bool valid;
   bool alone;  // the segment's only tile: its in-tile digit starts are its offsets, no table row is used
 };
@@ -116,6 +122,7 @@ SegTile seg_tile(uint t) {
   r.range = uvec2(meta[at], meta[at + 1u]);
   const uint first_tile = meta[at + 2u], tiles = meta[at + 3u];
   r.valid = r.valid && t >= first_tile && t - first_tile < tiles;
+  r.first_tile = first_tile;
   r.first = r.range.x + (t - first_tile) * TILE;
   r.alone = false;
   return r;
@@ -126,11 +133,26 @@ SegTile seg_tile(uint t) {
 SegTile seg_whole_tile(uint word) {
   SegTile r;
   r.entry = 0u;
+  r.first_tile = 0u;
   r.range = seg_bounds(meta[word]);
   r.first = r.range.x;
   r.valid = true;
   r.alone = true;
   return r;
 }
+
+#if defined(SORT_RANKING)
+// SEG_COPY: the tile's keys (and values) from bindings 0 / 2 to 1 / 3 (the copy back after an odd number of
+// digit passes).
+void seg_copy_tile(SegTile tile) {
+  const uint keys = min(TILE, tile.range.y - tile.first);
+  for (uint i = gl_LocalInvocationIndex; i < keys; i += WG_SIZE) {
+    keys_out[sort_shift(1u) + tile.first + i] = keys_in[sort_shift(0u) + tile.first + i];
+#if VKPRIM_VALUE_WORDS > 0
+    values_out[sort_shift(3u) + tile.first + i] = values_in[sort_shift(2u) + tile.first + i];
+#endif
+  }
+}
+#endif
 
 #endif  // VKPRIM_SEGMENTED_SORT_GLSL

@@ -19,16 +19,6 @@
 
 shared uint s_outside;
 
-void seg_copy_tile(SegTile tile) {
-  const uint keys = min(TILE, tile.range.y - tile.first);
-  for (uint i = gl_LocalInvocationIndex; i < keys; i += WG_SIZE) {
-    keys_out[sort_shift(1u) + tile.first + i] = keys_in[sort_shift(0u) + tile.first + i];
-#if VKPRIM_VALUE_WORDS > 0
-    values_out[sort_shift(3u) + tile.first + i] = values_in[sort_shift(2u) + tile.first + i];
-#endif
-  }
-}
-
 void main() {
   const uint t = vk_workgroup_index();
   const bool medium = seg_flag(SEG_MEDIUM);
