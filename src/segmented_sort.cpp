@@ -7,8 +7,9 @@
 //   tile       one workgroup per batch: the block-wide radix sort of RadixSort's one-workgroup sort (Merrill &
 //              Grimshaw, common/radix_block.glsl) over every digit pass, then one pass over the segments' slots;
 //   large      onesweep (Adinets & Merrill, one chain of tiles per segment): a histogram pass counting every
-//              digit pass of each segment at once, then per digit pass one chained pass (decoupled look-back
-//              within the segment, with fallback; shaders/segmented_sort/chained.comp); or reduce_then_scan
+//              digit pass of each tile at once and a scan of them per segment, then per digit pass one chained
+//              pass (decoupled look-back within the segment, with fallback; shaders/segmented_sort/chained.comp);
+//              or reduce_then_scan
 //              (Merrill & Grimshaw, one sort per segment): per digit pass an upsweep (digit counts per tile), a
 //              scan of each segment's digit x tile table and a downsweep (the stable in-tile rank and scatter
 //              of common/radix.glsl). Either ping-pongs through scratch; a segment of one tile ranks itself
@@ -22,8 +23,8 @@
 //   meta: 16 header words (list counts), the member list (max_segments), the batch list (2 x max_segments),
 //         the medium list (max_segments, where max_count allows medium or large segments; the one-tile large
 //         segments from its end), the large list (4 words per entry), the tile owners and the digit table (256
-//         words per tile: the tile states under onesweep), then under onesweep each large segment's
-//         histograms (256 words per digit pass);
+//         words per tile: the tile states under onesweep), then under onesweep each tile's digit counts and
+//         each large segment's prefixes (256 words per digit pass);
 //   the dispatch arguments: 5 entries of 8 words, outside meta, so that only the barrier after the pass that
 //         writes them covers indirect-command reads (common/segmented_sort.glsl);
 //   the ping-pong keys and values (plans whose max_count allows medium or large segments), the
@@ -57,9 +58,14 @@ constexpr uint32_t kMaxSmall = 2048;           // the classify scan's weight fie
 
 // The header of meta and the dispatch entries (common/segmented_sort.glsl).
 constexpr uint32_t kHeaderWords = 16;
-constexpr uint32_t kArgsWords = 5 * 8;
+constexpr uint32_t kArgsWords = 6 * 8;
 constexpr uint32_t kListsWord = kHeaderWords;
-enum : uint32_t { kEntryBatches = 0, kEntryTiles = 1, kEntryLarge = 2, kEntryMedium = 3, kEntryDownsweep = 4 };
+enum : uint32_t {
+  kEntryBatches = 0, kEntryTiles = 1, kEntryLarge = 2, kEntryMedium = 3, kEntryDownsweep = 4, kEntrySingles = 5
+};
+// onesweep: the one-tile large segments ranked in the chained dispatch (true) or by the downsweep in one of
+// their own (false).
+constexpr bool kChainedSingles = true;
 enum : uint32_t { kFixed = 1u, kIndirect = 2u, kArgs = 4u, kCopy = 8u, kMedium = 16u, kChained = 32u };
 // Key transform bits (KEY_FLAGS of common/radix.glsl).
 enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u };
@@ -311,11 +317,19 @@ Result<void> build_segmented_sort_kernels(ContextImpl& c, SegmentedSortPlan& p) 
   const Kernel** slots[] = {&p.classify, &p.tile, &p.medium_downsweep, &p.upsweep, &p.scan, &p.downsweep,
                             &p.histogram, &p.chained_digit};
   static_assert(std::size(slots) == std::size(wanted));
-  for (size_t i = 0; i < std::size(wanted); ++i) {
-    const bool large_kernel = i >= 3, chained_kernel = i >= 6;
-    if ((i == 2 && !p.medium) || (large_kernel && (!p.large || chained_kernel != p.chained))) continue;
-    if (auto ok = take(*slots[i], wanted[i]); !ok) return ok;
-  }
+  // The scan serves both large algorithms (per digit, or once: onesweep's segment prefixes).
+  const bool needed[] = {true,
+                         true,
+                         p.medium,
+                         p.large && !p.chained,
+                         p.large,
+                         p.large && (!p.chained || !kChainedSingles),
+                         p.large && p.chained,
+                         p.large && p.chained};
+  static_assert(std::size(needed) == std::size(wanted));
+  for (size_t i = 0; i < std::size(wanted); ++i)
+    if (needed[i])
+      if (auto ok = take(*slots[i], wanted[i]); !ok) return ok;
   auto args = indirect_args_kernel(c, "SegmentedSort::create");
   if (!args) return std::move(args).error();
   p.args = args.value();
@@ -331,7 +345,8 @@ Result<void> lay_out_segmented_sort_scratch(const ContextImpl& c, const Segmente
   p.max_large = p.large ? std::min<uint64_t>(d.max_segments, d.max_count / shortest_large) : 0;
   p.max_tiles = p.large ? d.max_count / p.large_tile + p.max_large : 0;
   const uint64_t medium_words = p.medium || p.large ? d.max_segments : 0;  // and the one-tile large segments
-  const uint64_t histogram_words = p.chained ? uint64_t(kDigits) * p.passes * p.max_large : 0;
+  // onesweep: each tile's digit counts and each large segment's prefixes, 256 words per digit pass.
+  const uint64_t histogram_words = p.chained ? uint64_t(kDigits) * p.passes * (p.max_tiles + p.max_large) : 0;
   const uint64_t words = kListsWord + 3 * d.max_segments + medium_words + 4 * p.max_large +
                          (1 + kDigits) * p.max_tiles + histogram_words;
   p.align = binding_alignment(c);
@@ -468,7 +483,10 @@ class SegSortPasses {
   // The digit passes of the medium segments and of the large ones (onesweep: after the histogram pass), and
   // the copy back after an odd number.
   void digit_passes(bool medium, bool large) {
-    if (large && p_.chained) from_entry(pass(p_.histogram, "large histogram", 1, p_.begin_bit, false, 0), kEntryTiles);
+    if (large && p_.chained) {
+      from_entry(pass(p_.histogram, "large histogram", 1, p_.begin_bit, false, 0), kEntryTiles);
+      from_entry(pass(p_.scan, "large prefixes", 1, p_.begin_bit, false, 0), kEntryLarge);
+    }
     for (uint32_t d = 0; d < p_.passes; ++d) {
       const uint32_t bit = p_.begin_bit + 8 * d;
       const bool odd = d % 2 == 1;
@@ -476,7 +494,10 @@ class SegSortPasses {
       if (medium) from_entry(pass(p_.medium_downsweep, ("medium" + digit).c_str(), 1, bit, odd, kMedium), kEntryMedium);
       if (!large) continue;
       if (p_.chained) {
-        from_entry(pass(p_.chained_digit, ("large chained" + digit).c_str(), 1, bit, odd, 0), kEntryDownsweep);
+        from_entry(pass(p_.chained_digit, ("large chained" + digit).c_str(), 1, bit, odd, 0),
+                   kChainedSingles ? kEntryDownsweep : kEntryTiles);
+        if (!kChainedSingles)
+          from_entry(pass(p_.downsweep, ("large singles" + digit).c_str(), 1, bit, odd, 0), kEntrySingles);
         continue;
       }
       from_entry(pass(p_.upsweep, ("large upsweep" + digit).c_str(), 1, bit, odd, 0), kEntryTiles);
@@ -485,8 +506,8 @@ class SegSortPasses {
     }
     if (p_.passes % 2 == 0) return;
     if (medium) from_entry(pass(p_.medium_downsweep, "medium copy back", 1, 0, true, kCopy | kMedium), kEntryMedium);
-    const Kernel* last = p_.chained ? p_.chained_digit : p_.downsweep;
-    if (large) from_entry(pass(last, "large copy back", 1, 0, true, kCopy), kEntryDownsweep);
+    if (large) from_entry(pass(p_.chained ? p_.chained_digit : p_.downsweep, "large copy back", 1, 0, true, kCopy),
+                          kEntryDownsweep);
   }
 
  private:

@@ -23,10 +23,10 @@ namespace vkprim {
 //   and scatters it, through scratch;
 //   length <= block_tile_keys(): one workgroup sorts it in shared memory (a batch of its own);
 //   longer (large): a multi-workgroup LSD radix sort of its own over tiles of large_tile_keys() keys, through
-//   scratch (SegmentedSortDesc::large_algorithm): onesweep, one histogram pass over the large segments, then
-//   per digit one chained pass (decoupled look-back within each segment, with fallback); or reduce_then_scan,
-//   per digit an upsweep, a scan of its digit x tile table and a downsweep. A segment of one tile ranks itself
-//   whole in the last pass of either.
+//   scratch (SegmentedSortDesc::large_algorithm): onesweep, one histogram pass over the large segments and a
+//   scan of it, then per digit one chained pass (decoupled look-back within each segment, with fallback); or
+//   reduce_then_scan, per digit an upsweep, a scan of its digit x tile table and a downsweep. A segment of one
+//   tile ranks itself whole in the last pass of either.
 struct SegmentedSortThresholds {
   uint32_t small_max = 0;   // at most half the block tile and 2048
   uint32_t medium_max = 0;  // at least small_max, at most the medium tile (medium_tile_keys())
@@ -62,9 +62,9 @@ namespace detail { struct SegmentedSortPlan; }
 // size classes, batches and lists in scratch), one invocation writing the later passes' dispatch arguments on
 // the GPU, the batch pass (one workgroup per batch, dispatched indirectly), then per digit pass one indirect
 // dispatch for the medium segments where the keys can hold one, and for the large segments where they can hold
-// one a histogram pass and one chained pass per digit (onesweep) or three per digit (reduce_then_scan: upsweep,
-// scan, downsweep), and after an odd number of digit passes a copy back of each: from 3 dispatches up to
-// 3 + 4 x digit_passes() (+ 2), record_indirect one more (its count). No workgroup waits on another without
+// one a histogram pass, a scan and one chained pass per digit (onesweep) or three per digit (reduce_then_scan:
+// upsweep, scan, downsweep), and after an odd number of digit passes a copy back of each: from 3 dispatches up
+// to 3 + 4 x digit_passes() (+ 2), record_indirect one more (its count). No workgroup waits on another without
 // a fallback: a chained tile counts a stalled predecessor's keys itself.
 class SegmentedSort {
  public:
@@ -90,8 +90,8 @@ class SegmentedSort {
   // with vkCmdFillBuffer) | INDIRECT_BUFFER (the later passes dispatch from it), alignment
   // max(16, minStorageBufferOffsetAlignment). About 12 bytes per segment of max_segments (lists; 16 where
   // max_count allows medium segments), and where max_count allows medium or large segments a copy of
-  // max_count keys and values, plus 1 KiB per large tile (onesweep: and digit_passes() KiB per segment of
-  // several large tiles).
+  // max_count keys and values, plus 1 KiB per large tile (onesweep: 1 + digit_passes() KiB per tile and
+  // digit_passes() KiB per segment of several tiles).
   ScratchRequirements scratch_requirements() const;
 
   // Sorts keys[begin[s] .. end[s]) (and values[...] with them when value_size != 0) IN PLACE, stably, for every

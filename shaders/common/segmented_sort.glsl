@@ -68,7 +68,8 @@ layout(set = 0, binding = 7, std430) readonly buffer SegmentEnds { uint end_word
 #define SEG_ENTRY_LARGE 2u     // scan: one workgroup per large segment of several tiles
 #define SEG_ENTRY_MEDIUM 3u    // downsweep (SEG_MEDIUM): one workgroup per medium segment
 #define SEG_ENTRY_DOWNSWEEP 4u // downsweep (chained): those tiles, then one workgroup per large segment of one tile
-#define SEG_ENTRIES 5u
+#define SEG_ENTRY_SINGLES 5u   // downsweep (SEG_CHAINED): one workgroup per large segment of one tile
+#define SEG_ENTRIES 6u
 #define SEG_LARGE_WORDS 4u
 // Segments per batch: slot numbers are a digit pass's digits, SEG_MAX_SLOTS (the padding key's) excluded.
 #define SEG_MAX_SLOTS 255u
@@ -94,9 +95,13 @@ uint seg_single_count() { return min(meta[SEG_HEADER_SINGLES], pc.segments); }
 // The medium list holds a segment index per entry from its start, the one-tile large segments from its end
 // (pc.segments words: the two classes together have at most that many).
 uint seg_single_word(uint k) { return pc.medium_list + pc.segments - 1u - k; }
-// SEG_CHAINED: large entry `entry`'s digit counts, 256 words per digit pass (histogram.comp), after the tile
-// states (the digit table's words: 256 per tile).
-uint seg_histogram_word(uint entry) { return pc.table + pc.max_tiles * RADIX_DIGITS + entry * sort_passes() * RADIX_DIGITS; }
+// SEG_CHAINED, after the tile states (the digit table's words, 256 per tile): each tile's digit counts of every
+// digit pass (histogram.comp; 256 words per pass), then each large entry's keys of smaller digits per pass
+// (scan.comp: the exclusive scan over digits of the counts summed over the entry's tiles).
+uint seg_tile_counts_word(uint tile) { return pc.table + (pc.max_tiles + tile * sort_passes()) * RADIX_DIGITS; }
+uint seg_prefix_word(uint entry) {
+  return pc.table + (pc.max_tiles * (1u + sort_passes()) + entry * sort_passes()) * RADIX_DIGITS;
+}
 // The keys a batch holds, the block tile (src/segmented_sort.cpp: batch_span = block tile - small_max + 1):
 // segments longer than medium_max up to it are sorted whole in a batch of their own.
 uint seg_block_max() { return pc.batch_span + pc.small_max - 1u; }

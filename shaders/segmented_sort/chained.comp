@@ -10,7 +10,7 @@
 //     SEG_HEADER_TICKETS + pass), so tiles start in order, or from the workgroup index under the launch-order
 //     knob (pc.param2 bit 30); tile numbers run over the segments' tile runs (classify.comp);
 //  2. it counts its digits and publishes them at once; a segment's first tile publishes INCLUSIVE counts plus
-//     the keys of smaller digits in the segment (the scan of its histogram.comp counts);
+//     the keys of smaller digits in the segment (histogram.comp's counts, summed and scanned by scan.comp);
 //  3. invocation d looks back over the tile's predecessors in its segment for digit d
 //     (common/radix_look_back.glsl: decoupled look-back with decoupled fallback, so no workgroup waits on one
 //     that may never run), publishes its INCLUSIVE count and scatters the ranked tile within the segment.
@@ -40,12 +40,10 @@
 shared uint s_outside;
 SegTile seg;  // this workgroup's tile (uniform)
 
-// Invocation d < 256: the keys of digits smaller than d in the segment, for this pass (uniform control flow).
+// Invocation d < 256: the keys of digits smaller than d in the segment, for this pass (scan.comp).
 uint seg_smaller_digits(uint pass) {
   const uint tid = gl_LocalInvocationIndex;
-  uint total;
-  const uint word = seg_histogram_word(seg.entry) + pass * RADIX_DIGITS + tid;
-  return sort_workgroup_scan(tid < RADIX_DIGITS ? meta[word] : 0u, total);
+  return tid < RADIX_DIGITS ? meta[seg_prefix_word(seg.entry) + pass * RADIX_DIGITS + tid] : 0u;
 }
 
 void main() {
@@ -76,7 +74,7 @@ void main() {
   sort_load_ordered(seg.first, sort_striped_index(0u), RADIX_SG_SIZE, seg.range.y, t_key);
   const bool chain_first = chained && t == seg.first_tile;
   uint chain_prefix = 0u;
-  if (chain_first) chain_prefix = seg_smaller_digits(pass);  // uniform
+  if (chain_first) chain_prefix = seg_smaller_digits(pass);
   sort_count_tile();
   // Published before the keys are ranked, so successors can look past the tile sooner (onesweep's early counts).
   const uint skip_period = pc.param2 & 0x3FFFFFFFu;

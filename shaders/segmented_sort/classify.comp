@@ -9,8 +9,8 @@
 //   - up to medium_max keys (medium): the medium list, ranked whole by one workgroup per digit pass;
 //   - longer, up to a block tile (whole): a batch of its own, one workgroup sorting it in shared memory;
 //   - longer (large): the large list, with a run of tiles reserved for it and each tile's owner written, for
-//     the multi-workgroup digit passes (upsweep, scan, downsweep; or, SEG_CHAINED, its histograms zeroed for
-//     histogram.comp and chained.comp); a large segment of one tile instead goes
+//     the multi-workgroup digit passes (upsweep, scan, downsweep; or SEG_CHAINED histogram, scan, chained); a
+//     large segment of one tile instead goes
 //     to the far end of the medium list, for the downsweep alone.
 // 0 or 1 keys: nothing to sort. Appends are counted in shared memory first: one global atomic per workgroup
 // and list. Nothing waits on another workgroup. With SEG_ARGS one invocation (a second dispatch, after this
@@ -52,6 +52,7 @@ void seg_write_args() {
                         : k == SEG_ENTRY_TILES ? seg_tiles()
                         : k == SEG_ENTRY_LARGE ? seg_large_count()
                         : k == SEG_ENTRY_MEDIUM ? seg_medium_count()
+                        : k == SEG_ENTRY_SINGLES ? seg_single_count()
                                                 : seg_tiles() + seg_single_count();
     const uint x = min(groups, pc.groups_x);
     const uint at = k * VKPRIM_INDIRECT_ENTRY_WORDS;
@@ -106,14 +107,6 @@ void seg_write_owners(bool large, uint slot) {
     if (s_large_base + k >= pc.max_large) continue;
     for (uint c = gl_LocalInvocationIndex; c < h.w; c += WG_SIZE) meta[pc.owners + s_tile_base + h.z + c] = s_large_base + k;
   }
-}
-
-// SEG_CHAINED: zeroes the histograms of this workgroup's large segments (histogram.comp adds to them), the
-// whole workgroup over each.
-void seg_zero_histograms() {
-  const uint words = sort_passes() * RADIX_DIGITS;
-  for (uint k = 0u; k < s_large && s_large_base + k < pc.max_large; ++k)
-    for (uint w = gl_LocalInvocationIndex; w < words; w += WG_SIZE) meta[seg_histogram_word(s_large_base + k) + w] = 0u;
 }
 
 void main() {
@@ -184,5 +177,4 @@ void main() {
   }
   if (large) seg_list_large(slot);
   if (s_large > 0u) seg_write_owners(large, slot);
-  if (seg_flag(SEG_CHAINED)) seg_zero_histograms();
 }

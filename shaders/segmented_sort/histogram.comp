@@ -1,11 +1,12 @@
 #version 460
 // Segmented sort, chained large segments (SEG_CHAINED), before the digit passes: one workgroup per tile of the
-// tile list counts every digit pass's digits of its tile's keys in shared memory and adds them to its
-// segment's histograms (seg_histogram_word; classify zeroed them), from which each digit pass's first tile of
-// a segment takes the keys of smaller digits (chained.comp). It also marks its tile's states not written
-// (common/radix_look_back.glsl: SORT_STATE_UNWRITTEN, as pass 0 reads them). One read of the large segments'
-// keys in all, where reduce_then_scan's upsweep reads them once per digit pass (Adinets & Merrill's upfront
-// histogram, per segment).
+// tile list counts every digit pass's digits of its tile's keys in shared memory and stores them
+// (seg_tile_counts_word; scan.comp then sums them per segment, for each digit pass's first tile of a segment:
+// chained.comp). It also marks its tile's states not written (common/radix_look_back.glsl:
+// SORT_STATE_UNWRITTEN, as pass 0 reads them). One read of the large segments' keys in all, where
+// reduce_then_scan's upsweep reads them once per digit pass (Adinets & Merrill's upfront histogram, per
+// segment). Plain stores, not atomics into a histogram per segment: those, and zeroing them in classify, cost
+// 43 + 50 us at 2^24 keys in segments of 65536 (H200).
 // Defines: VKPRIM_KEY64. Specialization: WG_SIZE, ITEMS (TILE = pc.large_tile), KEY_FLAGS. Dispatched from
 // SEG_ENTRY_TILES. Bindings and push constants: common/segmented_sort.glsl (bit: begin_bit).
 #extension GL_GOOGLE_include_directive : require
@@ -33,7 +34,6 @@ void main() {
       if (tid + k * WG_SIZE < valid) atomicAdd(s_counts[p * RADIX_DIGITS + sort_digit(keys[k], bit, mask)], 1u);
   }
   barrier();
-  const uint base = seg_histogram_word(tile.entry);
-  for (uint w = tid; w < words; w += WG_SIZE)
-    if (s_counts[w] != 0u) atomicAdd(meta[base + w], s_counts[w]);
+  const uint base = seg_tile_counts_word(t);
+  for (uint w = tid; w < words; w += WG_SIZE) meta[base + w] = s_counts[w];
 }
