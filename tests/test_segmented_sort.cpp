@@ -331,6 +331,7 @@ TEST_CASE("segments past medium_max sort whole in a batch up to the block tile a
   SegmentedSortDesc d = desc_of(DataType::u32, 1 << 16, 1024, 4);
   d.thresholds = {32, 300};
   d.tuning = tile(256, 8);
+  d.block_tuning = tile(256, 4);  // the policy's block tile on lavapipe, set for every device
   const SegmentedSort plan = make_plan(dev, d);
   REQUIRE(plan.block_tile_keys() == 1024);
   REQUIRE(plan.large_tile_keys() == 2048);
