@@ -58,10 +58,15 @@ constexpr uint32_t kMaxSmall = 2048;           // the classify scan's weight fie
 
 // The header of meta and the dispatch entries (common/segmented_sort.glsl).
 constexpr uint32_t kHeaderWords = 16;
+constexpr uint32_t kArgsWords = 6 * 8;
 constexpr uint32_t kListsWord = kHeaderWords;
-// The later passes' dispatch entries, in the record_indirect region after its entry 0 (classify's count).
-enum : uint32_t { kEntryBatches = 1, kEntryTiles = 2, kEntryLarge = 3, kEntryMedium = 4, kEntryDownsweep = 5 };
-enum : uint32_t { kFixed = 1u, kIndirect = 2u, kCopy = 8u, kMedium = 16u, kChained = 32u };
+enum : uint32_t {
+  kEntryBatches = 0, kEntryTiles = 1, kEntryLarge = 2, kEntryMedium = 3, kEntryDownsweep = 4, kEntrySingles = 5
+};
+// onesweep: the one-tile large segments ranked in the chained dispatch (true) or by the downsweep in one of
+// their own (false).
+constexpr bool kChainedSingles = true;
+enum : uint32_t { kFixed = 1u, kIndirect = 2u, kArgs = 4u, kCopy = 8u, kMedium = 16u, kChained = 32u };
 // Key transform bits (KEY_FLAGS of common/radix.glsl).
 enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u };
 
@@ -153,7 +158,7 @@ struct SegmentedSortPlan {
   const Kernel* medium_downsweep = nullptr;  // the downsweep at the medium tile
   const Kernel* args = nullptr;
   uint32_t member_list = 0, batch_list = 0, medium_list = 0, large_list = 0, owners = 0, table = 0;  // meta words
-  VkDeviceSize align = 16, meta_bytes = 0, keys_offset = 0, keys_bytes = 0, values_offset = 0, values_bytes = 0;
+  VkDeviceSize align = 16, meta_bytes = 0, args_offset = 0, keys_offset = 0, keys_bytes = 0, values_offset = 0, values_bytes = 0;
   VkDeviceSize indirect_offset = 0, scratch_bytes = 0;
   std::unique_ptr<DescriptorSets> descriptors;
 };
@@ -318,7 +323,7 @@ Result<void> build_segmented_sort_kernels(ContextImpl& c, SegmentedSortPlan& p) 
                          p.medium,
                          p.large && !p.chained,
                          p.large,
-                         p.large && !p.chained,
+                         p.large && (!p.chained || !kChainedSingles),
                          p.large && p.chained,
                          p.large && p.chained};
   static_assert(std::size(needed) == std::size(wanted));
@@ -356,7 +361,8 @@ Result<void> lay_out_segmented_sort_scratch(const ContextImpl& c, const Segmente
   p.large_list = uint32_t(p.medium_list + medium_words);
   p.owners = uint32_t(p.large_list + 4 * p.max_large);
   p.table = uint32_t(p.owners + p.max_tiles);
-  p.keys_offset = p.meta_bytes;
+  p.args_offset = p.meta_bytes;
+  p.keys_offset = p.args_offset + align_up(kArgsWords * 4, p.align);
   const bool ping_pong = p.medium || p.large;
   p.keys_bytes = ping_pong ? align_up(d.max_count * p.key_bytes, p.align) : 0;
   p.values_offset = p.keys_offset + p.keys_bytes;
@@ -426,7 +432,7 @@ namespace {
 // is clamped to (the keys the range holds, at most max_count).
 struct SegSortBindings {
   ElementBinding keys, values, alt_keys, alt_values, begin, end;
-  BoundBuffer meta{}, region{};
+  BoundBuffer meta{}, region{}, entries{};
   uint32_t bound = 0;
 };
 
@@ -449,6 +455,7 @@ SegSortBindings bind_segmented_sort(const ContextImpl& c, const SegmentedSortPla
   b.end = end ? bind_elements(c, *end, 0, segments, 4) : b.keys;
   b.meta = {scratch.buffer, scratch.offset, p.meta_bytes};
   b.region = {scratch.buffer, scratch.offset + p.indirect_offset, kIndirectRegionBytes};
+  b.entries = {scratch.buffer, scratch.offset + p.args_offset, kArgsWords * 4};
   return b;
 }
 
@@ -459,8 +466,8 @@ class SegSortPasses {
                 uint32_t segment_size, std::vector<Pass>& passes)
       : p_(p), b_(b), segments_(segments), flags_(flags), segment_size_(segment_size), passes_(passes) {}
 
-  // classify, with the header clear before it; its last workgroup writes the later passes' dispatch
-  // arguments. indirect_entry: the record_indirect entry that sizes classify (-1: segments_ / 256 workgroups).
+  // classify (with the header clear before it), then its argument-writing dispatch. indirect_entry: the
+  // record_indirect entry that sizes classify (-1: segments_ / 256 workgroups).
   void classify(int32_t indirect_entry) {
     Pass& first = pass(p_.classify, "classify", ceil_div(segments_, kClassifyWorkgroup), 0, false, 0);
     first.indirect_entry = indirect_entry;
@@ -468,7 +475,7 @@ class SegSortPasses {
     first.fill_before = true;
     // The header, and up to 16 KiB of the lists: NVIDIA's small fills cost more (plan_common.hpp).
     first.fill = {b_.meta.buffer, b_.meta.offset, state_clear_bytes(0, 0, p_.meta_bytes)};
-    first.writes_indirect_args = true;
+    pass(p_.classify, "dispatch arguments", 1, 0, false, kArgs);
   }
 
   void batches() { from_entry(pass(p_.tile, "batches", 1, p_.begin_bit, false, 0), kEntryBatches); }
@@ -487,7 +494,10 @@ class SegSortPasses {
       if (medium) from_entry(pass(p_.medium_downsweep, ("medium" + digit).c_str(), 1, bit, odd, kMedium), kEntryMedium);
       if (!large) continue;
       if (p_.chained) {
-        from_entry(pass(p_.chained_digit, ("large chained" + digit).c_str(), 1, bit, odd, 0), kEntryDownsweep);
+        from_entry(pass(p_.chained_digit, ("large chained" + digit).c_str(), 1, bit, odd, 0),
+                   kChainedSingles ? kEntryDownsweep : kEntryTiles);
+        if (!kChainedSingles)
+          from_entry(pass(p_.downsweep, ("large singles" + digit).c_str(), 1, bit, odd, 0), kEntrySingles);
         continue;
       }
       from_entry(pass(p_.upsweep, ("large upsweep" + digit).c_str(), 1, bit, odd, 0), kEntryTiles);
@@ -503,7 +513,7 @@ class SegSortPasses {
  private:
   void from_entry(Pass& pass, uint32_t entry) {
     pass.indirect_entry = int32_t(entry);
-    pass.indirect_region = b_.region;
+    pass.indirect_region = b_.entries;
   }
 
   // A pass of `kernel` at digit `bit`; `swapped`: reads the scratch copy and writes the caller's buffers.
@@ -515,9 +525,12 @@ class SegSortPasses {
     const bool in_place = kernel == p_.tile;  // the batches: the caller's buffers both ways
     Pass pass;
     pass.kernel = kernel;
-    // Binding 5: the record_indirect region (classify reads its entry 0 and writes the others).
+    // Binding 5: the dispatch arguments for the pass that writes them, else record_indirect's region (read by
+    // classify), or meta as a placeholder.
+    const bool args = (seg_flags & kArgs) != 0;
     pass.buffers = {kin.bound, in_place ? kin.bound : kout.bound, vin.bound, in_place ? vin.bound : vout.bound,
-                    b_.meta, b_.region, b_.begin.bound, b_.end.bound};
+                    b_.meta, args ? b_.entries : (flags_ & kIndirect) ? b_.region : b_.meta, b_.begin.bound,
+                    b_.end.bound};
     const uint32_t shifts = kin.shift | (in_place ? kin.shift : kout.shift) << 8 | vin.shift << 16 |
                             (in_place ? vin.shift : vout.shift) << 24;
     const uint32_t digit_mask = (1u << std::min(8u, p_.end_bit - std::min(bit, p_.end_bit))) - 1u;
@@ -536,7 +549,8 @@ class SegSortPasses {
     static_assert(kSortWords == 12);
     std::copy(std::begin(words), std::end(words), pass.push.begin());
     pass.groups = groups;
-    // Only classify writes what indirect dispatches read: the other barriers are compute to compute.
+    // Only the arguments pass writes what indirect dispatches read: the other barriers are compute to compute.
+    pass.writes_indirect_args = args;
     pass.label = std::string("vkprim segmented_sort/") + what;
     passes_.push_back(std::move(pass));
     return passes_.back();
@@ -655,10 +669,8 @@ Result<void> SegmentedSort::record_indirect(VkCommandBuffer cmd, const BufferRan
     return make_error(Status::invalid_argument, call, ": the segment count overlaps keys, values or scratch");
   const auto b = detail::bind_segmented_sort(c, p, keys, values, &begin_offsets, &end_offsets, max_segments, scratch);
   std::vector<detail::Pass> passes;
-  // At least one classify workgroup, even for a count of 0: its last workgroup writes the later passes'
-  // dispatch arguments.
   passes.push_back(detail::make_indirect_args_pass(c, p.args, segment_count, b.region, max_segments,
-                                                   {{detail::kClassifyWorkgroup, 1, 0, 0}}));
+                                                   {{detail::kClassifyWorkgroup, 0, 0, 0}}));
   detail::SegSortPasses build(p, b, max_segments, detail::kIndirect, 0, passes);
   build.classify(0);
   build.batches();

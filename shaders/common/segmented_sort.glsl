@@ -3,9 +3,8 @@
 // are common/radix.glsl's: bindings 0..5 and the first 12 push-constant words as there, then:
 //   set 0 binding 6: begin offsets (u32[]), word shift pc.begin_shift
 //   set 0 binding 7: end offsets (u32[]), word shift pc.end_shift
-//   binding 4 (meta): the lists, at word offsets of pc (layout below); binding 5: record_indirect's region:
-//   entry 0 classify's count (record_indirect), entries 1..SEG_ENTRIES the later passes' dispatch arguments,
-//   which classify's last workgroup writes.
+//   binding 4 (meta): the lists, at word offsets of pc (layout below); binding 5: record_indirect's region, or
+//   for classify's SEG_ARGS dispatch the dispatch arguments it writes.
 // A kernel defines SEG_BLOCK_SORT (the block-wide sort of common/radix_block.glsl), SORT_RANKING,
 // SORT_WORKGROUP_SCAN or SORT_DIGIT_COUNTS before including this file, as common/radix.glsl describes.
 // Segment s is keys[begin[s] .. end[s]) (SEG_FIXED: [s * segment_size, (s + 1) * segment_size)), both ends
@@ -47,29 +46,30 @@ layout(set = 0, binding = 7, std430) readonly buffer SegmentEnds { uint end_word
 
 #define SEG_FIXED 1u     // segments of segment_size keys, no offset buffers
 #define SEG_INDIRECT 2u  // classify: the segment and workgroup counts are record_indirect's entry 0
+#define SEG_ARGS 4u      // classify: one invocation writes the dispatch arguments of the passes after it
 #define SEG_COPY 8u      // downsweep: copy each large tile from bindings 0 / 2 to 1 / 3 (odd digit passes)
 #define SEG_MEDIUM 16u   // downsweep: one workgroup per entry of the medium list, each segment one tile
 #define SEG_CHAINED 32u  // large segments take chained digit passes (histogram.comp, chained.comp)
 
 // Meta layout: header counters (zeroed before classify), then the lists at the pc word offsets. The dispatch
-// arguments of the passes after classify (entries of 8 words as common/indirect.glsl's) are outside meta, in
-// the record_indirect region, which only classify writes: were they in meta, which every pass writes, the
-// barrier after every pass would have to cover indirect-command reads (on the H200 an empty pass then took
-// about 4.1 us instead of 2.8).
+// arguments of the passes after classify (entries of 8 words as common/indirect.glsl's) are a range of scratch
+// of their own, bound at binding 5 for classify's SEG_ARGS dispatch only: were they in meta, which every pass
+// writes, the barrier after every pass would have to cover indirect-command reads (on the H200 an empty pass
+// then took about 4.1 us instead of 2.8).
 #define SEG_HEADER_MEMBERS 0u  // entries of the member list (segment indices of batches)
 #define SEG_HEADER_BATCHES 1u  // entries of the batch list: {first member, members}
 #define SEG_HEADER_LARGE 2u    // entries of the large list: {begin, end, first tile, tiles}
 #define SEG_HEADER_TILES 3u    // tiles reserved for large segments
 #define SEG_HEADER_MEDIUM 4u   // entries of the medium list (segment indices)
 #define SEG_HEADER_SINGLES 5u  // large segments of one tile, listed from the medium list's far end
-#define SEG_HEADER_CLASSIFIED 6u  // classify's workgroups done: the last one writes the dispatch arguments
 #define SEG_HEADER_TICKETS 8u  // 8..15: chained.comp's tile ticket of each digit pass
-#define SEG_ENTRY_BATCHES 1u   // tile.comp: one workgroup per batch
-#define SEG_ENTRY_TILES 2u     // upsweep (histogram): one workgroup per tile of a large segment of several tiles
-#define SEG_ENTRY_LARGE 3u     // scan: one workgroup per large segment of several tiles
-#define SEG_ENTRY_MEDIUM 4u    // downsweep (SEG_MEDIUM): one workgroup per medium segment
-#define SEG_ENTRY_DOWNSWEEP 5u // downsweep (chained): those tiles, then one workgroup per large segment of one tile
-#define SEG_ENTRIES 5u
+#define SEG_ENTRY_BATCHES 0u   // tile.comp: one workgroup per batch
+#define SEG_ENTRY_TILES 1u     // upsweep (histogram): one workgroup per tile of a large segment of several tiles
+#define SEG_ENTRY_LARGE 2u     // scan: one workgroup per large segment of several tiles
+#define SEG_ENTRY_MEDIUM 3u    // downsweep (SEG_MEDIUM): one workgroup per medium segment
+#define SEG_ENTRY_DOWNSWEEP 4u // downsweep (chained): those tiles, then one workgroup per large segment of one tile
+#define SEG_ENTRY_SINGLES 5u   // downsweep (SEG_CHAINED): one workgroup per large segment of one tile
+#define SEG_ENTRIES 6u
 #define SEG_LARGE_WORDS 4u
 // Segments per batch: slot numbers are a digit pass's digits, SEG_MAX_SLOTS (the padding key's) excluded.
 #define SEG_MAX_SLOTS 255u

@@ -13,14 +13,13 @@
 //     large segment of one tile instead goes
 //     to the far end of the medium list, for the downsweep alone.
 // 0 or 1 keys: nothing to sort. Appends are counted in shared memory first: one global atomic per workgroup
-// and list. Nothing waits on another workgroup: the last workgroup to finish (a ticket, SEG_HEADER_CLASSIFIED)
-// writes the dispatch arguments of the later passes from the list counts, to binding 5 (one dispatch and
-// barrier fewer than a pass of its own).
+// and list. Nothing waits on another workgroup. With SEG_ARGS one invocation (a second dispatch, after this
+// one) writes the dispatch arguments of the later passes from the list counts, to binding 5.
 // Defines: VKPRIM_NO_SUBGROUPS (always: the segment scan is the shared-memory one). Specialization: WG_SIZE
 // (256). Bindings and push constants: common/segmented_sort.glsl.
 #extension GL_GOOGLE_include_directive : require
 #define SORT_WORKGROUP_SCAN 1
-#define VKPRIM_INDIRECT_WRITER 1  // the last workgroup writes the dispatch arguments at binding 5
+#define VKPRIM_INDIRECT_WRITER 1  // the SEG_ARGS dispatch writes the dispatch arguments at binding 5
 #include "common/segmented_sort.glsl"
 
 #define SEG_NONE 0xFFFFFFFFu
@@ -31,7 +30,6 @@ shared uint s_member_base, s_batch_base, s_large_base, s_tile_base, s_medium_bas
 shared uvec4 s_large_found[WG_SIZE];  // this workgroup's large segments: begin, end, first tile (of its own), tiles
 shared uint s_wide[WG_SIZE];          // the slots of those with more than SEG_OWN_TILES tiles
 shared uint s_wide_count;
-shared bool s_last;
 
 // A large segment of at most this many tiles has its tiles' owner words written by its own invocation, the
 // others by the whole workgroup, one at a time: a workgroup of 256 one-tile segments wrote them in 256 trips
@@ -47,20 +45,15 @@ uint seg_reserve_tiles(uint tiles) {
   return first <= pc.max_tiles - tiles ? first : SEG_NONE;
 }
 
-// The header word's final value, read by the last workgroup: an atomic, so it comes from where the other
-// workgroups' atomics went (their memoryBarrierBuffer() and the ticket order them before it).
-uint seg_final(uint word, uint cap) { return min(atomicAdd(meta[word], 0u), cap); }
-
-// The dispatch arguments (binding 5), entry k: {x, y, 1, groups, groups}, x spilling into y.
+// SEG_ARGS: entry k of the dispatch arguments (binding 5): {x, y, 1, groups, groups}, x spilling into y.
 void seg_write_args() {
-  const uint tiles = seg_final(SEG_HEADER_TILES, pc.max_tiles);
-  const uint singles = seg_final(SEG_HEADER_SINGLES, pc.segments);
-  for (uint k = SEG_ENTRY_BATCHES; k <= SEG_ENTRIES; ++k) {
-    const uint groups = k == SEG_ENTRY_BATCHES ? seg_final(SEG_HEADER_BATCHES, pc.segments)
-                        : k == SEG_ENTRY_TILES ? tiles
-                        : k == SEG_ENTRY_LARGE ? seg_final(SEG_HEADER_LARGE, pc.max_large)
-                        : k == SEG_ENTRY_MEDIUM ? seg_final(SEG_HEADER_MEDIUM, pc.segments)
-                                                : tiles + singles;
+  for (uint k = 0u; k < SEG_ENTRIES; ++k) {
+    const uint groups = k == SEG_ENTRY_BATCHES ? seg_batches()
+                        : k == SEG_ENTRY_TILES ? seg_tiles()
+                        : k == SEG_ENTRY_LARGE ? seg_large_count()
+                        : k == SEG_ENTRY_MEDIUM ? seg_medium_count()
+                        : k == SEG_ENTRY_SINGLES ? seg_single_count()
+                                                : seg_tiles() + seg_single_count();
     const uint x = min(groups, pc.groups_x);
     const uint at = k * VKPRIM_INDIRECT_ENTRY_WORDS;
     vk_indirect_words[at] = x;
@@ -119,9 +112,12 @@ void seg_write_owners(bool large, uint slot) {
 void main() {
   const uint tid = gl_LocalInvocationIndex;
   const uint group = vk_workgroup_index();
+  if (seg_flag(SEG_ARGS)) {
+    if (group == 0u && tid == 0u) seg_write_args();
+    return;
+  }
   const bool indirect = seg_flag(SEG_INDIRECT);
-  const uint groups = indirect ? vk_indirect_groups(0u) : pc.group_count;
-  if (group >= groups) return;
+  if (group >= (indirect ? vk_indirect_groups(0u) : pc.group_count)) return;
   const uint count = indirect ? vk_indirect_count(0u) : pc.segments;
   if (tid == 0u) {
     s_batches = 0u;
@@ -181,15 +177,4 @@ void main() {
   }
   if (large) seg_list_large(slot);
   if (s_large > 0u) seg_write_owners(large, slot);
-  // The last workgroup writes the arguments. memoryBarrierBuffer() orders this workgroup's list atomics
-  // before its ticket; the last one's after its ticket (record_indirect runs at least one workgroup, so a
-  // count of 0 writes them too).
-  memoryBarrierBuffer();
-  barrier();
-  if (tid == 0u) s_last = atomicAdd(meta[SEG_HEADER_CLASSIFIED], 1u) == groups - 1u;
-  barrier();
-  if (s_last && tid == 0u) {
-    memoryBarrierBuffer();
-    seg_write_args();
-  }
 }
