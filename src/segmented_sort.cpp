@@ -58,14 +58,9 @@ constexpr uint32_t kMaxSmall = 2048;           // the classify scan's weight fie
 
 // The header of meta and the dispatch entries (common/segmented_sort.glsl).
 constexpr uint32_t kHeaderWords = 16;
-constexpr uint32_t kArgsWords = 6 * 8;
+constexpr uint32_t kArgsWords = 5 * 8;
 constexpr uint32_t kListsWord = kHeaderWords;
-enum : uint32_t {
-  kEntryBatches = 0, kEntryTiles = 1, kEntryLarge = 2, kEntryMedium = 3, kEntryDownsweep = 4, kEntrySingles = 5
-};
-// onesweep: the one-tile large segments ranked in the chained dispatch (true) or by the downsweep in one of
-// their own (false).
-constexpr bool kChainedSingles = true;
+enum : uint32_t { kEntryBatches = 0, kEntryTiles = 1, kEntryLarge = 2, kEntryMedium = 3, kEntryDownsweep = 4 };
 enum : uint32_t { kFixed = 1u, kIndirect = 2u, kArgs = 4u, kCopy = 8u, kMedium = 16u, kChained = 32u };
 // Key transform bits (KEY_FLAGS of common/radix.glsl).
 enum : uint32_t { kSigned = 1u, kFloat = 2u, kDescending = 4u };
@@ -323,7 +318,7 @@ Result<void> build_segmented_sort_kernels(ContextImpl& c, SegmentedSortPlan& p) 
                          p.medium,
                          p.large && !p.chained,
                          p.large,
-                         p.large && (!p.chained || !kChainedSingles),
+                         p.large && !p.chained,
                          p.large && p.chained,
                          p.large && p.chained};
   static_assert(std::size(needed) == std::size(wanted));
@@ -494,10 +489,10 @@ class SegSortPasses {
       if (medium) from_entry(pass(p_.medium_downsweep, ("medium" + digit).c_str(), 1, bit, odd, kMedium), kEntryMedium);
       if (!large) continue;
       if (p_.chained) {
-        from_entry(pass(p_.chained_digit, ("large chained" + digit).c_str(), 1, bit, odd, 0),
-                   kChainedSingles ? kEntryDownsweep : kEntryTiles);
-        if (!kChainedSingles)
-          from_entry(pass(p_.downsweep, ("large singles" + digit).c_str(), 1, bit, odd, 0), kEntrySingles);
+        // The one-tile segments rank in the same dispatch (H200, 2^24 keys: 4096-key segments 412 us there
+        // against 407 in a downsweep dispatch of their own, 65536-key 527 against 533, splat 757-761 against
+        // 773-778).
+        from_entry(pass(p_.chained_digit, ("large chained" + digit).c_str(), 1, bit, odd, 0), kEntryDownsweep);
         continue;
       }
       from_entry(pass(p_.upsweep, ("large upsweep" + digit).c_str(), 1, bit, odd, 0), kEntryTiles);

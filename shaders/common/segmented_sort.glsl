@@ -68,8 +68,7 @@ layout(set = 0, binding = 7, std430) readonly buffer SegmentEnds { uint end_word
 #define SEG_ENTRY_LARGE 2u     // scan: one workgroup per large segment of several tiles
 #define SEG_ENTRY_MEDIUM 3u    // downsweep (SEG_MEDIUM): one workgroup per medium segment
 #define SEG_ENTRY_DOWNSWEEP 4u // downsweep (chained): those tiles, then one workgroup per large segment of one tile
-#define SEG_ENTRY_SINGLES 5u   // downsweep (SEG_CHAINED): one workgroup per large segment of one tile
-#define SEG_ENTRIES 6u
+#define SEG_ENTRIES 5u
 #define SEG_LARGE_WORDS 4u
 // Segments per batch: slot numbers are a digit pass's digits, SEG_MAX_SLOTS (the padding key's) excluded.
 #define SEG_MAX_SLOTS 255u

@@ -52,7 +52,6 @@ void seg_write_args() {
                         : k == SEG_ENTRY_TILES ? seg_tiles()
                         : k == SEG_ENTRY_LARGE ? seg_large_count()
                         : k == SEG_ENTRY_MEDIUM ? seg_medium_count()
-                        : k == SEG_ENTRY_SINGLES ? seg_single_count()
                                                 : seg_tiles() + seg_single_count();
     const uint x = min(groups, pc.groups_x);
     const uint at = k * VKPRIM_INDIRECT_ENTRY_WORDS;

@@ -22,8 +22,7 @@ shared uint s_outside;
 void main() {
   const uint t = vk_workgroup_index();
   const bool medium = seg_flag(SEG_MEDIUM);
-  // SEG_CHAINED: the large segments of one tile only (SEG_ENTRY_SINGLES), the others by chained.comp.
-  const uint tiles = medium || seg_flag(SEG_CHAINED) ? 0u : seg_tiles();
+  const uint tiles = medium ? 0u : seg_tiles();
   if (t >= (medium ? seg_medium_count() : tiles + seg_single_count())) return;
   const SegTile tile = medium ? seg_whole_tile(pc.medium_list + t) : t < tiles ? seg_tile(t) : seg_whole_tile(seg_single_word(t - tiles));
   if (!tile.valid) return;

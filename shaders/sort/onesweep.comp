@@ -17,8 +17,19 @@
 //     INCLUSIVE count;
 //  4. it publishes its own INCLUSIVE count, and the staged tile is scattered to that prefix
 //     (= keys of smaller digits + digit d in earlier tiles) + rank.
-// Tile states, look-back and fallback: common/radix_look_back.glsl (one chain over the whole input, from
-// tile 0; the upfront histogram fills the state region with ~0).
+// Tile state: one u32 per (tile, digit), written << 31 | inclusive << 30 | count as the pass sees it, so
+// counts stay below 2^30 (the runtime limits max_count). One region serves every pass and nothing clears it:
+// even passes store the complement, so a word the previous pass wrote reads as not written (bit 31 clear),
+// and a state still only moves forward through one reduction (atomicMax on odd passes, atomicMin of the
+// complement on even ones). That needs every pass to write every word a successor reads: each tile's
+// words are written by the tile or, when its successor gives up waiting, by that successor (below); the
+// upfront histogram fills the region with ~0, which pass 0 reads as not written. (Two regions cleared a
+// pass ahead cost DRAM traffic: the cleared lines left L2 long before the next pass's atomics read them
+// back. Plain stores instead of the reductions made u32 pairs 2% slower on NVIDIA.)
+// Fallback: an invocation whose predecessor stays not written for more than pc.param polls asks for help;
+// the whole workgroup then counts that predecessor's digits from its keys itself (counts are exact, so the
+// value equals the owner's; for tile 0 it adds the same histogram scan) and publishes them the same way,
+// so no workgroup waits on one that may never run: no forward-progress assumption.
 // pc.param2 bit 31: no look-back statistics; bit 30: launch order. Test knob: pc.param2 & 0x3FFFFFFF = k > 0
 // makes every k-th tile publish nothing, so its successors must count it themselves; k = 1 includes tile 0,
 // whose counts a successor then publishes with the histogram scan added (the scan's knob spares tile 0).
@@ -43,8 +54,34 @@
 #else
 #define LOOKBACK_TILES 4u
 #endif
-#include "common/radix_look_back.glsl"
 
+shared uint s_words[2];
+#define W_TILE 0
+#define W_STUCK 1   // 1 + the predecessor the workgroup must count itself, or 0
+// The fallback's digit counts reuse s_count (common/radix.glsl), free once the tile is ranked: the
+// tile's own counts are in registers by then. Shared memory sets the tile size (src/sort.cpp).
+#define s_fallback s_count
+
+void sh_set(uint i, uint v) { atomicStore(s_words[i], v, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+uint sh_get(uint i) { return atomicLoad(s_words[i], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed); }
+
+uint state_index(uint tile, uint digit) { return META_REGION + tile * RADIX_DIGITS + digit; }
+// A state as this pass sees it (the header comment): even passes store and read its complement.
+#define STATE_WRITTEN 0x80000000u
+#define STATE_INCLUSIVE 0x40000000u
+#define STATE_COUNT_MASK 0x3FFFFFFFu
+uint state_view(uint pass) { return (pass & 1u) != 0u ? 0u : 0xFFFFFFFFu; }
+uint read_state(uint pass, uint tile, uint digit) {
+  return state_view(pass) ^ atomicLoad(meta[state_index(tile, digit)], gl_ScopeQueueFamily,
+                                       gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+void publish(uint pass, uint tile, uint digit, uint kind, uint count) {
+  const uint index = state_index(tile, digit), state = STATE_WRITTEN | kind | count;
+  if ((pass & 1u) != 0u)
+    atomicMax(meta[index], state, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+  else
+    atomicMin(meta[index], ~state, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
 void stat_add(uint word, uint v) {
   atomicAdd(meta[word], v, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
@@ -93,8 +130,75 @@ void main() {
   // the look-back.
   sort_stage_keys();
 
-  uint steps = 0u;
-  const uint prefix = rlb_look_back(pass, tile, 0u, pc.param, tile0_prefix, steps);
+  // Look-back per digit, LOOKBACK_TILES predecessors per step (independent loads, so one step costs one
+  // memory latency however many tiles it covers), with workgroup-wide fallback rounds. Not the shared
+  // common/look_back.glsl: every invocation here follows its own digit's chain (a digit per lane, no
+  // ballots over tiles), where that one walks one chain with a subgroup's lanes over the tiles. The same
+  // steps, chains bounded per segment, are common/radix_look_back.glsl (the segmented sort's); through that
+  // file these keys sorted 0.5% slower on an H200, so this copy stays and a change to one belongs in both.
+  uint prefix = tile0_prefix, look = tile - 1u, steps = 0u;
+  bool done = tile == 0u || !digit_owner;
+  for (;;) {
+    if (!done) {
+      uint polls = 0u;
+      for (;;) {
+        uint words[LOOKBACK_TILES];
+        [[unroll]] for (uint j = 0u; j < LOOKBACK_TILES; ++j)
+          words[j] = j <= look ? read_state(pass, look - j, tid) : 0u;  // tile 0 always ends the walk
+        uint consumed = 0u;
+        bool blocked = false;
+        [[unroll]] for (uint j = 0u; j < LOOKBACK_TILES; ++j) {
+          if (!blocked && !done) {
+            if ((words[j] & STATE_WRITTEN) == 0u) {
+              blocked = true;
+            } else {
+              prefix += words[j] & STATE_COUNT_MASK;
+              consumed += 1u;
+              done = (words[j] & STATE_INCLUSIVE) != 0u;
+            }
+          }
+        }
+        steps += 1u;
+        if (done) break;
+        if (consumed == 0u) {
+          polls += 1u;
+          // steps counts every trip of this tile's look-back, fallback rounds included: a count per loop
+          // instead made the keys-only digit passes 3% slower on an H200 (docs/PERFORMANCE.md).
+          if (polls > pc.param || steps > LOOK_TRIP_LIMIT) {
+            atomicMax(s_words[W_STUCK], look + 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
+            break;
+          }
+          continue;
+        }
+        polls = 0u;
+        look -= consumed;
+      }
+    }
+    barrier();
+    const uint stuck = sh_get(W_STUCK);
+    if (stuck == 0u) break;  // every digit found its inclusive prefix
+    const uint other = stuck - 1u;
+    for (uint d = tid; d < RADIX_DIGITS; d += WG_SIZE)
+      atomicStore(s_fallback[d], 0u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
+    barrier();
+    const uint shift = sort_shift(0u);
+    [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
+      const uint index = other * TILE + k * WG_SIZE + tid;
+      if (index < n) SHARED_ATOMIC_ADD(s_fallback[sort_pass_digit(sort_ordered(SORT_KEY_IN(shift + index)))], 1u);
+    }
+    barrier();
+    uint other_prefix = 0u;
+    if (other == 0u) other_prefix = smaller_digits(pass);  // `other` is uniform
+    if (digit_owner) {
+      const uint c = atomicLoad(s_fallback[tid], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
+      publish(pass, other, tid, other == 0u ? STATE_INCLUSIVE : 0u, other_prefix + c);
+    }
+    if (tid == 0u) {
+      stat_add(META_STAT_FALLBACKS, 1u);
+      sh_set(W_STUCK, 0u);
+    }
+    barrier();
+  }
 
   if (digit_owner) {
     if (tile != 0u && !skip) publish(pass, tile, tid, STATE_INCLUSIVE, prefix + count);
@@ -109,17 +213,3 @@ void main() {
   sort_scatter_tile(tile, n);
   if (digit_owner) sort_store_totals(tile, tiles, tid);
 }
-
-uint rlb_state_word(uint tile, uint digit) { return META_REGION + tile * RADIX_DIGITS + digit; }
-
-void rlb_count_keys(uint tile) {
-  const uint shift = sort_shift(0u), n = sort_count();
-  [[unroll]] for (uint k = 0u; k < ITEMS; ++k) {
-    const uint index = tile * TILE + k * WG_SIZE + gl_LocalInvocationIndex;
-    if (index < n) SHARED_ATOMIC_ADD(s_fallback[sort_pass_digit(sort_ordered(SORT_KEY_IN(shift + index)))], 1u);
-  }
-}
-
-uint rlb_chain_prefix(uint tile) { return smaller_digits(sort_pass_index()); }
-
-void rlb_fell_back(uint tile) { stat_add(META_STAT_FALLBACKS, 1u); }
