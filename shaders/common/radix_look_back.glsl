@@ -4,7 +4,7 @@
 // Not common/look_back.glsl, whose subgroup walks one chain over the tiles: here invocation d < 256 follows
 // digit d's chain alone. sort/onesweep.comp (one chain over the whole input, from tile 0) keeps its own copy
 // of these steps: through this file its u32 keys sorted 0.5% slower on an H200 (2^24 401 -> 403 us, 2^26
-// 1468 -> 1475, two rounds in each of two commands; pairs unchanged), so a change to one belongs in both.
+// 1468 -> 1475; pairs unchanged: docs/PERFORMANCE.md, Radix sort), so a change to one belongs in both.
 //
 // Tile state: one u32 per (tile, digit), written << 31 | inclusive << 30 | count as the pass sees it, so
 // counts stay below 2^30 (the runtimes limit their counts). One region serves every digit pass and nothing
