@@ -148,9 +148,9 @@ vkprim_add_kernel(sort/scan sort/scan.comp ${sort} NO_SUBGROUP_VARIANT)
 # Segmented sort (shaders/segmented_sort, common/segmented_sort.glsl on common/radix.glsl): classify (the size
 # classes and lists; with SEG_ARGS the later passes' dispatch arguments), the batches of small segments (tile: a
 # block-wide sort per batch), and the digit passes of the medium segments (downsweep, SEG_MEDIUM) and of the large
-# ones (upsweep, scan, downsweep, or with SEG_CHAINED histogram and chained; SEG_COPY copies back after an odd
-# number of passes). Variants as the sort's: key
-# width (_k32, _k64) and payload (none, _v32, _v64); the key transform is KEY_FLAGS.
+# ones (upsweep, scan, downsweep, or with SEG_CHAINED histogram, scan and chained; SEG_COPY copies back after an
+# odd number of passes). Variants as the sort's: key width (_k32, _k64) and payload (none, _v32, _v64); the key
+# transform is KEY_FLAGS.
 set(segmented_sort BINDINGS 8 PUSH_BYTES 128 SPEC WG_SIZE ITEMS SUBGROUP_MIN KEY_FLAGS)
 # classify and scan use no subgroup operation (their scans are the shared-memory ones): no SUBGROUP_MIN.
 foreach(phase classify scan)

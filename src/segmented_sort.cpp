@@ -9,12 +9,11 @@
 //   large      onesweep (Adinets & Merrill, one chain of tiles per segment): a histogram pass counting every
 //              digit pass of each tile at once and a scan of them per segment, then per digit pass one chained
 //              pass (decoupled look-back within the segment, with fallback; shaders/segmented_sort/chained.comp);
-//              or reduce_then_scan
-//              (Merrill & Grimshaw, one sort per segment): per digit pass an upsweep (digit counts per tile), a
-//              scan of each segment's digit x tile table and a downsweep (the stable in-tile rank and scatter
-//              of common/radix.glsl). Either ping-pongs through scratch; a segment of one tile ranks itself
-//              whole in the last pass (chained or downsweep); an odd number of digit passes ends with a copy
-//              back;
+//              or reduce_then_scan (Merrill & Grimshaw, one sort per segment): per digit pass an upsweep
+//              (digit counts per tile), a scan of each segment's digit x tile table and a downsweep (the
+//              stable in-tile rank and scatter of common/radix.glsl). Either ping-pongs through scratch; a
+//              segment of one tile ranks itself whole in the last pass (chained or downsweep); an odd number of
+//              digit passes ends with a copy back;
 //   medium     per digit pass the downsweep at the medium tile, a workgroup per segment ranking it whole,
 //              through the same scratch (and copy back).
 // Every pass after classify is dispatched indirectly from arguments written on the GPU.
@@ -226,7 +225,8 @@ Result<void> resolve_segmented_sort_policy(const ContextImpl& c, const Segmented
   p.medium_sg = ranking_subgroup(c, p.medium_wg);
   p.large_sg = ranking_subgroup(c, p.large_wg);
   p.chained = d.large_algorithm == SortAlgorithm::onesweep ||
-              (d.large_algorithm == SortAlgorithm::automatic && policy.chained_large && c.caps.has(feature_memory_model));
+              (d.large_algorithm == SortAlgorithm::automatic && policy.chained_large &&
+               c.caps.has(feature_memory_model));
   const uint64_t stage_width = std::max(p.key_bytes, p.value_bytes) / 4;
   const uint64_t block_shared = radix_ranking_shared_bytes(stage_width, p.block_wg, p.block_items, 1, p.block_sg,
                                                            2 * kMaxSlots);
@@ -535,9 +535,10 @@ class SegSortPasses {
     const ContextImpl& c = *p_.context;
     const bool chained = kernel == p_.chained_digit;
     const uint32_t spin = chained ? c.spin_limit() : 0, knobs = chained ? chained_knobs(c, true, p_.max_tiles) : 0;
+    const uint32_t flags = flags_ | seg_flags | (p_.chained ? kChained : 0u);
     const uint32_t words[kPushWords] = {
-        0, uint32_t(groups), shifts, bit, p_.end_bit, p_.passes << 16 | pass_index << 8, spin, knobs, 0, 0, digit_mask, 0,
-        uint32_t(segments_), flags_ | seg_flags | (p_.chained ? kChained : 0u), segment_size_, b_.bound, b_.begin.shift, b_.end.shift, t.small_max,
+        0, uint32_t(groups), shifts, bit, p_.end_bit, p_.passes << 16 | pass_index << 8, spin, knobs, 0, 0,
+        digit_mask, 0, uint32_t(segments_), flags, segment_size_, b_.bound, b_.begin.shift, b_.end.shift, t.small_max,
         t.medium_max, p_.batch_span, p_.min_weight, p_.member_list, p_.batch_list, p_.large_list, p_.owners, p_.table,
         uint32_t(p_.max_large), uint32_t(p_.max_tiles), uint32_t(p_.large_tile),
         p_.context->caps.max_workgroup_count[0], p_.medium_list};

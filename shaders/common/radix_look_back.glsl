@@ -25,14 +25,12 @@
 //                                    barriers around: the caller's), padding keys left out
 //   uint rlb_chain_prefix(uint tile) the chain's first tile: the keys of smaller digits before the chain, for
 //                                    invocation d's digit; called from uniform control flow (it may scan)
-//   void rlb_fell_back(uint tile)    invocation 0, after a fallback round counted `tile` (statistics)
 #ifndef VKPRIM_RADIX_LOOK_BACK_GLSL
 #define VKPRIM_RADIX_LOOK_BACK_GLSL
 
 uint rlb_state_word(uint tile, uint digit);
 void rlb_count_keys(uint tile);
 uint rlb_chain_prefix(uint tile);
-void rlb_fell_back(uint tile);
 
 shared uint s_words[2];
 #define W_TILE 0
@@ -124,10 +122,7 @@ uint rlb_look_back(uint pass, uint tile, uint chain_first, uint spin_limit, uint
       const uint c = atomicLoad(s_fallback[tid], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
       publish(pass, other, tid, other == chain_first ? STATE_INCLUSIVE : 0u, other_prefix + c);
     }
-    if (tid == 0u) {
-      rlb_fell_back(other);
-      sh_set(W_STUCK, 0u);
-    }
+    if (tid == 0u) sh_set(W_STUCK, 0u);
     barrier();
   }
   return prefix;

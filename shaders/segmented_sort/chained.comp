@@ -112,5 +112,3 @@ void rlb_count_keys(uint tile) {
 }
 
 uint rlb_chain_prefix(uint tile) { return seg_smaller_digits(sort_pass_index()); }
-
-void rlb_fell_back(uint tile) {}
