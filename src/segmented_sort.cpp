@@ -413,7 +413,13 @@ Result<SegmentedSort> SegmentedSort::create(Context& context, const SegmentedSor
   p.medium = desc.max_count > p.thresholds.small_max && p.thresholds.medium_max > p.thresholds.small_max;
   p.large_above = std::max<uint64_t>(p.thresholds.medium_max, p.block_tile);
   p.large = desc.max_count > p.large_above;
-  if (auto ok = detail::lay_out_segmented_sort_scratch(c, desc, p); !ok) return ok.error();
+  auto laid_out = detail::lay_out_segmented_sort_scratch(c, desc, p);
+  if (!laid_out && p.chained && desc.large_algorithm == SortAlgorithm::automatic) {
+    // onesweep's counts (digit_passes() KiB per tile) past one binding: automatic takes reduce_then_scan.
+    p.chained = false;
+    laid_out = detail::lay_out_segmented_sort_scratch(c, desc, p);
+  }
+  if (!laid_out) return laid_out.error();
   if (auto ok = detail::check_segmented_sort_limits(c, desc, p); !ok) return ok.error();
   if (auto ok = detail::build_segmented_sort_kernels(c, p); !ok) return ok.error();
   p.descriptors = std::make_unique<detail::DescriptorSets>(c, c.options.descriptor_sets_per_pool);

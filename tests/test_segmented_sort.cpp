@@ -574,6 +574,22 @@ TEST_CASE("create refuses bad descriptions with a message naming the plan and th
   REQUIRE(!no_model);
   CHECK(no_model.status() == Status::unsupported);
   CHECK(no_model.error().message.find("vulkanMemoryModel") != std::string::npos);
+  Device& small_range = test::device(test::small_windows());  // 64 KiB bindings
+  if (small_range.context().capabilities().has(feature_memory_model) &&
+      key_type_supported(small_range, DataType::u64)) {
+    // 4096 u64 keys: reduce_then_scan's lists fit one binding, onesweep's per-tile counts of eight digit passes
+    // do not: refused, with the binding named (automatic takes reduce_then_scan there).
+    SegmentedSortDesc wide = desc_of(DataType::u64, 4096, 4);
+    wide.large_algorithm = SortAlgorithm::reduce_then_scan;
+    const auto fits = SegmentedSort::create(small_range.context(), wide);
+    INFO((fits ? std::string("ok") : fits.error().message));
+    CHECK(fits.ok());
+    wide.large_algorithm = SortAlgorithm::onesweep;
+    const auto past = SegmentedSort::create(small_range.context(), wide);
+    REQUIRE(!past);
+    CHECK(past.status() == Status::unsupported);
+    CHECK(past.error().message.find("storage-buffer binding") != std::string::npos);
+  }
   chained.large_algorithm = SortAlgorithm::automatic;
   const auto fallback = SegmentedSort::create(plain.context(), chained);
   REQUIRE(fallback.ok());

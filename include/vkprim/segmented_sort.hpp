@@ -51,7 +51,8 @@ struct SegmentedSortDesc {
   SegmentedSortThresholds thresholds{};  // overrides of the resolved thresholds; 0 keeps the plan's
   // The large segments' digit passes, as RadixSort's algorithms: onesweep (needs the vulkanMemoryModel
   // features, as RadixSort's) or reduce_then_scan. automatic: onesweep on GPUs with the memory model,
-  // reduce_then_scan on CPU drivers and elsewhere (the policy table in src/segmented_sort.cpp).
+  // reduce_then_scan on CPU drivers and elsewhere (the policy table in src/segmented_sort.cpp), and where
+  // onesweep's scratch lists would pass one storage-buffer binding.
   SortAlgorithm large_algorithm = SortAlgorithm::automatic;
 };
 
