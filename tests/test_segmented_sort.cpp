@@ -56,6 +56,13 @@ SegmentedSortDesc desc_of(DataType key, uint64_t max_count, uint64_t max_segment
   return d;
 }
 
+// `d` with room for exactly the keys and segments of `l`.
+SegmentedSortDesc fitted(SegmentedSortDesc d, const Layout& l) {
+  d.max_count = l.elements;
+  d.max_segments = l.size();
+  return d;
+}
+
 // A tile override of workgroup_size x items_per_thread (SegmentedSortDesc's tuning fields).
 Tuning tile(uint32_t workgroup_size, uint32_t items_per_thread) {
   Tuning t;
@@ -229,12 +236,9 @@ void check_edges(Device& dev, const SegmentedSortDesc& base, int copies, std::mt
   const std::vector<uint64_t> lengths = edge_lengths(probe, copies, rng);
   for (const bool shuffled : {false, true}) {
     const Layout l = lay_out(lengths, {shuffled, shuffled, false}, rng);
-    SegmentedSortDesc d = base;
-    d.max_count = l.elements;
-    d.max_segments = l.size();
-    Rig rig(dev, d);
+    Rig rig(dev, fitted(base, l));
     INFO((shuffled ? "shuffled with gaps" : "end to end"));
-    CHECK(rig.check(test::keys_for(d.key_type, l.elements, rng), l));
+    CHECK(rig.check(test::keys_for(base.key_type, l.elements, rng), l));
   }
 }
 
@@ -343,10 +347,7 @@ TEST_CASE("segments past medium_max sort whole in a batch up to the block tile a
   check_edges(dev, odd, 1, rng);
   // Stable: equal keys keep their input order within one-tile segments too.
   const Layout l = lay_out(edge_lengths(plan, 1, rng), {true, true, false}, rng);
-  SegmentedSortDesc fit = d;
-  fit.max_count = l.elements;
-  fit.max_segments = l.size();
-  Rig rig(dev, fit);
+  Rig rig(dev, fitted(d, l));
   CHECK(rig.check(Keys(l.elements, 0x9E3779B9u), l));
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
@@ -492,17 +493,12 @@ TEST_CASE("chained large passes (onesweep) sort keys and pairs of every width, a
     const SegmentedSort probe = make_plan(dev, chained_desc(DataType::u32, 4));
     REQUIRE(probe.large_algorithm() == SortAlgorithm::onesweep);
     const Layout l = lay_out(chained_lengths(probe, rng), {true, true, false}, rng);
-    SegmentedSortDesc d = chained_desc(DataType::u32, 4);
-    d.max_count = l.elements;
-    d.max_segments = l.size();
-    Rig pairs(dev, d);
+    Rig pairs(dev, fitted(chained_desc(DataType::u32, 4), l));
     CHECK(pairs.check(test::keys_for(DataType::u32, l.elements, rng), l));
     CHECK(pairs.check(Keys(l.elements, 0x2468ACEu), l));  // all keys equal: stable
     CHECK(pairs.check(test::keys_for(DataType::u32, l.elements, rng), l, How::indirect_gpu));
     if (key_type_supported(dev, DataType::i64)) {
-      SegmentedSortDesc w = chained_desc(DataType::i64, 8, SortOrder::descending);
-      w.max_count = l.elements;
-      w.max_segments = l.size();
+      SegmentedSortDesc w = fitted(chained_desc(DataType::i64, 8, SortOrder::descending), l);
       w.begin_bit = 28;
       w.end_bit = 45;  // three passes across the word boundary, then the copy back
       Rig wide(dev, w);
@@ -520,17 +516,8 @@ TEST_CASE("chained large passes sort every size class, record_fixed at several t
   VKPRIM_TEST_RNG(rng);
   check_edges(dev, chained_desc(DataType::f32, 0, SortOrder::descending), 1, rng);
   const SegmentedSort probe = make_plan(dev, chained_desc(DataType::u32, 0));
-  const uint64_t len = 5 * probe.large_tile_keys() + 1, segments = 6;
-  Layout l;
-  for (uint64_t s = 0; s < segments; ++s) {
-    l.begin.push_back(uint32_t(s * len));
-    l.end.push_back(uint32_t((s + 1) * len));
-  }
-  l.elements = len * segments;
-  SegmentedSortDesc d = chained_desc(DataType::u32, 0);
-  d.max_count = l.elements;
-  d.max_segments = segments;
-  Rig rig(dev, d);
+  const Layout l = lay_out(std::vector<uint64_t>(6, 5 * probe.large_tile_keys() + 1), {}, rng);  // end to end
+  Rig rig(dev, fitted(chained_desc(DataType::u32, 0), l));
   CHECK(rig.check(test::keys_for(DataType::u32, l.elements, rng), l, How::fixed));
   // automatic: onesweep on GPUs with the memory model, reduce_then_scan on CPU drivers.
   const SegmentedSort automatic = make_plan(dev, desc_of(DataType::u32, 1 << 16, 1024));

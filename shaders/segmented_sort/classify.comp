@@ -10,8 +10,8 @@
 //   - longer, up to a block tile (whole): a batch of its own, one workgroup sorting it in shared memory;
 //   - longer (large): the large list, with a run of tiles reserved for it and each tile's owner written, for
 //     the multi-workgroup digit passes (upsweep, scan, downsweep; or SEG_CHAINED histogram, scan, chained); a
-//     large segment of one tile instead goes
-//     to the far end of the medium list, for the downsweep alone.
+//     large segment of one tile instead goes to the far end of the medium list, for the last pass alone
+//     (downsweep or chained).
 // 0 or 1 keys: nothing to sort. Appends are counted in shared memory first: one global atomic per workgroup
 // and list. Nothing waits on another workgroup. With SEG_ARGS one invocation (a second dispatch, after this
 // one) writes the dispatch arguments of the later passes from the list counts, to binding 5.
