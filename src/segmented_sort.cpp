@@ -339,7 +339,8 @@ Result<void> lay_out_segmented_sort_scratch(const ContextImpl& c, const Segmente
   const uint64_t shortest_large = std::max(p.large_above, p.large_tile) + 1;
   p.max_large = p.large ? std::min<uint64_t>(d.max_segments, d.max_count / shortest_large) : 0;
   p.max_tiles = p.large ? d.max_count / p.large_tile + p.max_large : 0;
-  const uint64_t medium_words = p.medium || p.large ? d.max_segments : 0;  // and the one-tile large segments
+  // Two words (the bounds) per medium segment and one-tile large segment.
+  const uint64_t medium_words = p.medium || p.large ? 2 * d.max_segments : 0;
   // onesweep: each tile's digit counts and each large segment's prefixes, 256 words per digit pass.
   const uint64_t histogram_words = p.chained ? uint64_t(kDigits) * p.passes * (p.max_tiles + p.max_large) : 0;
   const uint64_t words = kListsWord + 3 * d.max_segments + medium_words + 4 * p.max_large +

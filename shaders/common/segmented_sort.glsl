@@ -32,7 +32,7 @@
   uint max_tiles;    /* capacity of the tile owners and the digit table */                                   \
   uint large_tile;   /* keys per tile of a large segment (the large kernels' TILE) */                       \
   uint groups_x;     /* maxComputeWorkGroupCount[0]: dispatches spill into y past it */                       \
-  uint medium_list;  /* word offset in meta of the medium list (a segment index per entry, pc.segments) */
+  uint medium_list;  /* word offset in meta of the medium list (a segment's bounds per entry, 2 pc.segments) */
 
 #if defined(SEG_BLOCK_SORT)
 #include "common/radix_block.glsl"
@@ -91,9 +91,12 @@ uint seg_large_count() { return min(meta[SEG_HEADER_LARGE], pc.max_large); }
 uint seg_tiles() { return min(meta[SEG_HEADER_TILES], pc.max_tiles); }
 uint seg_medium_count() { return min(meta[SEG_HEADER_MEDIUM], pc.segments); }
 uint seg_single_count() { return min(meta[SEG_HEADER_SINGLES], pc.segments); }
-// The medium list holds a segment index per entry from its start, the one-tile large segments from its end
-// (pc.segments words: the two classes together have at most that many).
-uint seg_single_word(uint k) { return pc.medium_list + pc.segments - 1u - k; }
+// The medium list holds a segment's bounds (seg_bounds: two words) per entry from its start, the one-tile large
+// segments' from its end (2 pc.segments words: the two classes together have at most pc.segments entries). The
+// bounds rather than the segment index: a workgroup of those passes then starts its key loads one dependent
+// load sooner (H200, 4096-key segments: the chained pass ran 4 us slower than under SEG_FIXED).
+uint seg_medium_word(uint k) { return pc.medium_list + 2u * k; }
+uint seg_single_word(uint k) { return pc.medium_list + 2u * (pc.segments - 1u - k); }
 // SEG_CHAINED, after the tile states (the digit table's words, 256 per tile): each tile's digit counts of every
 // digit pass (histogram.comp; 256 words per pass), then each large entry's keys of smaller digits per pass
 // (scan.comp: the exclusive scan over digits of the counts summed over the entry's tiles).
@@ -132,13 +135,13 @@ SegTile seg_tile(uint t) {
   return r;
 }
 
-// The segment whose index is at meta word `word` as its own only tile (a medium segment: medium_max keys at
-// most, one TILE of the medium kernel; a large one of one tile: at most TILE).
+// The segment whose bounds are at meta words `word`, `word` + 1 as its own only tile (a medium segment:
+// medium_max keys at most, one TILE of the medium kernel; a large one of one tile: at most TILE).
 SegTile seg_whole_tile(uint word) {
   SegTile r;
   r.entry = 0u;
   r.first_tile = 0u;
-  r.range = seg_bounds(meta[word]);
+  r.range = uvec2(meta[word], meta[word + 1u]);
   r.first = r.range.x;
   r.valid = true;
   r.alone = true;

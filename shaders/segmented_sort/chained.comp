@@ -14,9 +14,9 @@
 //  3. invocation d looks back over the tile's predecessors in its segment for digit d
 //     (common/radix_look_back.glsl: decoupled look-back with decoupled fallback, so no workgroup waits on one
 //     that may never run), publishes its INCLUSIVE count and scatters the ranked tile within the segment.
-// The large segments of one tile (listed after the tiles, SEG_ENTRY_DOWNSWEEP) rank themselves whole in the same
-// dispatch, as the downsweep does. A tile whose digit runs would leave its segment (only where segments
-// overlap, the caller's error) writes nothing. SEG_COPY copies each tile instead (the copy back).
+// The large segments of one tile (the first workgroups of the dispatch, SEG_ENTRY_DOWNSWEEP) rank themselves
+// whole in the same dispatch, as the downsweep does. A tile whose digit runs would leave its segment (only
+// where segments overlap, the caller's error) writes nothing. SEG_COPY copies each tile instead (the copy back).
 // Tile states: the digit table's words (256 per tile), marked not written by histogram.comp every record.
 // pc.param: the spin limit; pc.param2: the launch-order bit and, below it, the test knob (every k-th tile
 // publishes nothing, so that its successors count it themselves).
@@ -49,22 +49,31 @@ uint seg_smaller_digits(uint pass) {
 void main() {
   const uint tid = gl_LocalInvocationIndex;
   const uint w = vk_workgroup_index();
-  const uint tiles = seg_tiles();
-  if (w >= tiles + seg_single_count()) return;
+  // The one-tile segments take the first workgroups: the load of their bounds then needs no header word and
+  // issues beside the header's (a dependent load fewer before the keys'). Loading it only in workgroups below
+  // pc.segments measured no faster.
+  const SegTile single = seg_whole_tile(seg_single_word(min(w, pc.segments - 1u)));
+  const uint singles = seg_single_count();
+  if (w >= seg_tiles() + singles) return;
   const uint pass = sort_pass_index();
-  const bool chained = w < tiles;
+  const bool chained = w >= singles;
   const bool copy = seg_flag(SEG_COPY);
-  if (tid == 0u) {
-    const bool ticket = chained && !copy && (pc.param2 & KNOB_LAUNCH_ORDER) == 0u;
-    sh_set(W_TILE, ticket ? atomicAdd(meta[SEG_HEADER_TICKETS + pass], 1u, gl_ScopeQueueFamily,
-                                      gl_StorageSemanticsBuffer, gl_SemanticsRelaxed)
-                          : w);
-    sh_set(W_STUCK, 0u);
-    atomicStore(s_outside, 0u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
+  // A one-tile segment takes no ticket, looks back at nothing and stays inside its segment: no words to share
+  // before its keys load (chained is uniform).
+  uint t = 0u;
+  if (chained) {
+    if (tid == 0u) {
+      const bool ticket = !copy && (pc.param2 & KNOB_LAUNCH_ORDER) == 0u;
+      sh_set(W_TILE, ticket ? atomicAdd(meta[SEG_HEADER_TICKETS + pass], 1u, gl_ScopeQueueFamily,
+                                        gl_StorageSemanticsBuffer, gl_SemanticsRelaxed)
+                            : w - singles);
+      sh_set(W_STUCK, 0u);
+      atomicStore(s_outside, 0u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
+    }
+    barrier();
+    t = sh_get(W_TILE);
   }
-  barrier();
-  const uint t = sh_get(W_TILE);
-  seg = chained ? seg_tile(t) : seg_whole_tile(seg_single_word(w - tiles));
+  seg = chained ? seg_tile(t) : single;
   if (!seg.valid) return;
   if (copy) {
     seg_copy_tile(seg);
@@ -96,7 +105,7 @@ void main() {
     s_base[tid] = seg.range.x + offset - s_start[tid];
   }
   barrier();
-  if (atomicLoad(s_outside, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed) != 0u) return;
+  if (chained && atomicLoad(s_outside, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed) != 0u) return;
   sort_scatter_range(seg.first, seg.range.y);
 }
 

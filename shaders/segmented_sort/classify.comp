@@ -167,8 +167,11 @@ void main() {
     const uint next = tid + 1u < s_batches ? s_first[tid + 1u] : small_count;
     seg_write_batch(s_batch_base + tid, s_member_base + s_first[tid], next - s_first[tid]);
   }
-  if (medium) meta[pc.medium_list + s_medium_base + slot] = s;
-  if (single) meta[seg_single_word(s_single_base + slot)] = s;
+  if (medium || single) {
+    const uint at = medium ? seg_medium_word(s_medium_base + slot) : seg_single_word(s_single_base + slot);
+    meta[at] = range.x;
+    meta[at + 1u] = range.y;
+  }
   if (whole) {
     const uint member = s_member_base + small_count + slot;
     meta[pc.member_list + member] = s;

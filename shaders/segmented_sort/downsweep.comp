@@ -24,7 +24,7 @@ void main() {
   const bool medium = seg_flag(SEG_MEDIUM);
   const uint tiles = medium ? 0u : seg_tiles();
   if (t >= (medium ? seg_medium_count() : tiles + seg_single_count())) return;
-  const SegTile tile = medium ? seg_whole_tile(pc.medium_list + t) : t < tiles ? seg_tile(t) : seg_whole_tile(seg_single_word(t - tiles));
+  const SegTile tile = medium ? seg_whole_tile(seg_medium_word(t)) : t < tiles ? seg_tile(t) : seg_whole_tile(seg_single_word(t - tiles));
   if (!tile.valid) return;
   if (seg_flag(SEG_COPY)) {
     seg_copy_tile(tile);
