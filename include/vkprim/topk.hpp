@@ -59,10 +59,9 @@ namespace detail { struct TopKPlan; }
 // Cost, sample path: one read of the keys, a list of about (k + 6 sqrt(k n / 8192) + 3 n / 8192) keys and
 // indices written and read back once by many workgroups, five dispatches plus eight or nine of zero workgroups
 // for 32-bit keys (max_count up to 2^24, or more; twelve or thirteen for 64-bit keys), then the sort (one
-// workgroup up to RadixSort's one_workgroup_keys()) and, with values, the gather. On an H200 (2^26 u32 keys,
-// k = 1024): about 147 us in all, the sieve ~94 us, the one-workgroup threshold ~24 us and refine 9-23 us.
-// Fallback: the sieve's read and two more (the first digit's count and the filter), the candidate list's
-// traffic, the same dispatches running.
+// workgroup up to RadixSort's one_workgroup_keys()) and, with values, the gather (measured times:
+// docs/PERFORMANCE.md, TopK). Fallback: the sieve's read and two more (the first digit's count and the
+// filter), the candidate list's traffic, the same dispatches running.
 class TopK {
  public:
   // After a record completes, the u32 at this word of scratch says which path it took: 0 nothing to select,
