@@ -89,8 +89,8 @@ class SegmentedSort {
   SortAlgorithm large_algorithm() const;       // resolved: onesweep or reduce_then_scan
   // Scratch for every record of this plan: usage STORAGE_BUFFER | TRANSFER_DST (the list header is cleared
   // with vkCmdFillBuffer) | INDIRECT_BUFFER (the later passes dispatch from it), alignment
-  // max(16, minStorageBufferOffsetAlignment). About 12 bytes per segment of max_segments (lists; 16 where
-  // max_count allows medium segments), and where max_count allows medium or large segments a copy of
+  // max(16, minStorageBufferOffsetAlignment). About 12 bytes per segment of max_segments (lists; 20 where
+  // max_count allows medium or large segments), and where max_count allows medium or large segments a copy of
   // max_count keys and values, plus 1 KiB per large tile (onesweep: 1 + digit_passes() KiB per tile and
   // digit_passes() KiB per segment of several tiles).
   ScratchRequirements scratch_requirements() const;
