@@ -352,6 +352,39 @@ TEST_CASE("segments past medium_max sort whole in a batch up to the block tile a
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+// Medium segments list their bounds from the start of one list and one-tile large segments from its end: with
+// every segment in one of the two classes and max_segments the segment count, the two runs meet with no word
+// to spare (record, and record_indirect, whose list holds max_segments).
+TEST_CASE("medium and one-tile large segments alone fill their shared list from both ends",
+          "[segmented_sort][lists]") {
+  for (const test::DeviceSetup& setup : {test::DeviceSetup{}, test::launch_order(1)}) {
+    Device& dev = test::device(setup);
+    VKPRIM_TEST_RNG(rng);
+    for (const SortAlgorithm large : {SortAlgorithm::reduce_then_scan, SortAlgorithm::onesweep}) {
+      if (large == SortAlgorithm::onesweep && !test::has_features(dev, feature_memory_model, "the chained large passes"))
+        continue;
+      // As above: 33..300 medium, 1025..2048 one tile of a large segment.
+      SegmentedSortDesc d = desc_of(DataType::u32, 1 << 16, 1024, 4);
+      d.thresholds = {32, 300};
+      d.tuning = tile(256, 8);
+      d.block_tuning = tile(256, 4);
+      d.large_algorithm = large;
+      std::vector<uint64_t> lengths;
+      for (int i = 0; i < 11; ++i) lengths.push_back(33 + rng() % 268);
+      for (int i = 0; i < 7; ++i) lengths.push_back(1025 + rng() % 1024);
+      lengths.push_back(300);
+      lengths.push_back(2048);
+      std::shuffle(lengths.begin(), lengths.end(), rng);
+      const Layout l = lay_out(lengths, {true, true, false}, rng);
+      Rig rig(dev, fitted(d, l));
+      REQUIRE(rig.plan().large_algorithm() == large);
+      CHECK(rig.check(test::keys_for(DataType::u32, l.elements, rng), l));
+      CHECK(rig.check(test::keys_for(DataType::u32, l.elements, rng), l, How::indirect_gpu));
+    }
+    REQUIRE_NO_VALIDATION_MESSAGES(dev);
+  }
+}
+
 TEST_CASE("overridden batch and medium tiles shrink the default thresholds and sort every size class",
           "[segmented_sort][tuning]") {
   Device& dev = test::device();
