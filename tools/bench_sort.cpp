@@ -137,11 +137,10 @@ uint64_t splat_key(uint64_t seed, uint64_t i, uint32_t tiles, uint32_t key_bytes
   return key_bytes == 8 ? (((r >> 32) % tiles) << 32) | bits : bits;
 }
 
-int bench_sort(const Device& device, const SortDesc& base, const std::vector<SortDesc>& variants,
-               const std::vector<uint64_t>& sizes, int repeats, const KeyShape& shape, std::vector<SortRow>& rows) {
-  const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
-  const uint32_t kb = size_of(base.key_type), vb = base.value_size;
-  PlanSet<RadixSort> set;
+// The plans of every variant (base with the variant's algorithm and tile) for max_n keys; false (after a
+// message) when one fails or none is available.
+bool make_sort_plans(const Device& device, const SortDesc& base, const std::vector<SortDesc>& variants, uint64_t max_n,
+                     PlanSet<RadixSort>& set) {
   for (const SortDesc& v : variants) {
     SortDesc d = base;
     d.max_count = max_n;
@@ -155,26 +154,36 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
                          shape_label(d.tuning.workgroup_size, d.tuning.items_per_thread) + asked, what);
     if (!added) {
       std::fprintf(stderr, "%s: %s\n", what.c_str(), added.error().message.c_str());
-      return 1;
+      return false;
     }
   }
-  const std::vector<RadixSort>& plans = set.plans;
-  const std::vector<std::string>& labels = set.labels;
-  if (plans.empty()) {
+  if (set.plans.empty()) {
     std::fprintf(stderr, "bench: no requested sort algorithm is available on this device\n");
-    return 1;
+    return false;
   }
-  // Largest buffers first (DESIGN.md: NVIDIA placed late large allocations slower).
+  return true;
+}
+
+// The buffers of a run (largest first: DESIGN.md, NVIDIA placed late large allocations slower) and the input
+// on the host, uploaded to the pristine copies.
+struct SortInput {
+  Buffer scratch, keys, pristine_keys, values, pristine_values, count;
+  std::vector<uint8_t> host_keys;
+};
+
+std::optional<SortInput> make_sort_input(const Device& device, VkDeviceSize scratch_bytes, const SortDesc& base,
+                                         uint64_t max_n, const KeyShape& shape) {
+  const uint32_t kb = size_of(base.key_type), vb = base.value_size;
   const VkDeviceSize key_bytes = (max_n * kb + 15) / 16 * 16, value_bytes = vector_bytes(max_n * vb);
-  auto scratch = device.create_buffer(set.scratch_bytes);
+  auto scratch = device.create_buffer(scratch_bytes);
   auto keys = device.create_buffer(key_bytes);
-  auto count_buffer = device.create_buffer(16);
   auto pristine_keys = device.create_buffer(key_bytes);
   auto values = device.create_buffer(value_bytes);
   auto pristine_values = device.create_buffer(value_bytes);
-  if (!scratch || !keys || !count_buffer || !pristine_keys || !values || !pristine_values) {
+  auto count = device.create_buffer(16);
+  if (!scratch || !keys || !pristine_keys || !values || !pristine_values || !count) {
     std::fprintf(stderr, "bench: buffer allocation failed\n");
-    return 1;
+    return std::nullopt;
   }
   std::vector<uint8_t> host_keys(max_n * kb), host_values(max_n * vb);
   std::mt19937_64 rng(std::random_device{}());
@@ -194,88 +203,115 @@ int bench_sort(const Device& device, const SortDesc& base, const std::vector<Sor
   if (!device.upload(pristine_keys.value(), host_keys.data(), max_n * kb) ||
       (vb && !device.upload(pristine_values.value(), host_values.data(), max_n * vb))) {
     std::fprintf(stderr, "bench: upload failed\n");
-    return 1;
+    return std::nullopt;
+  }
+  return SortInput{std::move(scratch).value(), std::move(keys).value(),   std::move(pristine_keys).value(),
+                   std::move(values).value(),  std::move(pristine_values).value(), std::move(count).value(),
+                   std::move(host_keys)};
+}
+
+// A row's note: the tile (or the one-workgroup path), the digit passes, the run's shape and, for onesweep,
+// the look-back statistics the run left in scratch.
+std::string sort_note(const Device& device, const RadixSort& plan, const Buffer& scratch, const KeyShape& shape,
+                      bool one_workgroup, uint64_t passes_count) {
+  std::string note = one_workgroup ? "one workgroup (up to " + std::to_string(plan.one_workgroup_keys()) + " keys)"
+                                   : "tile=" + std::to_string(plan.keys_per_tile(passes_count));
+  note += " passes=" + std::to_string(plan.digit_passes());
+  if (shape.indirect) note += " indirect";
+  if (shape.splat_tiles) note += " splat:" + std::to_string(shape.splat_tiles);
+  if (plan.algorithm() == SortAlgorithm::onesweep && !one_workgroup)
+    if (const std::string lookback = lookback_note(device, scratch, plan.statistics_offset(), false); !lookback.empty())
+      note += " " + lookback;
+  return note;
+}
+
+// The ceilings and every plan's row at n keys; the failures (mismatches), or -1 where a run cannot be timed.
+int bench_sort_size(const Device& device, const SortDesc& base, const PlanSet<RadixSort>& set, SortInput& in,
+                    uint64_t n, uint64_t max_n, int repeats, const KeyShape& shape, std::vector<SortRow>& rows) {
+  const uint32_t kb = size_of(base.key_type), vb = base.value_size;
+  const char* primitive = vb ? "sort_pairs" : "sort_keys";
+  progress("bench sort %s %s n=%s ...\n", to_string(base.key_type), primitive, size_label(n).c_str());
+  const uint32_t count32 = uint32_t(n);
+  if (shape.indirect && !device.upload(in.count, &count32, 4)) {
+    std::fprintf(stderr, "bench: upload failed\n");
+    return -1;
   }
   auto& c = device.context().impl();
-  const std::string value_s = vb == 0 ? "-" : std::to_string(8 * vb);  // value bits
-  const char* primitive = vb ? "sort_pairs" : "sort_keys";
-  std::vector<uint8_t> got_keys(max_n * kb), got_values(max_n * vb);
+  auto restore = [&, n](VkCommandBuffer cmd) -> Result<void> {
+    VkBufferCopy k{0, 0, n * kb};
+    c.vk.vkCmdCopyBuffer(cmd, in.pristine_keys.handle(), in.keys.handle(), 1, &k);
+    if (vb) {
+      VkBufferCopy v{0, 0, n * vb};
+      c.vk.vkCmdCopyBuffer(cmd, in.pristine_values.handle(), in.values.handle(), 1, &v);
+    }
+    return {};
+  };
+  auto record_for = [&](const RadixSort& plan) -> Recorder {
+    return [&, n](VkCommandBuffer cmd) {
+      // record_indirect binds max_count elements; only the count's are touched.
+      if (shape.indirect)
+        return plan.record_indirect(cmd, in.keys.range(0, max_n * kb), vb ? in.values.range(0, max_n * vb) : BufferRange{},
+                                    in.count.range(0, 4), in.scratch.range());
+      return plan.record(cmd, in.keys.range(0, n * kb), vb ? in.values.range(0, n * vb) : BufferRange{}, n,
+                         in.scratch.range());
+    };
+  };
+  constexpr int kMaxWarmRuns = 500;  // each run also restores the input
+  if (auto warmed = warm_up(device, record_for(set.plans.front()), 200, restore, kMaxWarmRuns); !warmed) {
+    std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
+    return -1;
+  }
+  set.plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
+  const auto ceilings = ceilings_for(device, in.pristine_keys, in.keys, n * kb, repeats);
+  if (!ceilings) return -1;
+  add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
+    return SortRow{"ceiling", name, "u32", "-", "-", n, us, 0, gbps, of_read, of_copy, true};
+  });
+  const double moved = 2.0 * double(n) * (kb + vb);
+  const std::vector<uint8_t> input(in.host_keys.begin(), in.host_keys.begin() + std::ptrdiff_t(n * kb));
+  std::vector<uint8_t> got_keys(n * kb), got_values(n * vb);
+  int failures = 0;
+  for (size_t k = 0; k < set.plans.size(); ++k) {
+    const RadixSort& plan = set.plans[k];
+    const auto t = warm_and_time(device, repeats, record_for(plan), restore, kMaxWarmRuns);
+    plan.release_descriptor_sets();
+    if (!t) {
+      std::fprintf(stderr, "bench: sort %s: %s\n", set.labels[k].c_str(), t.error().message.c_str());
+      return -1;
+    }
+    std::string why;
+    if (!device.download(in.keys, got_keys.data(), n * kb) || (vb && !device.download(in.values, got_values.data(), n * vb)))
+      why = "download failed";
+    else
+      why = check_sorted(plan.desc(), input, got_keys, got_values, n);
+    if (!why.empty()) {
+      ++failures;
+      std::fprintf(stderr, "MISMATCH sort %s n=%llu: %s\n", set.labels[k].c_str(), (unsigned long long)n, why.c_str());
+    }
+    // record_indirect takes max_count's passes whatever the count.
+    const uint64_t passes_count = shape.indirect ? max_n : n;
+    const bool one_workgroup = passes_count <= plan.one_workgroup_keys();
+    const std::string note = sort_note(device, plan, in.scratch, shape, one_workgroup, passes_count);
+    const double gbps = moved / t.value();
+    rows.push_back({primitive, one_workgroup ? "one_workgroup" : set.labels[k], to_string(base.key_type),
+                    vb == 0 ? "-" : std::to_string(8 * vb), to_string(base.order), n, t.value() / 1e3,
+                    double(n) / t.value(), gbps, ceilings->of_read(gbps), ceilings->of_copy(gbps), why.empty(), note});
+  }
+  return failures;
+}
+
+int bench_sort(const Device& device, const SortDesc& base, const std::vector<SortDesc>& variants,
+               const std::vector<uint64_t>& sizes, int repeats, const KeyShape& shape, std::vector<SortRow>& rows) {
+  const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
+  PlanSet<RadixSort> set;
+  if (!make_sort_plans(device, base, variants, max_n, set)) return 1;
+  auto input = make_sort_input(device, set.scratch_bytes, base, max_n, shape);
+  if (!input) return 1;
   int failures = 0;
   for (uint64_t n : sizes) {
-    progress("bench sort %s %s n=%s ...\n", to_string(base.key_type), primitive, size_label(n).c_str());
-    const uint32_t count32 = uint32_t(n);
-    if (shape.indirect && !device.upload(count_buffer.value(), &count32, 4)) {
-      std::fprintf(stderr, "bench: upload failed\n");
-      return 1;
-    }
-    auto restore = [&, n](VkCommandBuffer cmd) -> Result<void> {
-      VkBufferCopy k{0, 0, n * kb};
-      c.vk.vkCmdCopyBuffer(cmd, pristine_keys->handle(), keys->handle(), 1, &k);
-      if (vb) {
-        VkBufferCopy v{0, 0, n * vb};
-        c.vk.vkCmdCopyBuffer(cmd, pristine_values->handle(), values->handle(), 1, &v);
-      }
-      return {};
-    };
-    auto record_for = [&](const RadixSort& plan) -> Recorder {
-      return [&, n](VkCommandBuffer cmd) {
-        // record_indirect binds max_count elements; only the count's are touched.
-        if (shape.indirect)
-          return plan.record_indirect(cmd, keys->range(0, max_n * kb), vb ? values->range(0, max_n * vb) : BufferRange{},
-                                      count_buffer->range(0, 4), scratch->range());
-        return plan.record(cmd, keys->range(0, n * kb), vb ? values->range(0, n * vb) : BufferRange{}, n,
-                           scratch->range());
-      };
-    };
-    constexpr int kMaxWarmRuns = 500;  // each run also restores the input
-    if (auto warmed = warm_up(device, record_for(plans.front()), 200, restore, kMaxWarmRuns); !warmed) {
-      std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
-      return 1;
-    }
-    plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
-    const auto ceilings = ceilings_for(device, pristine_keys.value(), keys.value(), n * kb, repeats);
-    if (!ceilings) return 1;
-    add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
-      return SortRow{"ceiling", name, "u32", "-", "-", n, us, 0, gbps, of_read, of_copy, true};
-    });
-    const double moved = 2.0 * double(n) * (kb + vb);
-    std::vector<uint8_t> input(host_keys.begin(), host_keys.begin() + std::ptrdiff_t(n * kb));
-    for (size_t k = 0; k < plans.size(); ++k) {
-      const RadixSort& plan = plans[k];
-      const auto t = warm_and_time(device, repeats, record_for(plan), restore, kMaxWarmRuns);
-      plan.release_descriptor_sets();
-      if (!t) {
-        std::fprintf(stderr, "bench: sort %s: %s\n", labels[k].c_str(), t.error().message.c_str());
-        return 1;
-      }
-      std::string why;
-      if (!device.download(keys.value(), got_keys.data(), n * kb) ||
-          (vb && !device.download(values.value(), got_values.data(), n * vb)))
-        why = "download failed";
-      else
-        why = check_sorted(plan.desc(), input, got_keys, got_values, n);
-      if (!why.empty()) {
-        ++failures;
-        std::fprintf(stderr, "MISMATCH sort %s n=%llu: %s\n", labels[k].c_str(), (unsigned long long)n, why.c_str());
-      }
-      // record_indirect takes max_count's passes whatever the count.
-      const bool one_workgroup = (shape.indirect ? max_n : n) <= plan.one_workgroup_keys();
-      std::string note = one_workgroup
-                             ? "one workgroup (up to " + std::to_string(plan.one_workgroup_keys()) + " keys)"
-                             : "tile=" + std::to_string(plan.keys_per_tile(shape.indirect ? max_n : n));
-      note += " passes=" + std::to_string(plan.digit_passes());
-      if (shape.indirect) note += " indirect";
-      if (shape.splat_tiles) note += " splat:" + std::to_string(shape.splat_tiles);
-      if (plan.algorithm() == SortAlgorithm::onesweep && !one_workgroup)
-        if (const std::string lookback = lookback_note(device, scratch.value(), plan.statistics_offset(), false);
-            !lookback.empty())
-          note += " " + lookback;
-      const double gbps = moved / t.value();
-      rows.push_back({primitive, one_workgroup ? "one_workgroup" : labels[k], to_string(base.key_type), value_s,
-                      to_string(base.order), n,
-                      t.value() / 1e3, double(n) / t.value(), gbps, ceilings->of_read(gbps), ceilings->of_copy(gbps),
-                      why.empty(), note});
-    }
+    const int failed = bench_sort_size(device, base, set, *input, n, max_n, repeats, shape, rows);
+    if (failed < 0) return 1;
+    failures += failed;
   }
   return failures ? 1 : 0;
 }
