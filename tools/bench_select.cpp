@@ -59,19 +59,10 @@ struct Variant {
   std::string label;  // the tile override as written ("@512x2"), empty without one
 };
 
-template <class T, class Plan>
-int bench_select_typed(const Device& device, const SelectDesc& base, const std::vector<Variant>& variants,
-                       const std::vector<uint64_t>& sizes, double density, int repeats, std::vector<SelectRow>& rows) {
-  constexpr bool partition = std::is_same_v<Plan, Partition>;
-  const char* prim = partition ? "partition" : "select";
-  const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
-  const uint32_t elem = sizeof(T);
-  const bool flagged = base.predicate == SelectPredicate::flagged;
-  // --output indices: u32 positions are written, and flagged selection reads no input.
-  const bool indices = base.output == SelectOutput::indices;
-  const uint32_t out_elem = indices ? 4 : elem;
-  const bool reads_input = !(indices && flagged);
-  PlanSet<Plan> set;
+// The plans of every variant for max_n elements; false (after a message) when one fails or none is available.
+template <class Plan>
+bool make_select_plans(const Device& device, const SelectDesc& base, const std::vector<Variant>& variants,
+                       uint64_t max_n, const char* prim, PlanSet<Plan>& set) {
   for (const Variant& v : variants) {
     SelectDesc desc = v.desc;
     desc.type = base.type;
@@ -81,122 +72,184 @@ int bench_select_typed(const Device& device, const SelectDesc& base, const std::
     const std::string what = std::string(prim) + " " + v.label;
     if (auto added = set.add(Plan::create(const_cast<Device&>(device).context(), desc), v.label, what); !added) {
       std::fprintf(stderr, "%s failed: %s\n", what.c_str(), added.error().message.c_str());
-      return 1;
+      return false;
     }
   }
-  const std::vector<Plan>& plans = set.plans;
-  const std::vector<std::string>& labels = set.labels;
-  if (plans.empty()) {
+  if (set.plans.empty()) {
     std::fprintf(stderr, "bench: no requested select algorithm is available on this device\n");
-    return 1;
+    return false;
   }
-  // Largest buffers first (DESIGN.md); the ceilings run on the input and output buffers.
-  const VkDeviceSize bytes = vector_bytes(max_n * elem);
+  return true;
+}
+
+// The buffers of a run (largest first: DESIGN.md; the ceilings run on input and output) and the random input
+// and flags, uploaded.
+template <class T>
+struct SelectInput {
+  Buffer input, output, flags, scratch, count;
+  std::vector<T> host;
+  std::vector<uint32_t> host_flags;
+};
+
+template <class T>
+std::optional<SelectInput<T>> make_select_input(const Device& device, VkDeviceSize scratch_bytes, uint64_t max_n,
+                                                double density) {
+  const VkDeviceSize bytes = vector_bytes(max_n * sizeof(T));
   auto input = device.create_buffer(bytes);
   auto output = device.create_buffer(std::max<VkDeviceSize>(bytes, vector_bytes(max_n * 4)));
   auto flags = device.create_buffer(std::max<VkDeviceSize>(max_n * 4, 16));
-  auto scratch = device.create_buffer(set.scratch_bytes);
+  auto scratch = device.create_buffer(scratch_bytes);
   auto count = device.create_buffer(16);
   if (!input || !output || !flags || !scratch || !count) {
     std::fprintf(stderr, "bench: buffer allocation failed\n");
-    return 1;
+    return std::nullopt;
   }
-  const std::vector<T> host = upload_random<T>(device, input.value(), max_n);
-  if (host.empty()) return 1;
+  std::vector<T> host = upload_random<T>(device, input.value(), max_n);
+  if (host.empty()) return std::nullopt;
   std::mt19937_64 rng(std::random_device{}());
-  const std::vector<uint32_t> host_flags = host::random_flags(max_n, density, rng);
+  std::vector<uint32_t> host_flags = host::random_flags(max_n, density, rng);
   if (auto ok = device.upload(flags.value(), host_flags.data(), max_n * 4); !ok) {
     std::fprintf(stderr, "bench: upload: %s\n", ok.message().c_str());
-    return 1;
+    return std::nullopt;
   }
-  const bool any_reversed = std::any_of(plans.begin(), plans.end(), [](const Plan& plan) {
+  return SelectInput<T>{std::move(input).value(), std::move(output).value(), std::move(flags).value(),
+                        std::move(scratch).value(), std::move(count).value(), std::move(host), std::move(host_flags)};
+}
+
+// What a run at n elements must produce: the comparand (the quantile of the first n values that keeps about
+// `density` percent), the kept count, the elements or indices (and, where a plan asks, with the rejected side
+// reversed), and the CPU reference's time (std::copy_if / std::stable_partition).
+template <class T>
+struct SelectExpected {
+  T rhs{};
+  uint64_t kept = 0;
+  double cpu_ns = 0;
+  std::vector<T> values, values_reversed;
+  std::vector<uint32_t> indices, indices_reversed;
+};
+
+template <class T>
+SelectExpected<T> select_reference(const SelectDesc& base, const SelectInput<T>& in, uint64_t n, double density,
+                                   bool partition, bool any_reversed) {
+  const bool flagged = base.predicate == SelectPredicate::flagged;
+  SelectExpected<T> e;
+  e.rhs = in.host[0];
+  if (!flagged && n > 0) {
+    std::vector<T> sorted(in.host.begin(), in.host.begin() + std::ptrdiff_t(n));
+    std::sort(sorted.begin(), sorted.end());
+    const bool lower = base.predicate == SelectPredicate::less || base.predicate == SelectPredicate::less_equal;
+    const double q = lower ? density / 100 : 1 - density / 100;
+    e.rhs = sorted[std::min<size_t>(n - 1, size_t(q * double(n)))];
+  }
+  e.cpu_ns = time_cpu([&] {
+    e.values = host::compact(base.predicate, in.host.data(), in.host_flags.data(), n, e.rhs, partition, e.kept);
+  });
+  if (base.output == SelectOutput::indices)
+    for (int side = 0; side < (partition ? 2 : 1); ++side)
+      for (uint32_t i = 0; i < n; ++i)
+        if (host::select_keep(base.predicate, in.host[i], in.host_flags[i], e.rhs) == (side == 0)) e.indices.push_back(i);
+  if (any_reversed) {
+    e.values_reversed = host::reverse_rejected(e.values, e.kept);
+    e.indices_reversed = host::reverse_rejected(e.indices, e.kept);
+  }
+  return e;
+}
+
+// The ceilings, the CPU row and every plan's row at n elements; the failures, or -1 where a run cannot be
+// timed.
+template <class T, class Plan>
+int bench_select_size(const Device& device, const SelectDesc& base, const PlanSet<Plan>& set, SelectInput<T>& in,
+                      uint64_t n, double density, int repeats, std::vector<SelectRow>& rows) {
+  constexpr bool partition = std::is_same_v<Plan, Partition>;
+  const char* prim = partition ? "partition" : "select";
+  const uint32_t elem = sizeof(T);
+  const bool flagged = base.predicate == SelectPredicate::flagged;
+  // --output indices: u32 positions are written, and flagged selection reads no input.
+  const bool indices = base.output == SelectOutput::indices;
+  const uint32_t out_elem = indices ? 4 : elem;
+  const bool reads_input = !(indices && flagged);
+  const bool any_reversed = std::any_of(set.plans.begin(), set.plans.end(), [](const Plan& plan) {
     return plan.desc().rejected_order == RejectedOrder::reversed;
   });
-  int failures = 0;
-  std::vector<T> got(max_n), expected, expected_reversed;
-  std::vector<uint32_t> got_indices(max_n), expected_indices, expected_indices_reversed;
-  for (uint64_t n : sizes) {
-    // The comparand: the quantile of the first n values that keeps about `density` percent.
-    T rhs = host[0];
-    if (!flagged && n > 0) {
-      std::vector<T> sorted(host.begin(), host.begin() + std::ptrdiff_t(n));
-      std::sort(sorted.begin(), sorted.end());
-      const bool lower = base.predicate == SelectPredicate::less || base.predicate == SelectPredicate::less_equal;
-      const double q = lower ? density / 100 : 1 - density / 100;
-      rhs = sorted[std::min<size_t>(n - 1, size_t(q * double(n)))];
-    }
-    Comparand comparand = Comparand::of(rhs);
-    // CPU reference and row: std::copy_if / std::stable_partition.
-    uint64_t kept = 0;
-    const double cpu = time_cpu(
-        [&] { expected = host::compact(base.predicate, host.data(), host_flags.data(), n, rhs, partition, kept); });
-    if (indices) {
-      expected_indices.clear();
-      for (int side = 0; side < (partition ? 2 : 1); ++side)
-        for (uint32_t i = 0; i < n; ++i)
-          if (host::select_keep(base.predicate, host[i], host_flags[i], rhs) == (side == 0)) expected_indices.push_back(i);
-    }
-    // RejectedOrder::reversed: the same with the rejected side reversed, made only where a plan needs it.
-    if (any_reversed) {
-      expected_reversed = host::reverse_rejected(expected, kept);
-      expected_indices_reversed = host::reverse_rejected(expected_indices, kept);
-    }
-    const double moved = (reads_input ? double(n) * elem : 0) + (flagged ? double(n) * 4 : 0) +
-                         double(partition ? n : kept) * out_elem;
-    progress("bench %s %s %s n=%s (kept %llu) ...\n", prim, to_string(base.type), to_string(base.predicate),
-             size_label(n).c_str(), (unsigned long long)kept);
-    auto record_for = [&](const Plan& plan) -> Recorder {
-      return [&, n](VkCommandBuffer cmd) {
-        const SelectOperands operands{.input = reads_input ? input->range(0, n * elem) : BufferRange{},
-                                      .flags = flagged ? flags->range(0, n * 4) : BufferRange{},
-                                      .output = output->range(0, n * out_elem),
-                                      .selected_count = count->range(0, 4),
-                                      .scratch = scratch->range()};
-        return plan.record(cmd, operands, n, comparand);
-      };
+  const SelectExpected<T> e = select_reference(base, in, n, density, partition, any_reversed);
+  const uint64_t kept = e.kept;
+  const double moved = (reads_input ? double(n) * elem : 0) + (flagged ? double(n) * 4 : 0) +
+                       double(partition ? n : kept) * out_elem;
+  progress("bench %s %s %s n=%s (kept %llu) ...\n", prim, to_string(base.type), to_string(base.predicate),
+           size_label(n).c_str(), (unsigned long long)kept);
+  const Comparand comparand = Comparand::of(e.rhs);
+  auto record_for = [&](const Plan& plan) -> Recorder {
+    return [&, n](VkCommandBuffer cmd) {
+      const SelectOperands operands{.input = reads_input ? in.input.range(0, n * elem) : BufferRange{},
+                                    .flags = flagged ? in.flags.range(0, n * 4) : BufferRange{},
+                                    .output = in.output.range(0, n * out_elem),
+                                    .selected_count = in.count.range(0, 4),
+                                    .scratch = in.scratch.range()};
+      return plan.record(cmd, operands, n, comparand);
     };
-    if (auto warmed = warm_up(device, record_for(plans.front())); !warmed) {
-      std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
-      return 1;
+  };
+  if (auto warmed = warm_up(device, record_for(set.plans.front())); !warmed) {
+    std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
+    return -1;
+  }
+  set.plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
+  const auto ceilings = ceilings_for(device, in.input, in.output, n * elem, repeats);
+  if (!ceilings) return -1;
+  add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
+    return SelectRow{"ceiling", name, "u32", "-", n, 0, us, gbps, of_read, of_copy, true, ""};
+  });
+  rows.push_back({prim, partition ? "cpu (std::stable_partition)" : "cpu (std::copy_if)", to_string(base.type),
+                  to_string(base.predicate), n, kept, e.cpu_ns / 1e3, moved / e.cpu_ns,
+                  ceilings->of_read(moved / e.cpu_ns), ceilings->of_copy(moved / e.cpu_ns), true, ""});
+  std::vector<T> got(n);
+  std::vector<uint32_t> got_indices(n);
+  int failures = 0;
+  for (size_t k = 0; k < set.plans.size(); ++k) {
+    const Plan& plan = set.plans[k];
+    const auto t = warm_and_time(device, repeats, record_for(plan));
+    plan.release_descriptor_sets();
+    if (!t) {
+      std::fprintf(stderr, "bench: %s %s: %s\n", prim, set.labels[k].c_str(), t.error().message.c_str());
+      return -1;
     }
-    plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
-    const auto ceilings = ceilings_for(device, input.value(), output.value(), n * elem, repeats);
-    if (!ceilings) return 1;
-    add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
-      return SelectRow{"ceiling", name, "u32", "-", n, 0, us, gbps, of_read, of_copy, true, ""};
-    });
-    rows.push_back({prim, partition ? "cpu (std::stable_partition)" : "cpu (std::copy_if)", to_string(base.type),
-                    to_string(base.predicate), n, kept, cpu / 1e3, moved / cpu, ceilings->of_read(moved / cpu),
-                    ceilings->of_copy(moved / cpu), true, ""});
-    for (size_t k = 0; k < plans.size(); ++k) {
-      const auto t = warm_and_time(device, repeats, record_for(plans[k]));
-      plans[k].release_descriptor_sets();
-      if (!t) {
-        std::fprintf(stderr, "bench: %s %s: %s\n", prim, labels[k].c_str(), t.error().message.c_str());
-        return 1;
-      }
-      uint32_t got_count = 0;
-      const uint64_t check_n = partition ? n : kept;
-      void* got_data = indices ? static_cast<void*>(got_indices.data()) : static_cast<void*>(got.data());
-      const bool reversed = plans[k].desc().rejected_order == RejectedOrder::reversed;
-      const void* expected_data =
-          indices ? static_cast<const void*>((reversed ? expected_indices_reversed : expected_indices).data())
-                  : static_cast<const void*>((reversed ? expected_reversed : expected).data());
-      bool ok = bool(device.download(count.value(), &got_count, 4)) &&
-                (check_n == 0 || bool(device.download(output.value(), got_data, check_n * out_elem)));
-      ok = ok && got_count == kept && std::memcmp(got_data, expected_data, check_n * out_elem) == 0;
-      if (!ok) {
-        ++failures;
-        std::fprintf(stderr, "MISMATCH %s %s n=%llu: count %u (expected %llu) or output differs\n", prim,
-                     labels[k].c_str(), (unsigned long long)n, got_count, (unsigned long long)kept);
-      }
-      std::string note;
-      if (plans[k].algorithm() == SelectAlgorithm::chained)
-        note = lookback_note(device, scratch.value(), plans[k].statistics_offset(), true);
-      const double gbps = moved / t.value();
-      rows.push_back({prim, labels[k], to_string(base.type), to_string(base.predicate), n, kept, t.value() / 1e3, gbps,
-                      ceilings->of_read(gbps), ceilings->of_copy(gbps), ok, note});
+    uint32_t got_count = 0;
+    const uint64_t check_n = partition ? n : kept;
+    void* got_data = indices ? static_cast<void*>(got_indices.data()) : static_cast<void*>(got.data());
+    const bool reversed = plan.desc().rejected_order == RejectedOrder::reversed;
+    const void* expected_data = indices ? static_cast<const void*>((reversed ? e.indices_reversed : e.indices).data())
+                                        : static_cast<const void*>((reversed ? e.values_reversed : e.values).data());
+    bool ok = bool(device.download(in.count, &got_count, 4)) &&
+              (check_n == 0 || bool(device.download(in.output, got_data, check_n * out_elem)));
+    ok = ok && got_count == kept && std::memcmp(got_data, expected_data, check_n * out_elem) == 0;
+    if (!ok) {
+      ++failures;
+      std::fprintf(stderr, "MISMATCH %s %s n=%llu: count %u (expected %llu) or output differs\n", prim,
+                   set.labels[k].c_str(), (unsigned long long)n, got_count, (unsigned long long)kept);
     }
+    std::string note;
+    if (plan.algorithm() == SelectAlgorithm::chained)
+      note = lookback_note(device, in.scratch, plan.statistics_offset(), true);
+    const double gbps = moved / t.value();
+    rows.push_back({prim, set.labels[k], to_string(base.type), to_string(base.predicate), n, kept, t.value() / 1e3,
+                    gbps, ceilings->of_read(gbps), ceilings->of_copy(gbps), ok, note});
+  }
+  return failures;
+}
+
+template <class T, class Plan>
+int bench_select_typed(const Device& device, const SelectDesc& base, const std::vector<Variant>& variants,
+                       const std::vector<uint64_t>& sizes, double density, int repeats, std::vector<SelectRow>& rows) {
+  constexpr bool partition = std::is_same_v<Plan, Partition>;
+  const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
+  PlanSet<Plan> set;
+  if (!make_select_plans(device, base, variants, max_n, partition ? "partition" : "select", set)) return 1;
+  auto input = make_select_input<T>(device, set.scratch_bytes, max_n, density);
+  if (!input) return 1;
+  int failures = 0;
+  for (uint64_t n : sizes) {
+    const int failed = bench_select_size<T, Plan>(device, base, set, *input, n, density, repeats, rows);
+    if (failed < 0) return 1;
+    failures += failed;
   }
   return failures ? 1 : 0;
 }
