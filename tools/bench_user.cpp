@@ -97,40 +97,19 @@ std::vector<Sum4> host_scan(const std::vector<Sum4>& x, bool exclusive) {
   return out;
 }
 
-template <class T>
-int bench_user_typed(const Device& device, bool is_scan, ScanKind kind, const std::vector<AlgorithmChoice>& algorithms,
-                     const std::vector<uint64_t>& sizes, int repeats, std::vector<UserRow>& rows) {
-  const UserOperator& op = operator_of(static_cast<const T*>(nullptr));
-  const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
-  const uint32_t elem = sizeof(T);
-  Context& context = const_cast<Device&>(device).context();
+// The plans a run times: a scan per algorithm choice, or one reduce (rows per tile from the first choice).
+struct UserPlans {
   std::vector<Reduce> reduces;
   PlanSet<Scan> scans;
-  if (is_scan) {
-    for (const AlgorithmChoice& choice : algorithms) {
-      ScanDesc d;
-      d.user_operator = &op;
-      d.kind = kind;
-      d.max_count = max_n;
-      if (!parse(choice.name.c_str(), d.algorithm)) {
-        std::fprintf(stderr, "vkprim bench: unknown scan algorithm '%s'\n", choice.name.c_str());
-        return 2;
-      }
-      d.tuning.workgroup_size = choice.workgroup_size;
-      d.tuning.vectors_per_thread = choice.per_thread;
-      d.tuning.lookback_windows = choice.tuning;
-      const std::string what = "scan " + choice.name;
-      const std::string shape = shape_label(choice.workgroup_size, choice.per_thread, choice.tuning);
-      if (auto added = scans.add(Scan::create(context, d), shape, what); !added) {
-        std::fprintf(stderr, "%s: %s\n", what.c_str(), added.error().message.c_str());
-        return 1;
-      }
-    }
-    if (scans.plans.empty()) {
-      std::fprintf(stderr, "bench: no requested scan algorithm is available on this device\n");
-      return 1;
-    }
-  } else {
+  VkDeviceSize scratch_bytes() const {
+    return std::max<VkDeviceSize>(16, reduces.empty() ? scans.scratch_bytes : reduces.front().scratch_requirements().size);
+  }
+};
+
+// 0, or the exit code after a message (2: an unknown algorithm name).
+int make_user_plans(Context& context, const UserOperator& op, bool is_scan, ScanKind kind,
+                    const std::vector<AlgorithmChoice>& algorithms, uint64_t max_n, UserPlans& plans) {
+  if (!is_scan) {
     ReduceDesc d;
     d.user_operator = &op;
     d.max_count = max_n;
@@ -140,82 +119,147 @@ int bench_user_typed(const Device& device, bool is_scan, ScanKind kind, const st
       std::fprintf(stderr, "reduce: %s\n", plan.error().message.c_str());
       return 1;
     }
-    reduces.push_back(std::move(plan).value());
+    plans.reduces.push_back(std::move(plan).value());
+    return 0;
   }
-  const VkDeviceSize scratch_bytes =
-      std::max<VkDeviceSize>(16, is_scan ? scans.scratch_bytes : reduces.front().scratch_requirements().size);
-  // Largest buffers first (DESIGN.md: NVIDIA placed late large allocations slower).
-  const VkDeviceSize bytes = vector_bytes(max_n * elem);
+  for (const AlgorithmChoice& choice : algorithms) {
+    ScanDesc d;
+    d.user_operator = &op;
+    d.kind = kind;
+    d.max_count = max_n;
+    if (!parse(choice.name.c_str(), d.algorithm)) {
+      std::fprintf(stderr, "vkprim bench: unknown scan algorithm '%s'\n", choice.name.c_str());
+      return 2;
+    }
+    d.tuning.workgroup_size = choice.workgroup_size;
+    d.tuning.vectors_per_thread = choice.per_thread;
+    d.tuning.lookback_windows = choice.tuning;
+    const std::string what = "scan " + choice.name;
+    const std::string shape = shape_label(choice.workgroup_size, choice.per_thread, choice.tuning);
+    if (auto added = plans.scans.add(Scan::create(context, d), shape, what); !added) {
+      std::fprintf(stderr, "%s: %s\n", what.c_str(), added.error().message.c_str());
+      return 1;
+    }
+  }
+  if (plans.scans.plans.empty()) {
+    std::fprintf(stderr, "bench: no requested scan algorithm is available on this device\n");
+    return 1;
+  }
+  return 0;
+}
+
+// The input and output (largest first: DESIGN.md, NVIDIA placed late large allocations slower), scratch, and
+// the seeded random input, uploaded.
+template <class T>
+struct UserInput {
+  Buffer input, output, scratch;
+  std::vector<T> host;
+};
+
+template <class T>
+std::optional<UserInput<T>> make_user_input(const Device& device, VkDeviceSize scratch_bytes, uint64_t max_n) {
+  const VkDeviceSize bytes = vector_bytes(max_n * sizeof(T));
   auto input = device.create_buffer(bytes);
   auto output = device.create_buffer(bytes);
   auto scratch = device.create_buffer(scratch_bytes);
   if (!input || !output || !scratch) {
     std::fprintf(stderr, "bench: buffer allocation of 2 x %llu bytes failed\n", (unsigned long long)bytes);
-    return 1;
+    return std::nullopt;
   }
   std::mt19937_64 rng(0x5eed);
-  const std::vector<T> host = random_elements<T>(rng, size_t(max_n));
-  if (auto up = device.upload(input.value(), host.data(), max_n * elem); !up) {
+  std::vector<T> host = random_elements<T>(rng, size_t(max_n));
+  if (auto up = device.upload(input.value(), host.data(), max_n * sizeof(T)); !up) {
     std::fprintf(stderr, "bench: upload: %s\n", up.message().c_str());
-    return 1;
+    return std::nullopt;
   }
+  return UserInput<T>{std::move(input).value(), std::move(output).value(), std::move(scratch).value(), std::move(host)};
+}
+
+// Whether `got` (n elements of the scan, or the reduce's one) matches the host's fold of x.
+template <class T>
+bool user_result_ok(const std::vector<T>& got, const std::vector<T>& x, bool is_scan, ScanKind kind) {
+  if (is_scan) {
+    const std::vector<T> want = host_scan(x, kind == ScanKind::exclusive);
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!accept(got[i], want[i])) return false;
+    return true;
+  }
+  return x.empty() ? accept(got[0], identity<T>()) : accept(got[0], host_scan(x, false).back());
+}
+
+// The ceilings and every plan's row at n elements; the failures, or -1 where a run cannot be timed.
+template <class T>
+int bench_user_size(const Device& device, const UserOperator& op, bool is_scan, ScanKind kind,
+                    const std::vector<AlgorithmChoice>& algorithms, const UserPlans& plans, UserInput<T>& in,
+                    uint64_t n, int repeats, std::vector<UserRow>& rows) {
+  const uint32_t elem = sizeof(T);
+  progress("bench %s %s n=%s ...\n", is_scan ? "scan" : "reduce", op.name, size_label(n).c_str());
+  const std::vector<T> x(in.host.begin(), in.host.begin() + ptrdiff_t(n));
+  const auto ceilings = ceilings_for(device, in.input, in.output, n * elem, repeats);
+  if (!ceilings) return -1;
+  add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
+    return UserRow{"ceiling", name, "-", "-", n, us, gbps, of_read, of_copy, true};
+  });
+  std::vector<T> got(std::max<uint64_t>(n, 1));
   int failures = 0;
-  std::vector<T> got(max_n);
-  for (uint64_t n : sizes) {
-    progress("bench %s %s n=%s ...\n", is_scan ? "scan" : "reduce", op.name, size_label(n).c_str());
-    const std::vector<T> x(host.begin(), host.begin() + ptrdiff_t(n));
-    const auto ceilings = ceilings_for(device, input.value(), output.value(), n * elem, repeats);
-    if (!ceilings) return 1;
-    add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
-      return UserRow{"ceiling", name, "-", "-", n, us, gbps, of_read, of_copy, true};
-    });
-    const size_t plan_count = is_scan ? scans.plans.size() : 1;
-    for (size_t k = 0; k < plan_count; ++k) {
-      Recorder run;
-      std::string label;
-      if (is_scan) {
-        const Scan& plan = scans.plans[k];
-        label = scans.labels[k];
-        run = [&, n](VkCommandBuffer cmd) {
-          return plan.record(cmd, input->range(0, n * elem), output->range(0, n * elem), n, scratch->range());
-        };
-      } else {
-        label = std::string(to_string(reduces.front().algorithm())) + shape_label(0, algorithms.front().per_thread);
-        run = [&, n](VkCommandBuffer cmd) {
-          return reduces.front().record(cmd, input->range(0, n * elem), output->range(0, elem), n, scratch->range());
-        };
-      }
-      const auto t = warm_and_time(device, repeats, run);
-      // The runs have completed: hand back the descriptor sets each wrote without push descriptors.
-      if (is_scan) scans.plans[k].release_descriptor_sets();
-      else reduces.front().release_descriptor_sets();
-      if (!t) {
-        std::fprintf(stderr, "bench: %s: %s\n", label.c_str(), t.error().message.c_str());
-        return 1;
-      }
-      const uint64_t out_n = is_scan ? n : 1;
-      if (auto fetched = device.download(output.value(), got.data(), out_n * elem); !fetched) {
-        std::fprintf(stderr, "bench: download: %s\n", fetched.message().c_str());
-        return 1;
-      }
-      bool ok = true;
-      if (is_scan) {
-        const std::vector<T> want = host_scan(x, kind == ScanKind::exclusive);
-        for (uint64_t i = 0; i < n && ok; ++i) ok = accept(got[i], want[i]);
-      } else {
-        const std::vector<T> want = host_scan(x, false);
-        ok = n == 0 ? accept(got[0], identity<T>()) : accept(got[0], want.back());
-      }
-      if (!ok) {
-        ++failures;
-        std::fprintf(stderr, "MISMATCH %s %s n=%llu\n", label.c_str(), op.name, (unsigned long long)n);
-      }
-      const double moved = double(n) * elem * (is_scan ? 2.0 : 1.0);
-      const double gbps = moved / t.value();
-      const std::string note = is_scan ? scan_lookback_note(device, scratch.value(), scans.plans[k]) : std::string();
-      rows.push_back({is_scan ? "scan" : "reduce", label, is_scan ? to_string(kind) : "-", op.name, n, t.value() / 1e3,
-                      gbps, ceilings->of_read(gbps), ceilings->of_copy(gbps), ok, note});
+  const size_t plan_count = is_scan ? plans.scans.plans.size() : 1;
+  for (size_t k = 0; k < plan_count; ++k) {
+    Recorder run;
+    std::string label;
+    if (is_scan) {
+      const Scan& plan = plans.scans.plans[k];
+      label = plans.scans.labels[k];
+      run = [&, n](VkCommandBuffer cmd) {
+        return plan.record(cmd, in.input.range(0, n * elem), in.output.range(0, n * elem), n, in.scratch.range());
+      };
+    } else {
+      label = std::string(to_string(plans.reduces.front().algorithm())) + shape_label(0, algorithms.front().per_thread);
+      run = [&, n](VkCommandBuffer cmd) {
+        return plans.reduces.front().record(cmd, in.input.range(0, n * elem), in.output.range(0, elem), n,
+                                            in.scratch.range());
+      };
     }
+    const auto t = warm_and_time(device, repeats, run);
+    // The runs have completed: hand back the descriptor sets each wrote without push descriptors.
+    if (is_scan) plans.scans.plans[k].release_descriptor_sets();
+    else plans.reduces.front().release_descriptor_sets();
+    if (!t) {
+      std::fprintf(stderr, "bench: %s: %s\n", label.c_str(), t.error().message.c_str());
+      return -1;
+    }
+    if (auto fetched = device.download(in.output, got.data(), (is_scan ? n : 1) * elem); !fetched) {
+      std::fprintf(stderr, "bench: download: %s\n", fetched.message().c_str());
+      return -1;
+    }
+    const bool ok = user_result_ok(got, x, is_scan, kind);
+    if (!ok) {
+      ++failures;
+      std::fprintf(stderr, "MISMATCH %s %s n=%llu\n", label.c_str(), op.name, (unsigned long long)n);
+    }
+    const double moved = double(n) * elem * (is_scan ? 2.0 : 1.0);
+    const double gbps = moved / t.value();
+    const std::string note = is_scan ? scan_lookback_note(device, in.scratch, plans.scans.plans[k]) : std::string();
+    rows.push_back({is_scan ? "scan" : "reduce", label, is_scan ? to_string(kind) : "-", op.name, n, t.value() / 1e3,
+                    gbps, ceilings->of_read(gbps), ceilings->of_copy(gbps), ok, note});
+  }
+  return failures;
+}
+
+template <class T>
+int bench_user_typed(const Device& device, bool is_scan, ScanKind kind, const std::vector<AlgorithmChoice>& algorithms,
+                     const std::vector<uint64_t>& sizes, int repeats, std::vector<UserRow>& rows) {
+  const UserOperator& op = operator_of(static_cast<const T*>(nullptr));
+  const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
+  UserPlans plans;
+  if (const int made = make_user_plans(const_cast<Device&>(device).context(), op, is_scan, kind, algorithms, max_n, plans))
+    return made;
+  auto input = make_user_input<T>(device, plans.scratch_bytes(), max_n);
+  if (!input) return 1;
+  int failures = 0;
+  for (uint64_t n : sizes) {
+    const int failed = bench_user_size(device, op, is_scan, kind, algorithms, plans, *input, n, repeats, rows);
+    if (failed < 0) return 1;
+    failures += failed;
   }
   return failures ? 1 : 0;
 }
