@@ -173,12 +173,16 @@ Expected expect(Prim p, const std::vector<uint32_t>& keys, const std::vector<uin
   return e;
 }
 
-int bench(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& choices,
-          const std::vector<uint64_t>& sizes, uint32_t run_length, int repeats, std::vector<ByKeyRow>& rows) {
-  const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
+// The plans of the chosen algorithms and tiles ("all": every algorithm the device runs).
+struct ByKeyPlans {
   std::vector<AnyPlan> plans;
   std::vector<std::string> labels;
   VkDeviceSize scratch_bytes = 16;
+};
+
+// 0, or the exit code after a message (2: a bad choice).
+int make_by_key_plans(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& choices, uint64_t max_n,
+                      ByKeyPlans& out) {
   const bool memory_model = device.context().capabilities().has(feature_memory_model);
   for (const AlgorithmChoice& ch : choices) {
     if (ch.tuning) {  // a third number would be an override the keyed plans do not read
@@ -205,12 +209,23 @@ int bench(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& c
         std::fprintf(stderr, "%s failed: %s\n", prim_name(prim), made.error().message.c_str());
         return 1;
       }
-      scratch_bytes = std::max(scratch_bytes, made->scratch);
-      labels.push_back(to_string(made->algorithm) + ch.shape);
-      plans.push_back(std::move(made).value());
+      out.scratch_bytes = std::max(out.scratch_bytes, made->scratch);
+      out.labels.push_back(to_string(made->algorithm) + ch.shape);
+      out.plans.push_back(std::move(made).value());
     }
   }
-  // Largest buffers first (DESIGN.md); the ceilings run on the keys and output B.
+  return 0;
+}
+
+// The buffers (largest first: DESIGN.md; the ceilings run on the keys and output B), keys in runs of about
+// run_length and random values, uploaded.
+struct ByKeyInput {
+  Buffer keys, values, a, b, scratch, count;
+  std::vector<uint32_t> host_keys, host_values;
+};
+
+std::optional<ByKeyInput> make_by_key_input(const Device& device, VkDeviceSize scratch_bytes, uint64_t max_n,
+                                            uint32_t run_length) {
   const VkDeviceSize bytes = vector_bytes(max_n * 4);
   auto keys = device.create_buffer(bytes);
   auto values = device.create_buffer(bytes);
@@ -220,63 +235,91 @@ int bench(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& c
   auto count = device.create_buffer(16);
   if (!keys || !values || !a || !b || !scratch || !count) {
     std::fprintf(stderr, "bench: buffer allocation failed\n");
-    return 1;
+    return std::nullopt;
   }
   std::mt19937_64 rng(std::random_device{}());
-  const std::vector<uint32_t> host_keys = host::keys_with_runs<uint32_t>(max_n, run_length, 0, true, rng);
-  const std::vector<uint32_t> host_values = upload_random<uint32_t>(device, values.value(), max_n);
+  std::vector<uint32_t> host_keys = host::keys_with_runs<uint32_t>(max_n, run_length, 0, true, rng);
+  std::vector<uint32_t> host_values = upload_random<uint32_t>(device, values.value(), max_n);
   if (host_values.empty() || !device.upload(keys.value(), host_keys.data(), max_n * 4)) {
     std::fprintf(stderr, "bench: upload failed\n");
-    return 1;
+    return std::nullopt;
   }
+  return ByKeyInput{std::move(keys).value(),    std::move(values).value(), std::move(a).value(),
+                    std::move(b).value(),       std::move(scratch).value(), std::move(count).value(),
+                    std::move(host_keys),       std::move(host_values)};
+}
+
+// Whether a run's outputs (the count where the primitive writes one, A and B) are the expected ones.
+bool by_key_outputs_ok(const Device& device, Prim prim, const ByKeyInput& in, const Expected& e, uint32_t& got_count) {
+  const bool scan = prim == Prim::inclusive_scan_by_key || prim == Prim::exclusive_scan_by_key;
+  got_count = uint32_t(e.runs);
+  std::vector<uint32_t> got_a(e.a.size()), got_b(e.b.size());
+  const bool fetched = (scan || bool(device.download(in.count, &got_count, 4))) &&
+                       (got_a.empty() || bool(device.download(in.a, got_a.data(), got_a.size() * 4))) &&
+                       (got_b.empty() || bool(device.download(in.b, got_b.data(), got_b.size() * 4)));
+  return fetched && got_count == e.runs && got_a == e.a && got_b == e.b;
+}
+
+// The ceilings and every plan's row at n elements; the failures, or -1 where a run cannot be timed.
+int bench_by_key_size(const Device& device, Prim prim, const ByKeyPlans& set, ByKeyInput& in, uint64_t n,
+                      int repeats, std::vector<ByKeyRow>& rows) {
+  const std::vector<uint32_t> k(in.host_keys.begin(), in.host_keys.begin() + std::ptrdiff_t(n));
+  const std::vector<uint32_t> v(in.host_values.begin(), in.host_values.begin() + std::ptrdiff_t(n));
+  const Expected e = expect(prim, k, v);
+  progress("bench %s n=%s (runs %llu) ...\n", prim_name(prim), size_label(n).c_str(), (unsigned long long)e.runs);
+  auto record_for = [&](const AnyPlan& plan) -> Recorder {
+    return [&, n](VkCommandBuffer cmd) {
+      return plan.record(cmd, in.keys.range(0, n * 4), in.values.range(0, n * 4), in.a.range(0, n * 4),
+                         in.b.range(0, n * 4), in.count.range(0, 4), n, in.scratch.range());
+    };
+  };
+  if (auto warmed = warm_up(device, record_for(set.plans.front())); !warmed) {
+    std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
+    return -1;
+  }
+  set.plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
+  const auto ceilings = ceilings_for(device, in.keys, in.b, n * 4, repeats);
+  if (!ceilings) return -1;
+  add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
+    return ByKeyRow{"ceiling", name, n, 0, us, gbps, of_read, of_copy, true, ""};
+  });
+  int failures = 0;
+  for (size_t i = 0; i < set.plans.size(); ++i) {
+    const AnyPlan& plan = set.plans[i];
+    const auto t = warm_and_time(device, repeats, record_for(plan));
+    plan.release_descriptor_sets();
+    if (!t) {
+      std::fprintf(stderr, "bench: %s: %s\n", prim_name(prim), t.error().message.c_str());
+      return -1;
+    }
+    uint32_t got_count = 0;
+    const bool ok = by_key_outputs_ok(device, prim, in, e, got_count);
+    if (!ok) {
+      ++failures;
+      std::fprintf(stderr, "MISMATCH %s %s n=%llu: count %u (expected %llu) or outputs differ\n", prim_name(prim),
+                   set.labels[i].c_str(), (unsigned long long)n, got_count, (unsigned long long)e.runs);
+    }
+    const double gbps = e.bytes / t.value();
+    rows.push_back({prim_name(prim), set.labels[i], n, e.runs, t.value() / 1e3, gbps, ceilings->of_read(gbps),
+                    ceilings->of_copy(gbps), ok,
+                    plan.algorithm == KeyedAlgorithm::chained ? lookback_note(device, in.scratch, plan.statistics, true)
+                                                              : std::string()});
+  }
+  return failures;
+}
+
+int bench(const Device& device, Prim prim, const std::vector<AlgorithmChoice>& choices,
+          const std::vector<uint64_t>& sizes, uint32_t run_length, int repeats, std::vector<ByKeyRow>& rows) {
+  const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
+  ByKeyPlans set;
+  if (const int made = make_by_key_plans(device, prim, choices, max_n, set)) return made;
+  auto input = make_by_key_input(device, set.scratch_bytes, max_n, run_length);
+  if (!input) return 1;
   int failures = 0;
   for (uint64_t n : sizes) {
-    const std::vector<uint32_t> k(host_keys.begin(), host_keys.begin() + std::ptrdiff_t(n));
-    const std::vector<uint32_t> v(host_values.begin(), host_values.begin() + std::ptrdiff_t(n));
-    const Expected e = expect(prim, k, v);
-    progress("bench %s n=%s (runs %llu) ...\n", prim_name(prim), size_label(n).c_str(), (unsigned long long)e.runs);
-    auto record_for = [&](const AnyPlan& plan) -> Recorder {
-      return [&, n](VkCommandBuffer cmd) {
-        return plan.record(cmd, keys->range(0, n * 4), values->range(0, n * 4), a->range(0, n * 4), b->range(0, n * 4),
-                           count->range(0, 4), n, scratch->range());
-      };
-    };
-    if (auto warmed = warm_up(device, record_for(plans.front())); !warmed) {
-      std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
-      return 1;
-    }
-    plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
-    const auto ceilings = ceilings_for(device, keys.value(), b.value(), n * 4, repeats);
-    if (!ceilings) return 1;
-    add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
-      return ByKeyRow{"ceiling", name, n, 0, us, gbps, of_read, of_copy, true, ""};
-    });
-    for (size_t i = 0; i < plans.size(); ++i) {
-      const auto t = warm_and_time(device, repeats, record_for(plans[i]));
-      plans[i].release_descriptor_sets();
-      if (!t) {
-        std::fprintf(stderr, "bench: %s: %s\n", prim_name(prim), t.error().message.c_str());
-        return 1;
-      }
-      const bool scan = prim == Prim::inclusive_scan_by_key || prim == Prim::exclusive_scan_by_key;
-      uint32_t got_count = uint32_t(e.runs);
-      std::vector<uint32_t> got_a(e.a.size()), got_b(e.b.size());
-      bool ok = (scan || bool(device.download(count.value(), &got_count, 4))) &&
-                (got_a.empty() || bool(device.download(a.value(), got_a.data(), got_a.size() * 4))) &&
-                (got_b.empty() || bool(device.download(b.value(), got_b.data(), got_b.size() * 4)));
-      ok = ok && got_count == e.runs && got_a == e.a && got_b == e.b;
-      if (!ok) {
-        ++failures;
-        std::fprintf(stderr, "MISMATCH %s %s n=%llu: count %u (expected %llu) or outputs differ\n", prim_name(prim),
-                     labels[i].c_str(), (unsigned long long)n, got_count, (unsigned long long)e.runs);
-      }
-      const double gbps = e.bytes / t.value();
-      rows.push_back({prim_name(prim), labels[i], n, e.runs, t.value() / 1e3, gbps, ceilings->of_read(gbps),
-                      ceilings->of_copy(gbps), ok,
-                      plans[i].algorithm == KeyedAlgorithm::chained
-                          ? lookback_note(device, scratch.value(), plans[i].statistics, true)
-                          : std::string()});
-    }
+    const int failed = bench_by_key_size(device, prim, set, *input, n, repeats, rows);
+    if (failed < 0) return 1;
+    failures += failed;
   }
   return failures ? 1 : 0;
 }
