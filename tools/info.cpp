@@ -72,12 +72,8 @@ std::string sort_report(const RadixSort& p, uint64_t n) {
   return out;
 }
 
-// What `automatic` resolves to for each primitive on this device, from plans created here (the choice is
-// the library's, made at create), with the plan's own report: tile sizes, passes, dispatches at kPickCount.
-void print_automatic_picks(Context& context) {
-  const uint64_t n = kPickCount;
-  std::printf("automatic picks (plans for %s elements; each header's `automatic =` says the rule):\n",
-              size_label(n).c_str());
+// The reduce and scan picks: u32 and f32 adds, a deterministic f32 scan.
+void print_reduce_scan_picks(Context& context, uint64_t n) {
   for (DataType type : {DataType::u32, DataType::f32}) {
     auto reduce = Reduce::create(context, ReduceDesc{type, Op::add, n});
     print_pick("reduce", std::string(to_string(type)) + " add", reduce,
@@ -92,6 +88,10 @@ void print_automatic_picks(Context& context) {
     print_pick("scan", std::string(to_string(desc.type)) + " inclusive add" + (deterministic ? ", deterministic" : ""),
                scan, [&](const Scan& p) { return dispatches(p.dispatch_count(n)); });
   }
+}
+
+// The segmented primitives: each segment's class by its length, chosen on the GPU.
+void print_segmented_picks(Context& context, uint64_t n) {
   SegmentedReduceDesc segmented;  // u32 add
   segmented.max_segments = n;
   segmented.max_count = n;
@@ -121,6 +121,10 @@ void print_automatic_picks(Context& context) {
                 to_string(sort_classes->large_algorithm());
   }
   std::printf("  %-17s %-32s %s\n", "segmented_sort", "u32 keys, u32 values", sort_pick.c_str());
+}
+
+// Select, Partition and the radix sorts (keys, pairs, 64-bit keys).
+void print_select_sort_picks(Context& context, uint64_t n) {
   SelectDesc select_desc;
   select_desc.max_count = n;
   auto tiles = [&](const auto& p) {
@@ -139,6 +143,9 @@ void print_automatic_picks(Context& context) {
     print_pick("sort", workload, RadixSort::create(context, desc),
                [&](const RadixSort& p) { return sort_report(p, n); });
   }
+}
+
+void print_keyed_picks(Context& context, uint64_t n) {
   // The keyed primitives: the single pass (chained), or three dispatches without the memory model.
   auto keyed = [&](const char* primitive, const char* workload, const auto& plan) {
     const std::string what = plan ? std::string(to_string(plan->algorithm())) + ", " +
@@ -153,6 +160,9 @@ void print_automatic_picks(Context& context) {
   keyed("run_length_encode", "u32 keys", RunLengthEncode::create(context, RunLengthEncodeDesc{DataType::u32, n}));
   keyed("non_trivial_runs", "u32 keys", NonTrivialRuns::create(context, RunLengthEncodeDesc{DataType::u32, n}));
   keyed("unique", "u32 keys", Unique::create(context, UniqueDesc{DataType::u32, n}));
+}
+
+void print_histogram_picks(Context& context, uint64_t n) {
   // The histogram: privatized copies where bins x channels fit shared memory, else global atomics.
   for (uint32_t bins : {256u, 65536u}) {
     HistogramDesc desc;
@@ -166,6 +176,10 @@ void print_automatic_picks(Context& context) {
                         std::to_string(p.samples_per_tile()) + " samples per step" + dispatches(p.dispatch_count(n));
                });
   }
+}
+
+// The memory model and the tile order of the chained kernels, as resolved here.
+void print_chained_notes(Context& context) {
   std::printf("  (the chained scan, chained select, onesweep and the chained keyed primitives need the Vulkan memory "
               "model: %s here)\n",
               context.capabilities().has(feature_memory_model) ? "enabled" : "not enabled");
@@ -179,6 +193,20 @@ void print_automatic_picks(Context& context) {
               everywhere ? ""
                          : (" up to " + std::to_string(launch_tiles) + " tiles per dispatch, ticket above (loop budget)")
                                .c_str());
+}
+
+// What `automatic` resolves to for each primitive on this device, from plans created here (the choice is
+// the library's, made at create), with the plan's own report: tile sizes, passes, dispatches at kPickCount.
+void print_automatic_picks(Context& context) {
+  const uint64_t n = kPickCount;
+  std::printf("automatic picks (plans for %s elements; each header's `automatic =` says the rule):\n",
+              size_label(n).c_str());
+  print_reduce_scan_picks(context, n);
+  print_segmented_picks(context, n);
+  print_select_sort_picks(context, n);
+  print_keyed_picks(context, n);
+  print_histogram_picks(context, n);
+  print_chained_notes(context);
 }
 
 }  // namespace
