@@ -454,6 +454,105 @@ TEST_CASE("record_fixed sorts segments of one size in every size class", "[segme
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
 }
 
+// One plan and one scratch, records of different shapes back to back in one command buffer (the barrier the
+// contract asks between them): each sorts its own keys as it would alone, whatever the record before it left in
+// scratch (lists, tile owners and states, tickets, the dispatch arguments).
+TEST_CASE("records of different shapes back to back on one scratch each sort as they would alone",
+          "[segmented_sort][sequence]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  // Bits [0, 24): three digit passes, so a record leaves onesweep's tile states in the encoding the next
+  // record's first pass would read as written, unless marked again.
+  for (const auto& [large, end_bit] : {std::pair{SortAlgorithm::reduce_then_scan, 32u},
+                                       std::pair{SortAlgorithm::onesweep, 32u}, std::pair{SortAlgorithm::onesweep, 24u}}) {
+    if (large == SortAlgorithm::onesweep && !test::has_features(dev, feature_memory_model, "the chained large passes"))
+      continue;
+    SegmentedSortDesc d = desc_of(DataType::u32, 1 << 15, 1024, 4);
+    d.large_algorithm = large;
+    d.end_bit = end_bit;
+    const SegmentedSort plan = make_plan(dev, d);
+    const uint64_t tile = plan.large_tile_keys(), medium = plan.thresholds().medium_max;
+    auto uniform = [](uint64_t segments, uint64_t size) {
+      Layout l;
+      for (uint64_t s = 0; s < segments; ++s) {
+        l.begin.push_back(uint32_t(s * size));
+        l.end.push_back(uint32_t((s + 1) * size));
+      }
+      l.elements = segments * size;
+      return l;
+    };
+    // Medium segments, several tiles each (fixed), one tile each (fixed), every class, several tiles again.
+    const std::vector<std::pair<Layout, bool>> shapes = {
+        {uniform(24, medium), false},
+        {uniform(5, 5 * tile + 3), true},
+        {uniform(20, tile), true},
+        {lay_out(edge_lengths(plan, 1, rng), {true, true, false}, rng), false},
+        {uniform(3, 7 * tile), true}};
+    struct Run {
+      Keys keys;
+      Buffer key_buffer, value_buffer, offsets;
+    };
+    std::vector<Run> runs;
+    for (const auto& [l, fixed] : shapes) {
+      REQUIRE(l.elements <= d.max_count);
+      Run r{test::keys_for(DataType::u32, l.elements, rng), test::make_buffer(dev, l.elements * 4),
+            test::make_buffer(dev, l.elements * 4), test::make_buffer(dev, (2 * l.size() + 1) * 4)};
+      std::vector<uint32_t> words(r.keys.begin(), r.keys.end()), index(l.elements);
+      std::iota(index.begin(), index.end(), 0u);
+      test::upload(dev, r.key_buffer, words);
+      test::upload(dev, r.value_buffer, index);
+      std::vector<uint32_t> offsets(l.begin);
+      offsets.insert(offsets.end(), l.end.begin(), l.end.end());
+      test::upload(dev, r.offsets, offsets);
+      runs.push_back(std::move(r));
+    }
+    const Buffer scratch = test::make_buffer(dev, plan.scratch_requirements().size);
+    test::poison(dev, scratch);
+    std::vector<Result<void>> recorded(shapes.size());
+    auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        const Layout& l = shapes[i].first;
+        const Run& r = runs[i];
+        const BufferRange keys = r.key_buffer.range(0, l.elements * 4), values = r.value_buffer.range(0, l.elements * 4);
+        recorded[i] = shapes[i].second
+                          ? plan.record_fixed(cmd, keys, values, l.end[0] - l.begin[0], l.size(), scratch.range())
+                          : plan.record(cmd, keys, values, r.offsets.range(0, l.size() * 4),
+                                        r.offsets.range(l.size() * 4, l.size() * 4), l.size(), scratch.range());
+        // The next record's fills and passes after this one's reads and writes of scratch.
+        VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+        b.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+        b.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+        test::pipeline_barrier(dev)(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                    VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &b, 0,
+                                    nullptr, 0, nullptr);
+      }
+    });
+    REQUIRE(submitted.ok());
+    SortDesc sd;
+    sd.key_type = DataType::u32;
+    sd.end_bit = end_bit;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      INFO(to_string(large) << " bits [0, " << end_bit << "), record " << i << (shapes[i].second ? " (record_fixed)" : " (record)"));
+      REQUIRE(recorded[i].ok());
+      const Layout& l = shapes[i].first;
+      std::vector<uint64_t> from(l.elements);
+      std::iota(from.begin(), from.end(), uint64_t(0));
+      for (size_t seg = 0; seg < l.size(); ++seg) {
+        const Keys part(runs[i].keys.begin() + l.begin[seg], runs[i].keys.begin() + l.end[seg]);
+        const std::vector<uint64_t> order = host::stable_sort_order(part, sd);
+        for (size_t j = 0; j < order.size(); ++j) from[l.begin[seg] + j] = l.begin[seg] + order[j];
+      }
+      const auto got_keys = test::download<uint32_t>(dev, runs[i].key_buffer, l.elements);
+      const auto got_values = test::download<uint32_t>(dev, runs[i].value_buffer, l.elements);
+      uint64_t wrong = 0;
+      for (uint64_t j = 0; j < l.elements; ++j)
+        wrong += got_keys[j] != uint32_t(runs[i].keys[from[j]]) || got_values[j] != uint32_t(from[j]) ? 1 : 0;
+      CHECK(wrong == 0);
+    }
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("record_indirect reads the segment count on the GPU and clamps it to max_segments",
           "[segmented_sort][indirect]") {
   Device& dev = test::device();
