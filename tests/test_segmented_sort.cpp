@@ -443,12 +443,8 @@ TEST_CASE("record_fixed sorts segments of one size in every size class", "[segme
   for (uint64_t size : {uint64_t(1), uint64_t(2), uint64_t(t.small_max), uint64_t(t.small_max) + 1,
                         uint64_t(t.medium_max), uint64_t(t.medium_max) + 1, uint64_t(3000)}) {
     INFO("segment size " << size);
-    Layout l;
-    for (uint64_t s = 0; s + size <= kKeys && s < kKeys / size; ++s) {
-      l.begin.push_back(uint32_t(s * size));
-      l.end.push_back(uint32_t((s + 1) * size));
-    }
-    l.elements = l.size() * size + 5;  // five keys past the segments stay as they are
+    Layout l = test::uniform_layout(kKeys / size, size);
+    l.elements += 5;  // five keys past the segments stay as they are
     CHECK(rig.check(test::keys_for(DataType::u32, l.elements, rng), l, How::fixed));
   }
   REQUIRE_NO_VALIDATION_MESSAGES(dev);
@@ -472,22 +468,13 @@ TEST_CASE("records of different shapes back to back on one scratch each sort as 
     d.end_bit = end_bit;
     const SegmentedSort plan = make_plan(dev, d);
     const uint64_t tile = plan.large_tile_keys(), medium = plan.thresholds().medium_max;
-    auto uniform = [](uint64_t segments, uint64_t size) {
-      Layout l;
-      for (uint64_t s = 0; s < segments; ++s) {
-        l.begin.push_back(uint32_t(s * size));
-        l.end.push_back(uint32_t((s + 1) * size));
-      }
-      l.elements = segments * size;
-      return l;
-    };
     // Medium segments, several tiles each (fixed), one tile each (fixed), every class, several tiles again.
     const std::vector<std::pair<Layout, bool>> shapes = {
-        {uniform(24, medium), false},
-        {uniform(5, 5 * tile + 3), true},
-        {uniform(20, tile), true},
+        {test::uniform_layout(24, medium), false},
+        {test::uniform_layout(5, 5 * tile + 3), true},
+        {test::uniform_layout(20, tile), true},
         {lay_out(edge_lengths(plan, 1, rng), {true, true, false}, rng), false},
-        {uniform(3, 7 * tile), true}};
+        {test::uniform_layout(3, 7 * tile), true}};
     struct Run {
       Keys keys;
       Buffer key_buffer, value_buffer, offsets;

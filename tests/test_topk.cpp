@@ -530,6 +530,7 @@ namespace {
 
 using test::Arrangement;
 using test::Layout;
+using test::uniform_layout;
 
 TopKDesc segmented_desc(DataType type, SortOrder order, uint32_t value_size, uint64_t max_count,
                         uint64_t max_segments, uint32_t max_k) {
@@ -648,16 +649,6 @@ std::vector<uint64_t> lengths_within(size_t count, uint64_t largest, uint64_t ke
   std::vector<uint64_t> lengths = test::power_law_lengths(count, largest, rng);
   while (std::accumulate(lengths.begin(), lengths.end(), uint64_t(0)) + 4 * lengths.size() > keys) lengths.pop_back();
   return lengths;
-}
-
-Layout uniform_layout(uint64_t segments, uint32_t length) {
-  Layout l;
-  for (uint64_t s = 0; s < segments; ++s) {
-    l.begin.push_back(uint32_t(s * length));
-    l.end.push_back(uint32_t((s + 1) * length));
-  }
-  l.elements = segments * length;
-  return l;
 }
 
 }  // namespace

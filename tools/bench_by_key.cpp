@@ -273,12 +273,8 @@ int bench_by_key_size(const Device& device, Prim prim, const ByKeyPlans& set, By
                          in.b.range(0, n * 4), in.count.range(0, 4), n, in.scratch.range());
     };
   };
-  if (auto warmed = warm_up(device, record_for(set.plans.front())); !warmed) {
-    std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
-    return -1;
-  }
-  set.plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
-  const auto ceilings = ceilings_for(device, in.keys, in.b, n * 4, repeats);
+  const auto ceilings =
+      warm_then_ceilings(device, set.plans.front(), record_for(set.plans.front()), in.keys, in.b, n * 4, repeats);
   if (!ceilings) return -1;
   add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
     return ByKeyRow{"ceiling", name, n, 0, us, gbps, of_read, of_copy, true, ""};

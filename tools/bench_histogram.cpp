@@ -155,12 +155,8 @@ int bench_size(const Device& device, const Sweep& sweep, BinsSetup<T>& s, uint64
                          s.counts.range(0, got.size() * 4), n, s.scratch.range(), s.levels_range());
     };
   };
-  if (auto warmed = warm_up(device, record_for(s.set.plans.front())); !warmed) {
-    std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
-    return -1;
-  }
-  s.set.plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
-  const auto ceilings = ceilings_for(device, s.samples, s.copy_target, uint64_t(read), sweep.repeats);
+  const auto ceilings = warm_then_ceilings(device, s.set.plans.front(), record_for(s.set.plans.front()), s.samples,
+                                           s.copy_target, uint64_t(read), sweep.repeats);
   if (!ceilings) return -1;
   add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
     return HistogramRow{"ceiling", name, "u32", "-", 1, 0, 0, n, us, gbps, 0, of_read, of_copy, true};

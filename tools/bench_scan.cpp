@@ -121,12 +121,8 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
         return plan.record(cmd, input->range(0, n * elem), output->range(0, n * elem), n, scratch->range());
       };
     };
-    if (auto warmed = warm_up(device, record_for(plans.front())); !warmed) {
-      std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
-      return 1;
-    }
-    plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
-    const auto ceilings = ceilings_for(device, input.value(), output.value(), n * elem, repeats);
+    const auto ceilings = warm_then_ceilings(device, plans.front(), record_for(plans.front()), input.value(),
+                                             output.value(), n * elem, repeats);
     if (!ceilings) return 1;
     add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
       return ScanRow{"ceiling", name, "-", "u32", "-", n, us, gbps, of_read, of_copy, true};

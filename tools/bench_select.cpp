@@ -188,12 +188,8 @@ int bench_select_size(const Device& device, const SelectDesc& base, const PlanSe
       return plan.record(cmd, operands, n, comparand);
     };
   };
-  if (auto warmed = warm_up(device, record_for(set.plans.front())); !warmed) {
-    std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
-    return -1;
-  }
-  set.plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
-  const auto ceilings = ceilings_for(device, in.input, in.output, n * elem, repeats);
+  const auto ceilings =
+      warm_then_ceilings(device, set.plans.front(), record_for(set.plans.front()), in.input, in.output, n * elem, repeats);
   if (!ceilings) return -1;
   add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
     return SelectRow{"ceiling", name, "u32", "-", n, 0, us, gbps, of_read, of_copy, true, ""};

@@ -257,12 +257,8 @@ int bench_sort_size(const Device& device, const SortDesc& base, const PlanSet<Ra
     };
   };
   constexpr int kMaxWarmRuns = 500;  // each run also restores the input
-  if (auto warmed = warm_up(device, record_for(set.plans.front()), 200, restore, kMaxWarmRuns); !warmed) {
-    std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
-    return -1;
-  }
-  set.plans.front().release_descriptor_sets();  // runs done: return the sets they wrote (no push descriptors)
-  const auto ceilings = ceilings_for(device, in.pristine_keys, in.keys, n * kb, repeats);
+  const auto ceilings = warm_then_ceilings(device, set.plans.front(), record_for(set.plans.front()), in.pristine_keys,
+                                           in.keys, n * kb, repeats, restore, kMaxWarmRuns);
   if (!ceilings) return -1;
   add_ceiling_rows(rows, *ceilings, [&](const char* name, double us, double gbps, double of_read, double of_copy) {
     return SortRow{"ceiling", name, "u32", "-", "-", n, us, 0, gbps, of_read, of_copy, true};

@@ -75,6 +75,20 @@ Result<Ceilings> measure_ceilings(const Device& device, const Buffer& src, const
 // "bench: ceilings: ..." and returns nothing on failure.
 std::optional<Ceilings> ceilings_for(const Device& device, const Buffer& src, const Buffer& dst, uint64_t data_bytes,
                                      int repeats);
+// What a bench does at each size before timing its plans: `run` (the first plan's) warmed up so that clocks
+// have ramped, that plan's descriptor sets handed back (its runs are done), then ceilings_for(src, dst,
+// data_bytes). Prints the failure and returns nothing on error.
+template <class Plan>
+std::optional<Ceilings> warm_then_ceilings(const Device& device, const Plan& first, const Recorder& run, const Buffer& src,
+                                           const Buffer& dst, uint64_t data_bytes, int repeats,
+                                           const Recorder& restore = {}, int max_warm_runs = 2000) {
+  if (auto warmed = warm_up(device, run, 200, restore, max_warm_runs); !warmed) {
+    std::fprintf(stderr, "bench: warm-up: %s\n", warmed.message().c_str());
+    return std::nullopt;
+  }
+  first.release_descriptor_sets();
+  return ceilings_for(device, src, dst, data_bytes, repeats);
+}
 // The two ceiling rows of a table: make(algorithm, median_us, gbps, of_read, of_copy) builds one.
 template <class Row, class Make>
 void add_ceiling_rows(std::vector<Row>& rows, const Ceilings& c, Make&& make) {

@@ -54,6 +54,17 @@ inline Layout lay_out(const std::vector<uint64_t>& lengths, const Arrangement& h
   return l;
 }
 
+// `segments` segments of `length` elements end to end from element 0.
+inline Layout uniform_layout(uint64_t segments, uint64_t length) {
+  Layout l;
+  for (uint64_t s = 0; s < segments; ++s) {
+    l.begin.push_back(uint32_t(s * length));
+    l.end.push_back(uint32_t((s + 1) * length));
+  }
+  l.elements = segments * length;
+  return l;
+}
+
 // Power-law lengths: most segments a few elements, a few thousands of them.
 inline std::vector<uint64_t> power_law_lengths(size_t count, uint64_t largest, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
