@@ -44,6 +44,18 @@ struct Variant {
   std::string label;
 };
 
+// Whether a reduce's result is right: integers and float min/max exactly, float sums within the bound of
+// their summation order (host::float_add_bound) around the exact sum.
+template <class T>
+bool reduce_result_ok(Op op, T got, T expected, const host::FloatSum<T>& exact, uint64_t n, const Reduce& plan) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return op != Op::add ? host::same_bits(got, expected)
+                         : std::fabs((long double)got - exact.exact) <= host::float_add_bound(exact, n, plan.sequential_run(n));
+  } else {
+    return got == expected;
+  }
+}
+
 template <class T>
 int bench_reduce_typed(const Device& device, const std::vector<Variant>& variants, const std::vector<uint64_t>& sizes,
                        int repeats, std::vector<Row>& rows) {
@@ -112,14 +124,7 @@ int bench_reduce_typed(const Device& device, const std::vector<Variant>& variant
         std::fprintf(stderr, "bench: download: %s\n", fetched.message().c_str());
         return 1;
       }
-      bool ok;
-      if constexpr (std::is_floating_point_v<T>) {
-        ok = op != Op::add ? host::same_bits(got, expected)
-                           : std::fabs((long double)got - exact.exact) <=
-                                 host::float_add_bound(exact, n, plan.sequential_run(n));
-      } else {
-        ok = got == expected;
-      }
+      const bool ok = reduce_result_ok<T>(op, got, expected, exact, n, plan);
       if (!ok) {
         ++failures;
         std::fprintf(stderr, "MISMATCH reduce %s n=%llu: got %.17g expected %.17g\n", to_string(plan.algorithm()),

@@ -70,15 +70,10 @@ void cpu_scan(Op op, ScanKind kind, const T* in, size_t n, T* out) {
   }
 }
 
-template <class T>
-int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vector<ScanDesc>& algorithms,
-                     const std::vector<uint64_t>& sizes, int repeats, std::vector<ScanRow>& rows) {
-  const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
-  const uint32_t elem = sizeof(T);
-  const DataType type = base.type;
-  const Op op = base.op;
-  const ScanKind kind = base.kind;
-  PlanSet<Scan> set;
+// The plans of every algorithm (base with its algorithm and tile) for max_n elements; false (after a message)
+// when one fails or none is available.
+bool make_scan_plans(const Device& device, const ScanDesc& base, const std::vector<ScanDesc>& algorithms,
+                     uint64_t max_n, PlanSet<Scan>& set) {
   for (const ScanDesc& variant : algorithms) {
     ScanDesc desc = base;
     desc.max_count = max_n;
@@ -91,14 +86,27 @@ int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vect
                          shape_label(t.workgroup_size, t.vectors_per_thread, t.lookback_windows), what);
     if (!added) {
       std::fprintf(stderr, "%s: %s\n", what.c_str(), added.error().message.c_str());
-      return 1;
+      return false;
     }
   }
-  const std::vector<Scan>& plans = set.plans;
-  if (plans.empty()) {
+  if (set.plans.empty()) {
     std::fprintf(stderr, "bench: no requested scan algorithm is available on this device\n");
-    return 1;
+    return false;
   }
+  return true;
+}
+
+template <class T>
+int bench_scan_typed(const Device& device, const ScanDesc& base, const std::vector<ScanDesc>& algorithms,
+                     const std::vector<uint64_t>& sizes, int repeats, std::vector<ScanRow>& rows) {
+  const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
+  const uint32_t elem = sizeof(T);
+  const DataType type = base.type;
+  const Op op = base.op;
+  const ScanKind kind = base.kind;
+  PlanSet<Scan> set;
+  if (!make_scan_plans(device, base, algorithms, max_n, set)) return 1;
+  const std::vector<Scan>& plans = set.plans;
   // Largest buffers first (DESIGN.md: NVIDIA placed late large allocations slower). The copy ceiling
   // runs on the same input and output buffers as the scans.
   const VkDeviceSize bytes = vector_bytes(max_n * elem);
