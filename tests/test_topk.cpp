@@ -502,6 +502,80 @@ TEST_CASE("topk falls back to the digit passes when the sample misses: all keys 
   }
 }
 
+// One plan and one scratch, records back to back in one command buffer (the barrier the contract asks between
+// them): the fallback (all keys equal), the sample path, few distinct values, a short count with k past it, and
+// the sample path again. Each writes what it would alone, whatever the record before it left in scratch (the
+// state words, the lists, the fallback's dispatch arguments, the sorts' scratch), and nothing past its k.
+TEST_CASE("topk records back to back on one scratch each select as they would alone", "[topk][sequence]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = uint64_t(1) << 16;
+  const uint32_t max_k = 1000;
+  const TopK plan = make_topk(dev.context(), topk_desc(DataType::u32, SortOrder::descending, 4, n, max_k));
+  struct Run {
+    std::vector<uint32_t> keys;
+    uint64_t count;
+    uint32_t k;
+    Buffer keys_buffer, values_buffer, out_keys, out_values;
+  };
+  const std::vector<std::tuple<std::vector<uint32_t>, uint64_t, uint32_t>> inputs = {
+      {std::vector<uint32_t>(n, 7u), n, max_k},
+      {random_keys(DataType::u32, n, rng), n, max_k},
+      {random_keys(DataType::u32, n, rng, true), n, 300},
+      {random_keys(DataType::u32, 500, rng), 500, max_k},
+      {random_keys(DataType::u32, n, rng), n - 3, 17}};
+  std::vector<Run> runs;
+  for (const auto& [keys, count, k] : inputs) {
+    Run r{keys, count, k, test::make_buffer(dev, count * 4), test::make_buffer(dev, count * 4),
+          test::make_buffer(dev, (max_k + kGuard) * 4), test::make_buffer(dev, (max_k + kGuard) * 4)};
+    std::vector<uint32_t> values(count);
+    for (uint64_t i = 0; i < count; ++i) values[i] = uint32_t(i * 7 + 1);
+    test::upload(dev, r.keys_buffer, std::vector<uint32_t>(keys.begin(), keys.begin() + std::ptrdiff_t(count)));
+    test::upload(dev, r.values_buffer, values);
+    test::poison(dev, r.out_keys);
+    test::poison(dev, r.out_values);
+    runs.push_back(std::move(r));
+  }
+  const Buffer scratch = test::make_buffer(dev, plan.scratch_requirements().size);
+  std::vector<Result<void>> recorded(runs.size());
+  auto submitted = test::submit_compute(dev, [&](VkCommandBuffer cmd) {
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const Run& r = runs[i];
+      const uint64_t m = std::min<uint64_t>(r.k, r.count);
+      recorded[i] = plan.record(cmd, r.keys_buffer.range(0, r.count * 4), r.values_buffer.range(0, r.count * 4),
+                                r.count, r.k, r.out_keys.range(0, m * 4), r.out_values.range(0, m * 4),
+                                scratch.range());
+      // The next record's passes and fills after this one's reads and writes of scratch.
+      VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      b.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      b.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      test::pipeline_barrier(dev)(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                  VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &b, 0,
+                                  nullptr, 0, nullptr);
+    }
+  });
+  REQUIRE(submitted.ok());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Run& r = runs[i];
+    INFO("record " << i << ": count " << r.count << ", k " << r.k);
+    REQUIRE(recorded[i].ok());
+    const std::vector<uint32_t> expected = host_topk(DataType::u32, SortOrder::descending, r.keys, r.count, r.k);
+    const auto got_keys = test::download<uint32_t>(dev, r.out_keys, max_k + kGuard);
+    const auto got_values = test::download<uint32_t>(dev, r.out_values, max_k + kGuard);
+    uint64_t wrong = 0, touched = 0;
+    for (size_t j = 0; j < got_keys.size(); ++j) {
+      if (j >= expected.size()) {
+        touched += (got_keys[j] != test::kPoison) + (got_values[j] != test::kPoison);
+        continue;
+      }
+      wrong += got_keys[j] != r.keys[expected[j]] || got_values[j] != expected[j] * 7 + 1 ? 1 : 0;
+    }
+    CHECK(wrong == 0);
+    CHECK(touched == 0);
+  }
+  REQUIRE_NO_VALIDATION_MESSAGES(dev);
+}
+
 TEST_CASE("topk reads keys that start off a 16-byte boundary and end mid-vector (scalar head and tail), on both "
           "paths", "[topk][alignment]") {
   Device& dev = test::device();
