@@ -92,16 +92,7 @@ int bench_shape(const Device& device, const SegmentedSort& plan, SegSortBuffers&
   if (!device.upload(b.offsets, offsets.data(), offsets.size() * 4) || !device.upload(b.count, &count32, 4)) return 1;
   const std::string label = size ? size_label(size) : "splat";
   progress("bench segmented_sort %s n=%s segments %s ...\n", to_string(d.key_type), size_label(n).c_str(), label.c_str());
-  auto& c = const_cast<Device&>(device).context().impl();
-  auto restore = [&, n](VkCommandBuffer cmd) -> Result<void> {
-    VkBufferCopy k{0, 0, n * kb};
-    c.vk.vkCmdCopyBuffer(cmd, b.pristine_keys.handle(), b.keys.handle(), 1, &k);
-    if (vb) {
-      VkBufferCopy v{0, 0, n * vb};
-      c.vk.vkCmdCopyBuffer(cmd, b.pristine_values.handle(), b.values.handle(), 1, &v);
-    }
-    return {};
-  };
+  const Recorder restore = restore_input(device, b.pristine_keys, b.keys, n * kb, b.pristine_values, b.values, n * vb);
   const BufferRange kr = b.keys.range(0, n * kb), vr = vb ? b.values.range(0, n * vb) : BufferRange{};
   const BufferRange begin = b.offsets.range(0, std::max<uint64_t>(segments, 1) * 4);
   const BufferRange end = b.offsets.range(4, std::max<uint64_t>(segments, 1) * 4);

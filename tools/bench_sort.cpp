@@ -236,16 +236,8 @@ int bench_sort_size(const Device& device, const SortDesc& base, const PlanSet<Ra
     std::fprintf(stderr, "bench: upload failed\n");
     return -1;
   }
-  auto& c = device.context().impl();
-  auto restore = [&, n](VkCommandBuffer cmd) -> Result<void> {
-    VkBufferCopy k{0, 0, n * kb};
-    c.vk.vkCmdCopyBuffer(cmd, in.pristine_keys.handle(), in.keys.handle(), 1, &k);
-    if (vb) {
-      VkBufferCopy v{0, 0, n * vb};
-      c.vk.vkCmdCopyBuffer(cmd, in.pristine_values.handle(), in.values.handle(), 1, &v);
-    }
-    return {};
-  };
+  const Recorder restore =
+      restore_input(device, in.pristine_keys, in.keys, n * kb, in.pristine_values, in.values, n * vb);
   auto record_for = [&](const RadixSort& plan) -> Recorder {
     return [&, n](VkCommandBuffer cmd) {
       // record_indirect binds max_count elements; only the count's are touched.

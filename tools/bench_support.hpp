@@ -31,6 +31,12 @@ Result<std::vector<double>> time_gpu(const Device& device, int repeats, const Re
 
 double median(std::vector<double> values);
 
+// The restore of an in-place sort's input before each timed run (outside the timestamps): key_bytes of
+// pristine_keys to keys and, where value_bytes is not 0, value_bytes of pristine_values to values, with
+// vkCmdCopyBuffer. The buffers must outlive the recorder.
+Recorder restore_input(const Device& device, const Buffer& pristine_keys, const Buffer& keys, VkDeviceSize key_bytes,
+                       const Buffer& pristine_values, const Buffer& values, VkDeviceSize value_bytes);
+
 // Runs `run` back to back (at most `max_runs` runs per submission) until about `ms` milliseconds of GPU
 // time are spent, so clocks have ramped up before timing (a scan timed right after short ceiling runs
 // measured ~15% slower on an H200).
