@@ -21,9 +21,9 @@
 // Scratch layout (each part at a binding-aligned offset):
 //   meta: 16 header words (list counts), the member list (max_segments), the batch list (2 x max_segments),
 //         the medium list (2 x max_segments: each entry a segment's bounds, where max_count allows medium or
-//         large segments; the one-tile large segments from its end), the large list (4 words per entry), the tile owners and the digit table (256
-//         words per tile: the tile states under onesweep), then under onesweep each tile's digit counts and
-//         each large segment's prefixes (256 words per digit pass);
+//         large segments; the one-tile large segments from its end), the large list (4 words per entry), the
+//         tile owners and the digit table (256 words per tile: the tile states under onesweep), then under
+//         onesweep each tile's digit counts and each large segment's prefixes (256 words per digit pass);
 //   the dispatch arguments: 5 entries of 8 words, outside meta, so that only the barrier after the pass that
 //         writes them covers indirect-command reads (common/segmented_sort.glsl);
 //   the ping-pong keys and values (plans whose max_count allows medium or large segments), the

@@ -38,7 +38,8 @@ void set_progress(bool on) { show_progress = on; }
 Recorder restore_input(const Device& device, const Buffer& pristine_keys, const Buffer& keys, VkDeviceSize key_bytes,
                        const Buffer& pristine_values, const Buffer& values, VkDeviceSize value_bytes) {
   auto& c = device.context().impl();
-  return [&c, &pristine_keys, &keys, key_bytes, &pristine_values, &values, value_bytes](VkCommandBuffer cmd) -> Result<void> {
+  return [&c, &pristine_keys, &keys, key_bytes, &pristine_values, &values,
+          value_bytes](VkCommandBuffer cmd) -> Result<void> {
     const VkBufferCopy k{0, 0, key_bytes};
     c.vk.vkCmdCopyBuffer(cmd, pristine_keys.handle(), keys.handle(), 1, &k);
     if (value_bytes) {
