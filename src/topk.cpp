@@ -1,15 +1,15 @@
 // TopK: radix select over the composite key (ordered key, input index), after Alabi et al., "Fast k-selection
 // algorithms for graphics processing units" (2012), in shaders/topk/select.comp; the k selected keys (and
 // their indices) are then ordered by RadixSort, and values gathered by index.
-// A record: sample (32 workgroups: 8192 keys evenly spaced to scratch), threshold (one workgroup: the sample's
-// key of the chosen rank), sieve (one read of the input: the keys at or below it to a short list), split (many
-// workgroups: the list's first digit, the entries below its bucket appended, the bucket to a second list),
-// refine (one workgroup: radix select over that bucket, the rest of the k appended; or the fallback's dispatch
-// arguments); the fallback, dispatched indirectly with zero workgroups unless the refine found the list short of
-// k or past its room: eight (32-bit keys) or twelve digit passes over the input (each counts, and its last
-// workgroup chooses the bucket; index digits above max_count's highest bit get none), those after the bucket is
-// decided returning at once, with the filter to the candidate list after the first (counting the second: no
-// pass of its own), and select; then the sorts and the gather.
+// A record: sample (32 workgroups: 8192 keys evenly spaced to scratch), threshold (one workgroup: the sample's key of
+// the chosen rank), sieve (one read of the input: the keys at or below it to a short list), split (many workgroups: the
+// list's first digit, the entries below its bucket appended, the bucket to a second list; the workgroup that finishes
+// last then refines: radix select over that bucket, the rest of the k appended; or the fallback's dispatch arguments);
+// the fallback, dispatched indirectly with zero workgroups unless the refine found the list short of k or past its
+// room: eight (32-bit keys) or twelve digit passes over the input (each counts, and its last workgroup chooses the
+// bucket; index digits above max_count's highest bit get none), those after the bucket is decided returning at once,
+// with the filter to the candidate list after the first (counting the second: no pass of its own), and select; then the
+// sorts and the gather.
 // record_segmented (the top k of each segment), a first version that sorts: shaders/topk/segments.comp copies
 // the keys and values to scratch, the plan's SegmentedSort sorts each segment of the copy stably, and the same
 // kernel's gather writes each segment's first min(k, length).
@@ -51,8 +51,8 @@ constexpr uint32_t kSegmentsIndirect = 2;                     // SEGMENTS_INDIRE
 // PHASE (shaders/topk/select.comp).
 enum : uint32_t {
   kPhaseSample = 0, kPhaseCount = 1, kPhaseSelect = 2, kPhaseGather = 3, kPhaseFilter = 4, kPhaseSieve = 5,
-  kPhaseRefine = 6, kPhaseThreshold = 7, kPhaseSplit = 8,
-  kPhases = 9
+  kPhaseThreshold = 6, kPhaseSplit = 7,
+  kPhases = 8
 };
 // KEY_FLAGS bits (common/radix.glsl).
 enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
@@ -70,14 +70,15 @@ constexpr uint32_t kMaxK = 65536;
 constexpr uint32_t kNoCapacity = 0xFFFFFFFFu;  // the fallback's filter: its list has room for the count
 
 // The sample path's choices (select.comp's SAMPLES, SAMPLE_SIGMAS, SAMPLE_SLACK mirror the first three).
-// S = workgroup x 32 keys sampled evenly spaced (8192 at 256: registers, no shared memory); mu = S k / n
+// S = workgroup x 32 keys sampled evenly spaced (8192 at 256, in the threshold's local memory); mu = S k / n
 // samples are expected below the k-th key, and the threshold is the sample of rank r = ceil(mu + 6 sqrt(mu) + 3)
 // (1..S), so fewer than k keys fall at or below it only if r samples land below the k-th key: on an input in
 // no adversarial order P(Bin(S, k/n) >= r) < 1e-8 at every k/n (mu^6/720 ~ 5e-9 at k = 1024 of 2^26). The keys
 // at or below it number about r n / S (the sample's r-th order statistic: Gamma(r)/S of n): k = 1024 of 2^26,
-// r = 6, ~48 k; k = 65536, r = 29, ~3.6 k. The lists hold C = 4 (r + 8) n / S at max_k and max_count (k and
+// r = 6, ~48 k; k = 65536, r = 28, ~229 k. The lists hold C = 4 (r + 8) n / S at max_k and max_count (k and
 // n at most those give fewer; P(Gamma(6) > 56) ~ 1e-18), at most max_count: more, or fewer than k, and the
-// fallback runs.
+// fallback runs. A larger sample narrows the list but slows the one-workgroup threshold pass that reads it
+// (4 x 8192 samples, from local memory, measured slower on an H200).
 struct SamplePolicy {
   uint32_t samples_per_invocation = 32;
   double sigmas = 6.0;
@@ -87,16 +88,21 @@ struct SamplePolicy {
 };
 constexpr SamplePolicy kSample{};
 
-// Tuning as data: the first row whose driver matches (0: any) gives the workgroup and the grid's cap of the
-// grid-stride passes. Not yet measured.
+// Tuning as data: the first row whose driver matches (0: any) gives the workgroup, the grid's cap of the
+// grid-stride passes, and the workgroups per compute unit of their grid (one wave of resident workgroups; 0: as
+// many as the compute unit's threads hold). NVIDIA: the sieve's registers leave room for 4 workgroups of 256
+// per multiprocessor; a grid of 8 per multiprocessor runs it in two waves, measured slower on an H200
+// (docs/PERFORMANCE.md).
 struct TopKPolicy {
   VkDriverId driver;
   uint32_t workgroup_size;
   uint32_t max_groups;
+  uint32_t groups_per_compute_unit;
 };
 constexpr TopKPolicy kPolicies[] = {
-    {VK_DRIVER_ID_MESA_LLVMPIPE, 256, 64},
-    {VkDriverId(0), 256, 2048},
+    {VK_DRIVER_ID_MESA_LLVMPIPE, 256, 64, 0},
+    {VK_DRIVER_ID_NVIDIA_PROPRIETARY, 256, 2048, 4},
+    {VkDriverId(0), 256, 2048, 0},
 };
 
 }  // namespace
@@ -291,11 +297,13 @@ Result<TopK> TopK::create(Context& context, const TopKDesc& desc) {
     return p.workgroup_size * detail::kSample.samples_per_invocation <= detail::kSampleSlots;
   }));
   plan->max_groups = policy.max_groups;
-  // The grid-stride passes: at most one full wave of resident workgroups where the driver reports its compute
-  // units (as Reduce), so that each workgroup's fixed costs (its counts' clear and flush) are paid once per slot.
-  if (c.caps.compute_units && c.caps.threads_per_compute_unit >= plan->wg)
-    plan->max_groups = std::min<uint64_t>(plan->max_groups,
-                                          uint64_t(c.caps.compute_units) * (c.caps.threads_per_compute_unit / plan->wg));
+  // The grid-stride passes: at most one wave of resident workgroups where the driver reports its compute units
+  // (as Reduce), so that each workgroup's fixed costs (its counts' clear and flush) are paid once per slot.
+  if (c.caps.compute_units && c.caps.threads_per_compute_unit >= plan->wg) {
+    const uint32_t resident = policy.groups_per_compute_unit ? policy.groups_per_compute_unit
+                                                              : c.caps.threads_per_compute_unit / plan->wg;
+    plan->max_groups = std::min<uint64_t>(plan->max_groups, uint64_t(c.caps.compute_units) * resident);
+  }
   plan->key_flags = detail::key_flags_for(desc);
   plan->key_bytes = size_of(desc.key_type);
   if (auto ok = detail::build_topk_kernels(c, *plan); !ok) return ok.error();
@@ -384,10 +392,10 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
   const ElementBinding index = bind_elements(c, sub_range(o.scratch, p.index_offset, VkDeviceSize(k) * 4), 0, k, 4);
   const bool pairs = p.desc.value_size != 0;
   const ElementBinding values = pairs ? bind_elements(c, o.values, 0, n, 4) : index;
-  // The refine writes the fallback's dispatch arguments through binding 5 (it writes no values), a range of
-  // scratch that no other pass binds.
+  // The split's refine writes the fallback's dispatch arguments through binding 5 (it writes no values), a range
+  // of scratch that no other pass binds.
   const ElementBinding out_values =
-      phase == kPhaseRefine ? bind_elements(c, sub_range(o.scratch, p.args_offset, kIndirectEntryBytes), 0,
+      phase == kPhaseSplit ? bind_elements(c, sub_range(o.scratch, p.args_offset, kIndirectEntryBytes), 0,
                                             kIndirectEntryBytes / 4, 4)
       : pairs              ? bind_elements(c, o.out_values, 0, k, 4)
                            : index;
@@ -405,8 +413,8 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
                                          count.shift, kword.shift, capacity};
   std::copy(push.begin(), push.end(), pass.push.begin());
   pass.groups = groups;
-  static constexpr const char* kNames[] = {"sample", "count",  "select", "gather",
-                                           "filter", "sieve", "refine", "threshold", "split"};
+  static constexpr const char* kNames[] = {"sample", "count", "select",    "gather",
+                                           "filter", "sieve", "threshold", "split"};
   // Appended, not " " + to_string(): GCC 12 warns (-Wrestrict) on that concatenation, a false positive.
   pass.label.append("vkprim topk/").append(kNames[phase]);
   if (phase == kPhaseCount) pass.label.append(" ").append(std::to_string(digit));
@@ -430,10 +438,10 @@ Pass fallback_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_
   return pass;
 }
 
-// The passes and sorts of a record (m: the selected keys, with `indirect` the most: max_k) once the operands
-// are checked: sample, sieve, refine; the fallback's digit passes, filter and select; the sorts in place on the
-// selection (their scratch after the state and the index list, their count the GPU's min(k, count) under
-// record_indirect); the gather.
+// The passes and sorts of a record (m: the selected keys, with `indirect` the most: max_k) once the operands are
+// checked: sample, threshold, sieve, split (and refine); the fallback's digit passes, filter and select; the sorts
+// in place on the selection (their scratch after the state and the index list, their count the GPU's min(k, count)
+// under record_indirect); the gather.
 Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands& o, uint64_t count, uint32_t m,
                          const char* call) {
   ContextImpl& c = *p.context;
@@ -442,10 +450,9 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   std::vector<Pass> passes = {select_pass(p, kPhaseSample, o, count, m, 0, kSample.samples_per_invocation),
                               select_pass(p, kPhaseThreshold, o, count, m, 0, 1),
                               select_pass(p, kPhaseSieve, o, count, m, 0, groups, p.capacity),
-                              select_pass(p, kPhaseSplit, o, count, m, 0, p.split_groups(), p.capacity),
-                              select_pass(p, kPhaseRefine, o, count, m, 0, 1, p.capacity)};
+                              select_pass(p, kPhaseSplit, o, count, m, 0, p.split_groups(), p.capacity)};
   passes.back().writes_indirect_args = true;
-  passes.back().push[3] = uint32_t(groups);  // the fallback's grid, for its dispatch arguments
+  passes.back().push[13] = uint32_t(groups);  // the fallback's grid, for its dispatch arguments
   const uint32_t first = p.key_bytes == 8 ? 0 : 4;
   for (uint32_t digit = first; digit < kDigitPasses; ++digit) {
     // An index digit above max_count's highest index bit is 0 for every input: no pass (its prefix byte stays

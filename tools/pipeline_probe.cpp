@@ -5,10 +5,11 @@
 // scripts/nv-sass extracts NVIDIA's machine code. A diagnostic for kernel variants built by hand with
 // glslangValidator (no runtime, no dispatch); --no-robustness builds them with storage-buffer robustness
 // disabled (VK_EXT_pipeline_robustness); --rounds=N sets STAGE_ROUNDS (4), --key-flags=N the sort's KEY_FLAGS
-// (3), --mode=N the keyed primitives' MODE (9); --suc enables VK_KHR_shader_subgroup_uniform_control_flow,
-// for modules built with the SubgroupUniformControlFlowKHR execution mode. Usage
+// (3), --mode=N the keyed primitives' MODE (9), --phase=N the phase of a multi-phase kernel (PHASE, 8); --suc
+// enables VK_KHR_shader_subgroup_uniform_control_flow, for modules built with the
+// SubgroupUniformControlFlowKHR execution mode. Usage
 //   vkprim_pipeline_probe [--cache] [--no-robustness] [--suc] [--rounds=N] [--key-flags=N] [--mode=N]
-//                         WG ITEMS SUBGROUP file.spv...
+//                         [--phase=N] WG ITEMS SUBGROUP file.spv...
 #include <vulkan/vulkan.h>
 
 #include <cinttypes>
@@ -60,9 +61,9 @@ void print_statistics(VkDevice device, VkPipeline pipeline, PFN_vkGetPipelineExe
 
 struct Options {
   bool write_cache = false, no_robustness = false, suc = false;
-  // WG_SIZE, ITEMS, SUBGROUP_MIN, KEY_FLAGS, STAGE_ROUNDS and MODE, mapped in probe_file to their IDs
+  // WG_SIZE, ITEMS, SUBGROUP_MIN, KEY_FLAGS, STAGE_ROUNDS, MODE and PHASE, mapped in probe_file to their IDs
   // (src/kernel_info.hpp); a kernel ignores those it does not declare.
-  uint32_t spec[6] = {0, 0, 0, 0, 1, 0};
+  uint32_t spec[7] = {0, 0, 0, 0, 1, 0, 0};
   int first_file = 0;  // argv index of the first SPIR-V file
 };
 
@@ -76,11 +77,12 @@ bool parse_options(int argc, char** argv, Options& o) {
     if (std::strncmp(argv[first], "--rounds=", 9) == 0) o.spec[4] = uint32_t(std::atoi(argv[first] + 9));
     if (std::strncmp(argv[first], "--key-flags=", 12) == 0) o.spec[3] = uint32_t(std::atoi(argv[first] + 12));
     if (std::strncmp(argv[first], "--mode=", 7) == 0) o.spec[5] = uint32_t(std::atoi(argv[first] + 7));
+    if (std::strncmp(argv[first], "--phase=", 8) == 0) o.spec[6] = uint32_t(std::atoi(argv[first] + 8));
   }
   if (argc < first + 4) {
     std::fprintf(stderr,
                  "usage: vkprim_pipeline_probe [--cache] [--no-robustness] [--suc] [--rounds=N] [--key-flags=N] "
-                 "[--mode=N] WG ITEMS SUBGROUP file.spv...\n");
+                 "[--mode=N] [--phase=N] WG ITEMS SUBGROUP file.spv...\n");
     return false;
   }
   for (int i = 0; i < 3; ++i) o.spec[i] = uint32_t(std::atoi(argv[first + i]));
@@ -179,8 +181,9 @@ int probe_file(VkDevice device, VkPipelineLayout layout, const char* path, const
   module_info.pCode = reinterpret_cast<const uint32_t*>(code.data());
   VkShaderModule module;
   if (!ok(vkCreateShaderModule(device, &module_info, nullptr, &module), "vkCreateShaderModule")) return 1;
-  const VkSpecializationMapEntry entries[6] = {{0, 0, 4}, {1, 4, 4}, {7, 8, 4}, {3, 12, 4}, {4, 16, 4}, {9, 20, 4}};
-  const VkSpecializationInfo specialization{6, entries, sizeof(o.spec), o.spec};
+  const VkSpecializationMapEntry entries[7] = {{0, 0, 4},   {1, 4, 4},   {7, 8, 4}, {3, 12, 4},
+                                               {4, 16, 4}, {9, 20, 4}, {8, 24, 4}};
+  const VkSpecializationInfo specialization{7, entries, sizeof(o.spec), o.spec};
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
   subgroup.requiredSubgroupSize = o.spec[2];

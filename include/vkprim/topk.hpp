@@ -44,9 +44,10 @@ namespace detail { struct TopKPlan; }
 // workgroups) and lists those keys with their index (about 6 n / 8192 at k = 1024: 48 Ki of 2^26), staged in
 // shared memory and flushed with one global atomic per workgroup, counting their first digit below the
 // threshold's leading zeros; a split pass (many workgroups) chooses that digit's bucket of the k-th composite key
-// (ordered key, input index), appends the entries below it and moves the bucket's to a second list; one
-// workgroup then radix-selects the rest from that bucket (a few hundred entries at k = 1024, about a thousand at
-// 65536; at most 512 left: each entry's rank counted in shared memory), appending them.
+// (ordered key, input index), appends the entries below it and moves the bucket's to a second list, and its
+// workgroup that finishes last (an atomic ticket; no workgroup waits) radix-selects the rest from that bucket
+// (a few hundred entries at k = 1024, about a thousand at 65536; at most 512 left: each entry's rank counted in
+// shared memory), appending them.
 // When the list holds fewer than k keys or more than its room (all keys equal, few distinct values, an order
 // that fools the sample) the record falls back, on the GPU, to the digit passes: 8-bit digits of the composite,
 // most significant first, each a counting pass whose last workgroup chooses the bucket (those after the bucket
@@ -57,7 +58,7 @@ namespace detail { struct TopKPlan; }
 // workgroups on the sample path (their arguments outside every binding they use, so compute-to-compute
 // barriers between them). RadixSort then orders the k selected keys.
 // Cost, sample path: one read of the keys, a list of about (k + 6 sqrt(k n / 8192) + 3 n / 8192) keys and
-// indices written and read back once by many workgroups, five dispatches plus eight or nine of zero workgroups
+// indices written and read back once by many workgroups, four dispatches plus eight or nine of zero workgroups
 // for 32-bit keys (max_count up to 2^24, or more; twelve or thirteen for 64-bit keys), then the sort (one
 // workgroup up to RadixSort's one_workgroup_keys()) and, with values, the gather (measured times:
 // docs/PERFORMANCE.md, TopK). Fallback: the sieve's read and two more (the first digit's count and the

@@ -15,11 +15,12 @@
 //           global atomic per workgroup), and its digit below the threshold's leading zeros to a histogram;
 //   split   grid stride over the list, where k <= candidates <= capacity: the first digit's bucket chosen from
 //           that histogram (by every workgroup alike), the entries below it appended to the output, the
-//           bucket's moved to list 1 (or appended, when taken whole);
-//   refine  one workgroup: on the sample path, radix select over list 1, each digit moving the keys below the
-//           chosen bucket to the output and the bucket to the other list, until a bucket is taken whole or
-//           the list holds at most 2 WG_SIZE entries (then ranked by counting: rank_finish); the fallback's
-//           dispatch arguments zero. Else the arguments that run:
+//           bucket's moved to list 1 (or appended, when taken whole); the workgroup that finishes last (an
+//           atomic ticket, no waiting) then refines:
+//   refine  (the split's last workgroup) on the sample path, radix select over list 1, each digit moving the
+//           keys below the chosen bucket to the output and the bucket to the other list, until a bucket is
+//           taken whole or the list holds at most 2 WG_SIZE entries (then ranked by counting: rank_finish); the
+//           fallback's dispatch arguments zero. Else the arguments that run:
 //   hist    (fallback) grid stride: counts the digit `pass` of the composites that share the decided prefix;
 //           the workgroup that finishes last (an atomic ticket, no waiting) then finds the digit whose bucket
 //           holds the remaining k-th composite, extends the prefix, and clears the counts for the next pass;
@@ -48,9 +49,8 @@ layout(constant_id = 8) const uint PHASE = 0u;
 #define PHASE_GATHER 3u
 #define PHASE_FILTER 4u
 #define PHASE_SIEVE 5u
-#define PHASE_REFINE 6u
-#define PHASE_THRESHOLD 7u
-#define PHASE_SPLIT 8u
+#define PHASE_THRESHOLD 6u
+#define PHASE_SPLIT 7u
 // KEY_FLAGS bits, as common/radix.glsl's.
 #define KEY_SIGNED 1u
 #define KEY_FLOAT 2u
@@ -69,8 +69,9 @@ layout(push_constant) uniform TopKConstants {
   uint flags;         // TOPK_INDIRECT: sample reads the count and k from bindings 6 and 7 (count, k: their maxima)
   uint count_shift;   // the count's word in binding 6
   uint k_shift;       // k's word in binding 7
-  uint capacity;      // sieve, refine: room of each of the sample path's two lists; filter: no limit
-  uint pad0, pad1, pad2;
+  uint capacity;      // sieve, split: room of each of the sample path's two lists; filter: no limit
+  uint fallback_groups;  // split: the fallback's grid, for its dispatch arguments
+  uint pad1, pad2;
 } pc;
 #define TOPK_INDIRECT 1u
 // The fallback's passes after the first read the candidate list (the keys of the first digit's bucket) in the
@@ -88,7 +89,7 @@ layout(push_constant) uniform TopKConstants {
 
 layout(set = 0, binding = 0, std430) readonly buffer Keys { KEY_T keys[]; };
 layout(set = 0, binding = 0, std430) readonly buffer KeyVectors { uvec4 key_vectors[]; };
-// Coherent: the refine's workgroup reads back the list entries its invocations wrote.
+// Coherent: the refine's workgroup reads the list entries that the split's workgroups and its own invocations wrote.
 layout(set = 0, binding = 1, std430) coherent buffer State { uint state[]; };
 // A 32-bit key's list entry (key, index) as one 8-byte access (ST_CAND_BASE is even).
 layout(set = 0, binding = 1, std430) coherent buffer StatePairs { uvec2 state_pairs[]; };
@@ -108,8 +109,9 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 // the count, the keys to select (min(k, count): also the count of src/topk.cpp's sorts under record_indirect),
 // the list's counter, the threshold (ordered key: high word, low word), the path taken (0 nothing to select,
 // 1 sample, 2 fallback), the sieve's digit (the threshold's leading zero bits), the workgroups of the
-// fallback's count pass that have added their counts, the split's counter of list 1; words 16..31 unused (the
-// fallback's dispatch arguments live in their own range of scratch, outside this binding); 256 digit counts;
+// fallback's count pass that have added their counts, the split's counter of list 1, the split's workgroups
+// that have finished (the refine's ticket); words 17..31 unused (the fallback's dispatch arguments live in their
+// own range of scratch, outside this binding); 256 digit counts;
 // the samples (SAMPLE_SLOTS ordered keys); then the lists (CAND_WORDS words per entry): the sample path's two,
 // of pc.capacity entries each, or the fallback's one (room for the count).
 #define ST_PREFIX 0u
@@ -125,6 +127,7 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define ST_SIEVE_DIGIT 13u
 #define ST_TICKET 14u
 #define ST_NEXT 15u
+#define ST_SPLIT_TICKET 16u
 #define ST_COUNTS 32u
 #define ST_SAMPLES (ST_COUNTS + 256u)
 #define SAMPLE_SLOTS 8192u  // WG_SIZE * SAMPLES at most (src/topk.cpp keeps WG_SIZE <= 256)
@@ -133,16 +136,17 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define PATH_SAMPLE 1u
 #define PATH_FALLBACK 2u
 
-// The sample: SAMPLES keys per invocation, held in registers. Its rank: src/topk.cpp's sample_capacity
-// mirrors this formula to size the lists (see the table there for the choice).
+// The sample: SAMPLES keys per invocation of the threshold (in local memory). Its rank: src/topk.cpp's
+// sample_capacity mirrors this formula to size the lists (see the table there for the choice).
 #define SAMPLES 32u
 #define SAMPLE_SIGMAS 6.0
 #define SAMPLE_SLACK 3.0
 // 16-byte loads per invocation per tile of the sieve and the filter.
 #define TILE_VECTORS 8u
 #define VECTOR_KEYS (4u / KEY_WORDS)
-// List entries per invocation per round of the refine, loaded before any is used.
-#define REFINE_BATCH 32u
+// List entries per invocation per round of the refine, loaded before any is used (few: each is unrolled code
+// that one workgroup fetches from memory once per record; see sample_threshold).
+#define REFINE_BATCH 8u
 // List entries per invocation per tile of the split.
 #define SPLIT_ITEMS 8u
 
@@ -368,6 +372,7 @@ void init_state(uint n, uint k) {
     state[ST_PATH] = PATH_NONE;
     state[ST_TICKET] = 0u;
     state[ST_NEXT] = 0u;
+    state[ST_SPLIT_TICKET] = 0u;
   }
 }
 
@@ -402,29 +407,43 @@ uint sample_rank(uint taken, uint n, uint k) {
   return uint(clamp(rank, 1.0, float(taken)));
 }
 
+// A sample's ordered key as a composite with index 0.
+uvec3 sample_composite(KEY_T key) {
+#if defined(VKPRIM_KEY64)
+  return uvec3(key, 0u);
+#else
+  return uvec3(0u, key, 0u);
+#endif
+}
+
 // One workgroup: radix select of the threshold among the samples' ordered keys (the composite's key words,
 // index 0), digits of the key only. The samples (written by the sample pass) through the non-coherent view,
-// all loaded before any is used (past `taken`, the last again, not counted).
+// all loaded before any is used (past `taken`, the last again, not counted). The loops over them stay rolled
+// (the array in local memory; their trip count the rounds that hold samples, unknown to the compiler, which
+// unrolls a loop of constant count whatever the attribute): this pass runs once on one multiprocessor, after
+// the sieve of the record before has streamed the input through L2, so unrolled code is fetched from memory
+// as it runs.
 void sample_threshold() {
   const uint n = state[ST_COUNT], k = state[ST_SELECTED];  // the same words for the whole workgroup: uniform
   if (k == 0u) return;
   const uint t = gl_LocalInvocationIndex;
   const uint taken = min(WG_SIZE * SAMPLES, n);
-  uvec2 sample_keys[SAMPLES];
+  KEY_T sample_keys[SAMPLES];  // ordered keys (for 64-bit keys: high word, low word)
   [[unroll]] for (uint s = 0u; s < SAMPLES; ++s) {
     const uint j = min(s * WG_SIZE + t, taken - 1u);
 #if defined(VKPRIM_KEY64)
     sample_keys[s] = uvec2(state_in[ST_SAMPLES + 2u * j], state_in[ST_SAMPLES + 2u * j + 1u]);
 #else
-    sample_keys[s] = uvec2(0u, state_in[ST_SAMPLES + j]);
+    sample_keys[s] = state_in[ST_SAMPLES + j];
 #endif
   }
+  const uint rounds = (taken + WG_SIZE - 1u) / WG_SIZE;  // at most SAMPLES
   uvec3 p = uvec3(0u);
   uint remaining = sample_rank(taken, n, k);
-  for (uint decided = 8u * FIRST_PASS; decided < 64u; decided += 8u) {
+  [[dont_unroll]] for (uint decided = 8u * FIRST_PASS; decided < 64u; decided += 8u) {
     clear_counts();
-    [[unroll]] for (uint s = 0u; s < SAMPLES; ++s) {
-      const uvec3 c = uvec3(sample_keys[s], 0u);
+    [[dont_unroll]] for (uint s = 0u; s < rounds; ++s) {
+      const uvec3 c = sample_composite(sample_keys[s]);
       if (s * WG_SIZE + t < taken && cut(c, decided) == p) atomicAdd(s_counts[digit_at(c, decided)], 1u);
     }
     barrier();
@@ -438,8 +457,8 @@ void sample_threshold() {
     barrier();  // every invocation has read s_choice
     if (t == 0u) s_staged = 0u;
     barrier();
-    [[unroll]] for (uint s = 0u; s < SAMPLES; ++s) {
-      const uvec3 c = uvec3(sample_keys[s], 0u);
+    [[dont_unroll]] for (uint s = 0u; s < rounds; ++s) {
+      const uvec3 c = sample_composite(sample_keys[s]);
       if (s * WG_SIZE + t < taken && cut(c, decided + 8u) == p) {
         const uint slot = atomicAdd(s_staged, 1u);
         s_stage[slot * 2u] = c.x;
@@ -450,7 +469,7 @@ void sample_threshold() {
     if (t < in_bucket) {
       const uvec2 mine = uvec2(s_stage[t * 2u], s_stage[t * 2u + 1u]);
       uint below = 0u, at_or_below = 0u;
-      for (uint j = 0u; j < in_bucket; ++j) {
+      [[dont_unroll]] for (uint j = 0u; j < in_bucket; ++j) {
         const uvec2 other = uvec2(s_stage[j * 2u], s_stage[j * 2u + 1u]);
         const bool less = other.x < mine.x || (other.x == mine.x && other.y < mine.y);
         below += less ? 1u : 0u;
@@ -678,23 +697,16 @@ void filter_keys() {
 // LOAD_BATCH: entries base + u * WG_SIZE + (this invocation) of a list of m >= 1, u < REFINE_BATCH, into the
 // caller's arrays, all loaded before any is used: unconditional loads (past m, the last entry again; the callers
 // skip those), so that the batch is in flight at once (one workgroup: latency, not bandwidth, bounds it). A
-// macro, not a function: array parameters are copies, which may live in local memory. `earlier`: the sieve's
-// list (written by an earlier dispatch: the non-coherent view); else one this workgroup wrote (coherent; the
-// later rounds' lists are short: only the live entries are loaded, as coherent loads go one after another).
-#define LOAD_BATCH(list, base, m, earlier, key, index)                                                       \
-  if (earlier) {                                                                                              \
-    [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)                                                       \
-      read_entry_in(list, min(base + u * WG_SIZE + gl_LocalInvocationIndex, m - 1u), key[u], index[u]);       \
-  } else {                                                                                                    \
-    [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)                                                       \
-      if (base + u * WG_SIZE + gl_LocalInvocationIndex < m)                                                   \
-        read_entry(list, base + u * WG_SIZE + gl_LocalInvocationIndex, key[u], index[u]);                     \
-  }
+// macro, not a function: array parameters are copies, which may live in local memory. The lists are written
+// in the same dispatch (by the split's workgroups, or this one's earlier round): the coherent view.
+#define LOAD_BATCH(list, base, m, key, index)                                                                 \
+  [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)                                                         \
+    read_entry(list, min(base + u * WG_SIZE + gl_LocalInvocationIndex, m - 1u), key[u], index[u]);
 
 // Writes the fallback's dispatch arguments (its grid; zero workgroups on the sample path).
 void write_fallback_args(bool run) {
   // Binding 5, in the refine: the arguments' range of scratch (src/topk.cpp), outside the state binding.
-  out_values[pc.out_values_shift] = run ? pc.groups : 0u;
+  out_values[pc.out_values_shift] = run ? pc.fallback_groups : 0u;
   out_values[pc.out_values_shift + 1u] = 1u;
   out_values[pc.out_values_shift + 2u] = 1u;
 }
@@ -715,9 +727,8 @@ bool choose_first_bucket(out uint k) {
 // bucket's, when it is taken whole) appended to the output, those in it to list 1 (counter ST_NEXT), slots
 // reserved per tile with one global atomic per counter and workgroup. Many workgroups: one's stores (the
 // output's, scattered) would bound the refine at large k.
-void split_list() {
+void split_entries() {
   const uint group = vk_workgroup_index(), t = gl_LocalInvocationIndex;
-  if (group >= pc.groups) return;
   uint k;
   if (!choose_first_bucket(k)) return;  // the same words for the whole workgroup: uniform
   g_selected = k;
@@ -751,7 +762,11 @@ void split_list() {
 // The refine's end once its list holds at most 2 WG_SIZE entries (m >= remaining): entries t and t + WG_SIZE per
 // invocation, their composites to shared memory, and each one's rank among them counted (composites are
 // distinct); the `remaining` smallest appended at the output's slot s_tally[0] + rank (no atomics).
-void rank_finish(uint list, uint m, uint remaining, bool earlier) {
+// RANK_UNROLL entries per trip of the count, their shared loads independent: one workgroup's few subgroups
+// hide little latency, so a trip per entry waits on each load in turn. The list is padded to a multiple of
+// RANK_UNROLL with the largest composite, which counts below nothing (an index never reaches 2^32 - 1).
+#define RANK_UNROLL 4u
+void rank_finish(uint list, uint m, uint remaining) {
   const uint t = gl_LocalInvocationIndex;
   KEY_T key[2];
   uint index[2];
@@ -761,9 +776,10 @@ void rank_finish(uint list, uint m, uint remaining, bool earlier) {
     index[h] = 0u;
     c[h] = uvec3(0xFFFFFFFFu);
     if (i < m) {
-      if (earlier) read_entry_in(list, i, key[h], index[h]);
-      else read_entry(list, i, key[h], index[h]);
+      read_entry(list, i, key[h], index[h]);
       c[h] = composite(key[h], index[h]);
+    }
+    if (i < (m + RANK_UNROLL - 1u) / RANK_UNROLL * RANK_UNROLL) {
       s_stage[i * 3u] = c[h].x;
       s_stage[i * 3u + 1u] = c[h].y;
       s_stage[i * 3u + 2u] = c[h].z;
@@ -771,10 +787,14 @@ void rank_finish(uint list, uint m, uint remaining, bool earlier) {
   }
   barrier();
   uvec2 rank = uvec2(0u);
-  for (uint j = 0u; j < m; ++j) {
-    const uvec3 other = uvec3(s_stage[j * 3u], s_stage[j * 3u + 1u], s_stage[j * 3u + 2u]);
-    rank.x += lex_less_equal(c[0], other) ? 0u : 1u;
-    rank.y += lex_less_equal(c[1], other) ? 0u : 1u;
+  for (uint j = 0u; j < m; j += RANK_UNROLL) {
+    uvec3 other[RANK_UNROLL];
+    [[unroll]] for (uint q = 0u; q < RANK_UNROLL; ++q)
+      other[q] = uvec3(s_stage[(j + q) * 3u], s_stage[(j + q) * 3u + 1u], s_stage[(j + q) * 3u + 2u]);
+    [[unroll]] for (uint q = 0u; q < RANK_UNROLL; ++q) {
+      rank.x += lex_less_equal(c[0], other[q]) ? 0u : 1u;
+      rank.y += lex_less_equal(c[1], other[q]) ? 0u : 1u;
+    }
   }
   if (t < m && rank.x < remaining) append_selected(key[0], index[0], s_tally[0] + rank.x);
   if (t + WG_SIZE < m && rank.y < remaining) append_selected(key[1], index[1], s_tally[0] + rank.y);
@@ -785,6 +805,7 @@ void rank_finish(uint list, uint m, uint remaining, bool earlier) {
 void refine() {
   const uint t = gl_LocalInvocationIndex;
   const uint k = state[ST_SELECTED], listed = state[ST_CANDIDATES];
+  g_selected = k;
   const bool sample_path = k != 0u && listed >= k && listed <= pc.capacity;
   barrier();  // every invocation has read the list's count before it is cleared for the fallback
   if (t == 0u) {
@@ -797,10 +818,8 @@ void refine() {
     if (t == 0u) state[ST_CANDIDATES] = 0u;
     return;
   }
-  // The split's choice again: done when it took the bucket whole; else its bucket (list 1) is the list, and the
-  // `before` entries below it are in the output.
-  uint k_again;
-  choose_first_bucket(k_again);
+  // The split's choice (s_choice, this workgroup's own): done when it took the bucket whole; else its bucket
+  // (list 1) is the list, and the `before` entries below it are in the output.
   const uint first_before = s_choice[1], first_in = s_choice[2];
   if (first_in == k - first_before) return;  // the split took the bucket whole: uniform
   barrier();  // every invocation has read s_choice
@@ -810,17 +829,16 @@ void refine() {
   }
   uint decided = min(state[ST_SIEVE_DIGIT] + 8u, 88u), remaining = k - first_before, m = first_in;
   uint from = pc.capacity, to = 0u;
-  for (bool first = true;; first = false) {
+  for (;;) {
     if (m <= 2u * WG_SIZE) {  // the same words for the whole workgroup: uniform
-      rank_finish(from, m, remaining, first);
+      rank_finish(from, m, remaining);
       break;
     }
-    // The first round's list was written by the split (an earlier dispatch: the non-coherent view).
     clear_counts();
     for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
       KEY_T key[REFINE_BATCH];
       uint index[REFINE_BATCH];
-      LOAD_BATCH(from, base, m, first, key, index)
+      LOAD_BATCH(from, base, m, key, index)
       [[unroll]] for (uint u = 0u; u < REFINE_BATCH; ++u)
         if (base + u * WG_SIZE + t < m) atomicAdd(s_counts[digit_at(composite(key[u], index[u]), decided)], 1u);
     }
@@ -836,7 +854,7 @@ void refine() {
     for (uint base = 0u; base < m; base += WG_SIZE * REFINE_BATCH) {
       KEY_T key[REFINE_BATCH];
       uint index[REFINE_BATCH];
-      LOAD_BATCH(from, base, m, first, key, index)
+      LOAD_BATCH(from, base, m, key, index)
       // Bit u: entry u goes to the output (out_mask) or the next list (list_mask); one shared atomic per
       // invocation and batch for each.
       uint out_mask = 0u, list_mask = 0u;
@@ -864,6 +882,20 @@ void refine() {
     to = next;
     decided = min(decided + 8u, 88u);
   }
+}
+
+// The split over many workgroups, then the refine by the one that takes the last ticket (no workgroup waits):
+// each workgroup's list entries made visible before its ticket, read by the last after its own.
+void split_list() {
+  if (vk_workgroup_index() >= pc.groups) return;
+  split_entries();
+  memoryBarrierBuffer();
+  barrier();
+  if (gl_LocalInvocationIndex == 0u) s_words[0] = atomicAdd(state[ST_SPLIT_TICKET], 1u);
+  barrier();
+  if (s_words[0] != pc.groups - 1u) return;  // not the last: uniform
+  memoryBarrierBuffer();
+  refine();
 }
 
 // ---- the fallback's digit passes ----
@@ -965,7 +997,7 @@ void gather_values() {
 }
 
 void main() {
-  if (PHASE == PHASE_SELECT || PHASE == PHASE_FILTER || PHASE == PHASE_REFINE) g_selected = state[ST_SELECTED];
+  if (PHASE == PHASE_SELECT || PHASE == PHASE_FILTER) g_selected = state[ST_SELECTED];
   if (PHASE == PHASE_SAMPLE) sample_keys();
   else if (PHASE == PHASE_THRESHOLD) sample_threshold();
   else if (PHASE == PHASE_SPLIT) split_list();
@@ -973,6 +1005,5 @@ void main() {
   else if (PHASE == PHASE_SELECT) select_keys();
   else if (PHASE == PHASE_FILTER) filter_keys();
   else if (PHASE == PHASE_SIEVE) sieve();
-  else if (PHASE == PHASE_REFINE) refine();
   else gather_values();
 }
