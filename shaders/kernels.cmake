@@ -26,6 +26,7 @@ vkprim_add_kernel(segmented_reduce/ranges segmented_reduce/ranges.comp ${segment
 
 vkprim_add_kernel(ceiling/copy ceiling/copy.comp BINDINGS 2 PUSH_BYTES 12 SPEC WG_SIZE ITEMS)
 vkprim_add_kernel(ceiling/read ceiling/read.comp BINDINGS 2 PUSH_BYTES 12 SPEC WG_SIZE ITEMS)
+vkprim_add_kernel(ceiling/scatter ceiling/scatter.comp BINDINGS 5 PUSH_BYTES 16 SPEC WG_SIZE ITEMS)
 
 # GPU-driven counts: the dispatch arguments of record_indirect (shaders/indirect/args.comp).
 vkprim_add_kernel(indirect/args indirect/args.comp BINDINGS 2 PUSH_BYTES 112)

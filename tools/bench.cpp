@@ -171,6 +171,7 @@ int run_bench(std::vector<std::string> args) {
   if (!args.empty() && args[0] == "scan") return run_bench_scan({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "select") return run_bench_select({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "sort") return run_bench_sort({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "scatter") return run_bench_scatter({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "histogram") return run_bench_histogram({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "topk") return run_bench_topk({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "segmented_reduce") return run_bench_segmented({args.begin() + 1, args.end()});

@@ -2,7 +2,8 @@
 # ctest tools.cli: what scripts/demo shows. `vkprim version` and `vkprim info` print the CMake project
 # version, info lists the automatic pick of every primitive, the keyed ones included (none refused on the
 # test device), `vkprim demo` runs reduce, scan, sort and select, each verified, and bench sort sorts
-# splatting-shaped keys recorded indirectly, bench topk --segment-size the top k of each segment.
+# splatting-shaped keys recorded indirectly, bench topk --segment-size the top k of each segment, bench
+# scatter the scatter ceiling of a digit pass.
 #   cli_test.sh <vkprim executable> <CMake project version>
 set -euo pipefail
 vkprim=$1 version=$2
@@ -40,3 +41,11 @@ batched=$("$vkprim" bench topk --k 16 --segment-size 1000 --sizes 2^12 --repeat 
   fail "vkprim bench topk --segment-size exited non-zero"
 echo "$batched"
 grep -Eq "^topk +segments 1000 .* yes +$" <<< "$batched" || fail "vkprim bench topk --segment-size: no verified row"
+
+# The scatter ceiling of a radix digit pass (`vkprim bench scatter`): keys and values grouped by digit in
+# tiles, written to their stable positions, checked against the CPU's stable pass, for 8- and 11-bit digits.
+scatter=$("$vkprim" bench scatter --pairs --digits 256,2048 --tile 256x8 --sizes 5000 --repeat 2) ||
+  fail "vkprim bench scatter exited non-zero"
+echo "$scatter"
+[[ $(grep -Ec "^scatter +256x8 pairs +(256|2048) +2048 +5000 .* yes +$" <<< "$scatter") == 2 ]] ||
+  fail "vkprim bench scatter: not two verified rows"
