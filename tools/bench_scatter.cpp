@@ -17,6 +17,7 @@
 #include "bench_support.hpp"
 #include "commands.hpp"
 #include "context_impl.hpp"
+#include "host_reference.hpp"
 #include "dispatch.hpp"
 #include "shader_groups.hpp"
 #include "sort_commands.hpp"
@@ -215,8 +216,8 @@ int bench_size(const Device& device, uint64_t n, const std::vector<uint64_t>& di
                          std::move(*made[4])};
   std::mt19937_64 rng(std::random_device{}());
   std::vector<uint32_t> keys(n), values(n);
-  for (auto& k : keys) k = uint32_t(rng());
-  for (auto& v : values) v = uint32_t(rng());
+  host::fill_random(keys, rng);
+  host::fill_random(values, rng);
   // The copy and read ceilings of the bytes a pass reads (each ceiling warms up before it is timed).
   const auto ceilings = ceilings_for(device, b.keys_in, b.keys_out, n * (pairs ? 8 : 4), repeats);
   if (!ceilings) return -1;
