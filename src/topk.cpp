@@ -1,6 +1,7 @@
 // TopK: radix select over the composite key (ordered key, input index), after Alabi et al., "Fast k-selection
 // algorithms for graphics processing units" (2012), in shaders/topk/select.comp; the k selected keys (and
-// their indices) are then ordered by RadixSort, and values gathered by index.
+// their indices) are then ordered: up to kRankMax by counting each one's rank among them (the rank pass, which
+// also gathers the values), more by RadixSort and a gather of the values by index.
 // A record: sample (32 workgroups: 8192 keys evenly spaced to scratch), threshold (one workgroup: the sample's key of
 // the chosen rank), sieve (one read of the input: the keys at or below it to a short list), split (many workgroups: the
 // list's first digit, the entries below its bucket appended, the bucket to a second list; the workgroup that finishes
@@ -9,7 +10,7 @@
 // room: eight (32-bit keys) or twelve digit passes over the input (each counts, and its last workgroup chooses the
 // bucket; index digits above max_count's highest bit get none), those after the bucket is decided returning at once,
 // with the filter to the candidate list after the first (counting the second: no pass of its own), and select; then the
-// sorts and the gather.
+// rank pass, or the sorts and the gather.
 // record_segmented (the top k of each segment), a first version that sorts: shaders/topk/segments.comp copies
 // the keys and values to scratch, the plan's SegmentedSort sorts each segment of the copy stably, and the same
 // kernel's gather writes each segment's first min(k, length).
@@ -51,8 +52,8 @@ constexpr uint32_t kSegmentsIndirect = 2;                     // SEGMENTS_INDIRE
 // PHASE (shaders/topk/select.comp).
 enum : uint32_t {
   kPhaseSample = 0, kPhaseCount = 1, kPhaseSelect = 2, kPhaseGather = 3, kPhaseFilter = 4, kPhaseSieve = 5,
-  kPhaseThreshold = 6, kPhaseSplit = 7,
-  kPhases = 8
+  kPhaseThreshold = 6, kPhaseSplit = 7, kPhaseRank = 8,
+  kPhases = 9
 };
 // KEY_FLAGS bits (common/radix.glsl).
 enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
@@ -63,6 +64,12 @@ constexpr uint32_t kSelectedWord = 8;       // ST_SELECTED: min(k, count), the s
 static_assert(TopK::kPathWord == 12);       // ST_PATH
 constexpr uint32_t kFlagIndirect = 1;       // TOPK_INDIRECT
 constexpr uint32_t kFlagCandidates = 2;     // TOPK_CANDIDATES
+constexpr uint32_t kFlagRanked = 4;         // TOPK_RANKED
+constexpr uint32_t kFlagPairs = 8;          // TOPK_PAIRS
+// The sorted output of at most kRankMax keys by the rank phase (select.comp RANK_MAX, RANK_LANES): each selected
+// composite's rank counted among the selection by kRankLanes invocations, no sort; more keys: RadixSort.
+constexpr uint32_t kRankMax = 1024;
+constexpr uint32_t kRankLanes = 16;
 // Digits of the composite (key high word, key low word, index), most significant first: 32-bit keys, whose
 // high word is 0, start at digit 4.
 constexpr uint32_t kDigitPasses = 12;
@@ -115,14 +122,17 @@ struct TopKPlan {
   uint32_t key_flags = 0;
   uint32_t key_bytes = 4;
   std::array<const Kernel*, kPhases> phases{};
-  // The sample path's two lists, of `capacity` entries each (at most max_count), after the state words.
+  // The sample path's two lists, of `capacity` entries each (at most max_count), after the state words; then the
+  // rank list (kRankMax entries, sorted plans) from entry rank_base.
   uint32_t capacity = 0;
+  uint32_t rank_base = 0;
   // The passes after the first digit read a candidate list after the state words (key words and index per
   // candidate, room for max_count) where state and list fit one binding; else every pass reads the input.
   bool candidates = false;
   uint32_t state_words = 0;
-  // keys only: one sort of the keys. Pairs: the indices (u32, the keys as values), then stably the keys (the
-  // indices as values), so equal keys end in index order whatever order the selection appended them in.
+  // Sorted plans whose max_k exceeds kRankMax. Keys only: one sort of the keys. Pairs: the indices (u32, the keys
+  // as values), then stably the keys (the indices as values), so equal keys end in index order whatever order the
+  // selection appended them in.
   std::optional<RadixSort> by_index;
   std::optional<RadixSort> by_key;
   // Scratch: the state, the index list, the fallback's dispatch arguments (outside every binding of the passes
@@ -201,9 +211,9 @@ Result<void> emplace_plan(Context& context, const Desc& desc, std::optional<Plan
   return {};
 }
 
-// The sorts that order the selection, over at most max_k keys (none for unsorted output).
+// The sorts that order a selection of more than kRankMax keys, over at most max_k (none for unsorted output).
 Result<void> build_topk_sorts(Context& context, TopKPlan& p) {
-  if (!p.desc.sorted) return {};
+  if (!p.desc.sorted || p.desc.max_k <= kRankMax) return {};
   SortDesc by_key;
   by_key.key_type = p.desc.key_type;
   by_key.order = p.desc.order;
@@ -244,7 +254,9 @@ void lay_out_scratch(ContextImpl& c, TopKPlan& p) {
   p.candidates = fixed_words + p.desc.max_count * entry_words <= binding_words;
   p.capacity = uint32_t(std::min<uint64_t>(sample_capacity(p), (binding_words - fixed_words) / (2 * entry_words)));
   const uint64_t list_entries = std::max<uint64_t>(2 * uint64_t(p.capacity), p.candidates ? p.desc.max_count : 0);
-  p.state_words = uint32_t(fixed_words + list_entries * entry_words);
+  p.rank_base = uint32_t(list_entries);
+  const uint64_t rank_entries = p.desc.sorted ? std::min(p.desc.max_k, kRankMax) : 0;
+  p.state_words = uint32_t(fixed_words + (list_entries + rank_entries) * entry_words);
   p.index_offset = align_up(VkDeviceSize(p.state_words) * 4, p.scratch_align);
   p.args_offset = align_up(p.index_offset + VkDeviceSize(p.desc.max_k) * 4, p.scratch_align);
   p.sort_offset = align_up(p.args_offset + kIndirectEntryBytes, p.scratch_align);
@@ -400,21 +412,25 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
       : pairs              ? bind_elements(c, o.out_values, 0, k, 4)
                            : index;
   const bool indirect = o.count_buffer != nullptr;
+  const bool ranked = p.desc.sorted && k <= kRankMax;
   const ElementBinding count = indirect ? bind_elements(c, *o.count_buffer, 0, 1, 4) : state;
   const ElementBinding kword = indirect ? bind_elements(c, *o.k_buffer, 0, 1, 4) : state;
   Pass pass;
   pass.kernel = p.phases[phase];
   pass.buffers = {keys.bound, state.bound, out.bound, index.bound, values.bound, out_values.bound, count.bound,
                   kword.bound};
-  const std::array<uint32_t, 13> push = {uint32_t(n),      k,           digit,
+  const uint32_t flags = (indirect ? kFlagIndirect : 0u) | (p.candidates ? kFlagCandidates : 0u) |
+                         (ranked ? kFlagRanked : 0u) | (pairs ? kFlagPairs : 0u);
+  const std::array<uint32_t, 15> push = {uint32_t(n),      k,           digit,
                                          uint32_t(groups), keys.shift,  out.shift,
                                          index.shift,      values.shift, out_values.shift,
-                                         (indirect ? kFlagIndirect : 0u) | (p.candidates ? kFlagCandidates : 0u),
-                                         count.shift, kword.shift, capacity};
+                                         flags,            count.shift, kword.shift,
+                                         capacity,         0,           p.rank_base};
   std::copy(push.begin(), push.end(), pass.push.begin());
   pass.groups = groups;
-  static constexpr const char* kNames[] = {"sample", "count", "select",    "gather",
-                                           "filter", "sieve", "threshold", "split"};
+  static constexpr const char* kNames[] = {"sample", "count",     "select", "gather", "filter",
+                                           "sieve",  "threshold", "split",  "rank"};
+  static_assert(std::size(kNames) == kPhases);
   // Appended, not " " + to_string(): GCC 12 warns (-Wrestrict) on that concatenation, a false positive.
   pass.label.append("vkprim topk/").append(kNames[phase]);
   if (phase == kPhaseCount) pass.label.append(" ").append(std::to_string(digit));
@@ -439,9 +455,9 @@ Pass fallback_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_
 }
 
 // The passes and sorts of a record (m: the selected keys, with `indirect` the most: max_k) once the operands are
-// checked: sample, threshold, sieve, split (and refine); the fallback's digit passes, filter and select; the sorts
-// in place on the selection (their scratch after the state and the index list, their count the GPU's min(k, count)
-// under record_indirect); the gather.
+// checked: sample, threshold, sieve, split (and refine); the fallback's digit passes, filter and select; sorted
+// output of at most kRankMax keys: the rank pass; else the sorts in place on the selection (their scratch after the
+// state and the index list, their count the GPU's min(k, count) under record_indirect) and the gather.
 Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands& o, uint64_t count, uint32_t m,
                          const char* call) {
   ContextImpl& c = *p.context;
@@ -467,7 +483,10 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
     passes.push_back(fallback_pass(p, kPhaseCount, o, count, m, digit, groups));
   }
   passes.push_back(fallback_pass(p, kPhaseSelect, o, count, m, 0, groups));
+  if (p.desc.sorted && m <= kRankMax)  // the selection ranked: no sorts, no gather
+    passes.push_back(select_pass(p, kPhaseRank, o, count, m, 0, ceil_div(m, p.wg / kRankLanes)));
   if (auto ok = record_passes(c, *p.descriptors, cmd, passes, "TopK", call); !ok) return ok;
+  if (p.desc.sorted && m <= kRankMax) return {};
   const BufferRange index = sub_range(o.scratch, p.index_offset, VkDeviceSize(m) * 4);
   const BufferRange sort_scratch = sub_range(o.scratch, p.sort_offset, p.sort_bytes);
   const BufferRange selected = sub_range(o.out_keys, 0, VkDeviceSize(m) * p.key_bytes);

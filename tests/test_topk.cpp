@@ -1,9 +1,10 @@
 // TopK against the host reference (std::stable_sort of the input indices by the order-preserving key
 // transform, then the first k): u32, i32 with negatives, f32 with negatives, -0.0, infinities and NaNs, both
 // orders, keys only and pairs, counts 0 and 1, k = 1, k = count, k > count (clamped), k = max_k, all keys equal
-// (the earliest inputs win), and the argument errors. Outputs are poisoned: the k results must be written and
-// nothing past them. The path a record took (the sample's one read of the input, or the fallback's digit
-// passes) is read from the scratch word TopK documents, so the cases that need one path assert it.
+// (the earliest inputs win), the sorted output's two orderings (ranks up to k = 1024, RadixSort past it), and
+// the argument errors. Outputs are poisoned: the k results must be written and nothing past them. The path a
+// record took (the sample's one read of the input, or the fallback's digit passes) is read from the scratch
+// word TopK documents, so the cases that need one path assert it.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -284,6 +285,30 @@ TEST_CASE("topk of 2^20 random keys with k = 65536 and k = 1024 matches the host
     const std::vector<uint32_t> keys = random_keys(type, n, rng);
     CHECK(rig.check(keys, n, 65536));
     CHECK(rig.check(keys, n, 1024));
+  }
+}
+
+TEST_CASE("topk orders up to 1024 selected keys by their ranks and more by RadixSort, alike at the boundary",
+          "[topk][ranked]") {
+  Device& dev = test::device();
+  VKPRIM_TEST_RNG(rng);
+  const uint64_t n = 40000;
+  for (uint32_t value_size : {0u, 4u}) {
+    // max_k 1024: every record ranks (record_indirect too); max_k 1100: k past 1024 sorts.
+    TopKRig<> ranked(dev, topk_desc(DataType::f32, SortOrder::ascending, value_size, n, 1024));
+    TopKRig<> both(dev, topk_desc(DataType::i32, SortOrder::descending, value_size, n, 1100));
+    const std::vector<uint32_t> floats = random_keys(DataType::f32, n, rng);
+    const std::vector<uint32_t> ints = random_keys(DataType::i32, n, rng);
+    const std::vector<uint32_t> ties = random_keys(DataType::i32, n, rng, true);
+    for (uint32_t k : {1u, 1023u, 1024u}) {
+      CHECK(ranked.check(floats, n, k));
+      CHECK(ranked.check(floats, n - 1, k, true));
+    }
+    for (uint32_t k : {1023u, 1024u, 1025u}) {
+      CHECK(both.check(ints, n, k));
+      CHECK(both.check(ties, n, k));  // ties: the earliest inputs first
+    }
+    CHECK(both.check(ints, n, 1024, true));  // record_indirect of a plan past 1024: the sorts
   }
 }
 

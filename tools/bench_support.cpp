@@ -246,6 +246,10 @@ namespace {
 
 Result<std::vector<detail::Pass>> ceiling_passes(detail::ContextImpl& c, const Buffer& src, const Buffer& dst,
                                                  uint64_t bytes, bool copy, bool rotated) {
+  // Past either buffer the passes would read or write memory that is not theirs.
+  if (bytes > src.size() || (copy && bytes > dst.size()))
+    return detail::make_error(Status::invalid_argument, "ceiling of ", bytes, " bytes over buffers of ", src.size(),
+                              " and ", dst.size(), " bytes");
   detail::KernelDesc kd{copy ? detail::kernel_name("ceiling/copy") : detail::kernel_name("ceiling/read")};
   kd.group = &detail::kShaderGroup_ceiling;
   kd.variant = "default";

@@ -75,8 +75,10 @@ int bench_topk(const Device& device, const TopKDesc& base, const std::vector<uin
     std::fprintf(stderr, "bench: TopK::create: %s\n", plan.error().message.c_str());
     return -1;
   }
+  // The keys' buffer and the copy's target hold the ceilings' bytes: the keys and the values.
   const VkDeviceSize bytes = vector_bytes(desc.max_count * 4);
-  auto keys = device.create_buffer(bytes), copy_target = device.create_buffer(bytes);
+  const VkDeviceSize ceiling_bytes = vector_bytes(desc.max_count * (4 + desc.value_size));
+  auto keys = device.create_buffer(ceiling_bytes), copy_target = device.create_buffer(ceiling_bytes);
   auto values = device.create_buffer(bytes), out_keys = device.create_buffer(uint64_t(desc.max_k) * 4);
   auto out_values = device.create_buffer(uint64_t(desc.max_k) * 4);
   auto scratch = device.create_buffer(plan->scratch_requirements().size);
@@ -149,8 +151,9 @@ int bench_topk_segmented(const Device& device, const TopKDesc& base, const std::
     return -1;
   }
   const VkDeviceSize bytes = vector_bytes(desc.max_count * 4), out_bytes = desc.max_segments * desc.max_k * 4;
+  const VkDeviceSize ceiling_bytes = vector_bytes(desc.max_count * (4 + desc.value_size));  // keys and values
   auto scratch = device.create_buffer(plan->scratch_requirements().size);
-  auto keys = device.create_buffer(bytes), copy_target = device.create_buffer(bytes);
+  auto keys = device.create_buffer(ceiling_bytes), copy_target = device.create_buffer(ceiling_bytes);
   auto values = device.create_buffer(bytes), out_keys = device.create_buffer(out_bytes);
   auto out_values = device.create_buffer(out_bytes), offsets = device.create_buffer((desc.max_segments + 1) * 4);
   if (!scratch || !keys || !copy_target || !values || !out_keys || !out_values || !offsets) {

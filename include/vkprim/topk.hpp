@@ -14,8 +14,8 @@
 namespace vkprim {
 
 struct TopKDesc {
-  // u32, i32, f32; u64, i64, f64 where the device has shaderInt64 (the sort of the selection needs it; unsorted
-  // output does not).
+  // u32, i32, f32; u64, i64, f64, which with sorted output and max_k above 1024 need shaderInt64 (the sort of
+  // the selection).
   // Compared through RadixSort's order-preserving transform (sort.hpp): for floats
   //   -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN
   // so -0.0 counts as smaller than +0.0, and NaNs are the smallest or largest keys by their sign bit.
@@ -35,8 +35,8 @@ struct TopKDesc {
 
 namespace detail { struct TopKPlan; }
 
-// A plan: create once (builds every pipeline it needs, and the RadixSort plans that order the result), record
-// many times, into many command buffers, from several threads.
+// A plan: create once (builds every pipeline it needs, and with max_k above 1024 the RadixSort plans that order
+// the result), record many times, into many command buffers, from several threads.
 // How, on typical inputs one read of the input: a sample pass (32 workgroups, one key each per invocation) reads
 // WG x 32 keys (8192) evenly spaced into scratch, and a one-workgroup pass radix-selects among them the threshold,
 // the sample of a rank chosen so that at least k keys fall at or below it unless the input's order defeats the
@@ -56,11 +56,12 @@ namespace detail { struct TopKPlan; }
 // counts the second digit, and a selection pass, which read the input twice more. Index digits above max_count's
 // highest index bit get no pass. The fallback's passes are always recorded, dispatched indirectly with zero
 // workgroups on the sample path (their arguments outside every binding they use, so compute-to-compute
-// barriers between them). RadixSort then orders the k selected keys.
+// barriers between them). Then up to 1024 selected keys are ordered by counting each one's rank among them (one
+// pass of k / 16 workgroups, which also moves the values); more by RadixSort and a gather of the values.
 // Cost, sample path: one read of the keys, a list of about (k + 6 sqrt(k n / 8192) + 3 n / 8192) keys and
 // indices written and read back once by many workgroups, four dispatches plus eight or nine of zero workgroups
-// for 32-bit keys (max_count up to 2^24, or more; twelve or thirteen for 64-bit keys), then the sort (one
-// workgroup up to RadixSort's one_workgroup_keys()) and, with values, the gather (measured times:
+// for 32-bit keys (max_count up to 2^24, or more; twelve or thirteen for 64-bit keys), then the rank pass (k up
+// to 1024) or the sort (one workgroup up to RadixSort's one_workgroup_keys()) and, with values, the gather (measured times:
 // docs/PERFORMANCE.md, TopK). Fallback: the sieve's read and two more (the first digit's count and the
 // filter), the candidate list's traffic, the same dispatches running.
 class TopK {
@@ -71,7 +72,7 @@ class TopK {
 
   // invalid_argument: key_type u8 / u16 or unknown, value_size not 0 or 4, an unknown order, max_count 0 or
   // past 2^32-1, max_k outside 1..65536. unsupported: max_count keys past one storage-buffer binding; 64-bit
-  // keys without shaderInt64. With max_segments, SegmentedSort::create's errors too (max_count 2^30 or more:
+  // keys, sorted, max_k above 1024, without shaderInt64. With max_segments, SegmentedSort::create's errors too (max_count 2^30 or more:
   // invalid_argument; offsets or lists past one binding: unsupported), their message after "TopK::create: ".
   static Result<TopK> create(Context& context, const TopKDesc& desc);
   TopK(TopK&&) noexcept;
@@ -81,8 +82,8 @@ class TopK {
   const TopKDesc& desc() const;
   // Scratch for record and record_indirect: usage STORAGE_BUFFER | TRANSFER_DST | INDIRECT_BUFFER, alignment
   // at least 16. It holds the selection state and the samples, the candidate lists (the sample path's two, and
-  // the fallback's of max_count keys and indices where it fits one binding, in the same words), the selected
-  // indices, the fallback's dispatch arguments and the sorts' scratch. With max_segments, the larger of that and
+  // the fallback's of max_count keys and indices where it fits one binding, in the same words), the rank list,
+  // the selected indices, the fallback's dispatch arguments and the sorts' scratch. With max_segments, the larger of that and
   // record_segmented's: a copy of max_count keys (and values) and the SegmentedSort plan's scratch.
   ScratchRequirements scratch_requirements() const;
 

@@ -29,9 +29,11 @@
 //           bucket are selected, those in it copied with their index to the candidate list that the later
 //           passes read instead of the input, and their next digit counted (the count pass `pass`, merged);
 //   select  (fallback) grid stride: appends each composite at or below the prefix (on its decided bits);
-//   gather  an invocation per selected pair: out_values[i] = values[indices[i]].
-// Appends to the output and the lists are unordered (src/topk.cpp sorts the selection) and aggregated: one
-// global atomic per workgroup and tile. No subgroup operations; shared memory through barrier() and atomics;
+//   gather  an invocation per selected pair: out_values[i] = values[indices[i]];
+//   rank    (TOPK_RANKED: sorted output of at most RANK_MAX keys, instead of the sorts and the gather) each
+//           selected composite's rank counted among the selection, its key (and value) written there.
+// Appends to the output and the lists are unordered (src/topk.cpp sorts or ranks the selection) and aggregated:
+// one global atomic per workgroup and tile. No subgroup operations; shared memory through barrier() and atomics;
 // no workgroup waits on another.
 // The fallback's counts and ticket: State is coherent, each workgroup adds its counts with atomics and a
 // memoryBarrierBuffer() before it takes its ticket, and the last one reads them after its own.
@@ -51,6 +53,7 @@ layout(constant_id = 8) const uint PHASE = 0u;
 #define PHASE_SIEVE 5u
 #define PHASE_THRESHOLD 6u
 #define PHASE_SPLIT 7u
+#define PHASE_RANK 8u
 // KEY_FLAGS bits, as common/radix.glsl's.
 #define KEY_SIGNED 1u
 #define KEY_FLOAT 2u
@@ -71,12 +74,17 @@ layout(push_constant) uniform TopKConstants {
   uint k_shift;       // k's word in binding 7
   uint capacity;      // sieve, split: room of each of the sample path's two lists; filter: no limit
   uint fallback_groups;  // split: the fallback's grid, for its dispatch arguments
-  uint pad1, pad2;
+  uint rank_base;     // TOPK_RANKED: the rank list's first entry (after the lists)
+  uint pad;
 } pc;
 #define TOPK_INDIRECT 1u
 // The fallback's passes after the first read the candidate list (the keys of the first digit's bucket) in the
 // state binding instead of the input; the filter phase writes it.
 #define TOPK_CANDIDATES 2u
+// The selection (at most RANK_MAX composites) goes to the rank list in the state binding, and the rank phase
+// writes each key (and with TOPK_PAIRS its value) to out_keys at its rank: the sorted output without a sort.
+#define TOPK_RANKED 4u
+#define TOPK_PAIRS 8u
 
 #if defined(VKPRIM_KEY64)
 #define KEY_T uvec2  // (low word, high word), as std430 lays out a 64-bit key
@@ -300,12 +308,6 @@ void start_slots() {
 // min(k, count), read once per invocation by the phases that append (main).
 uint g_selected = 0u;
 
-void append_selected(KEY_T key, uint index, uint slot) {
-  if (slot >= g_selected) return;  // never, by construction: exactly k composites are selected
-  out_keys[pc.out_shift + slot] = key;
-  indices[pc.index_shift + slot] = index;
-}
-
 void write_entry(uint list, uint slot, KEY_T key, uint index) {
 #if defined(VKPRIM_KEY64)
   const uint at = ST_CAND_BASE + (list + slot) * CAND_WORDS;
@@ -315,6 +317,16 @@ void write_entry(uint list, uint slot, KEY_T key, uint index) {
 #else
   state_pairs[ST_CAND_BASE / 2u + list + slot] = uvec2(key, index);
 #endif
+}
+
+void append_selected(KEY_T key, uint index, uint slot) {
+  if (slot >= g_selected) return;  // never, by construction: exactly k composites are selected
+  if ((pc.flags & TOPK_RANKED) != 0u) {
+    write_entry(pc.rank_base, slot, key, index);
+    return;
+  }
+  out_keys[pc.out_shift + slot] = key;
+  indices[pc.index_shift + slot] = index;
 }
 
 void read_entry(uint list, uint slot, out KEY_T key, out uint index) {
@@ -989,6 +1001,65 @@ void select_keys() {
   }
 }
 
+// ---- rank: the sorted output of a selection of at most RANK_MAX (TOPK_RANKED) ----
+
+// Each selected composite's rank is the number of selected composites below it (they are distinct), counted by
+// RANK_LANES invocations over a share of the selection each: WG_SIZE / RANK_LANES entries per workgroup, the
+// whole selection in shared memory in every workgroup. With k at most RANK_MAX the counts cost less than a sort
+// of the selection, whose one-workgroup passes run cold after the sieve (see sample_threshold).
+#define RANK_LANES 16u
+#define RANK_MAX STAGE_ENTRIES  // the selection's composites in s_stage, CAND_WORDS words each
+
+// The words of composite i in s_stage: a 32-bit key's high word is 0 and not kept.
+void stage_composite(uint i, uvec3 c) {
+#if defined(VKPRIM_KEY64)
+  s_stage[i * 3u] = c.x;
+  s_stage[i * 3u + 1u] = c.y;
+  s_stage[i * 3u + 2u] = c.z;
+#else
+  s_stage[i * 2u] = c.y;
+  s_stage[i * 2u + 1u] = c.z;
+#endif
+}
+
+uvec3 staged_composite(uint i) {
+#if defined(VKPRIM_KEY64)
+  return uvec3(s_stage[i * 3u], s_stage[i * 3u + 1u], s_stage[i * 3u + 2u]);
+#else
+  return uvec3(0u, s_stage[i * 2u], s_stage[i * 2u + 1u]);
+#endif
+}
+
+void rank_selected() {
+  const uint m = min(state_in[ST_SELECTED], RANK_MAX), t = gl_LocalInvocationIndex;  // src/topk.cpp keeps k within
+  const uint per_group = WG_SIZE / RANK_LANES, first = vk_workgroup_index() * per_group;
+  if (first >= m) return;  // the same words for the whole workgroup: uniform
+  for (uint i = t; i < m; i += WG_SIZE) {
+    KEY_T key;
+    uint index;
+    read_entry_in(pc.rank_base, i, key, index);
+    stage_composite(i, composite(key, index));
+  }
+  if (t < per_group) s_counts[t] = 0u;
+  barrier();
+  const uint e = first + t % per_group, share = (m + RANK_LANES - 1u) / RANK_LANES;
+  const uint from = (t / per_group) * share, to = min(from + share, m);
+  if (e < m) {
+    const uvec3 mine = staged_composite(e);
+    uint below = 0u;
+    for (uint j = from; j < to; ++j) below += lex_less_equal(mine, staged_composite(j)) ? 0u : 1u;
+    if (below != 0u) atomicAdd(s_counts[t % per_group], below);
+  }
+  barrier();
+  if (t >= per_group || e >= m) return;
+  KEY_T key;
+  uint index;
+  read_entry_in(pc.rank_base, e, key, index);
+  const uint rank = s_counts[t];
+  out_keys[pc.out_shift + rank] = key;
+  if ((pc.flags & TOPK_PAIRS) != 0u) out_values[pc.out_values_shift + rank] = values[pc.values_shift + index];
+}
+
 void gather_values() {
   const uint group = vk_workgroup_index();
   const uint i = group * WG_SIZE + gl_LocalInvocationIndex;
@@ -1005,5 +1076,6 @@ void main() {
   else if (PHASE == PHASE_SELECT) select_keys();
   else if (PHASE == PHASE_FILTER) filter_keys();
   else if (PHASE == PHASE_SIEVE) sieve();
+  else if (PHASE == PHASE_RANK) rank_selected();
   else gather_values();
 }
