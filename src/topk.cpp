@@ -7,10 +7,11 @@
 // list's first digit, the entries below its bucket appended, the bucket to a second list; the workgroup that finishes
 // last then refines: radix select over that bucket, the rest of the k appended; or the fallback's dispatch arguments);
 // the fallback, dispatched indirectly with zero workgroups unless the refine found the list short of k or past its
-// room: eight (32-bit keys) or twelve digit passes over the input (each counts, and its last workgroup chooses the
-// bucket; index digits above max_count's highest bit get none), those after the bucket is decided returning at once,
-// with the filter to the candidate list after the first (counting the second: no pass of its own), and select; then the
-// rank pass, or the sorts and the gather.
+// room: four (32-bit keys) or eight digit passes of the key over the input (each counts, and its last workgroup
+// chooses the bucket), those after the bucket is decided returning at once, with the filter to the candidate list
+// after the first (counting the second: no pass of its own); the tally (where the keys equal to the k-th key
+// outnumber the rank left: their count per chunk of the input, in index order); and select (by those counts, the
+// earliest of them); then the rank pass, or the sorts and the gather.
 // record_segmented (the top k of each segment), a first version that sorts: shaders/topk/segments.comp copies
 // the keys and values to scratch, the plan's SegmentedSort sorts each segment of the copy stably, and the same
 // kernel's gather writes each segment's first min(k, length).
@@ -52,8 +53,8 @@ constexpr uint32_t kSegmentsIndirect = 2;                     // SEGMENTS_INDIRE
 // PHASE (shaders/topk/select.comp).
 enum : uint32_t {
   kPhaseSample = 0, kPhaseCount = 1, kPhaseSelect = 2, kPhaseGather = 3, kPhaseFilter = 4, kPhaseSieve = 5,
-  kPhaseThreshold = 6, kPhaseSplit = 7, kPhaseRank = 8,
-  kPhases = 9
+  kPhaseThreshold = 6, kPhaseSplit = 7, kPhaseRank = 8, kPhaseTally = 9,
+  kPhases = 10
 };
 // KEY_FLAGS bits (common/radix.glsl).
 enum : uint32_t { kKeySigned = 1, kKeyFloat = 2, kKeyDescending = 4 };
@@ -70,9 +71,9 @@ constexpr uint32_t kFlagPairs = 8;          // TOPK_PAIRS
 // composite's rank counted among the selection by kRankLanes invocations, no sort; more keys: RadixSort.
 constexpr uint32_t kRankMax = 1024;
 constexpr uint32_t kRankLanes = 16;
-// Digits of the composite (key high word, key low word, index), most significant first: 32-bit keys, whose
-// high word is 0, start at digit 4.
-constexpr uint32_t kDigitPasses = 12;
+// The fallback's digits of the composite's key (high word, low word), most significant first: 32-bit keys, whose
+// high word is 0, start at digit 4. Ties at the k-th key are then taken in index order (tally, select).
+constexpr uint32_t kKeyDigits = 8;
 constexpr uint32_t kMaxK = 65536;
 constexpr uint32_t kNoCapacity = 0xFFFFFFFFu;  // the fallback's filter: its list has room for the count
 
@@ -429,7 +430,7 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
   std::copy(push.begin(), push.end(), pass.push.begin());
   pass.groups = groups;
   static constexpr const char* kNames[] = {"sample", "count",     "select", "gather", "filter",
-                                           "sieve",  "threshold", "split",  "rank"};
+                                           "sieve",  "threshold", "split",  "rank",   "tally"};
   static_assert(std::size(kNames) == kPhases);
   // Appended, not " " + to_string(): GCC 12 warns (-Wrestrict) on that concatenation, a false positive.
   pass.label.append("vkprim topk/").append(kNames[phase]);
@@ -470,11 +471,7 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   passes.back().writes_indirect_args = true;
   passes.back().push[13] = uint32_t(groups);  // the fallback's grid, for its dispatch arguments
   const uint32_t first = p.key_bytes == 8 ? 0 : 4;
-  for (uint32_t digit = first; digit < kDigitPasses; ++digit) {
-    // An index digit above max_count's highest index bit is 0 for every input: no pass (its prefix byte stays
-    // 0). The last digit always runs (it ends the selection).
-    const uint32_t low_bit = 8 * (kDigitPasses - 1 - digit);
-    if (digit >= 8 && digit + 1 < kDigitPasses && ((p.desc.max_count - 1) >> low_bit) == 0) continue;
+  for (uint32_t digit = first; digit < kKeyDigits; ++digit) {
     // With the candidate list, the filter after the first digit also counts the second (no pass of its own).
     if (p.candidates && digit == first + 1) {
       passes.push_back(fallback_pass(p, kPhaseFilter, o, count, m, digit, groups, kNoCapacity));
@@ -482,6 +479,7 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
     }
     passes.push_back(fallback_pass(p, kPhaseCount, o, count, m, digit, groups));
   }
+  passes.push_back(fallback_pass(p, kPhaseTally, o, count, m, 0, groups));
   passes.push_back(fallback_pass(p, kPhaseSelect, o, count, m, 0, groups));
   if (p.desc.sorted && m <= kRankMax)  // the selection ranked: no sorts, no gather
     passes.push_back(select_pass(p, kPhaseRank, o, count, m, 0, ceil_div(m, p.wg / kRankLanes)));

@@ -49,21 +49,23 @@ namespace detail { struct TopKPlan; }
 // (a few hundred entries at k = 1024, about a thousand at 65536; at most 512 left: each entry's rank counted in
 // shared memory), appending them.
 // When the list holds fewer than k keys or more than its room (all keys equal, few distinct values, an order
-// that fools the sample) the record falls back, on the GPU, to the digit passes: 8-bit digits of the composite,
-// most significant first, each a counting pass whose last workgroup chooses the bucket (those after the bucket
-// is decided return at once), a filter after the first digit that copies its bucket to a candidate list (where
+// that fools the sample) the record falls back, on the GPU, to the digit passes: 8-bit digits of the key, most
+// significant first, each a counting pass whose last workgroup chooses the bucket (those after the bucket is
+// decided return at once), a filter after the first digit that copies its bucket to a candidate list (where
 // that list, room for max_count keys, fits one storage-buffer binding; else every pass reads the input) and
-// counts the second digit, and a selection pass, which read the input twice more. Index digits above max_count's
-// highest index bit get no pass. The fallback's passes are always recorded, dispatched indirectly with zero
-// workgroups on the sample path (their arguments outside every binding they use, so compute-to-compute
-// barriers between them). Then up to 1024 selected keys are ordered by counting each one's rank among them (one
-// pass of k / 16 workgroups, which also moves the values); more by RadixSort and a gather of the values.
+// counts the second digit; where more keys equal the k-th key than are left to take, a tally of them per chunk
+// of the input in index order; and a selection pass (of the earliest of those keys, by the tallies). The
+// fallback reads the input twice more, four times with ties. Its passes are always recorded, dispatched
+// indirectly with zero workgroups on the sample path (their arguments outside every binding they use, so
+// compute-to-compute barriers between them). Then up to 1024 selected keys are ordered by counting each one's
+// rank among them (one pass of k / 16 workgroups, which also moves the values); more by RadixSort and a gather
+// of the values.
 // Cost, sample path: one read of the keys, a list of about (k + 6 sqrt(k n / 8192) + 3 n / 8192) keys and
-// indices written and read back once by many workgroups, four dispatches plus eight or nine of zero workgroups
-// for 32-bit keys (max_count up to 2^24, or more; twelve or thirteen for 64-bit keys), then the rank pass (k up
-// to 1024) or the sort (one workgroup up to RadixSort's one_workgroup_keys()) and, with values, the gather (measured times:
-// docs/PERFORMANCE.md, TopK). Fallback: the sieve's read and two more (the first digit's count and the
-// filter), the candidate list's traffic, the same dispatches running.
+// indices written and read back once by many workgroups, four dispatches plus six of zero workgroups for 32-bit
+// keys (ten for 64-bit keys), then the rank pass (k up to 1024) or the sort (one workgroup up to RadixSort's
+// one_workgroup_keys()) and, with values, the gather (measured times: docs/PERFORMANCE.md, TopK). Fallback: the
+// sieve's read and two more (the first digit's count and the filter), two more with ties (the tally and the
+// selection), the candidate list's traffic, the same dispatches running.
 class TopK {
  public:
   // After a record completes, the u32 at this word of scratch says which path it took: 0 nothing to select,

@@ -2,7 +2,8 @@
 // TopK by radix select (Alabi et al., "Fast k-selection algorithms for graphics processing units", 2012) over
 // the composite key (ordered key, input index): every composite is distinct, so 8-bit digits, most significant
 // first, narrow the bucket of the k-th smallest composite to one value, and exactly k composites lie at or below
-// it. The index digits make the choice among equal keys the earliest inputs (stable).
+// it. The index digits make the choice among equal keys the earliest inputs (stable); the fallback makes the
+// same choice by counting, in index order, the keys equal to the k-th (tally, select).
 // A record takes the sample path, one read of the input, and falls back on the digit passes over the input
 // when the sample's threshold misses (src/topk.cpp). One kernel, its phase a specialization constant (PHASE):
 //   sample  SAMPLES workgroups: workgroup 0 clears the selection state and stores the count and k (read from
@@ -21,14 +22,17 @@
 //           keys below the chosen bucket to the output and the bucket to the other list, until a bucket is
 //           taken whole or the list holds at most 2 WG_SIZE entries (then ranked by counting: rank_finish); the
 //           fallback's dispatch arguments zero. Else the arguments that run:
-//   hist    (fallback) grid stride: counts the digit `pass` of the composites that share the decided prefix;
-//           the workgroup that finishes last (an atomic ticket, no waiting) then finds the digit whose bucket
-//           holds the remaining k-th composite, extends the prefix, and clears the counts for the next pass;
-//           done once the whole bucket is taken;
+//   hist    (fallback) grid stride: counts the key digit `pass` of the composites that share the decided
+//           prefix; the workgroup that finishes last (an atomic ticket, no waiting) then finds the digit whose
+//           bucket holds the remaining k-th composite, extends the prefix, and clears the counts for the next
+//           pass; done once the whole bucket is taken;
 //   filter  (fallback, TOPK_CANDIDATES, after the first digit) as the sieve: keys below the first digit's
 //           bucket are selected, those in it copied with their index to the candidate list that the later
 //           passes read instead of the input, and their next digit counted (the count pass `pass`, merged);
-//   select  (fallback) grid stride: appends each composite at or below the prefix (on its decided bits);
+//   tally   (fallback, after the last key digit with more keys equal to the k-th key K than the rank left)
+//           each workgroup counts the keys equal to K in its chunk of the input (contiguous, in index order);
+//   select  (fallback) grid stride: appends each composite at or below the prefix (on its decided bits); after
+//           a tally, over the chunks: the keys below K (not yet appended) and the earliest keys equal to K;
 //   gather  an invocation per selected pair: out_values[i] = values[indices[i]];
 //   rank    (TOPK_RANKED: sorted output of at most RANK_MAX keys, instead of the sorts and the gather) each
 //           selected composite's rank counted among the selection, its key (and value) written there.
@@ -54,6 +58,7 @@ layout(constant_id = 8) const uint PHASE = 0u;
 #define PHASE_THRESHOLD 6u
 #define PHASE_SPLIT 7u
 #define PHASE_RANK 8u
+#define PHASE_TALLY 9u
 // KEY_FLAGS bits, as common/radix.glsl's.
 #define KEY_SIGNED 1u
 #define KEY_FLOAT 2u
@@ -62,7 +67,7 @@ layout(constant_id = 8) const uint PHASE = 0u;
 layout(push_constant) uniform TopKConstants {
   uint count;         // input keys
   uint k;             // keys to select, 1..count
-  uint pass;          // count, choose: the digit, 0..11 (0..7 key digits, 8..11 index digits; 32-bit keys from 4)
+  uint pass;          // count, choose: the key digit, 0..7 (32-bit keys from 4)
   uint groups;        // workgroups of the grid-stride phases (the fallback's dispatch arguments)
   uint keys_shift;    // first element of each binding
   uint out_shift;
@@ -936,7 +941,7 @@ void choose_digit() {
   state[ST_REMAINING] = rank;
   state[ST_DECIDED] = 8u * (pc.pass + 1u);
   state[ST_TICKET] = 0u;
-  if (s_choice[2] == rank || pc.pass == 11u) state[ST_DONE] = 1u;
+  if (s_choice[2] == rank) state[ST_DONE] = 1u;  // else, after the last key digit, the tally
 }
 
 // After a workgroup's counts of digit pc.pass (s_counts): added to the state's; the workgroup that adds them
@@ -975,6 +980,96 @@ void count_digits() {
   add_counts_and_choose();
 }
 
+// ---- the fallback's ties: the earliest of the keys equal to the k-th ----
+
+// The chunk of the input that a workgroup of the fallback's grid owns in the tally and the select after it:
+// contiguous, in index order, whole workgroup tiles (n is at most one binding of keys, 2^30, so no wrap).
+uvec2 tie_chunk(uint n) {
+  const uint size = ((n + pc.groups - 1u) / pc.groups + WG_SIZE - 1u) / WG_SIZE * WG_SIZE;
+  const uint begin = min(vk_workgroup_index() * size, n);
+  return uvec2(begin, min(begin + size, n));
+}
+
+// After the last key digit, where the keys equal to the k-th composite's key K outnumber the rank left: the
+// count of them in each workgroup's chunk, to the samples' words (unused by the fallback).
+void tally_ties() {
+  if (state[ST_DONE] != 0u) return;  // the same word for the whole workgroup: uniform
+  if (vk_workgroup_index() >= pc.groups) return;
+  const uint t = gl_LocalInvocationIndex;
+  const uvec3 p = prefix();
+  const uvec2 chunk = tie_chunk(state[ST_COUNT]);
+  uint equal = 0u;
+  for (uint i = chunk.x + t; i < chunk.y; i += WG_SIZE)
+    equal += cut(composite(keys[pc.keys_shift + i], i), 64u) == p ? 1u : 0u;
+  if (t == 0u) s_words[1] = 0u;
+  barrier();
+  if (equal != 0u) atomicAdd(s_words[1], equal);
+  barrier();
+  if (t == 0u) state[ST_SAMPLES + vk_workgroup_index()] = s_words[1];
+}
+
+// Keys per invocation per tile of select_ties, consecutive: the invocations' counts in index order.
+#define TIE_ITEMS 8u
+
+// The select after a tally: each workgroup's chunk of the input in tiles, every key below K that no earlier pass
+// appended (with the candidate list the filter took those below the first digit's bucket), and of the keys equal
+// to K the earliest, ST_REMAINING of them in all: those before the chunk are the tallies of the chunks before it,
+// and in the one tile that holds the last, choose_bucket over the invocations' counts finds the invocation.
+void select_ties() {
+  const uint t = gl_LocalInvocationIndex, group = vk_workgroup_index();
+  const uvec3 p = prefix();
+  const uint first_bits = (pc.flags & TOPK_CANDIDATES) != 0u ? 8u * (FIRST_PASS + 1u) : 0u;
+  const uvec3 bucket = cut(p, first_bits);
+  const uvec2 chunk = tie_chunk(state[ST_COUNT]);
+  const uint rank = state[ST_REMAINING];
+  uint before = 0u;
+  for (uint c = t; c < group; c += WG_SIZE) before += state_in[ST_SAMPLES + c];
+  if (t == 0u) s_words[1] = 0u;
+  barrier();
+  if (before != 0u) atomicAdd(s_words[1], before);
+  barrier();
+  uint need = rank - min(s_words[1], rank);  // the keys equal to K this chunk and the later ones still take
+  start_slots();
+  uint parity = 0u;
+  for (uint base = chunk.x; base < chunk.y; base += WG_SIZE * TIE_ITEMS) {
+    KEY_T key[TIE_ITEMS];
+    uint below = 0u, equal = 0u;
+    [[unroll]] for (uint u = 0u; u < TIE_ITEMS; ++u) {
+      const uint i = base + t * TIE_ITEMS + u;
+      if (i >= chunk.y) continue;
+      key[u] = keys[pc.keys_shift + i];
+      const uvec3 c = composite(key[u], i), head = cut(c, 64u);
+      if (head == p) equal |= 1u << u;
+      else if (cut(c, first_bits) == bucket && lex_less_equal(head, p)) below |= 1u << u;
+    }
+    // This invocation's quota of its keys equal to K: all of them before the invocation that holds the last.
+    const uint mine = bitCount(equal);
+    if (t == 0u) s_words[2] = 0u;
+    for (uint d = t; d < 256u; d += WG_SIZE) s_counts[d] = d == t ? mine : 0u;
+    barrier();
+    if (mine != 0u) atomicAdd(s_words[2], mine);
+    barrier();
+    const uint total = s_words[2];
+    uint quota = 0u;
+    if (need >= total) {  // the same words for the whole workgroup: uniform
+      quota = mine;
+    } else if (need != 0u) {
+      choose_bucket(need);
+      quota = t < s_choice[0] ? mine : t == s_choice[0] ? need - s_choice[1] : 0u;
+    }
+    need -= min(need, total);
+    uint take = below;
+    for (uint q = 0u; q < quota; ++q) {
+      take |= equal & (~equal + 1u);  // the lowest, the earliest
+      equal &= equal - 1u;
+    }
+    uint slot = reserve_slots(uvec2(bitCount(take), 0u), parity, ST_CANDIDATES).x;
+    parity ^= 1u;
+    [[unroll]] for (uint u = 0u; u < TIE_ITEMS; ++u)
+      if ((take & (1u << u)) != 0u) append_selected(key[u], base + t * TIE_ITEMS + u, slot++);
+  }
+}
+
 void select_keys() {
   const uint group = vk_workgroup_index();
   if (group >= pc.groups) return;
@@ -983,6 +1078,10 @@ void select_keys() {
   const bool candidates = (pc.flags & TOPK_CANDIDATES) != 0u;
   const uint n = state[candidates ? ST_CANDIDATES : ST_COUNT];
   if (state[ST_SELECTED] == 0u) return;
+  if (state[ST_DONE] == 0u) {  // the same word for the whole workgroup: uniform
+    select_ties();
+    return;
+  }
   start_slots();
   uint parity = 0u;
   // The loop's bounds are the workgroup's (reserve_slots has barriers).
@@ -1077,5 +1176,6 @@ void main() {
   else if (PHASE == PHASE_FILTER) filter_keys();
   else if (PHASE == PHASE_SIEVE) sieve();
   else if (PHASE == PHASE_RANK) rank_selected();
+  else if (PHASE == PHASE_TALLY) tally_ties();
   else gather_values();
 }
