@@ -71,6 +71,9 @@ constexpr uint32_t kFlagPairs = 8;          // TOPK_PAIRS
 // composite's rank counted among the selection by kRankLanes invocations, no sort; more keys: RadixSort.
 constexpr uint32_t kRankMax = 1024;
 constexpr uint32_t kRankLanes = 16;
+// The rank list's room (select.comp RANK_UNION_MAX): the k selected, or the split's direct list (the entries below
+// its bucket and those in it, when they fit: the rank pass keeps the k smallest, and no refine runs).
+constexpr uint32_t kRankListEntries = 2048;
 // The fallback's digits of the composite's key (high word, low word), most significant first: 32-bit keys, whose
 // high word is 0, start at digit 4. Ties at the k-th key are then taken in index order (tally, select).
 constexpr uint32_t kKeyDigits = 8;
@@ -124,7 +127,7 @@ struct TopKPlan {
   uint32_t key_bytes = 4;
   std::array<const Kernel*, kPhases> phases{};
   // The sample path's two lists, of `capacity` entries each (at most max_count), after the state words; then the
-  // rank list (kRankMax entries, sorted plans) from entry rank_base.
+  // rank list (kRankListEntries, sorted plans) from entry rank_base.
   uint32_t capacity = 0;
   uint32_t rank_base = 0;
   // The passes after the first digit read a candidate list after the state words (key words and index per
@@ -256,7 +259,7 @@ void lay_out_scratch(ContextImpl& c, TopKPlan& p) {
   p.capacity = uint32_t(std::min<uint64_t>(sample_capacity(p), (binding_words - fixed_words) / (2 * entry_words)));
   const uint64_t list_entries = std::max<uint64_t>(2 * uint64_t(p.capacity), p.candidates ? p.desc.max_count : 0);
   p.rank_base = uint32_t(list_entries);
-  const uint64_t rank_entries = p.desc.sorted ? std::min(p.desc.max_k, kRankMax) : 0;
+  const uint64_t rank_entries = p.desc.sorted ? kRankListEntries : 0;
   p.state_words = uint32_t(fixed_words + (list_entries + rank_entries) * entry_words);
   p.index_offset = align_up(VkDeviceSize(p.state_words) * 4, p.scratch_align);
   p.args_offset = align_up(p.index_offset + VkDeviceSize(p.desc.max_k) * 4, p.scratch_align);
@@ -482,7 +485,7 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   passes.push_back(fallback_pass(p, kPhaseTally, o, count, m, 0, groups));
   passes.push_back(fallback_pass(p, kPhaseSelect, o, count, m, 0, groups));
   if (p.desc.sorted && m <= kRankMax)  // the selection ranked: no sorts, no gather
-    passes.push_back(select_pass(p, kPhaseRank, o, count, m, 0, ceil_div(m, p.wg / kRankLanes)));
+    passes.push_back(select_pass(p, kPhaseRank, o, count, m, 0, kRankListEntries / (p.wg / kRankLanes)));
   if (auto ok = record_passes(c, *p.descriptors, cmd, passes, "TopK", call); !ok) return ok;
   if (p.desc.sorted && m <= kRankMax) return {};
   const BufferRange index = sub_range(o.scratch, p.index_offset, VkDeviceSize(m) * 4);

@@ -90,6 +90,10 @@ layout(push_constant) uniform TopKConstants {
 // writes each key (and with TOPK_PAIRS its value) to out_keys at its rank: the sorted output without a sort.
 #define TOPK_RANKED 4u
 #define TOPK_PAIRS 8u
+// The rank list's room (src/topk.cpp kRankListEntries): k entries, or under TOPK_RANKED, where the split's
+// entries below its bucket and those in it number at most this, all of them (the split's direct list: the rank
+// pass keeps the k smallest, and no refine runs).
+#define RANK_UNION_MAX 2048u
 
 #if defined(VKPRIM_KEY64)
 #define KEY_T uvec2  // (low word, high word), as std430 lays out a 64-bit key
@@ -123,8 +127,8 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 // the list's counter, the threshold (ordered key: high word, low word), the path taken (0 nothing to select,
 // 1 sample, 2 fallback), the sieve's digit (the threshold's leading zero bits), the workgroups of the
 // fallback's count pass that have added their counts, the split's counter of list 1, the split's workgroups
-// that have finished (the refine's ticket); words 17..31 unused (the fallback's dispatch arguments live in their
-// own range of scratch, outside this binding); 256 digit counts;
+// that have finished (the refine's ticket), the rank pass's list length; words 18..31 unused (the fallback's
+// dispatch arguments live in their own range of scratch, outside this binding); 256 digit counts;
 // the samples (SAMPLE_SLOTS ordered keys); then the lists (CAND_WORDS words per entry): the sample path's two,
 // of pc.capacity entries each, or the fallback's one (room for the count).
 #define ST_PREFIX 0u
@@ -141,6 +145,7 @@ layout(set = 0, binding = 7, std430) readonly buffer KIn { uint k_in[]; };
 #define ST_TICKET 14u
 #define ST_NEXT 15u
 #define ST_SPLIT_TICKET 16u
+#define ST_RANK_COUNT 17u
 #define ST_COUNTS 32u
 #define ST_SAMPLES (ST_COUNTS + 256u)
 #define SAMPLE_SLOTS 8192u  // WG_SIZE * SAMPLES at most (src/topk.cpp keeps WG_SIZE <= 256)
@@ -740,6 +745,12 @@ bool choose_first_bucket(out uint k) {
   return true;
 }
 
+// The split's direct list (TOPK_RANKED): the entries below the first digit's bucket and those in it to the rank
+// list, where they fit, for the rank pass to keep the k smallest; every split workgroup decides alike.
+bool direct_rank(uint before, uint in_bucket) {
+  return (pc.flags & TOPK_RANKED) != 0u && before + in_bucket <= RANK_UNION_MAX;
+}
+
 // Grid stride over the sieve's list, on the sample path: the entries below the first digit's bucket (and the
 // bucket's, when it is taken whole) appended to the output, those in it to list 1 (counter ST_NEXT), slots
 // reserved per tile with one global atomic per counter and workgroup. Many workgroups: one's stores (the
@@ -751,7 +762,9 @@ void split_entries() {
   g_selected = k;
   const uint listed = state_in[ST_CANDIDATES], decided = state_in[ST_SIEVE_DIGIT];
   const uint bucket = s_choice[0], before = s_choice[1], in_bucket = s_choice[2];
-  const bool whole = in_bucket == k - before;
+  // Taken whole: the bucket's entries are all selected, or (direct) all go to the rank list.
+  const bool whole = in_bucket == k - before || direct_rank(before, in_bucket);
+  if (whole) g_selected = before + in_bucket;
   start_slots();
   uint parity = 0u;
   for (uint base = group * WG_SIZE * SPLIT_ITEMS; base < listed; base += pc.groups * WG_SIZE * SPLIT_ITEMS) {
@@ -828,6 +841,7 @@ void refine() {
   if (t == 0u) {
     write_fallback_args(k != 0u && !sample_path);
     state[ST_PATH] = k == 0u ? PATH_NONE : sample_path ? PATH_SAMPLE : PATH_FALLBACK;
+    state[ST_RANK_COUNT] = k;  // the rank pass's list: the k selected, or the split's direct list
   }
   if (!sample_path) {
     // The fallback starts as after init: its counts and its list counter cleared.
@@ -838,6 +852,10 @@ void refine() {
   // The split's choice (s_choice, this workgroup's own): done when it took the bucket whole; else its bucket
   // (list 1) is the list, and the `before` entries below it are in the output.
   const uint first_before = s_choice[1], first_in = s_choice[2];
+  if (direct_rank(first_before, first_in)) {  // uniform
+    if (t == 0u) state[ST_RANK_COUNT] = first_before + first_in;
+    return;
+  }
   if (first_in == k - first_before) return;  // the split took the bucket whole: uniform
   barrier();  // every invocation has read s_choice
   if (t == 0u) {
@@ -1107,7 +1125,7 @@ void select_keys() {
 // whole selection in shared memory in every workgroup. With k at most RANK_MAX the counts cost less than a sort
 // of the selection, whose one-workgroup passes run cold after the sieve (see sample_threshold).
 #define RANK_LANES 16u
-#define RANK_MAX STAGE_ENTRIES  // the selection's composites in s_stage, CAND_WORDS words each
+#define RANK_MAX STAGE_ENTRIES  // composites in s_stage at a time, CAND_WORDS words each
 
 // The words of composite i in s_stage: a 32-bit key's high word is 0 and not kept.
 void stage_composite(uint i, uvec3 c) {
@@ -1130,31 +1148,44 @@ uvec3 staged_composite(uint i) {
 }
 
 void rank_selected() {
-  const uint m = min(state_in[ST_SELECTED], RANK_MAX), t = gl_LocalInvocationIndex;  // src/topk.cpp keeps k within
+  const uint k = state_in[ST_SELECTED], t = gl_LocalInvocationIndex;
+  const uint u = min(state_in[ST_RANK_COUNT], RANK_UNION_MAX);
   const uint per_group = WG_SIZE / RANK_LANES, first = vk_workgroup_index() * per_group;
-  if (first >= m) return;  // the same words for the whole workgroup: uniform
-  for (uint i = t; i < m; i += WG_SIZE) {
+  if (first >= u) return;  // the same words for the whole workgroup: uniform
+  const uint e = first + t % per_group;
+  uvec3 mine = uvec3(0u);
+  if (e < u) {
     KEY_T key;
     uint index;
-    read_entry_in(pc.rank_base, i, key, index);
-    stage_composite(i, composite(key, index));
+    read_entry_in(pc.rank_base, e, key, index);
+    mine = composite(key, index);
   }
   if (t < per_group) s_counts[t] = 0u;
-  barrier();
-  const uint e = first + t % per_group, share = (m + RANK_LANES - 1u) / RANK_LANES;
-  const uint from = (t / per_group) * share, to = min(from + share, m);
-  if (e < m) {
-    const uvec3 mine = staged_composite(e);
-    uint below = 0u;
-    for (uint j = from; j < to; ++j) below += lex_less_equal(mine, staged_composite(j)) ? 0u : 1u;
-    if (below != 0u) atomicAdd(s_counts[t % per_group], below);
+  uint below = 0u;
+  // The list through shared memory RANK_MAX composites at a time, each lane counting over its share of them.
+  for (uint chunk = 0u; chunk < u; chunk += RANK_MAX) {
+    const uint size = min(RANK_MAX, u - chunk);
+    barrier();  // the previous chunk's counts are done
+    for (uint i = t; i < size; i += WG_SIZE) {
+      KEY_T key;
+      uint index;
+      read_entry_in(pc.rank_base, chunk + i, key, index);
+      stage_composite(i, composite(key, index));
+    }
+    barrier();
+    const uint share = (size + RANK_LANES - 1u) / RANK_LANES;
+    const uint from = (t / per_group) * share, to = min(from + share, size);
+    if (e < u)
+      for (uint j = from; j < to; ++j) below += lex_less_equal(mine, staged_composite(j)) ? 0u : 1u;
   }
+  if (below != 0u) atomicAdd(s_counts[t % per_group], below);
   barrier();
-  if (t >= per_group || e >= m) return;
+  if (t >= per_group || e >= u) return;
+  const uint rank = s_counts[t];
+  if (rank >= k) return;  // past the k smallest of the list (the split's direct list holds more)
   KEY_T key;
   uint index;
   read_entry_in(pc.rank_base, e, key, index);
-  const uint rank = s_counts[t];
   out_keys[pc.out_shift + rank] = key;
   if ((pc.flags & TOPK_PAIRS) != 0u) out_values[pc.out_values_shift + rank] = values[pc.values_shift + index];
 }
