@@ -5,7 +5,8 @@
 // A record: sample (32 workgroups: 8192 keys evenly spaced to scratch), threshold (one workgroup: the sample's key of
 // the chosen rank), sieve (one read of the input: the keys at or below it to a short list), split (many workgroups: the
 // list's first digit, the entries below its bucket appended, the bucket to a second list; the workgroup that finishes
-// last then refines: radix select over that bucket, the rest of the k appended; or the fallback's dispatch arguments);
+// last then refines: radix select over that bucket, the rest of the k appended, unless the rank pass takes the split's
+// direct list (sorted, k <= kRankMax: every entry up to the bucket's end); or the fallback's dispatch arguments);
 // the fallback, dispatched indirectly with zero workgroups unless the refine found the list short of k or past its
 // room: four (32-bit keys) or eight digit passes of the key over the input (each counts, and its last workgroup
 // chooses the bucket), those after the bucket is decided returning at once, with the filter to the candidate list

@@ -58,8 +58,9 @@ namespace detail { struct TopKPlan; }
 // fallback reads the input twice more, four times with ties. Its passes are always recorded, dispatched
 // indirectly with zero workgroups on the sample path (their arguments outside every binding they use, so
 // compute-to-compute barriers between them). Then up to 1024 selected keys are ordered by counting each one's
-// rank among them (one pass of k / 16 workgroups, which also moves the values); more by RadixSort and a gather
-// of the values.
+// rank among them (one pass, which also moves the values); more by RadixSort and a gather of the values. With
+// sorted output of k <= 1024 the split sends every entry up to the end of its bucket (at most 2048) to that
+// pass, which keeps the k smallest, and no refine runs.
 // Cost, sample path: one read of the keys, a list of about (k + 6 sqrt(k n / 8192) + 3 n / 8192) keys and
 // indices written and read back once by many workgroups, four dispatches plus six of zero workgroups for 32-bit
 // keys (ten for 64-bit keys), then the rank pass (k up to 1024) or the sort (one workgroup up to RadixSort's

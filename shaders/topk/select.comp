@@ -16,12 +16,13 @@
 //           global atomic per workgroup), and its digit below the threshold's leading zeros to a histogram;
 //   split   grid stride over the list, where k <= candidates <= capacity: the first digit's bucket chosen from
 //           that histogram (by every workgroup alike), the entries below it appended to the output, the
-//           bucket's moved to list 1 (or appended, when taken whole); the workgroup that finishes last (an
-//           atomic ticket, no waiting) then refines:
+//           bucket's moved to list 1 (or appended, when taken whole, and under TOPK_RANKED where the entries
+//           below it and in it number at most RANK_UNION_MAX: the direct list, which the rank pass finishes);
+//           the workgroup that finishes last (an atomic ticket, no waiting) then refines:
 //   refine  (the split's last workgroup) on the sample path, radix select over list 1, each digit moving the
 //           keys below the chosen bucket to the output and the bucket to the other list, until a bucket is
-//           taken whole or the list holds at most 2 WG_SIZE entries (then ranked by counting: rank_finish); the
-//           fallback's dispatch arguments zero. Else the arguments that run:
+//           taken whole or the list holds at most 2 WG_SIZE entries (then ranked by counting: rank_finish), unless
+//           the split took a direct list; the fallback's dispatch arguments zero. Else the arguments that run:
 //   hist    (fallback) grid stride: counts the key digit `pass` of the composites that share the decided
 //           prefix; the workgroup that finishes last (an atomic ticket, no waiting) then finds the digit whose
 //           bucket holds the remaining k-th composite, extends the prefix, and clears the counts for the next
@@ -35,7 +36,8 @@
 //           a tally, over the chunks: the keys below K (not yet appended) and the earliest keys equal to K;
 //   gather  an invocation per selected pair: out_values[i] = values[indices[i]];
 //   rank    (TOPK_RANKED: sorted output of at most RANK_MAX keys, instead of the sorts and the gather) each
-//           selected composite's rank counted among the selection, its key (and value) written there.
+//           composite of the rank list (the k selected, or the split's direct list) ranked among the list by
+//           counting, and the keys (and values) of rank below k written there.
 // Appends to the output and the lists are unordered (src/topk.cpp sorts or ranks the selection) and aggregated:
 // one global atomic per workgroup and tile. No subgroup operations; shared memory through barrier() and atomics;
 // no workgroup waits on another.
@@ -1119,11 +1121,13 @@ void select_keys() {
 }
 
 // ---- rank: the sorted output of a selection of at most RANK_MAX (TOPK_RANKED) ----
-
-// Each selected composite's rank is the number of selected composites below it (they are distinct), counted by
-// RANK_LANES invocations over a share of the selection each: WG_SIZE / RANK_LANES entries per workgroup, the
-// whole selection in shared memory in every workgroup. With k at most RANK_MAX the counts cost less than a sort
-// of the selection, whose one-workgroup passes run cold after the sieve (see sample_threshold).
+// The rank list holds ST_RANK_COUNT entries, at most RANK_UNION_MAX: the k selected, or the split's direct list
+// (every entry up to the end of the first digit's bucket; the k smallest are kept). The direct list spares the
+// refine, a one-workgroup latency chain whose time varied by 3x between records.
+// Each entry's rank is the number of the list's composites below it (they are distinct), counted by RANK_LANES
+// invocations over a share of the list each: WG_SIZE / RANK_LANES entries per workgroup, the whole list through
+// shared memory RANK_MAX at a time in every workgroup. At these sizes the counts cost less than a sort of the
+// selection, whose one-workgroup passes run cold after the sieve (see sample_threshold).
 #define RANK_LANES 16u
 #define RANK_MAX STAGE_ENTRIES  // composites in s_stage at a time, CAND_WORDS words each
 
