@@ -237,6 +237,15 @@ std::vector<uint64_t> random_keys64(DataType type, uint64_t n, std::mt19937_64& 
   return keys;
 }
 
+// Ties past the lists' room with smaller keys spread over other first digits: every key 5 << 24 but every 256th,
+// which is below it with a first digit (bits 24..31) of 0..4. Up to k = n / 256 the k-th key is a smaller one;
+// past it, the earliest of the ties.
+std::vector<uint32_t> spread_ties(uint64_t n, std::mt19937_64& rng) {
+  std::vector<uint32_t> keys(n + kGuard, 5u << 24);
+  for (uint64_t i = 0; i < keys.size(); i += 256) keys[i] = uint32_t((i / 256) % 5) << 24 | uint32_t(rng() & 0xFFFFFF);
+  return keys;
+}
+
 const DataType kTypes[] = {DataType::u32, DataType::i32, DataType::f32};
 const SortOrder kOrders[] = {SortOrder::ascending, SortOrder::descending};
 
@@ -340,6 +349,9 @@ TEST_CASE("topk whose candidate list would pass one binding re-reads the input i
     TopKRig<> rig(dev, topk_desc(DataType::i32, SortOrder::ascending, value_size, max_count, 2000));
     CHECK(rig.check(random_keys(DataType::i32, 100000, rng), 100000, 2000));
     CHECK(rig.check(random_keys(DataType::i32, 100000, rng, true), 100000, 1999, true));
+    // Ties at the k-th key past the lists' room, smaller keys in other first digits: with no filter before it,
+    // the fallback's selection takes those too.
+    CHECK(rig.check_path(Path::fallback, spread_ties(200000, rng), 200000, 1999));
   }
 }
 
@@ -499,10 +511,13 @@ TEST_CASE("topk falls back to the digit passes when the sample misses: all keys 
     const std::vector<uint32_t> same(n + kGuard, 7u);
     const std::vector<uint32_t> defeating = sample_defeating_keys(n, rng);
     const std::vector<uint32_t> narrow = random_keys(DataType::u32, n, rng, true);
-    for (const auto* keys : {&same, &defeating, &narrow})
+    const std::vector<uint32_t> spread = spread_ties(n, rng);  // the filter takes the keys below the ties
+    for (const auto* keys : {&same, &defeating, &narrow, &spread})
       for (const auto& [k, gpu] : {std::pair<uint32_t, bool>{1000, false}, {1, false}, {999, true}}) {
-        if (keys == &defeating && k == 1) continue;  // the few keys below the threshold still hold k = 1
-        INFO("input " << (keys == &same ? "equal" : keys == &defeating ? "sample-defeating" : "narrow"));
+        // The few keys below the threshold (or the ties) still hold k = 1: the sample path.
+        if ((keys == &defeating || keys == &spread) && k == 1) continue;
+        INFO("input " << (keys == &same ? "equal" : keys == &defeating ? "sample-defeating"
+                          : keys == &narrow ? "narrow" : "spread ties"));
         CHECK(rig.check_path(Path::fallback, *keys, n, k, gpu));
       }
   }
