@@ -154,6 +154,8 @@ struct TopKPlan {
   // The split's grid over a list of up to `capacity` entries (select.comp SPLIT_ITEMS per invocation).
   uint64_t split_groups() const { return std::min(std::max<uint64_t>(1, ceil_div(capacity, uint64_t(wg) * 8)), max_groups); }
   uint64_t groups_for(uint64_t count) const { return std::min(std::max<uint64_t>(1, ceil_div(count, wg)), max_groups); }
+  // A record selecting at most m keys orders them by the rank pass (TOPK_RANKED), not by the sorts and the gather.
+  bool ranks(uint64_t m) const { return desc.sorted && m <= kRankMax; }
 };
 
 namespace {
@@ -417,7 +419,7 @@ Pass select_pass(const TopKPlan& p, uint32_t phase, const Operands& o, uint64_t 
       : pairs              ? bind_elements(c, o.out_values, 0, k, 4)
                            : index;
   const bool indirect = o.count_buffer != nullptr;
-  const bool ranked = p.desc.sorted && k <= kRankMax;
+  const bool ranked = p.ranks(k);
   const ElementBinding count = indirect ? bind_elements(c, *o.count_buffer, 0, 1, 4) : state;
   const ElementBinding kword = indirect ? bind_elements(c, *o.k_buffer, 0, 1, 4) : state;
   Pass pass;
@@ -485,10 +487,10 @@ Result<void> record_topk(const TopKPlan& p, VkCommandBuffer cmd, const Operands&
   }
   passes.push_back(fallback_pass(p, kPhaseTally, o, count, m, 0, groups));
   passes.push_back(fallback_pass(p, kPhaseSelect, o, count, m, 0, groups));
-  if (p.desc.sorted && m <= kRankMax)  // the selection ranked: no sorts, no gather
+  if (p.ranks(m))  // no sorts, no gather
     passes.push_back(select_pass(p, kPhaseRank, o, count, m, 0, kRankListEntries / (p.wg / kRankLanes)));
   if (auto ok = record_passes(c, *p.descriptors, cmd, passes, "TopK", call); !ok) return ok;
-  if (p.desc.sorted && m <= kRankMax) return {};
+  if (p.ranks(m)) return {};
   const BufferRange index = sub_range(o.scratch, p.index_offset, VkDeviceSize(m) * 4);
   const BufferRange sort_scratch = sub_range(o.scratch, p.sort_offset, p.sort_bytes);
   const BufferRange selected = sub_range(o.out_keys, 0, VkDeviceSize(m) * p.key_bytes);
